@@ -1,26 +1,33 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.ts';
+import { expressionsCommand } from './expressions.ts';
+import { EXIT, processIo, type CliIo, type ExitStatus } from './io.ts';
 
-/** Exit statuses of the Go reference client, which scripts around Safe Browsing already know. */
-export const EXIT = { SAFE: 0, UNSAFE: 1, FAILED: 2, INVALID_INPUT: 4 } as const;
-
-export function buildProgram(): Command {
+export function buildProgram(io: CliIo, setExit: (status: ExitStatus) => void): Command {
   const program = new Command('sbkit')
     .description('Safe Browsing toolkit: check URLs, inspect expressions, run a v5/v4 server')
     .version(VERSION)
+    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .showHelpAfterError()
     .exitOverride();
+  program.addCommand(expressionsCommand(io, setExit));
+  for (const command of program.commands) command.configureOutput({ writeOut: io.out, writeErr: io.err }).exitOverride();
   return program;
 }
 
-/** Runs the CLI on argv and returns the exit status instead of calling process.exit, so tests can drive it. */
-export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+/** Runs the CLI on argv and returns the exit status instead of exiting, so tests can drive it. */
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  let status: number = EXIT.SAFE;
+  const program = buildProgram(io, (s) => {
+    status = s;
+  });
   try {
     await program.parseAsync(argv);
-    return 0;
+    return status;
   } catch (err) {
     if (err instanceof CommanderError) {
-      return err.exitCode === 0 ? 0 : EXIT.INVALID_INPUT;
+      // Help and --version end in a CommanderError with exit code 0; usage mistakes are invalid input.
+      return err.exitCode === 0 ? EXIT.SAFE : EXIT.INVALID_INPUT;
     }
     throw err;
   }

@@ -1,0 +1,61 @@
+import { Command } from 'commander';
+import { parseCanonicalUrl, formatCanonicalUrl } from '../url/canonicalize.ts';
+import { expressionsOf } from '../url/expressions.ts';
+import { expressionHash, hashPrefix } from '../url/hash.ts';
+import { InvalidUrlError } from '../url/invalid-url.ts';
+import { EXIT, type CliIo, type ExitStatus } from './io.ts';
+
+export interface ExpressionReport {
+  canonicalUrl: string;
+  expressions: { expression: string; sha256: string; prefixHex: string; prefixBase64: string }[];
+}
+
+/** What `sbkit expressions` shows: SB-5's canonical URL, then SB-6's expressions with SB-7's hashes. */
+export function expressionReport(url: string): ExpressionReport {
+  const canonical = parseCanonicalUrl(url);
+  return {
+    canonicalUrl: formatCanonicalUrl(canonical),
+    expressions: expressionsOf(canonical).map((expression) => {
+      const full = Buffer.from(expressionHash(expression));
+      const prefix = Buffer.from(hashPrefix(full));
+      return {
+        expression,
+        sha256: full.toString('hex'),
+        prefixHex: prefix.toString('hex'),
+        prefixBase64: prefix.toString('base64'),
+      };
+    }),
+  };
+}
+
+function formatReport(report: ExpressionReport): string {
+  const width = Math.max('expression'.length, ...report.expressions.map((e) => e.expression.length));
+  const lines = [
+    `canonical URL: ${report.canonicalUrl}`,
+    '',
+    `${'expression'.padEnd(width)}  ${'prefix'.padEnd(8)}  ${'base64'.padEnd(8)}  sha256`,
+    ...report.expressions.map(
+      (e) => `${e.expression.padEnd(width)}  ${e.prefixHex}  ${e.prefixBase64}  ${e.sha256}`,
+    ),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+export function expressionsCommand(io: CliIo, setExit: (status: ExitStatus) => void): Command {
+  return new Command('expressions')
+    .description('show the canonical URL and every expression checked for it, with SHA-256 and 4-byte prefix')
+    .argument('<url>', 'the URL to take apart')
+    .option('--json', 'print JSON instead of a table')
+    .action((url: string, options: { json?: boolean }) => {
+      let report: ExpressionReport;
+      try {
+        report = expressionReport(url);
+      } catch (err) {
+        if (!(err instanceof InvalidUrlError)) throw err;
+        io.err(`sbkit: ${err.message}\n`);
+        setExit(EXIT.INVALID_INPUT);
+        return;
+      }
+      io.out(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+    });
+}

@@ -1,0 +1,109 @@
+import { canonicalizeHost } from './host.ts';
+import { InvalidUrlError } from './invalid-url.ts';
+import { canonicalizePath } from './path.ts';
+import { escapeBytes, toByteString, unescapeFully } from './percent.ts';
+
+/** Browsers refuse longer URLs (Chromium's limit is 2 MiB); refusing them bounds our work too. */
+export const MAX_URL_LENGTH = 2 * 1024 * 1024;
+
+/** A canonical URL taken apart; every part is already percent-escaped as SB-5 requires. */
+export interface CanonicalUrl {
+  scheme: 'http' | 'https';
+  host: string;
+  /** Starts with `/`. */
+  path: string;
+  /** Text after the first `?`, or undefined when there is no `?` at all (an empty query keeps its `?`). */
+  query: string | undefined;
+}
+
+const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):/;
+/** `host:port` without a scheme (`www.example.com:8080/x`) looks like a scheme at first sight. */
+const PORT_THEN_PATH = /^[0-9]*$|^[0-9]+[/\\?]/;
+
+function splitScheme(text: string, input: string): { scheme: 'http' | 'https'; rest: string } {
+  const match = SCHEME.exec(text);
+  if (match !== null) {
+    const scheme = match[1]!.toLowerCase();
+    const rest = text.slice(match[0].length);
+    if (scheme === 'http' || scheme === 'https') return { scheme, rest };
+    if (!PORT_THEN_PATH.test(rest)) {
+      throw new InvalidUrlError('unsupported-scheme', input, `the scheme "${scheme}" is not http or https`);
+    }
+  }
+  // SB-5 examples: a missing scheme means http (`www.google.com/` → `http://www.google.com/`).
+  return { scheme: 'http', rest: text };
+}
+
+/**
+ * Splits `userinfo@host:port/rest` into the host and everything from the path on, dropping user,
+ * password and port (SB-5). As in browsers, `\` ends the host like `/` does, so `http://evil.example\@good.example/`
+ * is checked as evil.example, the host a browser would visit.
+ */
+function splitAuthority(text: string): { host: string; tail: string } {
+  let end = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x2f || c === 0x5c || c === 0x3f) {
+      end = i;
+      break;
+    }
+  }
+  const hostPort = text.slice(text.lastIndexOf('@', end - 1) + 1, end);
+  let host: string;
+  if (hostPort.startsWith('[')) {
+    const close = hostPort.indexOf(']');
+    host = close < 0 ? hostPort : hostPort.slice(0, close + 1);
+  } else {
+    const colon = hostPort.indexOf(':');
+    host = colon < 0 ? hostPort : hostPort.slice(0, colon);
+  }
+  return { host, tail: text.slice(end) };
+}
+
+/**
+ * SB-5 canonicalization, taken apart. The raw URL is split first, the way a browser sees it, so that an
+ * escaped `/` or `@` cannot move the host; then host and the rest are unescaped together and split once
+ * more, as Chromium re-parses the unescaped URL, so that the result is a fixed point of the procedure.
+ */
+export function parseCanonicalUrl(url: string | Uint8Array): CanonicalUrl {
+  const input = typeof url === 'string' ? url : Buffer.from(url).toString('latin1');
+  if (input.length > MAX_URL_LENGTH) throw new InvalidUrlError('too-long', input);
+  // Strings are Unicode text and become UTF-8 bytes; byte arrays are taken as the bytes they are.
+  let text = typeof url === 'string' ? toByteString(url) : input;
+  text = text.replace(/^[\x00-\x20]+|[\x00-\x20]+$/g, '').replace(/[\t\r\n]/g, '');
+  const hash = text.indexOf('#');
+  if (hash >= 0) text = text.slice(0, hash);
+  if (text === '') throw new InvalidUrlError('empty', input);
+
+  const { scheme, rest } = splitScheme(text, input);
+  const raw = splitAuthority(rest.replace(/^[/\\]+/, ''));
+  const { host: unescapedHost, tail } = splitAuthority(unescapeFully(raw.host + raw.tail));
+
+  const host = canonicalizeHost(unescapedHost, input);
+  if (host === '') throw new InvalidUrlError('no-host', input);
+
+  const questionMark = tail.indexOf('?');
+  const rawPath = (questionMark < 0 ? tail : tail.slice(0, questionMark)).replace(/\\/g, '/');
+  const path = canonicalizePath(rawPath.startsWith('/') ? rawPath : `/${rawPath}`);
+  const query = questionMark < 0 ? undefined : tail.slice(questionMark + 1);
+
+  return {
+    scheme,
+    host: escapeBytes(host),
+    path: escapeBytes(path),
+    query: query === undefined ? undefined : escapeBytes(query),
+  };
+}
+
+export function formatCanonicalUrl(url: CanonicalUrl): string {
+  const base = `${url.scheme}://${url.host}${url.path}`;
+  return url.query === undefined ? base : `${base}?${url.query}`;
+}
+
+/**
+ * SB-5: the canonical form of a URL — fragment, user, password and port gone, escapes resolved and
+ * re-applied, host and path normalised. Throws InvalidUrlError for input that names no http(s) page.
+ */
+export function canonicalizeUrl(url: string | Uint8Array): string {
+  return formatCanonicalUrl(parseCanonicalUrl(url));
+}

@@ -1,0 +1,49 @@
+import { domainToASCII } from 'node:url';
+import { InvalidUrlError } from './invalid-url.ts';
+import { embeddedIPv4, formatIPv4, formatIPv6, parseIPv4, parseIPv6 } from './ip.ts';
+
+/** UTF-8 text of a byte string, or undefined when the bytes are not valid UTF-8. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+function decodeUtf8(bytes: string): string | undefined {
+  try {
+    return strictUtf8.decode(Buffer.from(bytes, 'latin1'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** SB-5 "IDN hosts are converted to ASCII Punycode"; bytes that are not a valid IDN stay as they are. */
+function toAsciiHost(host: string): string {
+  if (!/[\x80-\xff]/.test(host)) return host;
+  const text = decodeUtf8(host);
+  const ascii = text === undefined ? '' : domainToASCII(text);
+  return ascii === '' ? host : ascii;
+}
+
+/** Lowercases A–Z only: other bytes of a byte string are not letters of any alphabet here. */
+function lowercaseAscii(text: string): string {
+  return /[A-Z]/.test(text) ? text.replace(/[A-Z]+/g, (run) => run.toLowerCase()) : text;
+}
+
+/**
+ * SB-5 hostname rules on an unescaped host (a byte string): IDN to Punycode, leading and trailing dots
+ * removed, runs of dots collapsed, IPv4 in any legal encoding to a dotted quad, bracketed IPv6 to its
+ * RFC 5952 form (IPv4-mapped and NAT64 to IPv4), then lowercase. The result is not yet escaped.
+ */
+export function canonicalizeHost(rawHost: string, input: string): string {
+  if (rawHost.startsWith('[') && rawHost.endsWith(']')) {
+    const groups = parseIPv6(rawHost.slice(1, -1));
+    if (groups === undefined) throw new InvalidUrlError('invalid-ipv6', input);
+    const v4 = embeddedIPv4(groups);
+    return v4 === undefined ? `[${formatIPv6(groups)}]` : formatIPv4(v4);
+  }
+  const host = toAsciiHost(rawHost).replace(/^\.+|\.+$/g, '').replace(/\.{2,}/g, '.');
+  const v4 = parseIPv4(host);
+  return v4 === undefined ? lowercaseAscii(host) : formatIPv4(v4);
+}
+
+/** True for a canonical host that is an IP literal, which gets no host-suffix expressions (SB-6). */
+export function isIpLiteral(canonicalHost: string): boolean {
+  return canonicalHost.startsWith('[') || /^\d+\.\d+\.\d+\.\d+$/.test(canonicalHost);
+}

@@ -1,0 +1,29 @@
+/** Why a URL could not be turned into Safe Browsing expressions. */
+export type InvalidUrlReason =
+  | 'empty'
+  | 'too-long'
+  | 'unsupported-scheme'
+  | 'no-host'
+  | 'invalid-ipv6';
+
+const EXPLANATIONS: Record<InvalidUrlReason, string> = {
+  empty: 'the URL is empty',
+  'too-long': 'the URL is longer than the 2 MiB that browsers accept',
+  'unsupported-scheme': 'only http and https URLs can be checked',
+  'no-host': 'the URL has no host name',
+  'invalid-ipv6': 'the bracketed host is not a valid IPv6 address',
+};
+
+/** Thrown by the URL pipeline for input that names no checkable web page. */
+export class InvalidUrlError extends Error {
+  override readonly name = 'InvalidUrlError';
+
+  constructor(
+    readonly reason: InvalidUrlReason,
+    readonly input: string,
+    detail?: string,
+  ) {
+    const shown = input.length > 200 ? `${input.slice(0, 200)}…` : input;
+    super(`invalid URL ${JSON.stringify(shown)}: ${detail ?? EXPLANATIONS[reason]}`);
+  }
+}

@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { parseCanonicalUrl } from '../../src/url/canonicalize.ts';
+import {
+  hostVariants,
+  MAX_EXPRESSIONS,
+  MAX_HOSTS,
+  MAX_PATHS,
+  pathVariants,
+  urlExpressions,
+} from '../../src/url/expressions.ts';
+import { InvalidUrlError } from '../../src/url/invalid-url.ts';
+import { hostileUrl, urlLike } from './arbitraries.ts';
+
+describe('urlExpressions: SB-6 examples, in the spec order', () => {
+  it('http://a.b.com/1/2.html?param=1', () => {
+    assert.deepEqual(urlExpressions('http://a.b.com/1/2.html?param=1'), [
+      'a.b.com/1/2.html?param=1',
+      'a.b.com/1/2.html',
+      'a.b.com/',
+      'a.b.com/1/',
+      'b.com/1/2.html?param=1',
+      'b.com/1/2.html',
+      'b.com/',
+      'b.com/1/',
+    ]);
+  });
+
+  it('http://a.b.c.d.e.f.com/1.html skips b.c.d.e.f.com', () => {
+    assert.deepEqual(urlExpressions('http://a.b.c.d.e.f.com/1.html'), [
+      'a.b.c.d.e.f.com/1.html',
+      'a.b.c.d.e.f.com/',
+      'c.d.e.f.com/1.html',
+      'c.d.e.f.com/',
+      'd.e.f.com/1.html',
+      'd.e.f.com/',
+      'e.f.com/1.html',
+      'e.f.com/',
+      'f.com/1.html',
+      'f.com/',
+    ]);
+  });
+
+  it('http://1.2.3.4/1/ gets no host suffixes', () => {
+    assert.deepEqual(urlExpressions('http://1.2.3.4/1/'), ['1.2.3.4/1/', '1.2.3.4/']);
+  });
+
+  it('http://example.co.uk/1 never tries the public suffix co.uk', () => {
+    assert.deepEqual(urlExpressions('http://example.co.uk/1'), ['example.co.uk/1', 'example.co.uk/']);
+  });
+});
+
+describe('urlExpressions: further rules', () => {
+  it('keeps an empty query with its question mark', () => {
+    assert.deepEqual(urlExpressions('http://example.com/q?'), ['example.com/q?', 'example.com/q', 'example.com/']);
+  });
+
+  it('uses at most four path prefixes after the exact paths', () => {
+    assert.deepEqual(pathVariants('/1/2/3/4/5/6.html', 'x=1'), [
+      '/1/2/3/4/5/6.html?x=1',
+      '/1/2/3/4/5/6.html',
+      '/',
+      '/1/',
+      '/1/2/',
+      '/1/2/3/',
+    ]);
+  });
+
+  it('a host that is itself a public suffix or a single label stands alone', () => {
+    assert.deepEqual(hostVariants('co.uk'), ['co.uk']);
+    assert.deepEqual(hostVariants('localhost'), ['localhost']);
+  });
+
+  it('takes the eTLD+1 from the ICANN suffixes only', () => {
+    assert.deepEqual(hostVariants('www.user.github.io'), ['www.user.github.io', 'user.github.io', 'github.io']);
+    assert.deepEqual(hostVariants('a.b.example.co.uk'), ['a.b.example.co.uk', 'b.example.co.uk', 'example.co.uk']);
+  });
+
+  it('bracketed IPv6 hosts get no host suffixes', () => {
+    assert.deepEqual(urlExpressions('http://[2001:db8::1]/a'), ['[2001:db8::1]/a', '[2001:db8::1]/']);
+  });
+
+  it('rejects unusable URLs with InvalidUrlError', () => {
+    assert.throws(() => urlExpressions('javascript:void(0)'), InvalidUrlError);
+  });
+});
+
+describe('urlExpressions: properties', () => {
+  const inputs = fc.oneof(urlLike, hostileUrl, fc.webUrl({ withQueryParameters: true }));
+
+  it('hold the limits of 30 expressions, 5 hosts and 6 paths, with no duplicates', () => {
+    fc.assert(
+      fc.property(inputs, (url) => {
+        let expressions: string[];
+        try {
+          expressions = urlExpressions(url);
+        } catch (err) {
+          if (err instanceof InvalidUrlError) return;
+          throw err;
+        }
+        const parts = parseCanonicalUrl(url);
+        assert.ok(expressions.length >= 1 && expressions.length <= MAX_EXPRESSIONS);
+        assert.equal(new Set(expressions).size, expressions.length);
+        assert.ok(hostVariants(parts.host).length <= MAX_HOSTS);
+        assert.ok(pathVariants(parts.path, parts.query).length <= MAX_PATHS);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('every expression is a suffix of the canonical host, a dot boundary away, followed by a path prefix', () => {
+    fc.assert(
+      fc.property(inputs, (url) => {
+        let expressions: string[];
+        try {
+          expressions = urlExpressions(url);
+        } catch (err) {
+          if (err instanceof InvalidUrlError) return;
+          throw err;
+        }
+        const { host, path, query } = parseCanonicalUrl(url);
+        const full = query === undefined ? path : `${path}?${query}`;
+        for (const expression of expressions) {
+          const slash = expression.indexOf('/');
+          const exprHost = expression.slice(0, slash);
+          assert.ok(exprHost === host || host.endsWith(`.${exprHost}`), `${exprHost} is not a suffix of ${host}`);
+          assert.ok(full.startsWith(expression.slice(slash)), `${expression} is no prefix of ${full}`);
+        }
+        assert.equal(expressions[0], `${host}${full}`);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
