@@ -16,11 +16,15 @@ export interface CanonicalUrl {
   query: string | undefined;
 }
 
+const END_OF_AUTHORITY = /[/\\?]/;
+const TAB_CR_LF_OR_HASH = /[\t\r\n#]/;
 const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):/;
 /** `host:port` without a scheme (`www.example.com:8080/x`) looks like a scheme at first sight. */
 const PORT_THEN_PATH = /^[0-9]*$|^[0-9]+[/\\?]/;
 
 function splitScheme(text: string, input: string): { scheme: 'http' | 'https'; rest: string } {
+  if (text.startsWith('http://')) return { scheme: 'http', rest: text.slice(7) };
+  if (text.startsWith('https://')) return { scheme: 'https', rest: text.slice(8) };
   const match = SCHEME.exec(text);
   if (match !== null) {
     const scheme = match[1]!.toLowerCase();
@@ -40,14 +44,8 @@ function splitScheme(text: string, input: string): { scheme: 'http' | 'https'; r
  * is checked as evil.example, the host a browser would visit.
  */
 function splitAuthority(text: string): { host: string; tail: string } {
-  let end = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x2f || c === 0x5c || c === 0x3f) {
-      end = i;
-      break;
-    }
-  }
+  let end = text.search(END_OF_AUTHORITY);
+  if (end < 0) end = text.length;
   const hostPort = text.slice(text.lastIndexOf('@', end - 1) + 1, end);
   let host: string;
   if (hostPort.startsWith('[')) {
@@ -70,20 +68,25 @@ export function parseCanonicalUrl(url: string | Uint8Array): CanonicalUrl {
   if (input.length > MAX_URL_LENGTH) throw new InvalidUrlError('too-long', input);
   // Strings are Unicode text and become UTF-8 bytes; byte arrays are taken as the bytes they are.
   let text = typeof url === 'string' ? toByteString(url) : input;
-  text = text.replace(/^[\x00-\x20]+|[\x00-\x20]+$/g, '').replace(/[\t\r\n]/g, '');
-  const hash = text.indexOf('#');
-  if (hash >= 0) text = text.slice(0, hash);
+  text = trimControlsAndSpaces(text);
+  if (TAB_CR_LF_OR_HASH.test(text)) {
+    text = text.replace(/[\t\r\n]/g, '');
+    const hash = text.indexOf('#');
+    if (hash >= 0) text = text.slice(0, hash);
+  }
   if (text === '') throw new InvalidUrlError('empty', input);
 
   const { scheme, rest } = splitScheme(text, input);
-  const raw = splitAuthority(rest.replace(/^[/\\]+/, ''));
-  const { host: unescapedHost, tail } = splitAuthority(unescapeFully(raw.host + raw.tail));
+  const raw = splitAuthority(stripLeadingSlashes(rest));
+  const unescaped = raw.host.indexOf('%') < 0 && raw.tail.indexOf('%') < 0 ? raw : splitAuthority(unescapeFully(raw.host + raw.tail));
 
-  const host = canonicalizeHost(unescapedHost, input);
+  const host = canonicalizeHost(unescaped.host, input);
   if (host === '') throw new InvalidUrlError('no-host', input);
 
+  const { tail } = unescaped;
   const questionMark = tail.indexOf('?');
-  const rawPath = (questionMark < 0 ? tail : tail.slice(0, questionMark)).replace(/\\/g, '/');
+  let rawPath = questionMark < 0 ? tail : tail.slice(0, questionMark);
+  if (rawPath.indexOf('\\') >= 0) rawPath = rawPath.replace(/\\/g, '/');
   const path = canonicalizePath(rawPath.startsWith('/') ? rawPath : `/${rawPath}`);
   const query = questionMark < 0 ? undefined : tail.slice(questionMark + 1);
 
@@ -93,6 +96,22 @@ export function parseCanonicalUrl(url: string | Uint8Array): CanonicalUrl {
     path: escapeBytes(path),
     query: query === undefined ? undefined : escapeBytes(query),
   };
+}
+
+/** WHATWG-style trimming of leading and trailing C0 controls and spaces (bytes 0x00–0x20). */
+function trimControlsAndSpaces(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && text.charCodeAt(start) <= 0x20) start++;
+  while (end > start && text.charCodeAt(end - 1) <= 0x20) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
+/** For http(s), browsers ignore any number of slashes and backslashes after the scheme. */
+function stripLeadingSlashes(text: string): string {
+  let i = 0;
+  while (i < text.length && (text.charCodeAt(i) === 0x2f || text.charCodeAt(i) === 0x5c)) i++;
+  return i === 0 ? text : text.slice(i);
 }
 
 export function formatCanonicalUrl(url: CanonicalUrl): string {

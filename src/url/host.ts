@@ -15,15 +15,20 @@ function decodeUtf8(bytes: string): string | undefined {
 
 /** SB-5 "IDN hosts are converted to ASCII Punycode"; bytes that are not a valid IDN stay as they are. */
 function toAsciiHost(host: string): string {
-  if (!/[\x80-\xff]/.test(host)) return host;
   const text = decodeUtf8(host);
   const ascii = text === undefined ? '' : domainToASCII(text);
   return ascii === '' ? host : ascii;
 }
 
+const NON_ASCII = /[\x80-\xff]/;
+const UPPERCASE = /[A-Z]/;
+const DOTS_TO_FIX = /^\.|\.$|\.\./;
+/** Fails only for a host already in canonical form: a lowercase ASCII name, no stray dots, no digit first. */
+const MAY_NEED_WORK = /[^a-z0-9.-]|^[.0-9]|\.$|\.\.|^$/;
+
 /** Lowercases A–Z only: other bytes of a byte string are not letters of any alphabet here. */
 function lowercaseAscii(text: string): string {
-  return /[A-Z]/.test(text) ? text.replace(/[A-Z]+/g, (run) => run.toLowerCase()) : text;
+  return UPPERCASE.test(text) ? text.replace(/[A-Z]+/g, (run) => run.toLowerCase()) : text;
 }
 
 /**
@@ -32,14 +37,20 @@ function lowercaseAscii(text: string): string {
  * RFC 5952 form (IPv4-mapped and NAT64 to IPv4), then lowercase. The result is not yet escaped.
  */
 export function canonicalizeHost(rawHost: string, input: string): string {
+  if (!MAY_NEED_WORK.test(rawHost)) return rawHost;
   if (rawHost.startsWith('[') && rawHost.endsWith(']')) {
     const groups = parseIPv6(rawHost.slice(1, -1));
     if (groups === undefined) throw new InvalidUrlError('invalid-ipv6', input);
     const v4 = embeddedIPv4(groups);
     return v4 === undefined ? `[${formatIPv6(groups)}]` : formatIPv4(v4);
   }
-  const host = toAsciiHost(rawHost).replace(/^\.+|\.+$/g, '').replace(/\.{2,}/g, '.');
-  const v4 = parseIPv4(host);
+  let host = NON_ASCII.test(rawHost) ? toAsciiHost(rawHost) : rawHost;
+  if (DOTS_TO_FIX.test(host)) {
+    host = host.replace(/^\.+|\.+$/g, '').replace(/\.{2,}/g, '.');
+  }
+  // Every IPv4 encoding starts with a decimal digit (`0x…` and octal included); names rarely do.
+  const first = host.charCodeAt(0);
+  const v4 = first >= 0x30 && first <= 0x39 ? parseIPv4(host) : undefined;
   return v4 === undefined ? lowercaseAscii(host) : formatIPv4(v4);
 }
 

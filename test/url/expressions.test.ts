@@ -3,15 +3,19 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parseCanonicalUrl } from '../../src/url/canonicalize.ts';
 import {
-  hostVariants,
+  hostSuffixStarts,
   MAX_EXPRESSIONS,
   MAX_HOSTS,
   MAX_PATHS,
-  pathVariants,
+  pathPrefixLengths,
   urlExpressions,
 } from '../../src/url/expressions.ts';
 import { InvalidUrlError } from '../../src/url/invalid-url.ts';
 import { hostileUrl, urlLike } from './arbitraries.ts';
+
+const hostVariants = (host: string) => hostSuffixStarts(host).map((start) => host.slice(start));
+const pathVariants = (path: string, query: string | undefined) =>
+  pathPrefixLengths(path, query).map((length) => (query === undefined ? path : `${path}?${query}`).slice(0, length));
 
 describe('urlExpressions: SB-6 examples, in the spec order', () => {
   it('http://a.b.com/1/2.html?param=1', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { expressionHash, hashPrefix } from '../../src/url/hash.ts';
+import { expressionHash, expressionHashString, hashPrefix, prefix32 } from '../../src/url/hash.ts';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
@@ -21,5 +21,19 @@ describe('expressionHash', () => {
     assert.equal(hex(hashPrefix(full, 4)), '1d32c508');
     assert.equal(hashPrefix(full, 16).length, 16);
     assert.equal(full.length, 32);
+  });
+});
+
+describe('expressionHashString and prefix32', () => {
+  it('carry the same bytes as expressionHash', () => {
+    for (const expression of ['a.example.com/', 'malware.sbtest.example/', 'x/?q']) {
+      const bytes = Buffer.from(expressionHash(expression));
+      assert.equal(Buffer.from(expressionHashString(expression), 'latin1').toString('hex'), bytes.toString('hex'));
+      assert.equal(prefix32(expressionHashString(expression)), bytes.readUInt32BE(0));
+    }
+  });
+
+  it('reads a prefix with the top bit set as an unsigned number', () => {
+    assert.equal(prefix32(expressionHashString('y.example.com/')), 0xf7a502e5);
   });
 });
