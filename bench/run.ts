@@ -23,6 +23,7 @@ async function measure(cases: BenchCase[]): Promise<Row[]> {
     const result = task?.result;
     if (result === undefined || !('latency' in result)) throw new Error(`benchmark "${c.name}" produced no result`);
     const medianMs = result.latency.p50;
+    if (medianMs === undefined) throw new Error(`benchmark "${c.name}" has no median`);
     return {
       name: c.name,
       unit: c.unit,

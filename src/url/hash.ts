@@ -7,11 +7,11 @@ export function expressionHash(expression: string): Uint8Array {
 
 /**
  * SB-7 in the representation of the lookup path: the 32 hash bytes as a 32-character byte string.
- * Node returns it three times faster than a Buffer (no allocation outside the V8 heap), and it compares
+ * Node returns it ('binary' is latin1) three times faster than a Buffer (no allocation outside the V8 heap), and it compares
  * and keys Maps as it is.
  */
 export function expressionHashString(expression: string): string {
-  return hash('sha256', expression, 'latin1');
+  return hash('sha256', expression, 'binary');
 }
 
 /** The first four bytes of a hash byte string as a big-endian unsigned 32-bit number (a v5 4-byte prefix). */
