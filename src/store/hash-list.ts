@@ -1,0 +1,229 @@
+import { createHash } from 'node:crypto';
+import { endianness } from 'node:os';
+import { compareAt, type HashWidth, WideHashSet } from './hash-set.ts';
+import { PrefixSet } from './prefix-set.ts';
+
+/** The hashes of a list in ascending order: 4-byte prefixes as big-endian numbers, wider hashes as bytes. */
+export type SortedHashes =
+  | { width: 4; values: Uint32Array }
+  | { width: 8 | 16 | 32; bytes: Uint8Array };
+
+/** One list update as the wire delivers it after Rice decoding (SB-9, API.md HashList). */
+export interface HashListUpdate {
+  /** false: replace the list with the additions; true: remove, then add. */
+  partial: boolean;
+  /** The version to store after this update; opaque bytes (a v4 `new_client_state` works the same). */
+  version: Uint8Array;
+  /** Ascending indices into the old sorted list. */
+  removals: Uint32Array;
+  additions: SortedHashes;
+  /** SHA-256 of the sorted list after the update; absent when the server sent none. */
+  checksum: Uint8Array | undefined;
+}
+
+/** Why an update could not be applied, named as Chromium names its store failures. */
+export type HashListFailure =
+  | 'checksum-mismatch'
+  | 'removal-index-out-of-range'
+  | 'removals-not-ascending'
+  | 'removals-in-full-update'
+  | 'duplicate-addition'
+  | 'additions-not-ascending'
+  | 'width-mismatch';
+
+/** SB-9: any of these means the local list is dropped and fetched again from scratch. */
+export class HashListUpdateError extends Error {
+  override readonly name = 'HashListUpdateError';
+
+  constructor(
+    readonly reason: HashListFailure,
+    readonly listName: string,
+    detail: string,
+  ) {
+    super(`update of list "${listName}" rejected (${reason}): ${detail}; the list will be fetched again in full`);
+  }
+}
+
+const LITTLE_ENDIAN_HOST = endianness() === 'LE';
+
+/** The bytes of sorted hashes as the checksum and the database files see them: concatenated, big-endian. */
+export function hashBytes(hashes: SortedHashes): Uint8Array {
+  if (hashes.width !== 4) return hashes.bytes;
+  const bytes = Buffer.from(hashes.values.buffer.slice(hashes.values.byteOffset, hashes.values.byteOffset + hashes.values.byteLength));
+  return LITTLE_ENDIAN_HOST ? bytes.swap32() : bytes;
+}
+
+/** The inverse of hashBytes: concatenated big-endian hashes of `width` bytes, copied into SortedHashes. */
+export function hashesFromBytes(width: HashWidth, bytes: Uint8Array): SortedHashes {
+  const copy = Buffer.from(Uint8Array.prototype.slice.call(bytes).buffer);
+  if (width !== 4) return { width, bytes: copy };
+  if (LITTLE_ENDIAN_HOST) copy.swap32();
+  return { width, values: new Uint32Array(copy.buffer, copy.byteOffset, copy.length / 4) };
+}
+
+/** SB-9: the checksum is the SHA-256 of all hashes of the list, sorted and concatenated. */
+export function checksumOf(hashes: SortedHashes): Uint8Array {
+  return createHash('sha256').update(hashBytes(hashes)).digest();
+}
+
+/** A list of hashes as the client stores it: name, opaque version, width, hashes, checksum. Immutable. */
+export class HashList {
+  private constructor(
+    readonly name: string,
+    readonly version: Uint8Array,
+    private readonly set: PrefixSet | WideHashSet,
+    readonly checksum: Uint8Array,
+  ) {}
+
+  /** A list the client has no copy of yet: empty version, so the next update is a full one. */
+  static empty(name: string, width: HashWidth): HashList {
+    const hashes: SortedHashes = width === 4 ? { width, values: new Uint32Array(0) } : { width, bytes: new Uint8Array(0) };
+    return HashList.fromSorted(name, new Uint8Array(0), hashes);
+  }
+
+  /** A list from hashes already known to be strictly ascending (decoded updates, verified files). */
+  static fromSorted(name: string, version: Uint8Array, hashes: SortedHashes, checksum = checksumOf(hashes)): HashList {
+    const set = hashes.width === 4 ? PrefixSet.fromSorted(hashes.values) : WideHashSet.fromSorted(hashes.width, hashes.bytes);
+    return new HashList(name, version, set, checksum);
+  }
+
+  get width(): HashWidth {
+    return this.set instanceof PrefixSet ? 4 : this.set.width;
+  }
+
+  get size(): number {
+    return this.set.size;
+  }
+
+  /** Bytes held in memory by the hashes. */
+  get byteLength(): number {
+    return this.set.byteLength;
+  }
+
+  /** True when the list holds the first `width` bytes of `fullHash` (a hash byte string, url/hash.ts). */
+  matches(fullHash: string): boolean {
+    if (this.set instanceof PrefixSet) {
+      const prefix =
+        ((fullHash.charCodeAt(0) << 24) | (fullHash.charCodeAt(1) << 16) | (fullHash.charCodeAt(2) << 8) | fullHash.charCodeAt(3)) >>> 0;
+      return this.set.has(prefix);
+    }
+    return this.set.has(fullHash);
+  }
+
+  /** For 4-byte lists: is this prefix listed? */
+  hasPrefix(prefix: number): boolean {
+    return this.set instanceof PrefixSet ? this.set.has(prefix) : false;
+  }
+
+  sortedHashes(): SortedHashes {
+    return this.set instanceof PrefixSet
+      ? { width: 4, values: this.set.values() }
+      : { width: this.set.width, bytes: this.set.values() };
+  }
+
+  /**
+   * SB-9: a full update replaces the list; a partial one removes the entries at the removal indices of
+   * the sorted old list, then adds the additions (removals before additions). The result must match the
+   * server's checksum when it sent one. Nothing is changed on failure: this returns a new list or throws
+   * HashListUpdateError, never a half-applied list.
+   */
+  applyUpdate(update: HashListUpdate): HashList {
+    const fail = (reason: HashListFailure, detail: string) => new HashListUpdateError(reason, this.name, detail);
+    const additions = update.additions;
+    let merged: SortedHashes;
+    if (!update.partial) {
+      if (update.removals.length > 0) throw fail('removals-in-full-update', `${update.removals.length} removal indices`);
+      merged = additions;
+      assertAscending(merged, fail);
+    } else {
+      if (additions.width !== this.width) throw fail('width-mismatch', `the list holds ${this.width}-byte hashes, the update ${additions.width}-byte ones`);
+      const kept = removeIndices(this.sortedHashes(), update.removals, fail);
+      merged = mergeAdditions(kept, additions, fail);
+    }
+    const checksum = checksumOf(merged);
+    if (update.checksum !== undefined && !Buffer.from(update.checksum).equals(checksum)) {
+      throw fail('checksum-mismatch', `expected ${Buffer.from(update.checksum).toString('hex')}, computed ${Buffer.from(checksum).toString('hex')}`);
+    }
+    return HashList.fromSorted(this.name, update.version, merged, checksum);
+  }
+}
+
+type Fail = (reason: HashListFailure, detail: string) => HashListUpdateError;
+
+function count(hashes: SortedHashes): number {
+  return hashes.width === 4 ? hashes.values.length : hashes.bytes.length / hashes.width;
+}
+
+function assertAscending(hashes: SortedHashes, fail: Fail): void {
+  const n = count(hashes);
+  for (let i = 1; i < n; i++) {
+    const order =
+      hashes.width === 4
+        ? hashes.values[i]! - hashes.values[i - 1]!
+        : compareAt(hashes.bytes, i * hashes.width, hashes.bytes, (i - 1) * hashes.width, hashes.width);
+    if (order === 0) throw fail('duplicate-addition', `the hash at index ${i} is listed twice`);
+    if (order < 0) throw fail('additions-not-ascending', `the hash at index ${i} is out of order`);
+  }
+}
+
+function removeIndices(old: SortedHashes, removals: Uint32Array, fail: Fail): SortedHashes {
+  const n = count(old);
+  for (let r = 0; r < removals.length; r++) {
+    if (removals[r]! >= n) throw fail('removal-index-out-of-range', `index ${removals[r]} in a list of ${n}`);
+    if (r > 0 && removals[r]! <= removals[r - 1]!) throw fail('removals-not-ascending', `index ${removals[r]} after ${removals[r - 1]}`);
+  }
+  if (removals.length === 0) return old;
+  const keepCount = n - removals.length;
+  if (old.width === 4) {
+    const kept = new Uint32Array(keepCount);
+    for (let i = 0, r = 0, k = 0; i < n; i++) {
+      if (removals[r] === i) r++;
+      else kept[k++] = old.values[i]!;
+    }
+    return { width: 4, values: kept };
+  }
+  const w = old.width;
+  const kept = new Uint8Array(keepCount * w);
+  for (let i = 0, r = 0, k = 0; i < n; i++) {
+    if (removals[r] === i) r++;
+    else kept.set(old.bytes.subarray(i * w, (i + 1) * w), k++ * w);
+  }
+  return { width: w, bytes: kept };
+}
+
+function mergeAdditions(kept: SortedHashes, additions: SortedHashes, fail: Fail): SortedHashes {
+  assertAscending(additions, fail);
+  const a = count(kept);
+  const b = count(additions);
+  if (b === 0) return kept;
+  if (kept.width === 4 && additions.width === 4) {
+    const out = new Uint32Array(a + b);
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    while (i < a && j < b) {
+      const x = kept.values[i]!;
+      const y = additions.values[j]!;
+      if (x === y) throw fail('duplicate-addition', `the addition at index ${j} is already in the list`);
+      out[k++] = x < y ? (i++, x) : (j++, y);
+    }
+    while (i < a) out[k++] = kept.values[i++]!;
+    while (j < b) out[k++] = additions.values[j++]!;
+    return { width: 4, values: out };
+  }
+  if (kept.width === 4 || additions.width === 4) throw fail('width-mismatch', 'widths differ');
+  const w = kept.width;
+  const out = new Uint8Array((a + b) * w);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a && j < b) {
+    const order = compareAt(kept.bytes, i * w, additions.bytes, j * w, w);
+    if (order === 0) throw fail('duplicate-addition', `the addition at index ${j} is already in the list`);
+    const [source, index] = order < 0 ? [kept.bytes, i++] : [additions.bytes, j++];
+    out.set(source.subarray(index * w, (index + 1) * w), k++ * w);
+  }
+  if (i < a) out.set(kept.bytes.subarray(i * w), k * w);
+  else if (j < b) out.set(additions.bytes.subarray(j * w), k * w);
+  return { width: w, bytes: out };
+}

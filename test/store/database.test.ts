@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { DatabaseFileError, LocalDatabase } from '../../src/store/database.ts';
+import { HashList } from '../../src/store/hash-list.ts';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sbkit-db-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const prefixes = HashList.fromSorted('se-4b', Buffer.from([0, 1, 2]), { width: 4, values: Uint32Array.of(1, 0x80000000, 0xffffffff) });
+const fullHashes = HashList.fromSorted('gc-32b', Buffer.from('state-from-v4'), { width: 32, bytes: Buffer.concat([Buffer.alloc(32, 1), Buffer.alloc(32, 2)]) });
+
+async function reopen(): Promise<{ db: LocalDatabase; damaged: DatabaseFileError[] }> {
+  const damaged: DatabaseFileError[] = [];
+  const db = await LocalDatabase.open(dir, (e) => damaged.push(e));
+  return { db, damaged };
+}
+
+describe('LocalDatabase', () => {
+  it('stores lists of every width and loads them back, version and checksum included', async () => {
+    const db = await LocalDatabase.open(dir);
+    await db.save(prefixes, 1_700_000_000_000);
+    await db.save(fullHashes, 1_700_000_000_500);
+    const { db: again, damaged } = await reopen();
+    assert.deepEqual(damaged, []);
+    const se = again.get('se-4b')!;
+    assert.deepEqual(se.list.sortedHashes(), prefixes.sortedHashes());
+    assert.deepEqual(Buffer.from(se.list.version), Buffer.from([0, 1, 2]));
+    assert.deepEqual(Buffer.from(se.list.checksum), Buffer.from(prefixes.checksum));
+    assert.equal(se.updatedAt, 1_700_000_000_000);
+    assert.deepEqual(again.get('gc-32b')!.list.sortedHashes(), fullHashes.sortedHashes());
+    assert.deepEqual(again.all().map((s) => s.list.name), ['gc-32b', 'se-4b']);
+  });
+
+  it('drops a file whose hashes were damaged, and says so', async () => {
+    const db = await LocalDatabase.open(dir);
+    await db.save(prefixes, 1);
+    await db.save(fullHashes, 2);
+    const file = join(dir, 'se-4b.sbl');
+    const bytes = await readFile(file);
+    bytes[bytes.length - 1]! ^= 0x01;
+    await writeFile(file, bytes);
+    const { db: again, damaged } = await reopen();
+    assert.equal(again.get('se-4b'), undefined);
+    assert.ok(again.get('gc-32b'));
+    assert.equal(damaged.length, 1);
+    assert.match(damaged[0]!.message, /se-4b\.sbl is damaged \(checksum mismatch\)/);
+    assert.deepEqual((await readdir(dir)).sort(), ['gc-32b.sbl']);
+  });
+
+  it('drops truncated files and files that are not list files', async () => {
+    const db = await LocalDatabase.open(dir);
+    await db.save(prefixes, 1);
+    const file = join(dir, 'se-4b.sbl');
+    await writeFile(file, (await readFile(file)).subarray(0, 70));
+    await writeFile(join(dir, 'junk.sbl'), 'hello');
+    const { db: again, damaged } = await reopen();
+    assert.equal(again.all().length, 0);
+    assert.equal(damaged.length, 2);
+  });
+
+  it('ignores the leftovers of a write interrupted before its rename', async () => {
+    const db = await LocalDatabase.open(dir);
+    await db.save(prefixes, 1);
+    await writeFile(join(dir, 'se-4b.sbl.tmp-123-abc'), 'half a file');
+    const { db: again, damaged } = await reopen();
+    assert.deepEqual(damaged, []);
+    assert.deepEqual(again.get('se-4b')!.list.sortedHashes(), prefixes.sortedHashes());
+    assert.deepEqual(await readdir(dir), ['se-4b.sbl']);
+  });
+
+  it('replaces a list atomically and forgets dropped lists', async () => {
+    const db = await LocalDatabase.open(dir);
+    await db.save(prefixes, 1);
+    const next = HashList.fromSorted('se-4b', Buffer.from('v9'), { width: 4, values: Uint32Array.of(7) });
+    await db.save(next, 2);
+    assert.deepEqual((await reopen()).db.get('se-4b')!.list.sortedHashes(), next.sortedHashes());
+    await db.drop('se-4b');
+    assert.equal((await reopen()).db.get('se-4b'), undefined);
+  });
+
+  it('refuses list names that could leave the folder', async () => {
+    const db = await LocalDatabase.open(dir);
+    const hostile = HashList.empty('../../etc/passwd', 4);
+    await assert.rejects(db.save(hostile, 1), RangeError);
+    assert.deepEqual(await readdir(dir), []);
+  });
+});
