@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { endianness } from 'node:os';
 import { compareAt, type HashWidth, WideHashSet } from './hash-set.ts';
 import { PrefixSet } from './prefix-set.ts';
+import { prefix32 } from '../url/hash.ts';
 
 /** The hashes of a list in ascending order: 4-byte prefixes as big-endian numbers, wider hashes as bytes. */
 export type SortedHashes =
@@ -103,9 +104,7 @@ export class HashList {
   /** True when the list holds the first `width` bytes of `fullHash` (a hash byte string, url/hash.ts). */
   matches(fullHash: string): boolean {
     if (this.set instanceof PrefixSet) {
-      const prefix =
-        ((fullHash.charCodeAt(0) << 24) | (fullHash.charCodeAt(1) << 16) | (fullHash.charCodeAt(2) << 8) | fullHash.charCodeAt(3)) >>> 0;
-      return this.set.has(prefix);
+      return this.set.has(prefix32(fullHash));
     }
     return this.set.has(fullHash);
   }

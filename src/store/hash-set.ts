@@ -1,3 +1,5 @@
+import { prefix32 } from '../url/hash.ts';
+
 /** Widths of hashes a list can hold, in bytes (API.md HashListMetadata.HashLength). */
 export type HashWidth = 4 | 8 | 16 | 32;
 
@@ -45,8 +47,7 @@ export class WideHashSet {
   /** True when the first `width` bytes of the byte string `hash` are in the set. */
   has(hash: string): boolean {
     const width = this.width;
-    const key =
-      ((hash.charCodeAt(0) << 24) | (hash.charCodeAt(1) << 16) | (hash.charCodeAt(2) << 8) | hash.charCodeAt(3)) >>> 0;
+    const key = prefix32(hash);
     let lo = 0;
     let hi = this.size;
     while (lo < hi) {

@@ -1,0 +1,190 @@
+import { parseCanonicalUrl, formatCanonicalUrl } from '../url/canonicalize.ts';
+import { expressionsOf } from '../url/expressions.ts';
+import { expressionHashString, prefix32 } from '../url/hash.ts';
+import type { LocalCache } from './local-cache.ts';
+import { isEnforced, type FullHashMatch, type ThreatAttributeName, type ThreatTypeName } from './threats.ts';
+
+/** SB-8: one request carries at most 30 prefixes, decoys included. */
+export const MAX_PREFIXES_PER_SEARCH = 30;
+
+export type Verdict = 'SAFE' | 'UNSAFE' | 'UNSURE';
+
+/** Where an answer came from, for `stats()` and for people reading a verdict. */
+export type AnsweredBy = 'cache' | 'database' | 'server';
+
+export interface Threat {
+  expression: string;
+  /** The matching full hash, hex. */
+  fullHash: string;
+  threatType: ThreatTypeName;
+  attributes: ThreatAttributeName[];
+  /** False for CANARY details, and for FRAME_ONLY ones outside frames: reported, not acted on. */
+  enforced: boolean;
+}
+
+export interface CheckOutcome {
+  verdict: Verdict;
+  canonicalUrl: string;
+  threats: Threat[];
+  answeredBy: AnsweredBy;
+  /** The server error behind a fallback verdict (SB-8: UNSURE or SAFE "on any error"). */
+  error?: Error;
+}
+
+export interface SearchResponse {
+  fullHashes: FullHashMatch[];
+  cacheDurationMs: number;
+}
+
+/** `hashes.search` (or v4 `fullHashes.find`) for 4-byte prefixes; rejects on any failure. */
+export type SearchHashes = (prefixes: number[]) => Promise<SearchResponse>;
+
+export interface LocalLists {
+  /** SB-8 RealTimeCheck step 3: does the global cache of likely-safe hashes hold this full hash? */
+  inGlobalCache(fullHash: string): boolean;
+  /** SB-8 LocalThreatListCheck: does any local threat list hold this hash (at the list's width)? */
+  inThreatLists(fullHash: string): boolean;
+}
+
+export interface CheckContext {
+  cache: LocalCache;
+  lists: LocalLists;
+  search: SearchHashes;
+  now: () => number;
+  /** Random decoy prefixes to add to each search (SB-8 allows them); 0 turns them off. */
+  decoyPrefixes: number;
+  random: () => number;
+  /** The URL is a frame's, where FRAME_ONLY threats count. */
+  inFrame?: boolean;
+}
+
+/** Steps 1, 2 and 4 of SB-8: expressions, their full hashes and 4-byte prefixes. */
+interface Prepared {
+  canonicalUrl: string;
+  expressions: string[];
+  hashes: string[];
+  prefixes: number[];
+}
+
+function prepare(url: string): Prepared {
+  const canonical = parseCanonicalUrl(url);
+  const expressions = expressionsOf(canonical);
+  const hashes = expressions.map(expressionHashString);
+  return { canonicalUrl: formatCanonicalUrl(canonical), expressions, hashes, prefixes: hashes.map(prefix32) };
+}
+
+/** The threats among full hashes that equal one of the URL's expression hashes. */
+function threatsIn(matches: Iterable<FullHashMatch>, prepared: Prepared, inFrame: boolean): Threat[] {
+  const threats: Threat[] = [];
+  for (const match of matches) {
+    const index = prepared.hashes.indexOf(match.fullHash);
+    if (index < 0) continue;
+    for (const detail of match.details) {
+      threats.push({
+        expression: prepared.expressions[index]!,
+        fullHash: Buffer.from(match.fullHash, 'latin1').toString('hex'),
+        threatType: detail.threatType,
+        attributes: detail.attributes,
+        enforced: isEnforced(detail, inFrame),
+      });
+    }
+  }
+  return threats;
+}
+
+const isUnsafe = (threats: Threat[]) => threats.some((t) => t.enforced);
+
+/**
+ * SB-8 step 5: consults the local cache for each distinct prefix. Live entries take their prefix out
+ * of what must be asked; their full hashes that equal an expression hash are threats.
+ */
+function consultCache(ctx: CheckContext, prepared: Prepared): { remaining: Set<number>; threats: Threat[] } {
+  const now = ctx.now();
+  const remaining = new Set<number>();
+  const cached: FullHashMatch[] = [];
+  for (const prefix of new Set(prepared.prefixes)) {
+    const entry = ctx.cache.lookup(prefix, now);
+    if (entry === undefined) remaining.add(prefix);
+    else cached.push(...entry.fullHashes);
+  }
+  return { remaining, threats: threatsIn(cached, prepared, ctx.inFrame ?? false) };
+}
+
+/** Adds decoys up to the request limit and shuffles, so that position does not give the real ones away. */
+function withDecoys(ctx: CheckContext, prefixes: Set<number>): number[] {
+  const all = new Set(prefixes);
+  const target = Math.min(MAX_PREFIXES_PER_SEARCH, prefixes.size + ctx.decoyPrefixes);
+  while (all.size < target) all.add(Math.floor(ctx.random() * 2 ** 32) >>> 0);
+  const out = [...all];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(ctx.random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+/**
+ * SB-8 steps 6–9 (and their counterparts in the other procedures): asks the server about the prefixes,
+ * caches the answer for every real prefix asked (decoys are not cached), and judges.
+ */
+async function askServer(
+  ctx: CheckContext,
+  prepared: Prepared,
+  prefixes: Set<number>,
+  onError: 'UNSURE' | 'SAFE',
+  earlierThreats: Threat[],
+): Promise<CheckOutcome> {
+  let response: SearchResponse;
+  try {
+    response = await ctx.search(withDecoys(ctx, prefixes));
+  } catch (err) {
+    const error = err instanceof Error ? err : new Error(String(err));
+    return { verdict: onError, canonicalUrl: prepared.canonicalUrl, threats: earlierThreats, answeredBy: 'server', error };
+  }
+  ctx.cache.store(prefixes, response.fullHashes, response.cacheDurationMs, ctx.now());
+  const threats = [...earlierThreats, ...threatsIn(response.fullHashes, prepared, ctx.inFrame ?? false)];
+  return { verdict: isUnsafe(threats) ? 'UNSAFE' : 'SAFE', canonicalUrl: prepared.canonicalUrl, threats, answeredBy: 'server' };
+}
+
+function answeredLocally(prepared: Prepared, threats: Threat[], answeredBy: AnsweredBy): CheckOutcome {
+  return { verdict: isUnsafe(threats) ? 'UNSAFE' : 'SAFE', canonicalUrl: prepared.canonicalUrl, threats, answeredBy };
+}
+
+/**
+ * SB-8 RealTimeCheck → SAFE, UNSAFE or UNSURE. A global-cache hit is UNSURE (the local threat lists
+ * decide); otherwise cache, then server, whose failure is UNSURE as well.
+ */
+export async function realTimeCheck(ctx: CheckContext, url: string): Promise<CheckOutcome> {
+  const prepared = prepare(url);
+  if (prepared.hashes.some((hash) => ctx.lists.inGlobalCache(hash))) {
+    return { verdict: 'UNSURE', canonicalUrl: prepared.canonicalUrl, threats: [], answeredBy: 'database' };
+  }
+  const { remaining, threats } = consultCache(ctx, prepared);
+  if (isUnsafe(threats) || remaining.size === 0) return answeredLocally(prepared, threats, 'cache');
+  return askServer(ctx, prepared, remaining, 'UNSURE', threats);
+}
+
+/**
+ * SB-8 LocalThreatListCheck → SAFE or UNSAFE: cache, then the local threat lists; only prefixes the
+ * lists hold go to the server, and a server failure is SAFE.
+ */
+export async function localThreatListCheck(ctx: CheckContext, url: string): Promise<CheckOutcome> {
+  const prepared = prepare(url);
+  const { remaining, threats } = consultCache(ctx, prepared);
+  if (isUnsafe(threats)) return answeredLocally(prepared, threats, 'cache');
+  const listed = new Set<number>();
+  prepared.hashes.forEach((hash, i) => {
+    const prefix = prepared.prefixes[i]!;
+    if (remaining.has(prefix) && ctx.lists.inThreatLists(hash)) listed.add(prefix);
+  });
+  if (listed.size === 0) return answeredLocally(prepared, threats, remaining.size === 0 ? 'cache' : 'database');
+  return askServer(ctx, prepared, listed, 'SAFE', threats);
+}
+
+/** SB-8 NoStorageCheck → SAFE or UNSAFE: cache, then every remaining prefix to the server; failure is SAFE. */
+export async function noStorageCheck(ctx: CheckContext, url: string): Promise<CheckOutcome> {
+  const prepared = prepare(url);
+  const { remaining, threats } = consultCache(ctx, prepared);
+  if (isUnsafe(threats) || remaining.size === 0) return answeredLocally(prepared, threats, 'cache');
+  return askServer(ctx, prepared, remaining, 'SAFE', threats);
+}

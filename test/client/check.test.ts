@@ -1,0 +1,178 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  type CheckContext,
+  localThreatListCheck,
+  MAX_PREFIXES_PER_SEARCH,
+  noStorageCheck,
+  realTimeCheck,
+  type SearchResponse,
+} from '../../src/client/check.ts';
+import { LocalCache } from '../../src/client/local-cache.ts';
+import { knownDetail, type ThreatDetail } from '../../src/client/threats.ts';
+import { expressionHashString, prefix32 } from '../../src/url/hash.ts';
+
+const BAD_URL = 'http://malware.sbtest.example/';
+const badHash = expressionHashString('malware.sbtest.example/');
+const malware: ThreatDetail = { threatType: 'MALWARE', attributes: [] };
+
+/** A scripted server: records each search and answers from a table of full hashes. */
+function scripted(table: Map<string, ThreatDetail[]>, failure?: Error) {
+  const searches: number[][] = [];
+  const search = async (prefixes: number[]): Promise<SearchResponse> => {
+    searches.push(prefixes);
+    if (failure) throw failure;
+    const fullHashes = [...table]
+      .filter(([hash]) => prefixes.includes(prefix32(hash)))
+      .map(([fullHash, details]) => ({ fullHash, details }));
+    return { fullHashes, cacheDurationMs: 300_000 };
+  };
+  return { search, searches };
+}
+
+function context(overrides: Partial<CheckContext> & Pick<CheckContext, 'search'>): CheckContext {
+  let clock = 1_000_000;
+  return {
+    cache: new LocalCache(),
+    lists: { inGlobalCache: () => false, inThreatLists: () => false },
+    now: () => clock++,
+    decoyPrefixes: 0,
+    random: Math.random,
+    ...overrides,
+  };
+}
+
+describe('realTimeCheck (SB-8)', () => {
+  it('is UNSURE without asking anyone when the global cache holds an expression hash', async () => {
+    const server = scripted(new Map());
+    const ctx = context({ search: server.search, lists: { inGlobalCache: (h) => h === expressionHashString('sbtest.example/'), inThreatLists: () => false } });
+    const outcome = await realTimeCheck(ctx, BAD_URL);
+    assert.equal(outcome.verdict, 'UNSURE');
+    assert.equal(server.searches.length, 0);
+  });
+
+  it('asks the server, reports the threat, and answers the next check from the cache', async () => {
+    const server = scripted(new Map([[badHash, [malware]]]));
+    const ctx = context({ search: server.search });
+    const first = await realTimeCheck(ctx, BAD_URL);
+    assert.equal(first.verdict, 'UNSAFE');
+    assert.equal(first.answeredBy, 'server');
+    assert.deepEqual(first.threats.map((t) => [t.expression, t.threatType]), [['malware.sbtest.example/', 'MALWARE']]);
+    const second = await realTimeCheck(ctx, BAD_URL);
+    assert.equal(second.verdict, 'UNSAFE');
+    assert.equal(second.answeredBy, 'cache');
+    assert.equal(server.searches.length, 1);
+  });
+
+  it('caches negative answers for every queried prefix', async () => {
+    const server = scripted(new Map());
+    const ctx = context({ search: server.search });
+    assert.equal((await realTimeCheck(ctx, 'http://a.safe.example/x')).verdict, 'SAFE');
+    assert.equal((await realTimeCheck(ctx, 'http://a.safe.example/x')).answeredBy, 'cache');
+    assert.equal(server.searches.length, 1);
+    assert.equal(server.searches[0]!.length, 4);
+  });
+
+  it('asks again once a cache entry has expired', async () => {
+    let now = 0;
+    const server = scripted(new Map());
+    const ctx = context({ search: server.search, now: () => now });
+    await realTimeCheck(ctx, BAD_URL);
+    now = 300_000;
+    await realTimeCheck(ctx, BAD_URL);
+    assert.equal(server.searches.length, 1);
+    now = 300_001;
+    await realTimeCheck(ctx, BAD_URL);
+    assert.equal(server.searches.length, 2);
+  });
+
+  it('is UNSURE on a server error', async () => {
+    const ctx = context({ search: scripted(new Map(), new Error('HTTP 503')).search });
+    const outcome = await realTimeCheck(ctx, BAD_URL);
+    assert.equal(outcome.verdict, 'UNSURE');
+    assert.match(outcome.error!.message, /503/);
+  });
+
+  it('never sends more than 30 prefixes, and caches no decoys', async () => {
+    const server = scripted(new Map());
+    const ctx = context({ search: server.search, decoyPrefixes: 100 });
+    const url = 'http://a.b.c.d.e.example.com/1/2/3/4/5.html?q';
+    await realTimeCheck(ctx, url);
+    const sent = server.searches[0]!;
+    assert.equal(sent.length, MAX_PREFIXES_PER_SEARCH);
+    assert.equal(new Set(sent).size, sent.length);
+    // This URL has 30 expressions of its own: no room for decoys, and every prefix sent is real.
+    assert.equal(ctx.cache.size, 30);
+    assert.equal((await realTimeCheck(ctx, url)).answeredBy, 'cache');
+  });
+
+  it('adds the requested number of decoys around the real prefixes', async () => {
+    const server = scripted(new Map());
+    const ctx = context({ search: server.search, decoyPrefixes: 3 });
+    await realTimeCheck(ctx, BAD_URL);
+    const real = new Set([prefix32(badHash), prefix32(expressionHashString('sbtest.example/'))]);
+    const sent = server.searches[0]!;
+    assert.equal(sent.length, real.size + 3);
+    for (const prefix of real) assert.ok(sent.includes(prefix));
+    assert.equal(ctx.cache.size, real.size);
+  });
+
+  it('reports CANARY threats without acting on them; FRAME_ONLY counts only in frames', async () => {
+    const canary = scripted(new Map([[badHash, [{ threatType: 'MALWARE', attributes: ['CANARY'] } as ThreatDetail]]]));
+    const outcome = await realTimeCheck(context({ search: canary.search }), BAD_URL);
+    assert.equal(outcome.verdict, 'SAFE');
+    assert.equal(outcome.threats[0]?.enforced, false);
+    const frameOnly = new Map([[badHash, [{ threatType: 'SOCIAL_ENGINEERING', attributes: ['FRAME_ONLY'] } as ThreatDetail]]]);
+    assert.equal((await realTimeCheck(context({ search: scripted(frameOnly).search }), BAD_URL)).verdict, 'SAFE');
+    assert.equal((await realTimeCheck(context({ search: scripted(frameOnly).search, inFrame: true }), BAD_URL)).verdict, 'UNSAFE');
+  });
+});
+
+describe('localThreatListCheck (SB-8)', () => {
+  it('asks nobody when no local list holds a prefix', async () => {
+    const server = scripted(new Map([[badHash, [malware]]]));
+    const outcome = await localThreatListCheck(context({ search: server.search }), BAD_URL);
+    assert.equal(outcome.verdict, 'SAFE');
+    assert.equal(outcome.answeredBy, 'database');
+    assert.equal(server.searches.length, 0);
+  });
+
+  it('sends only the prefixes the lists hold', async () => {
+    const server = scripted(new Map([[badHash, [malware]]]));
+    const lists = { inGlobalCache: () => false, inThreatLists: (h: string) => h === badHash };
+    const outcome = await localThreatListCheck(context({ search: server.search, lists }), BAD_URL);
+    assert.equal(outcome.verdict, 'UNSAFE');
+    assert.deepEqual(server.searches, [[prefix32(badHash)]]);
+  });
+
+  it('is SAFE on a server error, and says so', async () => {
+    const lists = { inGlobalCache: () => false, inThreatLists: () => true };
+    const outcome = await localThreatListCheck(context({ search: scripted(new Map(), new Error('timeout')).search, lists }), BAD_URL);
+    assert.equal(outcome.verdict, 'SAFE');
+    assert.match(outcome.error!.message, /timeout/);
+  });
+});
+
+describe('noStorageCheck (SB-8)', () => {
+  it('sends every prefix the cache cannot answer', async () => {
+    const server = scripted(new Map([[badHash, [malware]]]));
+    const outcome = await noStorageCheck(context({ search: server.search }), BAD_URL);
+    assert.equal(outcome.verdict, 'UNSAFE');
+    assert.equal(server.searches[0]!.length, 2);
+  });
+
+  it('is SAFE on a server error', async () => {
+    const outcome = await noStorageCheck(context({ search: scripted(new Map(), new Error('HTTP 500')).search }), BAD_URL);
+    assert.equal(outcome.verdict, 'SAFE');
+    assert.ok(outcome.error);
+  });
+});
+
+describe('knownDetail', () => {
+  it('voids a detail with an unknown threat type or attribute', () => {
+    assert.deepEqual(knownDetail(2, [1]), { threatType: 'SOCIAL_ENGINEERING', attributes: ['CANARY'] });
+    assert.equal(knownDetail(0, []), undefined);
+    assert.equal(knownDetail(99, []), undefined);
+    assert.equal(knownDetail(1, [2, 7]), undefined);
+  });
+});
