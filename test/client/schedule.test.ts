@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, backoffDelay, RequestSchedule } from '../../src/client/schedule.ts';
+
+const MIN = 60_000;
+
+describe('backoffDelay (RF-4)', () => {
+  it('doubles from 15 to 30 minutes for the first failure and caps at 24 hours', () => {
+    assert.equal(backoffDelay(1, 0), 15 * MIN);
+    assert.equal(backoffDelay(1, 1), 30 * MIN);
+    assert.equal(backoffDelay(2, 0), 30 * MIN);
+    assert.equal(backoffDelay(3, 0.5), 90 * MIN);
+    assert.equal(backoffDelay(7, 0), 960 * MIN);
+    assert.equal(backoffDelay(7, 1), BACKOFF_CAP_MS);
+    assert.equal(backoffDelay(1000, 0), BACKOFF_CAP_MS);
+  });
+
+  it('stays within [2^(N-1) × 15 min, 2^N × 15 min] and under 24 hours', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 200 }), fc.double({ min: 0, max: 1, noNaN: true }), (n, rand) => {
+        const delay = backoffDelay(n, rand);
+        const low = Math.min(2 ** (n - 1) * BACKOFF_BASE_MS, BACKOFF_CAP_MS);
+        assert.ok(delay >= low && delay <= Math.min(2 * low, BACKOFF_CAP_MS));
+      }),
+    );
+  });
+});
+
+describe('RequestSchedule', () => {
+  it('puts the first request at a random moment in the first minute (RF-2)', () => {
+    assert.equal(new RequestSchedule(1000, 0).earliest, 1000);
+    assert.equal(new RequestSchedule(1000, 0.5).earliest, 31_000);
+    assert.ok(!new RequestSchedule(1000, 0.5).mayRequest(30_999));
+  });
+
+  it('obeys the minimum wait after a success, and a zero or absent one means at once (RF-3, SB-12)', () => {
+    const schedule = new RequestSchedule(0, 0);
+    schedule.succeeded(5000, 1800_000);
+    assert.ok(!schedule.mayRequest(1804_999));
+    assert.ok(schedule.mayRequest(1805_000));
+    schedule.succeeded(2000_000, 0);
+    assert.ok(schedule.mayRequest(2000_000));
+    schedule.succeeded(3000_000, undefined);
+    assert.ok(schedule.mayRequest(3000_000));
+  });
+
+  it('backs off after failures and leaves back-off on success (RF-4, RF-5)', () => {
+    const schedule = new RequestSchedule(0, 0);
+    schedule.failed(0, 0);
+    assert.equal(schedule.earliest, 15 * MIN);
+    schedule.failed(15 * MIN, 0);
+    assert.equal(schedule.earliest, 45 * MIN);
+    assert.equal(schedule.consecutiveFailures, 2);
+    schedule.succeeded(45 * MIN, 300_000);
+    assert.equal(schedule.inBackoff, false);
+    assert.equal(schedule.earliest, 50 * MIN);
+    schedule.failed(50 * MIN, 0);
+    assert.equal(schedule.earliest, 65 * MIN);
+  });
+});
