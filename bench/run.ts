@@ -3,15 +3,14 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { Bench } from 'tinybench';
-import type { BenchCase } from './case.ts';
+import type { BenchCase, BenchFact } from './case.ts';
+import { storeBenchmarks } from './store.ts';
 import { urlBenchmarks } from './url.ts';
 
 interface Row {
-  name: string;
-  unit: string;
+  benchCase: BenchCase;
   medianMs: number;
   ratePerSecond: number;
-  budgetPerSecond: number | undefined;
 }
 
 async function measure(cases: BenchCase[]): Promise<Row[]> {
@@ -24,13 +23,7 @@ async function measure(cases: BenchCase[]): Promise<Row[]> {
     if (result === undefined || !('latency' in result)) throw new Error(`benchmark "${c.name}" produced no result`);
     const medianMs = result.latency.p50;
     if (medianMs === undefined) throw new Error(`benchmark "${c.name}" has no median`);
-    return {
-      name: c.name,
-      unit: c.unit,
-      medianMs,
-      ratePerSecond: (c.unitsPerOp * 1000) / medianMs,
-      budgetPerSecond: c.budgetPerSecond,
-    };
+    return { benchCase: c, medianMs, ratePerSecond: (c.unitsPerOp * 1000) / medianMs };
   });
 }
 
@@ -40,7 +33,23 @@ function formatRate(rate: number): string {
   return rate.toFixed(0);
 }
 
-function report(rows: Row[]): string {
+function formatTime(ms: number): string {
+  if (ms >= 1) return `${ms.toFixed(1)} ms`;
+  if (ms >= 1e-3) return `${(ms * 1e3).toFixed(2)} µs`;
+  return `${(ms * 1e6).toFixed(1)} ns`;
+}
+
+/** The budget of a case as text, and whether the measurement keeps it. */
+function judge(row: Row): [string, string] {
+  const c = row.benchCase;
+  const yes = (ok: boolean) => (ok ? 'yes' : '**no**');
+  if (c.budgetPerSecond !== undefined) return [`≥ ${formatRate(c.budgetPerSecond)} ${c.unit}/s`, yes(row.ratePerSecond >= c.budgetPerSecond)];
+  if (c.budgetNsPerUnit !== undefined) return [`≤ ${c.budgetNsPerUnit} ns per ${c.unit.replace(/s$/, '')}`, yes((row.medianMs * 1e6) / c.unitsPerOp <= c.budgetNsPerUnit)];
+  if (c.budgetMsPerOp !== undefined) return [`≤ ${c.budgetMsPerOp} ms`, yes(row.medianMs <= c.budgetMsPerOp)];
+  return ['—', '—'];
+}
+
+function report(rows: Row[], facts: BenchFact[]): string {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   const lines = [
     '# Benchmark results',
@@ -49,19 +58,30 @@ function report(rows: Row[]): string {
       `${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}. Medians of one run (tinybench); ` +
       'the machine is shared, so compare rows of the same run only.',
     '',
-    '| work | median per op | rate | budget (DESIGN.md) | within budget |',
-    '|---|---|---|---|---|',
-    ...rows.map((r) => {
-      const budget = r.budgetPerSecond === undefined ? '—' : `≥ ${formatRate(r.budgetPerSecond)} ${r.unit}/s`;
-      const verdict = r.budgetPerSecond === undefined ? '—' : r.ratePerSecond >= r.budgetPerSecond ? 'yes' : '**no**';
-      return `| ${r.name} | ${r.medianMs.toFixed(3)} ms | ${formatRate(r.ratePerSecond)} ${r.unit}/s | ${budget} | ${verdict} |`;
+    '| work | median per op | per unit | rate | budget (DESIGN.md) | within budget |',
+    '|---|---|---|---|---|---|',
+    ...rows.map((row) => {
+      const c = row.benchCase;
+      const [budget, verdict] = judge(row);
+      const perUnit = formatTime(row.medianMs / c.unitsPerOp);
+      return `| ${c.name} | ${formatTime(row.medianMs)} | ${perUnit} | ${formatRate(row.ratePerSecond)} ${c.unit}/s | ${budget} | ${verdict} |`;
+    }),
+    '',
+    '| measurement | value | budget (DESIGN.md) | within budget |',
+    '|---|---|---|---|',
+    ...facts.map((f) => {
+      const budget = f.budgetAtMost === undefined ? '—' : `≤ ${f.budgetAtMost} ${f.unit}`;
+      const verdict = f.budgetAtMost === undefined ? '—' : f.value <= f.budgetAtMost ? 'yes' : '**no**';
+      return `| ${f.name} | ${f.value.toFixed(2)} ${f.unit} | ${budget} | ${verdict} |`;
     }),
     '',
   ];
   return lines.join('\n');
 }
 
-const rows = await measure([...urlBenchmarks()]);
-const text = report(rows);
+const store = await storeBenchmarks();
+const rows = await measure([...urlBenchmarks(), ...store.cases]);
+await store.cleanup();
+const text = report(rows, store.facts);
 process.stdout.write(text);
 writeFileSync(new URL('./RESULTS.md', import.meta.url), text);
