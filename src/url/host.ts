@@ -13,10 +13,17 @@ function decodeUtf8(bytes: string): string | undefined {
   }
 }
 
+/**
+ * Characters that end or break a host in a URL. Node's domainToASCII parses its input as a URL host, so
+ * `255#ü` would come back as `0.0.0.255`: text holding any of these is no IDN and is left as it is.
+ */
+const NOT_IN_A_DOMAIN = /[\x00-\x20#%/:<>?@[\\\]^|\x7f]/;
+
 /** SB-5 "IDN hosts are converted to ASCII Punycode"; bytes that are not a valid IDN stay as they are. */
 function toAsciiHost(host: string): string {
   const text = decodeUtf8(host);
-  const ascii = text === undefined ? '' : domainToASCII(text);
+  if (text === undefined || NOT_IN_A_DOMAIN.test(text)) return host;
+  const ascii = domainToASCII(text);
   return ascii === '' ? host : ascii;
 }
 
@@ -25,6 +32,10 @@ const UPPERCASE = /[A-Z]/;
 const DOTS_TO_FIX = /^\.|\.$|\.\./;
 /** Fails only for a host already in canonical form: a lowercase ASCII name, no stray dots, no digit first. */
 const MAY_NEED_WORK = /[^a-z0-9.-]|^[.0-9]|\.$|\.\.|^$/;
+
+function collapseDots(host: string): string {
+  return DOTS_TO_FIX.test(host) ? host.replace(/^\.+|\.+$/g, '').replace(/\.{2,}/g, '.') : host;
+}
 
 /** Lowercases A–Z only: other bytes of a byte string are not letters of any alphabet here. */
 function lowercaseAscii(text: string): string {
@@ -38,16 +49,18 @@ function lowercaseAscii(text: string): string {
  */
 export function canonicalizeHost(rawHost: string, input: string): string {
   if (!MAY_NEED_WORK.test(rawHost)) return rawHost;
-  if (rawHost.startsWith('[') && rawHost.endsWith(']')) {
-    const groups = parseIPv6(rawHost.slice(1, -1));
+  // Dots first, so that the IPv6 and IDN steps see the same text whether or not the host had stray
+  // dots; and after IDN again, as IDNA maps full stops such as U+3002 to dots.
+  let host = collapseDots(rawHost);
+  if (host.startsWith('[') && host.endsWith(']')) {
+    const groups = parseIPv6(host.slice(1, -1));
     if (groups === undefined) throw new InvalidUrlError('invalid-ipv6', input);
     const v4 = embeddedIPv4(groups);
     return v4 === undefined ? `[${formatIPv6(groups)}]` : formatIPv4(v4);
   }
-  let host = NON_ASCII.test(rawHost) ? toAsciiHost(rawHost) : rawHost;
-  if (DOTS_TO_FIX.test(host)) {
-    host = host.replace(/^\.+|\.+$/g, '').replace(/\.{2,}/g, '.');
-  }
+  // Brackets mean an IPv6 literal to every URL parser; in a name they would move the host on re-parsing.
+  if (host.includes('[') || host.includes(']')) throw new InvalidUrlError('invalid-host', input);
+  if (NON_ASCII.test(host)) host = collapseDots(toAsciiHost(host));
   // Every IPv4 encoding starts with a decimal digit (`0x…` and octal included); names rarely do.
   const first = host.charCodeAt(0);
   const v4 = first >= 0x30 && first <= 0x39 ? parseIPv4(host) : undefined;

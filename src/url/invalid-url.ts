@@ -4,7 +4,8 @@ export type InvalidUrlReason =
   | 'too-long'
   | 'unsupported-scheme'
   | 'no-host'
-  | 'invalid-ipv6';
+  | 'invalid-ipv6'
+  | 'invalid-host';
 
 const EXPLANATIONS: Record<InvalidUrlReason, string> = {
   empty: 'the URL is empty',
@@ -12,6 +13,7 @@ const EXPLANATIONS: Record<InvalidUrlReason, string> = {
   'unsupported-scheme': 'only http and https URLs can be checked',
   'no-host': 'the URL has no host name',
   'invalid-ipv6': 'the bracketed host is not a valid IPv6 address',
+  'invalid-host': 'brackets in a host name are only allowed around an IPv6 address',
 };
 
 /** Thrown by the URL pipeline for input that names no checkable web page. */

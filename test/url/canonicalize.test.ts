@@ -102,6 +102,7 @@ describe('canonicalizeUrl: rules beyond the examples', () => {
     ['escaped slash in the path is a slash', 'http://e.x/a%2F%2Fb', 'http://e.x/a/b'],
     ['path rules do not touch the query', 'http://e.x/a?b/../c//d', 'http://e.x/a?b/../c//d'],
     ['escaped newline stays, escaped', 'http://e.x/a%0a', 'http://e.x/a%0A'],
+    ['a host of raw bytes that only looks like IPv4 after IDN parsing stays a name', 'http://..255%23%C3%BC/', 'http://255%23%C3%BC/'],
     ['lowercase hex escapes come out uppercase', 'http://e.x/%c3%bc', 'http://e.x/%C3%BC'],
   ];
   for (const [what, input, expected] of cases) {
@@ -123,6 +124,8 @@ describe('canonicalizeUrl: unusable input', () => {
     ['bad IPv6', 'http://[1:2:3]/', 'invalid-ipv6'],
     ['IPv6 with a zone', 'http://[fe80::1%25eth0]/', 'invalid-ipv6'],
     ['two ::', 'http://[1::2::3]/', 'invalid-ipv6'],
+    ['brackets inside a name', 'http://a[b].example/', 'invalid-host'],
+    ['brackets after escaped dots', 'http://%2E[]%/', 'invalid-host'],
     ['too long', `http://e.x/${'a'.repeat(MAX_URL_LENGTH)}`, 'too-long'],
   ];
   for (const [what, input, reason] of cases) {
