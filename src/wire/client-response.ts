@@ -1,0 +1,76 @@
+// Client side: a server's HTTP answer to the response message of the RPC that was called, in whichever
+// encoding the server chose, or a WireResponseError saying what went wrong.
+
+import type { DescMessage } from '@bufbuild/protobuf';
+import type { WireEncoding } from './encoding.ts';
+import { contentTypeEncoding } from './encoding.ts';
+import { decodePayload } from './payload.ts';
+import type { RpcId, RpcResponse } from './routes.ts';
+import { RPCS } from './routes.ts';
+import { WireError } from './wire-error.ts';
+
+/** An HTTP answer as the client received it. */
+export interface WireResponse {
+  httpStatus: number;
+  contentType: string | undefined;
+  body: Uint8Array;
+}
+
+/**
+ * A server answer that is not a usable response: a non-200 status (RF-4 counts every one as a failure,
+ * so 204 and 304 are too), or a 200 whose body does not parse.
+ */
+export class WireResponseError extends Error {
+  override readonly name = 'WireResponseError';
+
+  constructor(
+    readonly kind: 'error-status' | 'malformed-body',
+    readonly httpStatus: number,
+    /** The google.rpc.Code name from a Google-style error body, when there was one. */
+    readonly status: string | undefined,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Decodes the answer to `rpcId`. The Content-Type decides the encoding; without a known one, the
+ * encoding the request asked for is assumed.
+ */
+export function decodeWireResponse<R extends RpcId>(rpcId: R, response: WireResponse, requested: WireEncoding): RpcResponse<R> {
+  if (response.httpStatus !== 200) throw errorFromStatus(response);
+  const schema: DescMessage = RPCS[rpcId].responseSchema;
+  const encoding = contentTypeEncoding(response.contentType) ?? requested;
+  try {
+    return decodePayload(schema, response.body, encoding, `the server's ${rpcId} response`) as RpcResponse<R>;
+  } catch (error) {
+    if (!(error instanceof WireError)) throw error;
+    throw new WireResponseError('malformed-body', response.httpStatus, undefined, error.message);
+  }
+}
+
+// Google-style bodies (`{"error":{"code":…,"message":…,"status":…}}`) give the reason; anything else
+// leaves just the status code.
+function errorFromStatus(response: WireResponse): WireResponseError {
+  let message: string | undefined;
+  let status: string | undefined;
+  try {
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(response.body));
+    const error = typeof parsed === 'object' && parsed !== null ? (parsed as { error?: unknown }).error : undefined;
+    if (typeof error === 'object' && error !== null) {
+      const fields = error as { message?: unknown; status?: unknown };
+      if (typeof fields.message === 'string') message = fields.message.slice(0, 500);
+      if (typeof fields.status === 'string') status = fields.status.slice(0, 64);
+    }
+  } catch {
+    // Not JSON (an HTML error page, a proxy's text): the status code is all there is.
+  }
+  const label = status === undefined ? `HTTP ${response.httpStatus}` : `HTTP ${response.httpStatus} ${status}`;
+  return new WireResponseError(
+    'error-status',
+    response.httpStatus,
+    status,
+    message === undefined ? `the server answered ${label}` : `the server answered ${label}: ${message}`,
+  );
+}

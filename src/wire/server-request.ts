@@ -1,0 +1,148 @@
+// Server side: an HTTP request, as any framework can describe it, to the RPC it calls, its request
+// message, the encoding the answer must use and the API key it carried. Every form of API.md §3 is
+// accepted: v5 GET query strings (Firefox, the npm client, our client), `$req` envelopes (Chromium v5,
+// Chromium and Firefox v4), binary POST bodies (the Go client) and JSON POST bodies (the npm client).
+// Whatever arrives, the result is a decoded request or a thrown WireError.
+
+import type { DescMessage, Message } from '@bufbuild/protobuf';
+import { create } from '@bufbuild/protobuf';
+import type { GetHashListRequest } from '../proto/v5.ts';
+import { decodeBase64 } from './base64.ts';
+import type { WireEncoding } from './encoding.ts';
+import { chooseResponseEncoding, contentTypeEncoding } from './encoding.ts';
+import { decodePayload } from './payload.ts';
+import type { QueryParameter } from './query-string.ts';
+import { parseQueryString } from './query-string.ts';
+import { checkRequestRules } from './request-rules.ts';
+import type { RpcCall } from './routes.ts';
+import { matchRoute } from './routes.ts';
+import { applyQueryParameters } from './transcoding.ts';
+import { WireError } from './wire-error.ts';
+
+/** An HTTP request as the server framework received it. */
+export interface WireRequest {
+  method: string;
+  /** Path and query string as sent, e.g. `/v5/hashes:search?key=K&hashPrefixes=v9APjg%3D%3D`. */
+  url: string;
+  /** Header names in any case (Node's IncomingHttpHeaders fits). */
+  headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+  body: Uint8Array;
+}
+
+export interface DecodeWireRequestOptions {
+  /** Largest request payload accepted, in bytes, for a body or a decoded `$req`. */
+  maxBodyBytes?: number;
+}
+
+/**
+ * Real requests are tiny: Chromium's fullHashes:find with a few dozen prefixes and one state per list
+ * is a few KiB; a v5 request has no body at all. 256 KiB leaves room and still bounds the work.
+ */
+export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
+
+export type DecodedWireRequest = RpcCall & {
+  /** The encoding the answer must use (encoding.ts, chooseResponseEncoding). */
+  responseEncoding: WireEncoding;
+  /** `key=` from the query or the `X-Goog-Api-Key` header; the server decides what to do with it. */
+  apiKey: string | undefined;
+};
+
+// Google's system parameters that sbkit reads. Each may appear once; other unknown parameters are
+// ignored (transcoding.ts).
+const SYSTEM_PARAMETERS = ['key', 'alt', '$alt', '$ct', '$req', '$httpMethod'] as const;
+type SystemParameter = (typeof SYSTEM_PARAMETERS)[number];
+const IS_SYSTEM_PARAMETER: ReadonlySet<string> = new Set(SYSTEM_PARAMETERS);
+
+export function decodeWireRequest(request: WireRequest, options: DecodeWireRequestOptions = {}): DecodedWireRequest {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (request.body.byteLength > maxBodyBytes) {
+    throw WireError.payloadTooLarge('the request body', request.body.byteLength, maxBodyBytes);
+  }
+  const queryStart = request.url.indexOf('?');
+  const path = queryStart < 0 ? request.url : request.url.slice(0, queryStart);
+  const parameters = queryStart < 0 ? [] : parseQueryString(request.url.slice(queryStart + 1));
+  const system = systemParameters(parameters);
+  const header = (name: string): string | undefined => headerValue(request.headers, name);
+
+  // API.md §3: Chromium and Firefox send v4 POSTs as GET with `X-HTTP-Method-Override: POST` (Firefox
+  // also puts `$httpMethod=POST` in the URL). An empty override is no override.
+  const method = (header('x-http-method-override') || system.$httpMethod || request.method).trim().toUpperCase();
+  const { rpc, apiVersion, listName } = matchRoute(method, path);
+  const contentType = header('content-type');
+  const responseEncoding = chooseResponseEncoding({
+    alt: system.alt ?? system.$alt,
+    envelopeContentType: system.$ct,
+    contentType,
+    accept: header('accept'),
+    googleApiClient: header('x-goog-api-client') !== undefined,
+  });
+
+  const schema: DescMessage = rpc.requestSchema;
+  let message: Message;
+  if (system.$req !== undefined) {
+    if (request.body.byteLength > 0) {
+      throw new WireError('INVALID_ARGUMENT', 'the request came both in $req and in the body; send it in one of them');
+    }
+    message = decodeEnvelope(schema, system.$req, system.$ct, maxBodyBytes);
+  } else if (rpc.httpMethod === 'POST') {
+    message = decodePayload(schema, request.body, bodyEncoding(contentType, request.body), 'the request body');
+  } else {
+    if (request.body.byteLength > 0) {
+      throw new WireError('INVALID_ARGUMENT', `${rpc.paths[0]} takes its parameters in the query string; the request body must be empty`);
+    }
+    message = create(schema);
+  }
+  if (rpc.httpMethod === 'GET') {
+    applyQueryParameters(schema, message, parameters.filter((p) => !IS_SYSTEM_PARAMETER.has(p.name)));
+  }
+  // The name in the path is the one that counts: a `name` in the query or in `$req` cannot redirect the
+  // request to another list.
+  if (listName !== undefined) (message as GetHashListRequest).name = listName;
+
+  const call = { rpc: rpc.id, apiVersion, request: message } as RpcCall;
+  checkRequestRules(call);
+  return { ...call, responseEncoding, apiKey: system.key ?? header('x-goog-api-key') };
+}
+
+// `$req` carries the serialized request, base64url (padded or not; any base64 is accepted), typed by
+// `$ct` (binary protobuf when absent, which is what browsers mean).
+function decodeEnvelope(schema: DescMessage, envelope: string, envelopeContentType: string | undefined, maxBodyBytes: number): Message {
+  // Checked before decoding so that a huge `$req` costs nothing: 4 characters carry 3 bytes.
+  const decodedSize = Math.floor((envelope.length * 3) / 4);
+  if (decodedSize > maxBodyBytes + 2) throw WireError.payloadTooLarge('$req', decodedSize, maxBodyBytes);
+  const bytes = decodeBase64(envelope.replaceAll(' ', '+'), '$req');
+  if (bytes.byteLength > maxBodyBytes) throw WireError.payloadTooLarge('$req', bytes.byteLength, maxBodyBytes);
+  return decodePayload(schema, bytes, contentTypeEncoding(envelopeContentType) ?? 'protobuf', '$req');
+}
+
+// A POST body is JSON or binary by its Content-Type; without a usable one (curl's default form type,
+// or none), a body that starts with `{` is JSON: a binary request cannot start with 0x7B, which would
+// be field 15 as a group, a field none of our requests has.
+function bodyEncoding(contentType: string | undefined, body: Uint8Array): WireEncoding {
+  const declared = contentTypeEncoding(contentType);
+  if (declared !== undefined) return declared;
+  const first = body.find((byte) => byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d);
+  return first === 0x7b ? 'json' : 'protobuf';
+}
+
+function systemParameters(parameters: readonly QueryParameter[]): Partial<Record<SystemParameter, string>> {
+  const found: Partial<Record<SystemParameter, string>> = {};
+  for (const { name, value } of parameters) {
+    if (!IS_SYSTEM_PARAMETER.has(name)) continue;
+    const key = name as SystemParameter;
+    if (found[key] !== undefined) {
+      throw new WireError('INVALID_ARGUMENT', `query parameter ${name} is given more than once; it takes a single value`);
+    }
+    found[key] = value;
+  }
+  return found;
+}
+
+function headerValue(headers: WireRequest['headers'], name: string): string | undefined {
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() !== name) continue;
+    if (value === undefined) return undefined;
+    return typeof value === 'string' ? value : value[0];
+  }
+  return undefined;
+}
