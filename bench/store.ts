@@ -4,20 +4,9 @@ import { join } from 'node:path';
 import { LocalDatabase } from '../src/store/database.ts';
 import { HashList } from '../src/store/hash-list.ts';
 import { PrefixSet } from '../src/store/prefix-set.ts';
+import { decodeRice32, encodeRice32 } from '../src/codec/index.ts';
 import type { BenchCase, BenchFact } from './case.ts';
-
-/** Deterministic pseudo-random distinct prefixes, sorted (xorshift32). */
-export function randomSortedPrefixes(count: number, seed = 1): Uint32Array {
-  const seen = new Set<number>();
-  let x = seed >>> 0 || 1;
-  while (seen.size < count) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    seen.add(x >>> 0);
-  }
-  return Uint32Array.from(seen).sort();
-}
+import { randomSortedPrefixes } from './data.ts';
 
 const LIST_SIZE = 2_000_000;
 
@@ -28,7 +17,7 @@ export interface StoreBench {
 }
 
 export async function storeBenchmarks(): Promise<StoreBench> {
-  const prefixes = randomSortedPrefixes(LIST_SIZE);
+  const prefixes = randomSortedPrefixes(LIST_SIZE, 1);
   const set = PrefixSet.fromSorted(prefixes);
   // Half the probes are members, half random values (almost all misses).
   const probes = new Uint32Array(1000);
@@ -42,6 +31,10 @@ export async function storeBenchmarks(): Promise<StoreBench> {
   const dir = await mkdtemp(join(tmpdir(), 'sbkit-bench-'));
   const db = await LocalDatabase.open(dir);
   await db.save(HashList.fromSorted('se-4b', Buffer.from('bench'), { width: 4, values: prefixes }), Date.now());
+  // Updates go to a database of their own, so the cold start below loads exactly one list.
+  const updateDb = await LocalDatabase.open(join(dir, 'updates'));
+  const encoded = encodeRice32(prefixes)!;
+  const checksum = HashList.fromSorted('mw-4b', new Uint8Array(0), { width: 4, values: prefixes }).checksum;
 
   return {
     cases: [
@@ -52,6 +45,17 @@ export async function storeBenchmarks(): Promise<StoreBench> {
         budgetNsPerUnit: 60,
         fn: () => {
           for (let i = 0; i < probes.length; i++) if (set.has(probes[i]!)) found++;
+        },
+      },
+      {
+        name: 'full update of a 2 M-prefix list: Rice decode, apply, checksum, persist (fsync + rename)',
+        unit: 'updates',
+        unitsPerOp: 1,
+        budgetMsPerOp: 1000,
+        fn: async () => {
+          const additions = { width: 4 as const, values: decodeRice32(encoded) };
+          const list = HashList.empty('mw-4b', 4).applyUpdate({ partial: false, version: Buffer.from('v1'), removals: new Uint32Array(0), additions, checksum });
+          await updateDb.save(list, Date.now());
         },
       },
       {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { endianness } from 'node:os';
+import { prefixesFromBytes, prefixesToBytes } from '../codec/prefixes.ts';
 import { compareAt, type HashWidth, WideHashSet } from './hash-set.ts';
 import { PrefixSet } from './prefix-set.ts';
 import { prefix32 } from '../url/hash.ts';
@@ -45,21 +45,15 @@ export class HashListUpdateError extends Error {
   }
 }
 
-const LITTLE_ENDIAN_HOST = endianness() === 'LE';
-
 /** The bytes of sorted hashes as the checksum and the database files see them: concatenated, big-endian. */
 export function hashBytes(hashes: SortedHashes): Uint8Array {
-  if (hashes.width !== 4) return hashes.bytes;
-  const bytes = Buffer.from(hashes.values.buffer.slice(hashes.values.byteOffset, hashes.values.byteOffset + hashes.values.byteLength));
-  return LITTLE_ENDIAN_HOST ? bytes.swap32() : bytes;
+  return hashes.width === 4 ? prefixesToBytes(hashes.values) : hashes.bytes;
 }
 
 /** The inverse of hashBytes: concatenated big-endian hashes of `width` bytes, copied into SortedHashes. */
 export function hashesFromBytes(width: HashWidth, bytes: Uint8Array): SortedHashes {
-  const copy = Buffer.from(Uint8Array.prototype.slice.call(bytes).buffer);
-  if (width !== 4) return { width, bytes: copy };
-  if (LITTLE_ENDIAN_HOST) copy.swap32();
-  return { width, values: new Uint32Array(copy.buffer, copy.byteOffset, copy.length / 4) };
+  if (width === 4) return { width, values: prefixesFromBytes(bytes) };
+  return { width, bytes: Uint8Array.prototype.slice.call(bytes) };
 }
 
 /** SB-9: the checksum is the SHA-256 of all hashes of the list, sorted and concatenated. */

@@ -1,0 +1,64 @@
+import { RICE_FORMATS, type RiceFormat } from './rice-format.ts';
+
+/** Why Rice-coded data from a server was refused. Named like Chromium's V4DecodeResult failures. */
+export type RiceDecodeReason =
+  | 'parameter-out-of-range'
+  | 'first-value-out-of-range'
+  | 'count-negative'
+  | 'count-too-large'
+  | 'out-of-bits'
+  | 'value-overflow'
+  | 'duplicate-entry'
+  | 'count-mismatch';
+
+const DECODE_EXPLANATIONS: Record<RiceDecodeReason, string> = {
+  'parameter-out-of-range': 'the Rice parameter is outside the range the API allows',
+  'first-value-out-of-range': 'the first value does not fit the integer width',
+  'count-negative': 'the entry count is not a non-negative integer',
+  'count-too-large': 'the entry count is larger than the encoded data could hold',
+  'out-of-bits': 'the encoded data ends before the last entry',
+  'value-overflow': 'a decoded value exceeds the largest integer of its width',
+  'duplicate-entry': 'two neighbouring entries are equal (a zero delta)',
+  'count-mismatch': 'whole bytes of encoded data are left over after the last entry',
+};
+
+/**
+ * Thrown when a Rice-coded message from a server is malformed. The update that carried it is corrupt:
+ * discard it, and for a list update fall back to a full update (SB-9).
+ */
+export class RiceDecodeError extends Error {
+  override readonly name = 'RiceDecodeError';
+
+  constructor(
+    readonly reason: RiceDecodeReason,
+    readonly format: RiceFormat,
+    detail: string,
+  ) {
+    super(
+      `cannot decode ${RICE_FORMATS[format].message}: ${DECODE_EXPLANATIONS[reason]} (${detail}); ` +
+        'the update is corrupt, so discard it and request a full update',
+    );
+  }
+}
+
+/** Why a list could not be Rice-encoded: each is a mistake by the caller, not by a peer. */
+export type RiceEncodeReason = 'parameter-out-of-range' | 'not-ascending' | 'ragged-input';
+
+const ENCODE_EXPLANATIONS: Record<RiceEncodeReason, string> = {
+  'parameter-out-of-range': 'the requested Rice parameter is outside the range the API allows',
+  'not-ascending': 'the values must be sorted in strictly ascending order, without duplicates',
+  'ragged-input': 'the byte length is not a whole number of hashes',
+};
+
+/** Thrown when values handed to an encoder cannot be encoded as they are. */
+export class RiceEncodeError extends Error {
+  override readonly name = 'RiceEncodeError';
+
+  constructor(
+    readonly reason: RiceEncodeReason,
+    readonly format: RiceFormat,
+    detail: string,
+  ) {
+    super(`cannot encode ${RICE_FORMATS[format].message}: ${ENCODE_EXPLANATIONS[reason]} (${detail})`);
+  }
+}
