@@ -33,7 +33,10 @@ export interface CheckOutcome {
 
 export interface SearchResponse {
   fullHashes: FullHashMatch[];
+  /** v5 `cache_duration`: applies to every prefix queried, found or not (SB-8). */
   cacheDurationMs: number;
+  /** v4 `negative_cache_duration`: for queried prefixes without a match, when it differs. */
+  negativeCacheDurationMs?: number | undefined;
 }
 
 /** `hashes.search` (or v4 `fullHashes.find`) for 4-byte prefixes; rejects on any failure. */
@@ -141,7 +144,7 @@ async function askServer(
     const error = err instanceof Error ? err : new Error(String(err));
     return { verdict: onError, canonicalUrl: prepared.canonicalUrl, threats: earlierThreats, answeredBy: 'server', error };
   }
-  ctx.cache.store(prefixes, response.fullHashes, response.cacheDurationMs, ctx.now());
+  ctx.cache.store(prefixes, response, ctx.now());
   const threats = [...earlierThreats, ...threatsIn(response.fullHashes, prepared, ctx.inFrame ?? false)];
   return { verdict: isUnsafe(threats) ? 'UNSAFE' : 'SAFE', canonicalUrl: prepared.canonicalUrl, threats, answeredBy: 'server' };
 }

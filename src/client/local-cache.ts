@@ -1,4 +1,5 @@
 import { prefix32 } from '../url/hash.ts';
+import type { SearchResponse } from './check.ts';
 import type { FullHashMatch } from './threats.ts';
 
 /** SB-8: a client may lengthen a cache duration only for empty responses, and never past 24 hours. */
@@ -56,27 +57,35 @@ export class LocalCache {
   }
 
   /**
-   * SB-8 step 7: caches a search response. Every queried prefix gets an entry with the response's
-   * expiration, holding the returned full hashes that begin with it (none: a negative entry); returned
-   * full hashes under prefixes that were not queried are cached under their own prefix too.
+   * SB-8 step 7: caches a search response. Every queried prefix gets an entry holding the returned full
+   * hashes that begin with it (none: a negative entry); returned full hashes under prefixes that were not
+   * queried are cached under their own prefix too. v5 gives one duration for all; v4 gives one per match
+   * and a negative one, which then apply to their prefixes.
    */
-  store(queried: Iterable<number>, response: FullHashMatch[], cacheDurationMs: number, now: number): void {
-    let duration = Math.max(0, cacheDurationMs);
-    if (response.length === 0) duration = Math.max(duration, this.emptyResponseCacheMs);
-    const expiresAt = now + duration;
+  store(queried: Iterable<number>, response: SearchResponse, now: number): void {
     const byPrefix = new Map<number, FullHashMatch[]>();
     for (const prefix of queried) byPrefix.set(prefix, []);
-    for (const match of response) {
+    for (const match of response.fullHashes) {
       const prefix = prefix32(match.fullHash);
       const list = byPrefix.get(prefix);
       if (list === undefined) byPrefix.set(prefix, [match]);
       else list.push(match);
     }
     for (const [prefix, fullHashes] of byPrefix) {
+      const duration = this.durationFor(fullHashes, response);
       this.entries.delete(prefix);
-      this.entries.set(prefix, { expiresAt, fullHashes });
+      this.entries.set(prefix, { expiresAt: now + duration, fullHashes });
     }
     this.evict();
+  }
+
+  private durationFor(fullHashes: FullHashMatch[], response: SearchResponse): number {
+    if (fullHashes.length > 0) {
+      return Math.max(0, Math.min(...fullHashes.map((m) => m.cacheDurationMs ?? response.cacheDurationMs)));
+    }
+    const negative = Math.max(0, response.negativeCacheDurationMs ?? response.cacheDurationMs);
+    // Only an answer without any full hash may be kept longer than the server said (SB-8).
+    return response.fullHashes.length === 0 ? Math.max(negative, this.emptyResponseCacheMs) : negative;
   }
 
   /** Drops everything, e.g. under memory pressure (SB-4 allows it at any time). */

@@ -23,6 +23,8 @@ export interface ThreatDetail {
 export interface FullHashMatch {
   fullHash: string;
   details: ThreatDetail[];
+  /** v4 only: how long this match may be cached, when it differs from the response's duration. */
+  cacheDurationMs?: number | undefined;
 }
 
 /** The usable detail of a wire FullHashDetail, or undefined when any of its enum values is unknown. */

@@ -1,0 +1,121 @@
+import { create } from '@bufbuild/protobuf';
+import {
+  decodeRice128,
+  decodeRice256,
+  decodeRice32,
+  decodeRice64,
+} from '../codec/index.ts';
+import {
+  BatchGetHashListsRequestSchema,
+  type HashList as HashListMessage,
+  SearchHashesRequestSchema,
+} from '../proto/v5.ts';
+import type { HashListUpdate, SortedHashes } from '../store/hash-list.ts';
+import type { HashWidth } from '../store/hash-set.ts';
+import { buildWireRequest } from '../wire/client-request.ts';
+import { decodeWireResponse } from '../wire/client-response.ts';
+import { durationToMs } from '../wire/duration.ts';
+import type { WireEncoding } from '../wire/encoding.ts';
+import type { RpcId, RpcRequest, RpcResponse } from '../wire/routes.ts';
+import { type HttpSettings, sendRequest } from './http.ts';
+import { knownDetail, type FullHashMatch, type ThreatDetail } from './threats.ts';
+import type { FetchedList, ListState, SearchResult, SizeConstraints, Transport, UpdateResponse } from './transport.ts';
+
+export interface ServerSettings extends HttpSettings {
+  /** Origin (and optional path prefix) of the server, e.g. https://safebrowsing.googleapis.com. */
+  serverUrl: string;
+  apiKey: string | undefined;
+  /** Binary protobuf by default; JSON is supported for servers and proxies that only speak it. */
+  encoding: WireEncoding;
+  sizeConstraints: SizeConstraints;
+}
+
+/** A `HashList` message as the store's update, Rice-decoded; throws RiceDecodeError on bad data. */
+export function hashListUpdate(message: HashListMessage, expectedWidth: HashWidth): HashListUpdate {
+  return {
+    partial: message.partialUpdate,
+    version: message.version,
+    removals: decodeRice32(message.compressedRemovals),
+    additions: additionsOf(message, expectedWidth),
+    checksum: message.sha256Checksum.length > 0 ? message.sha256Checksum : undefined,
+  };
+}
+
+function additionsOf(message: HashListMessage, expectedWidth: HashWidth): SortedHashes {
+  const additions = message.compressedAdditions;
+  switch (additions.case) {
+    case 'additionsFourBytes':
+      return { width: 4, values: decodeRice32(additions.value) };
+    case 'additionsEightBytes':
+      return { width: 8, bytes: decodeRice64(additions.value) };
+    case 'additionsSixteenBytes':
+      return { width: 16, bytes: decodeRice128(additions.value) };
+    case 'additionsThirtyTwoBytes':
+      return { width: 32, bytes: decodeRice256(additions.value) };
+    default:
+      // No additions: an empty set of the width the list already has.
+      return expectedWidth === 4 ? { width: 4, values: new Uint32Array(0) } : { width: expectedWidth, bytes: new Uint8Array(0) };
+  }
+}
+
+/** Full hashes of a search answer that are 32 bytes long, with the details the client understands. */
+export function usableFullHashes(fullHashes: readonly { fullHash: Uint8Array; details: readonly { threatType: number; attributes: readonly number[] }[] }[]): FullHashMatch[] {
+  const out: FullHashMatch[] = [];
+  for (const { fullHash, details } of fullHashes) {
+    if (fullHash.length !== 32) continue;
+    const known = details.map((d) => knownDetail(d.threatType, d.attributes)).filter((d): d is ThreatDetail => d !== undefined);
+    if (known.length > 0) out.push({ fullHash: Buffer.from(fullHash).toString('latin1'), details: known });
+  }
+  return out;
+}
+
+/** Calls one RPC over HTTP and decodes its answer; rejects with TransportError or WireResponseError. */
+export async function callRpc<R extends RpcId>(settings: ServerSettings, rpc: R, request: RpcRequest<R>): Promise<RpcResponse<R>> {
+  const outgoing = buildWireRequest(settings.serverUrl, rpc, request, { apiKey: settings.apiKey, encoding: settings.encoding });
+  const response = await sendRequest(outgoing, settings);
+  return decodeWireResponse(rpc, response, settings.encoding);
+}
+
+/** Safe Browsing v5: `hashLists:batchGet` for updates, `hashes:search` for lookups. */
+export class V5Transport implements Transport {
+  readonly protocol = 'v5';
+
+  constructor(private readonly settings: ServerSettings) {}
+
+  async fetchUpdates(lists: readonly ListState[]): Promise<UpdateResponse> {
+    const request = create(BatchGetHashListsRequestSchema, {
+      names: lists.map((l) => l.name),
+      version: lists.map((l) => l.version),
+      sizeConstraints: this.settings.sizeConstraints,
+    });
+    const response = await callRpc(this.settings, 'BatchGetHashLists', request);
+    if (response.hashLists.length !== lists.length) {
+      throw new Error(`the server answered ${response.hashLists.length} lists for the ${lists.length} asked for`);
+    }
+    const fetched = lists.map((list, i): FetchedList => {
+      const message = response.hashLists[i]!;
+      if (message.name !== '' && message.name !== list.name) {
+        return { name: list.name, error: new Error(`the server answered list "${message.name}" in the place of "${list.name}"`) };
+      }
+      try {
+        return { name: list.name, update: hashListUpdate(message, list.width), minimumWaitMs: durationToMs(message.minimumWaitDuration) };
+      } catch (err) {
+        return { name: list.name, error: err as Error };
+      }
+    });
+    return { lists: fetched, minimumWaitMs: undefined };
+  }
+
+  async search(prefixes: readonly number[]): Promise<SearchResult> {
+    const request = create(SearchHashesRequestSchema, { hashPrefixes: prefixes.map(prefixBytes) });
+    const response = await callRpc(this.settings, 'SearchHashes', request);
+    const fullHashes = usableFullHashes(response.fullHashes.map((f) => ({ fullHash: f.fullHash, details: f.fullHashDetails })));
+    return { fullHashes, cacheDurationMs: durationToMs(response.cacheDuration) ?? 0 };
+  }
+}
+
+export function prefixBytes(prefix: number): Uint8Array {
+  const bytes = new Uint8Array(4);
+  new DataView(bytes.buffer).setUint32(0, prefix);
+  return bytes;
+}
