@@ -1,14 +1,27 @@
-/** Where a command writes; the real process streams in use, strings in tests. */
+/** Where a command reads and writes; the real process streams in use, strings in tests. */
 export interface CliIo {
   out(text: string): void;
   err(text: string): void;
+  stdin: NodeJS.ReadableStream;
+  /** Whether standard output is a terminal that wants colour. */
+  color: boolean;
+  /** Whether standard error is a terminal (for progress bars). */
+  interactive: boolean;
 }
 
 export const processIo: CliIo = {
   out: (text) => void process.stdout.write(text),
   err: (text) => void process.stderr.write(text),
+  stdin: process.stdin,
+  color: process.stdout.isTTY === true && process.env['NO_COLOR'] === undefined,
+  interactive: process.stderr.isTTY === true,
 };
 
 /** Exit statuses of the Go reference client, which scripts around Safe Browsing already know. */
 export const EXIT = { SAFE: 0, UNSAFE: 1, FAILED: 2, INVALID_INPUT: 4 } as const;
 export type ExitStatus = (typeof EXIT)[keyof typeof EXIT];
+
+/** A command line that cannot be run as written; main prints it and exits with INVALID_INPUT. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}

@@ -1,7 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.ts';
+import { checkCommand } from './check.ts';
 import { expressionsCommand } from './expressions.ts';
-import { EXIT, processIo, type CliIo, type ExitStatus } from './io.ts';
+import { listsCommand } from './lists.ts';
+import { updateCommand } from './update.ts';
+import { EXIT, processIo, type CliIo, type ExitStatus, UsageError } from './io.ts';
 
 export function buildProgram(io: CliIo, setExit: (status: ExitStatus) => void): Command {
   const program = new Command('sbkit')
@@ -10,8 +13,13 @@ export function buildProgram(io: CliIo, setExit: (status: ExitStatus) => void): 
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .showHelpAfterError()
     .exitOverride();
+  program.addCommand(checkCommand(io, setExit));
   program.addCommand(expressionsCommand(io, setExit));
-  for (const command of program.commands) command.configureOutput({ writeOut: io.out, writeErr: io.err }).exitOverride();
+  program.addCommand(updateCommand(io, setExit));
+  program.addCommand(listsCommand(io, setExit));
+  for (const command of program.commands) {
+    command.configureOutput({ writeOut: io.out, writeErr: io.err }).showHelpAfterError().exitOverride();
+  }
   return program;
 }
 
@@ -25,6 +33,10 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     await program.parseAsync(argv);
     return status;
   } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(`sbkit: ${err.message}\n`);
+      return EXIT.INVALID_INPUT;
+    }
     if (err instanceof CommanderError) {
       // Help and --version end in a CommanderError with exit code 0; usage mistakes are invalid input.
       return err.exitCode === 0 ? EXIT.SAFE : EXIT.INVALID_INPUT;

@@ -32,7 +32,10 @@ export interface CheckOutcome {
 }
 
 export interface SearchResponse {
+  /** The full hashes the client can use (32 bytes, known threat details). */
   fullHashes: FullHashMatch[];
+  /** How many full hashes the server sent, usable or not: only an answer without any may be cached longer. */
+  serverFullHashCount: number;
   /** v5 `cache_duration`: applies to every prefix queried, found or not (SB-8). */
   cacheDurationMs: number;
   /** v4 `negative_cache_duration`: for queried prefixes without a match, when it differs. */
@@ -62,14 +65,15 @@ export interface CheckContext {
 }
 
 /** Steps 1, 2 and 4 of SB-8: expressions, their full hashes and 4-byte prefixes. */
-interface Prepared {
+export interface PreparedUrl {
   canonicalUrl: string;
   expressions: string[];
   hashes: string[];
   prefixes: number[];
 }
 
-function prepare(url: string): Prepared {
+/** SB-8 steps 1, 2 and 4, done once per check; throws InvalidUrlError. */
+export function prepareUrl(url: string): PreparedUrl {
   const canonical = parseCanonicalUrl(url);
   const expressions = expressionsOf(canonical);
   const hashes = expressions.map(expressionHashString);
@@ -77,7 +81,7 @@ function prepare(url: string): Prepared {
 }
 
 /** The threats among full hashes that equal one of the URL's expression hashes. */
-function threatsIn(matches: Iterable<FullHashMatch>, prepared: Prepared, inFrame: boolean): Threat[] {
+function threatsIn(matches: Iterable<FullHashMatch>, prepared: PreparedUrl, inFrame: boolean): Threat[] {
   const threats: Threat[] = [];
   for (const match of matches) {
     const index = prepared.hashes.indexOf(match.fullHash);
@@ -101,7 +105,7 @@ const isUnsafe = (threats: Threat[]) => threats.some((t) => t.enforced);
  * SB-8 step 5: consults the local cache for each distinct prefix. Live entries take their prefix out
  * of what must be asked; their full hashes that equal an expression hash are threats.
  */
-function consultCache(ctx: CheckContext, prepared: Prepared): { remaining: Set<number>; threats: Threat[] } {
+function consultCache(ctx: CheckContext, prepared: PreparedUrl): { remaining: Set<number>; threats: Threat[] } {
   const now = ctx.now();
   const remaining = new Set<number>();
   const cached: FullHashMatch[] = [];
@@ -117,7 +121,10 @@ function consultCache(ctx: CheckContext, prepared: Prepared): { remaining: Set<n
 function withDecoys(ctx: CheckContext, prefixes: Set<number>): number[] {
   const all = new Set(prefixes);
   const target = Math.min(MAX_PREFIXES_PER_SEARCH, prefixes.size + ctx.decoyPrefixes);
-  while (all.size < target) all.add(Math.floor(ctx.random() * 2 ** 32) >>> 0);
+  // Bounded: a random source that repeats itself gives fewer decoys, never a hang.
+  for (let attempt = 0; all.size < target && attempt < 4 * MAX_PREFIXES_PER_SEARCH; attempt++) {
+    all.add(Math.floor(ctx.random() * 2 ** 32) >>> 0);
+  }
   const out = [...all];
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(ctx.random() * (i + 1));
@@ -132,7 +139,7 @@ function withDecoys(ctx: CheckContext, prefixes: Set<number>): number[] {
  */
 async function askServer(
   ctx: CheckContext,
-  prepared: Prepared,
+  prepared: PreparedUrl,
   prefixes: Set<number>,
   onError: 'UNSURE' | 'SAFE',
   earlierThreats: Threat[],
@@ -149,7 +156,7 @@ async function askServer(
   return { verdict: isUnsafe(threats) ? 'UNSAFE' : 'SAFE', canonicalUrl: prepared.canonicalUrl, threats, answeredBy: 'server' };
 }
 
-function answeredLocally(prepared: Prepared, threats: Threat[], answeredBy: AnsweredBy): CheckOutcome {
+function answeredLocally(prepared: PreparedUrl, threats: Threat[], answeredBy: AnsweredBy): CheckOutcome {
   return { verdict: isUnsafe(threats) ? 'UNSAFE' : 'SAFE', canonicalUrl: prepared.canonicalUrl, threats, answeredBy };
 }
 
@@ -157,8 +164,7 @@ function answeredLocally(prepared: Prepared, threats: Threat[], answeredBy: Answ
  * SB-8 RealTimeCheck → SAFE, UNSAFE or UNSURE. A global-cache hit is UNSURE (the local threat lists
  * decide); otherwise cache, then server, whose failure is UNSURE as well.
  */
-export async function realTimeCheck(ctx: CheckContext, url: string): Promise<CheckOutcome> {
-  const prepared = prepare(url);
+export async function realTimeCheck(ctx: CheckContext, prepared: PreparedUrl): Promise<CheckOutcome> {
   if (prepared.hashes.some((hash) => ctx.lists.inGlobalCache(hash))) {
     return { verdict: 'UNSURE', canonicalUrl: prepared.canonicalUrl, threats: [], answeredBy: 'database' };
   }
@@ -171,8 +177,7 @@ export async function realTimeCheck(ctx: CheckContext, url: string): Promise<Che
  * SB-8 LocalThreatListCheck → SAFE or UNSAFE: cache, then the local threat lists; only prefixes the
  * lists hold go to the server, and a server failure is SAFE.
  */
-export async function localThreatListCheck(ctx: CheckContext, url: string): Promise<CheckOutcome> {
-  const prepared = prepare(url);
+export async function localThreatListCheck(ctx: CheckContext, prepared: PreparedUrl): Promise<CheckOutcome> {
   const { remaining, threats } = consultCache(ctx, prepared);
   if (isUnsafe(threats)) return answeredLocally(prepared, threats, 'cache');
   const listed = new Set<number>();
@@ -185,8 +190,7 @@ export async function localThreatListCheck(ctx: CheckContext, url: string): Prom
 }
 
 /** SB-8 NoStorageCheck → SAFE or UNSAFE: cache, then every remaining prefix to the server; failure is SAFE. */
-export async function noStorageCheck(ctx: CheckContext, url: string): Promise<CheckOutcome> {
-  const prepared = prepare(url);
+export async function noStorageCheck(ctx: CheckContext, prepared: PreparedUrl): Promise<CheckOutcome> {
   const { remaining, threats } = consultCache(ctx, prepared);
   if (isUnsafe(threats) || remaining.size === 0) return answeredLocally(prepared, threats, 'cache');
   return askServer(ctx, prepared, remaining, 'SAFE', threats);

@@ -57,35 +57,31 @@ export class LocalCache {
   }
 
   /**
-   * SB-8 step 7: caches a search response. Every queried prefix gets an entry holding the returned full
-   * hashes that begin with it (none: a negative entry); returned full hashes under prefixes that were not
-   * queried are cached under their own prefix too. v5 gives one duration for all; v4 gives one per match
-   * and a negative one, which then apply to their prefixes.
+   * SB-8 step 7: caches a search response under every queried prefix, holding the returned full hashes
+   * that begin with it (none: a negative entry). Full hashes under prefixes nobody asked about are not
+   * cached: an entry there would pass for a complete answer about that prefix. v5 gives one duration for
+   * all; v4 gives one per match and a negative one for the rest of the prefix.
    */
   store(queried: Iterable<number>, response: SearchResponse, now: number): void {
     const byPrefix = new Map<number, FullHashMatch[]>();
     for (const prefix of queried) byPrefix.set(prefix, []);
-    for (const match of response.fullHashes) {
-      const prefix = prefix32(match.fullHash);
-      const list = byPrefix.get(prefix);
-      if (list === undefined) byPrefix.set(prefix, [match]);
-      else list.push(match);
-    }
+    for (const match of response.fullHashes) byPrefix.get(prefix32(match.fullHash))?.push(match);
     for (const [prefix, fullHashes] of byPrefix) {
-      const duration = this.durationFor(fullHashes, response);
       this.entries.delete(prefix);
-      this.entries.set(prefix, { expiresAt: now + duration, fullHashes });
+      this.entries.set(prefix, { expiresAt: now + this.durationFor(fullHashes, response), fullHashes });
     }
     this.evict();
   }
 
   private durationFor(fullHashes: FullHashMatch[], response: SearchResponse): number {
+    const negative = response.negativeCacheDurationMs ?? response.cacheDurationMs;
     if (fullHashes.length > 0) {
-      return Math.max(0, Math.min(...fullHashes.map((m) => m.cacheDurationMs ?? response.cacheDurationMs)));
+      // The entry also says the prefix's other full hashes are safe, which holds only as long as the
+      // negative duration (v4); a match's own duration may be shorter still.
+      return Math.max(0, Math.min(negative, ...fullHashes.map((m) => m.cacheDurationMs ?? response.cacheDurationMs)));
     }
-    const negative = Math.max(0, response.negativeCacheDurationMs ?? response.cacheDurationMs);
-    // Only an answer without any full hash may be kept longer than the server said (SB-8).
-    return response.fullHashes.length === 0 ? Math.max(negative, this.emptyResponseCacheMs) : negative;
+    // Only an answer that had no full hash at all on the wire may be kept longer than the server said (SB-8).
+    return response.serverFullHashCount === 0 ? Math.max(negative, this.emptyResponseCacheMs) : Math.max(0, negative);
   }
 
   /** Drops everything, e.g. under memory pressure (SB-4 allows it at any time). */

@@ -13,6 +13,11 @@ export function backoffDelay(consecutiveFailures: number, rand: number): number 
   return Math.min(2 ** exponent * BACKOFF_BASE_MS * (1 + rand), BACKOFF_CAP_MS);
 }
 
+export interface ScheduleState {
+  notBefore: number;
+  failures: number;
+}
+
 /**
  * When the next request of one kind (list updates, or hash searches) may go out, under the rules of
  * request frequency: a random first moment (RF-2), the server's minimum wait after a success (RF-3,
@@ -25,6 +30,22 @@ export class RequestSchedule {
 
   constructor(startedAt: number, rand: number, firstRequestWindowMs = FIRST_REQUEST_WINDOW_MS) {
     this.notBefore = startedAt + rand * firstRequestWindowMs;
+  }
+
+  /** A schedule carried over from an earlier process, so that waits outlive restarts. */
+  static restore(state: ScheduleState): RequestSchedule {
+    const schedule = new RequestSchedule(state.notBefore, 0);
+    schedule.failures = state.failures;
+    return schedule;
+  }
+
+  get state(): ScheduleState {
+    return { notBefore: this.notBefore, failures: this.failures };
+  }
+
+  /** RF-2 for a client that starts (again): not before a random moment in the first window either. */
+  delayStart(startedAt: number, rand: number, firstRequestWindowMs = FIRST_REQUEST_WINDOW_MS): void {
+    this.notBefore = Math.max(this.notBefore, startedAt + rand * firstRequestWindowMs);
   }
 
   /** The earliest moment (client clock, ms) the next request may be sent. */

@@ -106,11 +106,11 @@ export class V5Transport implements Transport {
     return { lists: fetched, minimumWaitMs: undefined };
   }
 
-  async search(prefixes: readonly number[]): Promise<SearchResult> {
+  async search(prefixes: readonly number[], _lists: readonly ListState[]): Promise<SearchResult> {
     const request = create(SearchHashesRequestSchema, { hashPrefixes: prefixes.map(prefixBytes) });
     const response = await callRpc(this.settings, 'SearchHashes', request);
     const fullHashes = usableFullHashes(response.fullHashes.map((f) => ({ fullHash: f.fullHash, details: f.fullHashDetails })));
-    return { fullHashes, cacheDurationMs: durationToMs(response.cacheDuration) ?? 0 };
+    return { fullHashes, serverFullHashCount: response.fullHashes.length, cacheDurationMs: durationToMs(response.cacheDuration) ?? 0 };
   }
 }
 

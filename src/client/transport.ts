@@ -28,7 +28,8 @@ export interface SearchResult extends SearchResponse {
 export interface Transport {
   readonly protocol: 'v5' | 'v4';
   fetchUpdates(lists: readonly ListState[]): Promise<UpdateResponse>;
-  search(prefixes: readonly number[]): Promise<SearchResult>;
+  /** `lists`: the states the client holds now (v4 sends them as `client_states`; v5 has none). */
+  search(prefixes: readonly number[], lists: readonly ListState[]): Promise<SearchResult>;
 }
 
 /** SizeConstraints of API.md (v4 Constraints alike): 0 means no limit. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checksumOf, hashBytes, hashesFromBytes, HashList } from './hash-list.ts';
@@ -6,17 +7,21 @@ import { checksumOf, hashBytes, hashesFromBytes, HashList } from './hash-list.ts
  * The local database (SB-9): a folder with one file per list. A file holds
  *
  *   magic "SBKITHL1" · width u8 · count u32 · version length u32 · updated-at ms f64 · checksum (32 bytes)
- *   · version bytes · count × width bytes of sorted big-endian hashes
+ *   · header digest (8 bytes) · version bytes · count × width bytes of sorted big-endian hashes
  *
- * all little-endian but the hashes. Files are written to a temporary name, synced, renamed over the old
+ * all little-endian but the hashes. The list checksum (SB-9) covers the hashes; the header digest, the
+ * first 8 bytes of a SHA-256 over the header fields and the version, covers the rest, so that a damaged
+ * version is never sent to a server. Files are written to a temporary name, synced, renamed over the old
  * one, and the folder is synced, so a crash leaves either the old file or the new one. On open every
  * file's checksum is recomputed; a damaged file is removed and reported, never trusted, and the list is
  * then fetched again in full. The versions are opaque bytes, so a database written while talking v4
  * (whose `new_client_state` is stored as the version) keeps working under v5 (SB-14).
  */
 const MAGIC = Buffer.from('SBKITHL1', 'latin1');
-const HEADER_BYTES = MAGIC.length + 1 + 4 + 4 + 8 + 32;
+const DIGEST_BYTES = 8;
+const HEADER_BYTES = MAGIC.length + 1 + 4 + 4 + 8 + 32 + DIGEST_BYTES;
 const EXTENSION = '.sbl';
+const STATE_FILE = 'client-state.json';
 const TEMP_MARK = '.tmp-';
 /** List names become file names: only a safe alphabet, so a hostile name cannot leave the folder. */
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -35,7 +40,7 @@ export class DatabaseFileError extends Error {
     readonly file: string,
     detail: string,
   ) {
-    super(`database file ${file} is damaged (${detail}); it was removed and the list will be fetched again`);
+    super(`database file ${file} was not loaded (${detail}); the list will be fetched again`);
   }
 }
 
@@ -52,8 +57,13 @@ function encodeFile(stored: StoredList): Buffer {
   offset = header.writeUInt32LE(list.size, offset);
   offset = header.writeUInt32LE(list.version.length, offset);
   offset = header.writeDoubleLE(stored.updatedAt, offset);
-  Buffer.from(list.checksum).copy(header, offset);
+  offset += Buffer.from(list.checksum).copy(header, offset);
+  headerDigest(header.subarray(0, offset), list.version).copy(header, offset);
   return Buffer.concat([header, list.version, hashes]);
+}
+
+function headerDigest(fields: Uint8Array, version: Uint8Array): Buffer {
+  return createHash('sha256').update(fields).update(version).digest().subarray(0, DIGEST_BYTES);
 }
 
 function decodeFile(name: string, file: string, data: Buffer): StoredList {
@@ -71,9 +81,12 @@ function decodeFile(name: string, file: string, data: Buffer): StoredList {
   offset += 8;
   const checksum = Uint8Array.prototype.slice.call(data.subarray(offset, offset + 32));
   offset += 32;
+  const digest = data.subarray(offset, offset + DIGEST_BYTES);
+  offset += DIGEST_BYTES;
   if (data.length !== HEADER_BYTES + versionLength + count * width) throw damaged('its length does not match its header');
   const version = Uint8Array.prototype.slice.call(data.subarray(offset, offset + versionLength));
   offset += versionLength;
+  if (!headerDigest(data.subarray(0, HEADER_BYTES - DIGEST_BYTES), version).equals(digest)) throw damaged('header digest mismatch');
   const hashes = hashesFromBytes(width, data.subarray(offset));
   if (!Buffer.from(checksumOf(hashes)).equals(checksum)) throw damaged('checksum mismatch');
   try {
@@ -95,17 +108,27 @@ export class LocalDatabase {
   static async open(directory: string, onDamaged: (error: DatabaseFileError) => void = () => {}): Promise<LocalDatabase> {
     await mkdir(directory, { recursive: true });
     const db = new LocalDatabase(directory);
-    for (const entry of await readdir(directory)) {
-      const file = join(directory, entry);
-      if (entry.includes(TEMP_MARK)) {
+    for (const entry of await readdir(directory, { withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const file = join(directory, entry.name);
+      // Leftovers of a write that crashed before its rename; the database has one writer at a time.
+      if (entry.name.includes(TEMP_MARK)) {
         await rm(file, { force: true });
         continue;
       }
-      if (!entry.endsWith(EXTENSION)) continue;
-      const name = entry.slice(0, -EXTENSION.length);
+      if (!entry.name.endsWith(EXTENSION)) continue;
+      const name = entry.name.slice(0, -EXTENSION.length);
+      let data: Buffer;
+      try {
+        data = await readFile(file);
+      } catch (err) {
+        // Unreadable (permissions, I/O): reported and left alone, not taken for damage.
+        onDamaged(new DatabaseFileError(file, `unreadable: ${(err as Error).message}`));
+        continue;
+      }
       try {
         if (!isSafeListName(name)) throw new DatabaseFileError(file, 'not a list name');
-        db.lists.set(name, decodeFile(name, file, await readFile(file)));
+        db.lists.set(name, decodeFile(name, file, data));
       } catch (err) {
         if (!(err instanceof DatabaseFileError)) throw err;
         onDamaged(err);
@@ -126,12 +149,16 @@ export class LocalDatabase {
   /** Stores a list durably: temporary file, fsync, rename, fsync of the folder. */
   async save(list: HashList, updatedAt: number): Promise<void> {
     if (!isSafeListName(list.name)) throw new RangeError(`"${list.name}" cannot be stored: list names are short ASCII words`);
-    const target = join(this.directory, list.name + EXTENSION);
-    const temp = `${target}${TEMP_MARK}${process.pid}-${Math.random().toString(36).slice(2)}`;
     const stored = { list, updatedAt };
+    await this.writeDurably(join(this.directory, list.name + EXTENSION), encodeFile(stored));
+    this.lists.set(list.name, stored);
+  }
+
+  private async writeDurably(target: string, data: Uint8Array): Promise<void> {
+    const temp = `${target}${TEMP_MARK}${process.pid}-${Math.random().toString(36).slice(2)}`;
     const handle = await open(temp, 'w');
     try {
-      await handle.writeFile(encodeFile(stored));
+      await handle.writeFile(data);
       await handle.sync();
     } finally {
       await handle.close();
@@ -143,7 +170,22 @@ export class LocalDatabase {
       throw err;
     }
     await this.syncDirectory();
-    this.lists.set(list.name, stored);
+  }
+
+  /**
+   * Small client state kept beside the lists (the request schedule, so that waits outlive restarts).
+   * Unreadable state counts as none.
+   */
+  async readState(): Promise<unknown> {
+    try {
+      return JSON.parse(await readFile(join(this.directory, STATE_FILE), 'utf8')) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async writeState(state: unknown): Promise<void> {
+    await this.writeDurably(join(this.directory, STATE_FILE), Buffer.from(JSON.stringify(state)));
   }
 
   /** Forgets a list (SB-9: after a failed update it is fetched again from scratch). */
@@ -153,7 +195,9 @@ export class LocalDatabase {
     await this.syncDirectory();
   }
 
+  /** Makes the rename itself durable. Windows cannot open a folder for syncing; NTFS journals renames. */
   private async syncDirectory(): Promise<void> {
+    if (process.platform === 'win32') return;
     const dir = await open(this.directory, 'r');
     try {
       await dir.sync();

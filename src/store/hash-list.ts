@@ -30,7 +30,8 @@ export type HashListFailure =
   | 'removals-in-full-update'
   | 'duplicate-addition'
   | 'additions-not-ascending'
-  | 'width-mismatch';
+  | 'width-mismatch'
+  | 'checksum-missing';
 
 /** SB-9: any of these means the local list is dropped and fetched again from scratch. */
 export class HashListUpdateError extends Error {
@@ -118,11 +119,19 @@ export class HashList {
    * SB-9: a full update replaces the list; a partial one removes the entries at the removal indices of
    * the sorted old list, then adds the additions (removals before additions). The result must match the
    * server's checksum when it sent one. Nothing is changed on failure: this returns a new list or throws
-   * HashListUpdateError, never a half-applied list.
+   * HashListUpdateError, never a half-applied list. An update without a checksum may only change the
+   * version.
    */
   applyUpdate(update: HashListUpdate): HashList {
     const fail = (reason: HashListFailure, detail: string) => new HashListUpdateError(reason, this.name, detail);
     const additions = update.additions;
+    const changesNothing = update.removals.length === 0 && count(additions) === 0;
+    if (update.checksum === undefined) {
+      // API.md: the checksum is omitted "when no update was provided (keep existing checksum)". A change
+      // that cannot be verified is refused, as the Go reference client does.
+      if (changesNothing) return new HashList(this.name, update.version, this.set, this.checksum);
+      throw fail('checksum-missing', 'the update changes the list but carries no checksum to verify it by');
+    }
     let merged: SortedHashes;
     if (!update.partial) {
       if (update.removals.length > 0) throw fail('removals-in-full-update', `${update.removals.length} removal indices`);
@@ -134,7 +143,7 @@ export class HashList {
       merged = mergeAdditions(kept, additions, fail);
     }
     const checksum = checksumOf(merged);
-    if (update.checksum !== undefined && !Buffer.from(update.checksum).equals(checksum)) {
+    if (!Buffer.from(update.checksum).equals(checksum)) {
       throw fail('checksum-mismatch', `expected ${Buffer.from(update.checksum).toString('hex')}, computed ${Buffer.from(checksum).toString('hex')}`);
     }
     return HashList.fromSorted(this.name, update.version, merged, checksum);

@@ -20,7 +20,9 @@ const END_OF_AUTHORITY = /[/\\?]/;
 const TAB_CR_LF_OR_HASH = /[\t\r\n#]/;
 const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):/;
 /** `host:port` without a scheme (`www.example.com:8080/x`) looks like a scheme at first sight. */
-const PORT_THEN_PATH = /^[0-9]*$|^[0-9]+[/\\?]/;
+const PORT_THEN_PATH = /^[0-9]+(?:$|[/\\?])/;
+/** Schemes that are never a host name, even when digits follow the colon (`about:1/x`). */
+const NOT_WEB_SCHEMES = new Set(['about', 'blob', 'chrome', 'data', 'file', 'ftp', 'javascript', 'mailto', 'sms', 'tel', 'view-source', 'ws', 'wss']);
 
 function splitScheme(text: string, input: string): { scheme: 'http' | 'https'; rest: string } {
   if (text.startsWith('http://')) return { scheme: 'http', rest: text.slice(7) };
@@ -30,7 +32,7 @@ function splitScheme(text: string, input: string): { scheme: 'http' | 'https'; r
     const scheme = match[1]!.toLowerCase();
     const rest = text.slice(match[0].length);
     if (scheme === 'http' || scheme === 'https') return { scheme, rest };
-    if (!PORT_THEN_PATH.test(rest)) {
+    if (NOT_WEB_SCHEMES.has(scheme) || !PORT_THEN_PATH.test(rest)) {
       throw new InvalidUrlError('unsupported-scheme', input, `the scheme "${scheme}" is not http or https`);
     }
   }

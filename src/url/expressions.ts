@@ -40,13 +40,15 @@ export function hostSuffixStarts(host: string): number[] {
 }
 
 /**
- * SB-6 paths, as lengths of prefixes of the path with its query: the exact path with the query, the
+ * SB-6 paths, as lengths of prefixes of the path with its query: the exact path with the query (when
+ * it has one), the
  * exact path, then prefixes from the root adding one directory at a time, each with its trailing slash —
  * at most four of those; no length twice.
  */
 export function pathPrefixLengths(path: string, query: string | undefined): number[] {
   const lengths: number[] = [];
-  if (query !== undefined) lengths.push(path.length + 1 + query.length);
+  // An empty query (`/q?`) has no parameters: like Chromium and the Go client, no `?` expression.
+  if (query !== undefined && query !== '') lengths.push(path.length + 1 + query.length);
   lengths.push(path.length);
   let end = 0;
   for (let n = 0; n < MAX_PATH_PREFIXES && end >= 0; n++) {

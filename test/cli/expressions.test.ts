@@ -1,19 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { main } from '../../src/cli/main.ts';
-import { EXIT, type CliIo } from '../../src/cli/io.ts';
-
-async function run(...args: string[]): Promise<{ status: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: CliIo = { out: (t) => void (out += t), err: (t) => void (err += t) };
-  const status = await main(['node', 'sbkit', ...args], io);
-  return { status, out, err };
-}
+import { EXIT } from '../../src/cli/io.ts';
+import { run } from './run.ts';
 
 describe('sbkit expressions', () => {
   it('prints the canonical URL and each expression with hash and prefix', async () => {
-    const { status, out } = await run('expressions', 'HTTP://Malware.SBTEST.example:8080');
+    const { status, out } = await run(['expressions', 'HTTP://Malware.SBTEST.example:8080']);
     assert.equal(status, EXIT.SAFE);
     assert.match(out, /^canonical URL: http:\/\/malware\.sbtest\.example\/$/m);
     assert.match(out, /^malware\.sbtest\.example\/\s+bfd00f8e\s+v9APjg==\s+bfd00f8e2fe3c810bd449e28af095aa010d0ebc11875a2bab2f19b9147cf086f$/m);
@@ -21,7 +13,7 @@ describe('sbkit expressions', () => {
   });
 
   it('prints JSON with --json', async () => {
-    const { status, out } = await run('expressions', '--json', 'http://a.b.com/1/2.html?param=1');
+    const { status, out } = await run(['expressions', '--json', 'http://a.b.com/1/2.html?param=1']);
     assert.equal(status, EXIT.SAFE);
     const report = JSON.parse(out) as { canonicalUrl: string; expressions: { expression: string; prefixHex: string; sha256: string }[] };
     assert.equal(report.canonicalUrl, 'http://a.b.com/1/2.html?param=1');
@@ -31,20 +23,20 @@ describe('sbkit expressions', () => {
   });
 
   it('exits 4 with a clear message on an unusable URL', async () => {
-    const { status, out, err } = await run('expressions', 'javascript:alert(1)');
+    const { status, out, err } = await run(['expressions', 'javascript:alert(1)']);
     assert.equal(status, EXIT.INVALID_INPUT);
     assert.equal(out, '');
     assert.match(err, /invalid URL "javascript:alert\(1\)": the scheme "javascript" is not http or https/);
   });
 
   it('exits 4 when the URL is missing', async () => {
-    const { status, err } = await run('expressions');
+    const { status, err } = await run(['expressions']);
     assert.equal(status, EXIT.INVALID_INPUT);
     assert.match(err, /missing required argument 'url'/);
   });
 
   it('has help', async () => {
-    const { status, out } = await run('expressions', '--help');
+    const { status, out } = await run(['expressions', '--help']);
     assert.equal(status, EXIT.SAFE);
     assert.match(out, /Usage: sbkit expressions \[options\] <url>/);
   });

@@ -5,6 +5,7 @@ import {
   localThreatListCheck,
   MAX_PREFIXES_PER_SEARCH,
   noStorageCheck,
+  prepareUrl,
   realTimeCheck,
   type SearchResponse,
 } from '../../src/client/check.ts';
@@ -25,7 +26,7 @@ function scripted(table: Map<string, ThreatDetail[]>, failure?: Error) {
     const fullHashes = [...table]
       .filter(([hash]) => prefixes.includes(prefix32(hash)))
       .map(([fullHash, details]) => ({ fullHash, details }));
-    return { fullHashes, cacheDurationMs: 300_000 };
+    return { fullHashes, serverFullHashCount: fullHashes.length, cacheDurationMs: 300_000 };
   };
   return { search, searches };
 }
@@ -46,7 +47,7 @@ describe('realTimeCheck (SB-8)', () => {
   it('is UNSURE without asking anyone when the global cache holds an expression hash', async () => {
     const server = scripted(new Map());
     const ctx = context({ search: server.search, lists: { inGlobalCache: (h) => h === expressionHashString('sbtest.example/'), inThreatLists: () => false } });
-    const outcome = await realTimeCheck(ctx, BAD_URL);
+    const outcome = await realTimeCheck(ctx, prepareUrl(BAD_URL));
     assert.equal(outcome.verdict, 'UNSURE');
     assert.equal(server.searches.length, 0);
   });
@@ -54,11 +55,11 @@ describe('realTimeCheck (SB-8)', () => {
   it('asks the server, reports the threat, and answers the next check from the cache', async () => {
     const server = scripted(new Map([[badHash, [malware]]]));
     const ctx = context({ search: server.search });
-    const first = await realTimeCheck(ctx, BAD_URL);
+    const first = await realTimeCheck(ctx, prepareUrl(BAD_URL));
     assert.equal(first.verdict, 'UNSAFE');
     assert.equal(first.answeredBy, 'server');
     assert.deepEqual(first.threats.map((t) => [t.expression, t.threatType]), [['malware.sbtest.example/', 'MALWARE']]);
-    const second = await realTimeCheck(ctx, BAD_URL);
+    const second = await realTimeCheck(ctx, prepareUrl(BAD_URL));
     assert.equal(second.verdict, 'UNSAFE');
     assert.equal(second.answeredBy, 'cache');
     assert.equal(server.searches.length, 1);
@@ -67,8 +68,8 @@ describe('realTimeCheck (SB-8)', () => {
   it('caches negative answers for every queried prefix', async () => {
     const server = scripted(new Map());
     const ctx = context({ search: server.search });
-    assert.equal((await realTimeCheck(ctx, 'http://a.safe.example/x')).verdict, 'SAFE');
-    assert.equal((await realTimeCheck(ctx, 'http://a.safe.example/x')).answeredBy, 'cache');
+    assert.equal((await realTimeCheck(ctx, prepareUrl('http://a.safe.example/x'))).verdict, 'SAFE');
+    assert.equal((await realTimeCheck(ctx, prepareUrl('http://a.safe.example/x'))).answeredBy, 'cache');
     assert.equal(server.searches.length, 1);
     assert.equal(server.searches[0]!.length, 4);
   });
@@ -77,18 +78,18 @@ describe('realTimeCheck (SB-8)', () => {
     let now = 0;
     const server = scripted(new Map());
     const ctx = context({ search: server.search, now: () => now });
-    await realTimeCheck(ctx, BAD_URL);
+    await realTimeCheck(ctx, prepareUrl(BAD_URL));
     now = 300_000;
-    await realTimeCheck(ctx, BAD_URL);
+    await realTimeCheck(ctx, prepareUrl(BAD_URL));
     assert.equal(server.searches.length, 1);
     now = 300_001;
-    await realTimeCheck(ctx, BAD_URL);
+    await realTimeCheck(ctx, prepareUrl(BAD_URL));
     assert.equal(server.searches.length, 2);
   });
 
   it('is UNSURE on a server error', async () => {
     const ctx = context({ search: scripted(new Map(), new Error('HTTP 503')).search });
-    const outcome = await realTimeCheck(ctx, BAD_URL);
+    const outcome = await realTimeCheck(ctx, prepareUrl(BAD_URL));
     assert.equal(outcome.verdict, 'UNSURE');
     assert.match(outcome.error!.message, /503/);
   });
@@ -97,19 +98,19 @@ describe('realTimeCheck (SB-8)', () => {
     const server = scripted(new Map());
     const ctx = context({ search: server.search, decoyPrefixes: 100 });
     const url = 'http://a.b.c.d.e.example.com/1/2/3/4/5.html?q';
-    await realTimeCheck(ctx, url);
+    await realTimeCheck(ctx, prepareUrl(url));
     const sent = server.searches[0]!;
     assert.equal(sent.length, MAX_PREFIXES_PER_SEARCH);
     assert.equal(new Set(sent).size, sent.length);
     // This URL has 30 expressions of its own: no room for decoys, and every prefix sent is real.
     assert.equal(ctx.cache.size, 30);
-    assert.equal((await realTimeCheck(ctx, url)).answeredBy, 'cache');
+    assert.equal((await realTimeCheck(ctx, prepareUrl(url))).answeredBy, 'cache');
   });
 
   it('adds the requested number of decoys around the real prefixes', async () => {
     const server = scripted(new Map());
     const ctx = context({ search: server.search, decoyPrefixes: 3 });
-    await realTimeCheck(ctx, BAD_URL);
+    await realTimeCheck(ctx, prepareUrl(BAD_URL));
     const real = new Set([prefix32(badHash), prefix32(expressionHashString('sbtest.example/'))]);
     const sent = server.searches[0]!;
     assert.equal(sent.length, real.size + 3);
@@ -119,19 +120,48 @@ describe('realTimeCheck (SB-8)', () => {
 
   it('reports CANARY threats without acting on them; FRAME_ONLY counts only in frames', async () => {
     const canary = scripted(new Map([[badHash, [{ threatType: 'MALWARE', attributes: ['CANARY'] } as ThreatDetail]]]));
-    const outcome = await realTimeCheck(context({ search: canary.search }), BAD_URL);
+    const outcome = await realTimeCheck(context({ search: canary.search }), prepareUrl(BAD_URL));
     assert.equal(outcome.verdict, 'SAFE');
     assert.equal(outcome.threats[0]?.enforced, false);
     const frameOnly = new Map([[badHash, [{ threatType: 'SOCIAL_ENGINEERING', attributes: ['FRAME_ONLY'] } as ThreatDetail]]]);
-    assert.equal((await realTimeCheck(context({ search: scripted(frameOnly).search }), BAD_URL)).verdict, 'SAFE');
-    assert.equal((await realTimeCheck(context({ search: scripted(frameOnly).search, inFrame: true }), BAD_URL)).verdict, 'UNSAFE');
+    assert.equal((await realTimeCheck(context({ search: scripted(frameOnly).search }), prepareUrl(BAD_URL))).verdict, 'SAFE');
+    assert.equal((await realTimeCheck(context({ search: scripted(frameOnly).search, inFrame: true }), prepareUrl(BAD_URL))).verdict, 'UNSAFE');
+  });
+});
+
+describe('the local cache inside the procedures (SB-8 step 5)', () => {
+  it('returns UNSAFE from one cached prefix without asking about the uncached ones', async () => {
+    for (const check of [realTimeCheck, localThreatListCheck, noStorageCheck]) {
+      const server = scripted(new Map());
+      const ctx = context({ search: server.search, lists: { inGlobalCache: () => false, inThreatLists: () => true } });
+      ctx.cache.store([prefix32(badHash)], { fullHashes: [{ fullHash: badHash, details: [malware] }], serverFullHashCount: 1, cacheDurationMs: 600_000 }, ctx.now());
+      const outcome = await check(ctx, prepareUrl(`${BAD_URL}path/page.html`));
+      assert.equal(outcome.verdict, 'UNSAFE', check.name);
+      assert.equal(outcome.answeredBy, 'cache');
+      assert.equal(server.searches.length, 0, `${check.name} asked the server`);
+    }
+  });
+
+  it('does not send prefixes again that the cache already answered', async () => {
+    const server = scripted(new Map());
+    const ctx = context({ search: server.search, lists: { inGlobalCache: () => false, inThreatLists: () => true } });
+    const cachedPrefix = prefix32(expressionHashString('sbtest.example/'));
+    ctx.cache.store([cachedPrefix], { fullHashes: [], serverFullHashCount: 0, cacheDurationMs: 600_000 }, ctx.now());
+    await localThreatListCheck(ctx, prepareUrl(BAD_URL));
+    assert.deepEqual(server.searches, [[prefix32(badHash)]]);
+  });
+
+  it('gives fewer decoys rather than hanging when the random source repeats itself', async () => {
+    const server = scripted(new Map());
+    await realTimeCheck(context({ search: server.search, decoyPrefixes: 5, random: () => 0.5 }), prepareUrl(BAD_URL));
+    assert.equal(server.searches[0]!.length, 3);
   });
 });
 
 describe('localThreatListCheck (SB-8)', () => {
   it('asks nobody when no local list holds a prefix', async () => {
     const server = scripted(new Map([[badHash, [malware]]]));
-    const outcome = await localThreatListCheck(context({ search: server.search }), BAD_URL);
+    const outcome = await localThreatListCheck(context({ search: server.search }), prepareUrl(BAD_URL));
     assert.equal(outcome.verdict, 'SAFE');
     assert.equal(outcome.answeredBy, 'database');
     assert.equal(server.searches.length, 0);
@@ -140,14 +170,14 @@ describe('localThreatListCheck (SB-8)', () => {
   it('sends only the prefixes the lists hold', async () => {
     const server = scripted(new Map([[badHash, [malware]]]));
     const lists = { inGlobalCache: () => false, inThreatLists: (h: string) => h === badHash };
-    const outcome = await localThreatListCheck(context({ search: server.search, lists }), BAD_URL);
+    const outcome = await localThreatListCheck(context({ search: server.search, lists }), prepareUrl(BAD_URL));
     assert.equal(outcome.verdict, 'UNSAFE');
     assert.deepEqual(server.searches, [[prefix32(badHash)]]);
   });
 
   it('is SAFE on a server error, and says so', async () => {
     const lists = { inGlobalCache: () => false, inThreatLists: () => true };
-    const outcome = await localThreatListCheck(context({ search: scripted(new Map(), new Error('timeout')).search, lists }), BAD_URL);
+    const outcome = await localThreatListCheck(context({ search: scripted(new Map(), new Error('timeout')).search, lists }), prepareUrl(BAD_URL));
     assert.equal(outcome.verdict, 'SAFE');
     assert.match(outcome.error!.message, /timeout/);
   });
@@ -156,13 +186,13 @@ describe('localThreatListCheck (SB-8)', () => {
 describe('noStorageCheck (SB-8)', () => {
   it('sends every prefix the cache cannot answer', async () => {
     const server = scripted(new Map([[badHash, [malware]]]));
-    const outcome = await noStorageCheck(context({ search: server.search }), BAD_URL);
+    const outcome = await noStorageCheck(context({ search: server.search }), prepareUrl(BAD_URL));
     assert.equal(outcome.verdict, 'UNSAFE');
     assert.equal(server.searches[0]!.length, 2);
   });
 
   it('is SAFE on a server error', async () => {
-    const outcome = await noStorageCheck(context({ search: scripted(new Map(), new Error('HTTP 500')).search }), BAD_URL);
+    const outcome = await noStorageCheck(context({ search: scripted(new Map(), new Error('HTTP 500')).search }), prepareUrl(BAD_URL));
     assert.equal(outcome.verdict, 'SAFE');
     assert.ok(outcome.error);
   });

@@ -1,23 +1,29 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { SearchResponse } from '../../src/client/check.ts';
 import { LocalCache, MAX_CACHE_DURATION_MS } from '../../src/client/local-cache.ts';
+import type { FullHashMatch } from '../../src/client/threats.ts';
 import { expressionHashString, prefix32 } from '../../src/url/hash.ts';
 
 const hash = expressionHashString('malware.sbtest.example/');
 const prefix = prefix32(hash);
-const match = { fullHash: hash, details: [{ threatType: 'MALWARE' as const, attributes: [] }] };
+const match: FullHashMatch = { fullHash: hash, details: [{ threatType: 'MALWARE', attributes: [] }] };
+
+function answer(fullHashes: FullHashMatch[], cacheDurationMs: number, more: Partial<SearchResponse> = {}): SearchResponse {
+  return { fullHashes, serverFullHashCount: fullHashes.length, cacheDurationMs, ...more };
+}
 
 describe('LocalCache (SB-4, SB-8)', () => {
   it('caches every queried prefix, found or not, with the response expiration', () => {
     const cache = new LocalCache();
-    cache.store([prefix, 7], { fullHashes: [match], cacheDurationMs: 300_000 }, 1000);
+    cache.store([prefix, 7], answer([match], 300_000), 1000);
     assert.deepEqual(cache.lookup(prefix, 1000)?.fullHashes, [match]);
     assert.deepEqual(cache.lookup(7, 1000), { expiresAt: 301_000, fullHashes: [] });
   });
 
   it('keeps an entry live until now passes its expiration, then deletes it', () => {
     const cache = new LocalCache();
-    cache.store([7], { fullHashes: [], cacheDurationMs: 1000 }, 0);
+    cache.store([7], answer([], 1000), 0);
     assert.ok(cache.lookup(7, 1000));
     assert.equal(cache.lookup(7, 1001), undefined);
     assert.equal(cache.size, 0);
@@ -25,40 +31,50 @@ describe('LocalCache (SB-4, SB-8)', () => {
 
   it('lengthens durations of empty responses only, and never past 24 hours', () => {
     const cache = new LocalCache({ emptyResponseCacheMs: 10 * MAX_CACHE_DURATION_MS });
-    cache.store([7], { fullHashes: [], cacheDurationMs: 60_000 }, 0);
+    cache.store([7], answer([], 60_000), 0);
     assert.equal(cache.lookup(7, 0)?.expiresAt, MAX_CACHE_DURATION_MS);
-    cache.store([prefix], { fullHashes: [match], cacheDurationMs: 60_000 }, 0);
+    cache.store([prefix, 8], answer([match], 60_000), 0);
     assert.equal(cache.lookup(prefix, 0)?.expiresAt, 60_000);
+    assert.equal(cache.lookup(8, 0)?.expiresAt, 60_000, 'a response with full hashes is not empty for its other prefixes either');
   });
 
-  it('caches returned full hashes under their own prefix even when it was not queried', () => {
+  it('does not lengthen a response whose full hashes were all unusable: the wire count decides', () => {
+    const cache = new LocalCache({ emptyResponseCacheMs: 3_600_000 });
+    cache.store([7], answer([], 60_000, { serverFullHashCount: 2 }), 0);
+    assert.equal(cache.lookup(7, 0)?.expiresAt, 60_000);
+  });
+
+  it('does not cache full hashes under a prefix nobody asked about', () => {
     const cache = new LocalCache();
-    cache.store([7], { fullHashes: [match], cacheDurationMs: 1000 }, 0);
-    assert.deepEqual(cache.lookup(prefix, 0)?.fullHashes, [match]);
+    cache.store([7], answer([match], 1000), 0);
+    assert.equal(cache.lookup(prefix, 0), undefined);
+    assert.deepEqual(cache.lookup(7, 0)?.fullHashes, []);
+  });
+
+  it('uses v4 per-match and negative durations, the shorter one for a prefix with a match', () => {
+    const cache = new LocalCache();
+    cache.store([prefix, 7], answer([{ ...match, cacheDurationMs: 600_000 }], 300_000, { negativeCacheDurationMs: 60_000 }), 0);
+    assert.equal(cache.lookup(prefix, 0)?.expiresAt, 60_000);
+    assert.equal(cache.lookup(7, 0)?.expiresAt, 60_000);
+    cache.store([prefix], answer([{ ...match, cacheDurationMs: 30_000 }], 300_000, { negativeCacheDurationMs: 60_000 }), 0);
+    assert.equal(cache.lookup(prefix, 0)?.expiresAt, 30_000);
   });
 
   it('evicts the least recently used entries beyond its bound', () => {
     const cache = new LocalCache({ maxEntries: 2 });
-    cache.store([1], { fullHashes: [], cacheDurationMs: 1000 }, 0);
-    cache.store([2], { fullHashes: [], cacheDurationMs: 1000 }, 0);
+    cache.store([1], answer([], 1000), 0);
+    cache.store([2], answer([], 1000), 0);
     cache.lookup(1, 0);
-    cache.store([3], { fullHashes: [], cacheDurationMs: 1000 }, 0);
+    cache.store([3], answer([], 1000), 0);
     assert.equal(cache.size, 2);
     assert.ok(cache.lookup(1, 0));
     assert.equal(cache.lookup(2, 0), undefined);
     assert.ok(cache.lookup(3, 0));
   });
 
-  it('uses v4 per-match and negative durations where given', () => {
-    const cache = new LocalCache();
-    cache.store([prefix, 7], { fullHashes: [{ ...match, cacheDurationMs: 600_000 }], cacheDurationMs: 300_000, negativeCacheDurationMs: 60_000 }, 0);
-    assert.equal(cache.lookup(prefix, 0)?.expiresAt, 600_000);
-    assert.equal(cache.lookup(7, 0)?.expiresAt, 60_000);
-  });
-
   it('can be dropped at any time', () => {
     const cache = new LocalCache();
-    cache.store([1, 2, 3], { fullHashes: [], cacheDurationMs: 1000 }, 0);
+    cache.store([1, 2, 3], answer([], 1000), 0);
     cache.clear();
     assert.equal(cache.size, 0);
   });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -51,8 +51,33 @@ describe('LocalDatabase', () => {
     assert.equal(again.get('se-4b'), undefined);
     assert.ok(again.get('gc-32b'));
     assert.equal(damaged.length, 1);
-    assert.match(damaged[0]!.message, /se-4b\.sbl is damaged \(checksum mismatch\)/);
+    assert.match(damaged[0]!.message, /se-4b\.sbl was not loaded \(checksum mismatch\)/);
     assert.deepEqual((await readdir(dir)).sort(), ['gc-32b.sbl']);
+  });
+
+  it('drops a file whose version bytes were damaged', async () => {
+    const db = await LocalDatabase.open(dir);
+    await db.save(prefixes, 1);
+    const file = join(dir, 'se-4b.sbl');
+    const bytes = await readFile(file);
+    bytes[66]! ^= 0x01; // a byte of the version, right after the 65-byte header
+    await writeFile(file, bytes);
+    const { db: again, damaged } = await reopen();
+    assert.equal(again.get('se-4b'), undefined);
+    assert.match(damaged[0]!.message, /header digest mismatch/);
+  });
+
+  it('starts despite a folder where a list file should be', async () => {
+    await mkdir(join(dir, 'x.sbl'), { recursive: true });
+    const { db, damaged } = await reopen();
+    assert.deepEqual([db.all(), damaged], [[], []]);
+  });
+
+  it('keeps small client state beside the lists', async () => {
+    const db = await LocalDatabase.open(dir);
+    assert.equal(await db.readState(), undefined);
+    await db.writeState({ next: 5 });
+    assert.deepEqual(await (await reopen()).db.readState(), { next: 5 });
   });
 
   it('drops truncated files and files that are not list files', async () => {

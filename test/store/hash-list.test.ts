@@ -47,7 +47,7 @@ describe('HashList.applyUpdate (SB-9)', () => {
   const base = HashList.fromSorted('se-4b', Buffer.from('v1'), four(10, 20, 30, 40));
 
   it('a full update replaces the list', () => {
-    const next = base.applyUpdate(update(false, [], four(5, 6)));
+    const next = base.applyUpdate(update(false, [], four(5, 6), checksumOf(four(5, 6))));
     assert.deepEqual(next.sortedHashes(), four(5, 6));
     assert.equal(Buffer.from(next.version).toString(), 'v2');
   });
@@ -59,30 +59,32 @@ describe('HashList.applyUpdate (SB-9)', () => {
   });
 
   it('removes and re-adds the same hash in one update', () => {
-    const next = base.applyUpdate(update(true, [1], four(20)));
+    const next = base.applyUpdate(update(true, [1], four(20), base.checksum));
     assert.deepEqual(next.sortedHashes(), four(10, 20, 30, 40));
   });
 
   it('matches full hashes by their first four bytes', () => {
     const hash = expressionHashString('malware.sbtest.example/');
     const prefix = Buffer.from(hash, 'latin1').readUInt32BE(0);
-    const list = HashList.empty('mw-4b', 4).applyUpdate(update(false, [], four(prefix)));
+    const list = HashList.empty('mw-4b', 4).applyUpdate(update(false, [], four(prefix), checksumOf(four(prefix))));
     assert.ok(list.matches(hash));
     assert.ok(list.hasPrefix(prefix));
     assert.ok(!list.matches(expressionHashString('safe.example/')));
   });
 
   it('rejects every kind of bad update and leaves the list as it was', () => {
+    const anyChecksum = new Uint8Array(32);
     const cases: [HashListUpdate, string][] = [
-      [update(true, [4], four()), 'removal-index-out-of-range'],
-      [update(true, [2, 1], four()), 'removals-not-ascending'],
-      [update(true, [1, 1], four()), 'removals-not-ascending'],
-      [update(true, [], four(20)), 'duplicate-addition'],
-      [update(true, [], four(50, 50)), 'duplicate-addition'],
-      [update(true, [], four(50, 45)), 'additions-not-ascending'],
-      [update(false, [], four(7, 7)), 'duplicate-addition'],
-      [update(false, [0], four(1)), 'removals-in-full-update'],
-      [update(true, [], { width: 32, bytes: new Uint8Array(32) }), 'width-mismatch'],
+      [update(true, [4], four(), anyChecksum), 'removal-index-out-of-range'],
+      [update(true, [2, 1], four(), anyChecksum), 'removals-not-ascending'],
+      [update(true, [1, 1], four(), anyChecksum), 'removals-not-ascending'],
+      [update(true, [], four(20), anyChecksum), 'duplicate-addition'],
+      [update(true, [], four(50, 50), anyChecksum), 'duplicate-addition'],
+      [update(true, [], four(50, 45), anyChecksum), 'additions-not-ascending'],
+      [update(false, [], four(7, 7), anyChecksum), 'duplicate-addition'],
+      [update(false, [0], four(1), anyChecksum), 'removals-in-full-update'],
+      [update(true, [], { width: 32, bytes: new Uint8Array(32) }, anyChecksum), 'width-mismatch'],
+      [update(true, [0], four()), 'checksum-missing'],
       [update(true, [0], four(), new Uint8Array(32)), 'checksum-mismatch'],
       [update(false, [], four(1), checksumOf(four(2))), 'checksum-mismatch'],
     ];
@@ -93,13 +95,23 @@ describe('HashList.applyUpdate (SB-9)', () => {
     }
   });
 
-  it('keeps the list when the update has no checksum (API.md: keep the existing one)', () => {
-    const next = base.applyUpdate(update(true, [3], four()));
-    assert.deepEqual(Buffer.from(next.checksum), Buffer.from(checksumOf(four(10, 20, 30))));
+  it('takes an update without checksum and without changes as a new version only (API.md)', () => {
+    for (const partial of [true, false]) {
+      const next = base.applyUpdate(update(partial, [], four()));
+      assert.deepEqual(next.sortedHashes(), four(10, 20, 30, 40));
+      assert.deepEqual(Buffer.from(next.checksum), Buffer.from(base.checksum));
+      assert.equal(Buffer.from(next.version).toString(), 'v2');
+    }
+  });
+
+  it('refuses a change it cannot verify for want of a checksum', () => {
+    assert.throws(() => base.applyUpdate(update(true, [3], four())), failsWith('checksum-missing'));
+    assert.throws(() => base.applyUpdate(update(false, [], four(1))), failsWith('checksum-missing'));
   });
 
   it('lets a full update change the width, which a partial one may not', () => {
-    const wide = base.applyUpdate(update(false, [], { width: 8, bytes: Buffer.alloc(8, 1) }));
+    const wideHashes = { width: 8 as const, bytes: Buffer.alloc(8, 1) };
+    const wide = base.applyUpdate(update(false, [], wideHashes, checksumOf(wideHashes)));
     assert.equal(wide.width, 8);
     assert.equal(wide.size, 1);
   });
@@ -126,9 +138,10 @@ describe('HashList.applyUpdate (SB-9)', () => {
         const kept = oldSorted.filter((_, i) => !removals.includes(i));
         const expectedKeys = [...kept, ...newKeys];
         const valid = removals.every((r) => r < oldSorted.length) && new Set(expectedKeys).size === expectedKeys.length;
-        const checksum = sendChecksum && valid ? checksumOf(toHashes(expectedKeys)) : undefined;
+        const changes = removals.length > 0 || newKeys.length > 0;
+        const checksum = valid && (sendChecksum || changes) ? checksumOf(toHashes(expectedKeys)) : sendChecksum ? new Uint8Array(32) : undefined;
         const attempt = () => list.applyUpdate(update(true, removals, toHashes(newKeys), checksum));
-        if (!valid) {
+        if (!valid || (checksum === undefined && changes)) {
           assert.throws(attempt, HashListUpdateError);
           return;
         }

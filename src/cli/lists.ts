@@ -1,0 +1,42 @@
+import { Command } from 'commander';
+import { SafeBrowsingClient } from '../client/safe-browsing-client.ts';
+import { addClientFlags, type ClientFlags, clientOptions } from './client-options.ts';
+import { EXIT, type CliIo, type ExitStatus } from './io.ts';
+
+interface ListsFlags extends ClientFlags {
+  json?: boolean;
+}
+
+/** `sbkit lists`: what the local database holds; no network. */
+export function listsCommand(io: CliIo, setExit: (status: ExitStatus) => void): Command {
+  const command = new Command('lists').description('show the lists in the local database: name, version, entries, checksum, last update').option('--json', 'print JSON');
+  addClientFlags(command);
+  return command.action(async (flags: ListsFlags) => {
+    if (flags.data === undefined) {
+      io.err('sbkit lists: --data <dir> names the local database to show\n');
+      setExit(EXIT.INVALID_INPUT);
+      return;
+    }
+    const options = clientOptions(flags);
+    if (options.protocol === 'v4') options.mode = 'local';
+    const client = new SafeBrowsingClient(options);
+    await client.open();
+    const lists = client.listInfo();
+    await client.close();
+    if (flags.json === true) {
+      io.out(`${JSON.stringify(lists.map((l) => ({ ...l, updatedAt: l.updatedAt === undefined ? null : new Date(l.updatedAt).toISOString() })), null, 2)}\n`);
+      return;
+    }
+    const rows = lists.map((l) => [
+      l.name,
+      l.version === '' ? '-' : l.version,
+      String(l.entries),
+      l.checksum.slice(0, 16),
+      l.updatedAt === undefined ? 'never' : new Date(l.updatedAt).toISOString(),
+    ]);
+    const header = ['list', 'version', 'entries', 'checksum', 'last update'];
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+    const format = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+    io.out(`${[format(header), ...rows.map(format)].join('\n')}\n`);
+  });
+}

@@ -1,0 +1,104 @@
+// v5 list names and the v4 lists they continue (SB-11, SB-14): v4 names a list by a triple of threat
+// type, platform and threat entry type, v5 by a short name. Only the threat lists of SB-11 existed in
+// v4; the global cache `gc-32b` and later v5-only lists (`mwb-4b`, `csdda-32b`) have no triple.
+
+import { PlatformType, ThreatEntryType, ThreatType } from '../proto/v4.ts';
+import type { ThreatTypeName } from './threats.ts';
+
+/** A v4 list: the (threat type, platform, threat entry type) triple of a ListUpdateRequest. */
+export interface V4List {
+  threatType: ThreatType;
+  platformType: PlatformType;
+  threatEntryType: ThreatEntryType;
+}
+
+/**
+ * SB-11 and API.md §1 "List names": the v4 triple of each v5 threat list. SOCIAL_ENGINEERING is the
+ * public REST value 2; browsers' 5 is accepted in answers (v4ThreatTypeName), never sent.
+ */
+export const V4_LISTS = {
+  'se-4b': { threatType: ThreatType.SOCIAL_ENGINEERING, platformType: PlatformType.ANY_PLATFORM, threatEntryType: ThreatEntryType.URL },
+  'mw-4b': { threatType: ThreatType.MALWARE, platformType: PlatformType.ANY_PLATFORM, threatEntryType: ThreatEntryType.URL },
+  'uws-4b': { threatType: ThreatType.UNWANTED_SOFTWARE, platformType: PlatformType.ANY_PLATFORM, threatEntryType: ThreatEntryType.URL },
+  'uwsa-4b': { threatType: ThreatType.UNWANTED_SOFTWARE, platformType: PlatformType.ANDROID, threatEntryType: ThreatEntryType.URL },
+  'pha-4b': { threatType: ThreatType.POTENTIALLY_HARMFUL_APPLICATION, platformType: PlatformType.ANDROID, threatEntryType: ThreatEntryType.URL },
+} as const satisfies Record<string, V4List>;
+
+export type V4ListName = keyof typeof V4_LISTS;
+
+/** The v5 names with a v4 list, in SB-11 order. */
+export const V4_LIST_NAMES = Object.keys(V4_LISTS) as V4ListName[];
+
+// API.md §3: the overview's short names (`se`, `mw`, …) are aliases worth accepting.
+const ALIASES: Readonly<Record<string, V4ListName>> = { se: 'se-4b', mw: 'mw-4b', uws: 'uws-4b', uwsa: 'uwsa-4b', pha: 'pha-4b' };
+
+/** A v5 list with no v4 counterpart was named where only v4 lists can be served or fetched. */
+export class NoV4ListError extends Error {
+  override readonly name = 'NoV4ListError';
+
+  constructor(readonly listName: string) {
+    super(
+      `list "${listName}" has no v4 equivalent (SB-11); the v4 protocol serves ${V4_LIST_NAMES.join(', ')} ` +
+        `(or ${Object.keys(ALIASES).join(', ')}); use the v5 protocol for other lists`,
+    );
+  }
+}
+
+/** The canonical v5 name of a list name or alias (`se` → `se-4b`); undefined when it has no v4 list. */
+export function canonicalV4ListName(name: string): V4ListName | undefined {
+  if (Object.hasOwn(V4_LISTS, name)) return name as V4ListName;
+  return Object.hasOwn(ALIASES, name) ? ALIASES[name] : undefined;
+}
+
+/** The v4 triple of a v5 list name or alias; throws NoV4ListError for lists v4 never had (`gc-32b`). */
+export function v4ListOf(name: string): V4List {
+  const canonical = canonicalV4ListName(name);
+  if (canonical === undefined) throw new NoV4ListError(name);
+  return V4_LISTS[canonical];
+}
+
+/** The canonical v5 name of a v4 triple (browsers' SOCIAL_ENGINEERING 5 included); undefined for others. */
+export function v5ListNameOf(list: V4List): V4ListName | undefined {
+  const key = v4ListKey(list);
+  return V4_LIST_NAMES.find((name) => v4ListKey(V4_LISTS[name]) === key);
+}
+
+/**
+ * The client's name for a v4 ThreatType number, or undefined for a type the client does not know,
+ * whose whole match is then ignored (as SB-8 ignores unknown details). API.md §3 pitfall 3: browsers'
+ * SOCIAL_ENGINEERING is 5, the public enum's is 2; both are social engineering.
+ */
+export function v4ThreatTypeName(threatType: number): ThreatTypeName | undefined {
+  switch (threatType) {
+    case ThreatType.MALWARE:
+      return 'MALWARE';
+    case ThreatType.SOCIAL_ENGINEERING:
+    case ThreatType.SOCIAL_ENGINEERING_INTERNAL:
+      return 'SOCIAL_ENGINEERING';
+    case ThreatType.UNWANTED_SOFTWARE:
+      return 'UNWANTED_SOFTWARE';
+    case ThreatType.POTENTIALLY_HARMFUL_APPLICATION:
+      return 'POTENTIALLY_HARMFUL_APPLICATION';
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * A key equal for triples that name the same list: the threat type by its client name, so that an
+ * answer echoing SOCIAL_ENGINEERING as 5 matches a request that said 2; unknown types by number.
+ */
+export function v4ListKey(list: V4List): string {
+  const threat = v4ThreatTypeName(list.threatType) ?? `#${list.threatType}`;
+  return `${threat}/${list.platformType}/${list.threatEntryType}`;
+}
+
+/** A triple as people read it, e.g. `SOCIAL_ENGINEERING/ANY_PLATFORM/URL`, for error messages. */
+export function describeV4List(list: V4List): string {
+  return `${enumName(ThreatType, list.threatType)}/${enumName(PlatformType, list.platformType)}/${enumName(ThreatEntryType, list.threatEntryType)}`;
+}
+
+// TypeScript's numeric enums map values back to names; values the .proto does not name show as numbers.
+function enumName(values: object, value: number): string {
+  return (values as Record<number, string | undefined>)[value] ?? String(value);
+}

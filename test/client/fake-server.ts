@@ -1,0 +1,75 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { encodeWireResponse } from '../../src/wire/server-response.ts';
+import { decodeWireRequest, type DecodedWireRequest } from '../../src/wire/server-request.ts';
+import type { RpcId, RpcResponse } from '../../src/wire/routes.ts';
+import { renderWireError, WireError } from '../../src/wire/wire-error.ts';
+
+/** How the scripted server answers one request. */
+export type Answer =
+  | { [R in RpcId]: { rpc: R; message: RpcResponse<R> } }[RpcId]
+  | { status: number; body?: string }
+  | { hang: true };
+
+export interface FakeServer {
+  url: string;
+  /** Every request that reached the server, decoded, with its User-Agent. */
+  requests: (DecodedWireRequest & { userAgent: string | undefined })[];
+  /** Exceptions the script threw (failed assertions about requests); tests check it stays empty. */
+  scriptErrors: unknown[];
+  close(): Promise<void>;
+}
+
+/**
+ * A small Safe Browsing server for client tests: real HTTP on loopback, requests decoded by the wire
+ * layer, answers from a script (a 200 with a message, any other status, or no answer at all).
+ */
+export async function startFakeServer(script: (call: DecodedWireRequest) => Answer | Promise<Answer>): Promise<FakeServer> {
+  const requests: FakeServer['requests'] = [];
+  const scriptErrors: unknown[] = [];
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      void (async () => {
+        let call: DecodedWireRequest;
+        try {
+          call = decodeWireRequest({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks) });
+        } catch (err) {
+          const rendered = renderWireError(err instanceof WireError ? err : new WireError('INTERNAL', String(err)));
+          res.writeHead(rendered.httpStatus, rendered.headers).end(rendered.body);
+          return;
+        }
+        requests.push({ ...call, userAgent: req.headers['user-agent'] });
+        let answer: Answer;
+        try {
+          answer = await script(call);
+        } catch (err) {
+          // A failed assertion inside a script: recorded, and answered so that nothing hangs.
+          scriptErrors.push(err);
+          res.writeHead(500, { 'content-type': 'text/plain' }).end(`script failed: ${String(err)}`);
+          return;
+        }
+        if ('hang' in answer) return;
+        if ('status' in answer) {
+          res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body ?? '');
+          return;
+        }
+        const payload = encodeWireResponse(answer.rpc, answer.message as never, call.responseEncoding);
+        res.writeHead(200, { 'content-type': payload.contentType }).end(payload.body);
+      })();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    scriptErrors,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { create } from '@bufbuild/protobuf';
+import fc from 'fast-check';
+import { BatchGetHashListsResponseSchema } from '../../src/proto/v5.ts';
+import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
+import { BACKOFF_BASE_MS, BACKOFF_CAP_MS } from '../../src/client/schedule.ts';
+import { startFakeServer, type Answer, type FakeServer } from './fake-server.ts';
+import { prefixList } from './lists-fixture.ts';
+
+/** One scripted server answer: a 200 with a minimum wait (absent, zero or some), an error status, or silence. */
+type Scripted = { kind: 'ok'; waitMs: number | undefined } | { kind: 'status'; status: number } | { kind: 'timeout' };
+
+const scripted: fc.Arbitrary<Scripted> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('ok' as const), waitMs: fc.option(fc.integer({ min: 0, max: 48 * 3600_000 }), { nil: undefined }) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('status' as const), status: fc.constantFrom(400, 403, 404, 429, 500, 502, 503, 504) }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'timeout' as const }) },
+);
+
+let now = 0;
+let script: Scripted[] = [];
+let received: number[] = [];
+let server: FakeServer;
+
+before(async () => {
+  server = await startFakeServer((): Answer => {
+    received.push(now);
+    const answer = script[received.length - 1] ?? { kind: 'status', status: 500 };
+    if (answer.kind === 'timeout') return { hang: true };
+    if (answer.kind === 'status') return { status: answer.status };
+    const list = prefixList('mw-4b', `v${received.length}`, new Uint32Array(0), answer.waitMs === undefined ? {} : { minimumWaitMs: answer.waitMs });
+    return { rpc: 'BatchGetHashLists', message: create(BatchGetHashListsResponseSchema, { hashLists: [list] }) };
+  });
+  // The first fetch() of a process loads its HTTP stack; keep that out of the short timeouts below.
+  await fetch(`${server.url}/warm-up`).then((r) => r.arrayBuffer());
+});
+after(async () => {
+  await server.close();
+});
+
+describe('request frequency (RF-2..5, SB-12) against any sequence of answers', () => {
+  it('never sends a request earlier than the rules allow', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(scripted, { minLength: 1, maxLength: 10 }).filter((s) => s.filter((a) => a.kind === 'timeout').length <= 1),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 40, maxLength: 40 }),
+        fc.array(fc.double({ min: 0, max: 0.999, noNaN: true }), { minLength: 10, maxLength: 10 }),
+        async (answers, randoms, earlyFractions) => {
+          now = 1_000_000_000;
+          const startedAt = now;
+          script = answers;
+          received = [];
+          let r = 0;
+          const client = new SafeBrowsingClient({
+            server: server.url,
+            mode: 'local',
+            lists: ['mw-4b'],
+            timeoutMs: 250,
+            clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => undefined },
+            random: () => randoms[r++ % randoms.length]!,
+          });
+          await client.start();
+          for (let step = 0; step < answers.length; step++) {
+            const next = client.nextUpdateAt!;
+            // An impatient caller tries before the allowed moment: nothing may go out.
+            const sentBefore = received.length;
+            now = Math.max(now, Math.floor(now + (next - now) * earlyFractions[step]!));
+            if (now < next) {
+              await client.update();
+              assert.equal(received.length, sentBefore, `a request went out ${next - now} ms early`);
+            }
+            now = Math.max(now, next);
+            await client.update();
+          }
+          await client.close();
+
+          // RF-2: the first request falls in the first minute.
+          assert.ok(received[0]! >= startedAt && received[0]! <= startedAt + 60_000);
+          let failures = 0;
+          for (let i = 1; i < received.length; i++) {
+            const answer: Scripted = answers[i - 1] ?? { kind: 'status', status: 500 };
+            const gap = received[i]! - received[i - 1]!;
+            if (answer.kind === 'ok') {
+              failures = 0;
+              assert.ok(gap >= (answer.waitMs ?? 0), `request ${i} came ${gap} ms after a wait of ${answer.waitMs}`);
+            } else {
+              failures++;
+              const least = Math.min(2 ** (failures - 1) * BACKOFF_BASE_MS, BACKOFF_CAP_MS);
+              assert.ok(gap >= least, `request ${i} came ${gap} ms after failure ${failures}; back-off needs ${least}`);
+            }
+          }
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+});
