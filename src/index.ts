@@ -17,3 +17,21 @@ export { canonicalizeUrl, parseCanonicalUrl, formatCanonicalUrl, type CanonicalU
 export { urlExpressions, expressionsOf } from './url/expressions.ts';
 export { expressionHash, hashPrefix } from './url/hash.ts';
 export { InvalidUrlError, type InvalidUrlReason } from './url/invalid-url.ts';
+export {
+  SafeBrowsingClient,
+  SearchDeferredError,
+  GOOGLE_SERVER,
+  DEFAULT_THREAT_LISTS,
+  GLOBAL_CACHE_LIST,
+  type SafeBrowsingClientOptions,
+  type Mode,
+  type CheckResult,
+  type ClientStats,
+  type ClientEvent,
+  type ListInfo,
+  type UpdateSummary,
+} from './client/safe-browsing-client.ts';
+export type { Threat, Verdict, AnsweredBy } from './client/check.ts';
+export type { ThreatTypeName, ThreatAttributeName } from './client/threats.ts';
+export { HashListUpdateError, type HashListFailure } from './store/hash-list.ts';
+export { RiceDecodeError } from './codec/index.ts';

@@ -408,6 +408,11 @@ export class SafeBrowsingClient {
     else if (outcome.error !== undefined) this.counters.failures++;
   }
 
+  /** Drops the local cache, e.g. under memory pressure (SB-4 allows it at any time). */
+  clearCache(): void {
+    this.cache.clear();
+  }
+
   /** The local lists, for `sbkit lists` and dashboards. */
   listInfo(): ListInfo[] {
     return this.allListNames().map((name) => {

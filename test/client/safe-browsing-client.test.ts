@@ -286,3 +286,21 @@ describe('SafeBrowsingClient.start (RF-2)', () => {
     await sb.close();
   });
 });
+
+describe('the public API', () => {
+  it('exports the client and the URL pipeline from the package entry', async () => {
+    const api = await import('../../src/index.ts');
+    assert.equal(typeof api.SafeBrowsingClient, 'function');
+    assert.equal(api.canonicalizeUrl('HTTP://Example.COM:80'), 'http://example.com/');
+    assert.equal(api.urlExpressions('http://a.b.example.com/x').length, 6);
+  });
+
+  it('drops its cache on request', async () => {
+    handler = () => searchAnswer([]);
+    const sb = client({ mode: 'nostorage' });
+    await sb.checkUrl('http://a.example/');
+    assert.ok(sb.stats().cachedPrefixes > 0);
+    sb.clearCache();
+    assert.equal(sb.stats().cachedPrefixes, 0);
+  });
+});

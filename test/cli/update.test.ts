@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { create } from '@bufbuild/protobuf';
+import { BatchGetHashListsResponseSchema } from '../../src/proto/v5.ts';
+import { EXIT } from '../../src/cli/io.ts';
+import { startFakeServer, type FakeServer } from '../client/fake-server.ts';
+import { fullHashesOf, fullHashList, prefixList, prefixesOf } from '../client/lists-fixture.ts';
+import { run } from './run.ts';
+
+let server: FakeServer;
+let dir: string;
+let failing = false;
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sbkit-cli-'));
+  server = await startFakeServer((call) => {
+    if (failing) return { status: 503 };
+    const names = call.rpc === 'BatchGetHashLists' ? call.request.names : [];
+    const lists = names.map((name) =>
+      name === 'gc-32b'
+        ? fullHashList(name, 'gc-v1', fullHashesOf('popular.example/'))
+        : prefixList(name, `${name}-v1`, name === 'mw-4b' ? prefixesOf('malware.sbtest.example/') : new Uint32Array(0), { minimumWaitMs: 1_800_000 }),
+    );
+    return { rpc: 'BatchGetHashLists', message: create(BatchGetHashListsResponseSchema, { hashLists: lists }) };
+  });
+});
+after(async () => {
+  await server.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('sbkit update and sbkit lists', () => {
+  it('lists an empty database before any update', async () => {
+    const { status, out } = await run(['lists', '--data', dir, '--lists', 'se-4b,mw-4b']);
+    assert.equal(status, EXIT.SAFE);
+    assert.match(out, /^se-4b\s+-\s+0\s+e3b0c44298fc1c14\s+never$/m);
+  });
+
+  it('updates the lists into the data folder, then shows them', async () => {
+    const { status, out } = await run(['update', '--server', server.url, '--data', dir, '--lists', 'se-4b,mw-4b']);
+    assert.equal(status, EXIT.SAFE);
+    // Real-time mode, the default with a data folder, keeps the global cache too.
+    assert.match(out, /^updated: se-4b, mw-4b, gc-32b$/m);
+    assert.match(out, /^next update: \d{4}-\d\d-\d\dT/m);
+    const lists = await run(['lists', '--data', dir, '--lists', 'se-4b,mw-4b', '--json']);
+    const parsed = JSON.parse(lists.out) as { name: string; entries: number; version: string; updatedAt: string | null }[];
+    assert.deepEqual(parsed.map((l) => [l.name, l.entries, Buffer.from(l.version, 'base64').toString()]), [
+      ['se-4b', 0, 'se-4b-v1'],
+      ['mw-4b', 1, 'mw-4b-v1'],
+      ['gc-32b', 1, 'gc-v1'],
+    ]);
+    assert.ok(parsed.every((l) => l.updatedAt !== null));
+  });
+
+  it('does not ask again within the minimum wait, even from a new process', async () => {
+    const before = server.requests.length;
+    const { status, out } = await run(['update', '--server', server.url, '--data', dir, '--lists', 'se-4b,mw-4b']);
+    assert.equal(status, EXIT.SAFE);
+    assert.match(out, /nothing to update yet/);
+    assert.equal(server.requests.length, before);
+  });
+
+  it('exits 2 when the server fails', async () => {
+    const fresh = await mkdtemp(join(tmpdir(), 'sbkit-cli-'));
+    failing = true;
+    const { status, err } = await run(['update', '--server', server.url, '--data', fresh]);
+    failing = false;
+    await rm(fresh, { recursive: true, force: true });
+    assert.equal(status, EXIT.FAILED);
+    assert.match(err, /HTTP 503/);
+  });
+
+  it('needs a data folder', async () => {
+    assert.equal((await run(['update', '--server', server.url])).status, EXIT.INVALID_INPUT);
+    assert.equal((await run(['lists'])).status, EXIT.INVALID_INPUT);
+  });
+});
