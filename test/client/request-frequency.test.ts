@@ -2,11 +2,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { create } from '@bufbuild/protobuf';
 import fc from 'fast-check';
+import { encodeV4RiceHashes } from '../../src/codec/index.ts';
+import { FetchThreatListUpdatesResponseSchema, FindFullHashesResponseSchema } from '../../src/proto/v4.ts';
 import { BatchGetHashListsResponseSchema } from '../../src/proto/v5.ts';
+import { v4ListOf } from '../../src/client/v4-lists.ts';
+import { checksumOf } from '../../src/store/hash-list.ts';
+import { durationFromMs } from '../../src/wire/duration.ts';
 import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
 import { BACKOFF_BASE_MS, BACKOFF_CAP_MS } from '../../src/client/schedule.ts';
 import { startFakeServer, type Answer, type FakeServer } from './fake-server.ts';
-import { prefixList } from './lists-fixture.ts';
+import { prefixList, prefixesOf } from './lists-fixture.ts';
 
 /** One scripted server answer: a 200 with a minimum wait (absent, zero or some), an error status, or silence. */
 type Scripted = { kind: 'ok'; waitMs: number | undefined } | { kind: 'status'; status: number } | { kind: 'timeout' };
@@ -93,5 +98,77 @@ describe('request frequency (RF-2..5, SB-12) against any sequence of answers', (
       ),
       { numRuns: 50 },
     );
+  });
+});
+
+describe('request frequency of v4 fullHashes:find (RF-3, RF-4) against any sequence of answers', () => {
+  it('never searches during a minimum wait or a back-off', async () => {
+    const listed = prefixesOf('a.sbtest.example/', 'b.sbtest.example/', 'c.sbtest.example/');
+    let searches: number[] = [];
+    let findScript: Scripted[] = [];
+    const v4 = await startFakeServer((call): Answer => {
+      if (call.rpc === 'FetchThreatListUpdates') {
+        return {
+          rpc: 'FetchThreatListUpdates',
+          message: create(FetchThreatListUpdatesResponseSchema, {
+            listUpdateResponses: [
+              { ...v4ListOf('mw-4b'), responseType: 2, additions: [{ compressionType: 2, riceHashes: encodeV4RiceHashes(listed) }], newClientState: Buffer.from('s'), checksum: { sha256: checksumOf({ width: 4, values: listed }) } },
+            ],
+            minimumWaitDuration: durationFromMs(1_800_000),
+          }),
+        };
+      }
+      searches.push(now);
+      const answer = findScript[searches.length - 1] ?? { kind: 'status', status: 500 };
+      if (answer.kind === 'timeout') return { hang: true };
+      if (answer.kind === 'status') return { status: answer.status };
+      return { rpc: 'FindFullHashes', message: create(FindFullHashesResponseSchema, answer.waitMs === undefined ? {} : { minimumWaitDuration: durationFromMs(answer.waitMs) }) };
+    });
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(scripted, { minLength: 1, maxLength: 8 }).filter((s) => s.filter((a) => a.kind === 'timeout').length <= 1),
+          fc.array(fc.integer({ min: 0, max: 3 * 3600_000 }), { minLength: 12, maxLength: 12 }),
+          async (answers, steps) => {
+            now = 2_000_000_000;
+            searches = [];
+            findScript = answers;
+            const client = new SafeBrowsingClient({
+              server: v4.url,
+              protocol: 'v4',
+              lists: ['mw-4b'],
+              timeoutMs: 250,
+              clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => undefined },
+              random: () => 0.5,
+            });
+            await client.update();
+            // Each step, after some time, the user visits a URL whose prefix is listed: a search is wanted.
+            for (let i = 0; i < steps.length; i++) {
+              now += steps[i]!;
+              await client.checkUrl(`http://${'abc'[i % 3]}.sbtest.example/`);
+              client.clearCache();
+            }
+            await client.close();
+            assert.ok(searches.length >= 1, 'the first listed URL is searched at once');
+            let failures = 0;
+            for (let i = 1; i < searches.length; i++) {
+              const answer: Scripted = answers[i - 1] ?? { kind: 'status', status: 500 };
+              const gap = searches[i]! - searches[i - 1]!;
+              if (answer.kind === 'ok') {
+                failures = 0;
+                assert.ok(gap >= (answer.waitMs ?? 0), `search ${i} came ${gap} ms after a wait of ${answer.waitMs}`);
+              } else {
+                failures++;
+                const least = Math.min(2 ** (failures - 1) * BACKOFF_BASE_MS, BACKOFF_CAP_MS);
+                assert.ok(gap >= least, `search ${i} came ${gap} ms after failure ${failures}; back-off needs ${least}`);
+              }
+            }
+          },
+        ),
+        { numRuns: 40 },
+      );
+    } finally {
+      await v4.close();
+    }
   });
 });
