@@ -23,13 +23,14 @@ export interface ScheduleState {
  * request frequency: a random first moment (RF-2), the server's minimum wait after a success (RF-3,
  * SB-12: zero or absent means at once), and exponential back-off after failures (RF-4) that ends with the
  * next success (RF-5). Pure state; the caller supplies the clock readings and the random numbers.
+ * Moments are whole milliseconds, rounded up: sums of fractions could come out a rounding error early.
  */
 export class RequestSchedule {
   private notBefore: number;
   private failures = 0;
 
   constructor(startedAt: number, rand: number, firstRequestWindowMs = FIRST_REQUEST_WINDOW_MS) {
-    this.notBefore = startedAt + rand * firstRequestWindowMs;
+    this.notBefore = Math.ceil(startedAt + rand * firstRequestWindowMs);
   }
 
   /** A schedule carried over from an earlier process, so that waits outlive restarts. */
@@ -45,7 +46,7 @@ export class RequestSchedule {
 
   /** RF-2 for a client that starts (again): not before a random moment in the first window either. */
   delayStart(startedAt: number, rand: number, firstRequestWindowMs = FIRST_REQUEST_WINDOW_MS): void {
-    this.notBefore = Math.max(this.notBefore, startedAt + rand * firstRequestWindowMs);
+    this.notBefore = Math.max(this.notBefore, Math.ceil(startedAt + rand * firstRequestWindowMs));
   }
 
   /** The earliest moment (client clock, ms) the next request may be sent. */
@@ -68,12 +69,12 @@ export class RequestSchedule {
   /** A 200 answer: back-off ends (RF-5) and the server's minimum wait applies (RF-3). */
   succeeded(now: number, minimumWaitMs: number | undefined): void {
     this.failures = 0;
-    this.notBefore = now + Math.max(0, minimumWaitMs ?? 0);
+    this.notBefore = Math.ceil(now + Math.max(0, minimumWaitMs ?? 0));
   }
 
   /** Any answer but 200, or none at all: the next back-off step (RF-4). */
   failed(now: number, rand: number): void {
     this.failures++;
-    this.notBefore = now + backoffDelay(this.failures, rand);
+    this.notBefore = Math.ceil(now + backoffDelay(this.failures, rand));
   }
 }

@@ -96,7 +96,11 @@ describe('request frequency (RF-2..5, SB-12) against any sequence of answers', (
           }
         },
       ),
-      { numRuns: 50 },
+      {
+        numRuns: 50,
+        // Found in CI: a fractional first moment made the next one come out 1e-7 ms early.
+        examples: [[[{ kind: 'ok', waitMs: 73_741_824 }, { kind: 'status', status: 400 }], [9.934107462565107e-13, ...new Array<number>(39).fill(0)], new Array<number>(10).fill(0)]],
+      },
     );
   });
 });
