@@ -1,0 +1,84 @@
+import { ConfigError } from './config-error.ts';
+
+// Typed reads of JSON values with errors that name the field: the configuration is checked by hand
+// against its documented shape (config.ts) rather than with a schema library, for messages that say
+// exactly which setting is wrong and what it may be.
+
+export type JsonObject = Record<string, unknown>;
+
+/** The path of a member: `lists[0]` + `name` → `lists[0].name`. */
+export function fieldOf(parent: string, key: string): string {
+  return parent === '' ? key : `${parent}.${key}`;
+}
+
+/** The path of an array element: `lists` + 0 → `lists[0]`. */
+export function elementOf(parent: string, index: number): string {
+  return `${parent}[${index}]`;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value)}`;
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${String(value)}`;
+}
+
+export function expectObject(value: unknown, field: string): JsonObject {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ConfigError(field, `must be an object ({ ... }), not ${describe(value)}`);
+  }
+  return value as JsonObject;
+}
+
+/** Unknown fields are errors: a misspelt setting would otherwise be ignored without a word. */
+export function expectKnownFields(object: JsonObject, known: readonly string[], field: string): void {
+  for (const key of Object.keys(object)) {
+    if (!known.includes(key)) {
+      throw new ConfigError(fieldOf(field, key), `is not a known setting here; the known ones are ${known.join(', ')}`);
+    }
+  }
+}
+
+export function expectString(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value === '') {
+    throw new ConfigError(field, `must be a non-empty string, not ${describe(value)}`);
+  }
+  return value;
+}
+
+export interface NumberRange {
+  min: number;
+  max?: number;
+  integer?: boolean;
+}
+
+export function expectNumber(value: unknown, field: string, range: NumberRange): number {
+  const { min, max = Number.MAX_SAFE_INTEGER, integer = false } = range;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
+    const kind = integer ? 'a whole number' : 'a number';
+    const bounds = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `from ${min} to ${max}`;
+    throw new ConfigError(field, `must be ${kind} ${bounds}, not ${describe(value)}`);
+  }
+  return value;
+}
+
+export function expectArray(value: unknown, field: string): unknown[] {
+  if (!Array.isArray(value)) throw new ConfigError(field, `must be an array ([ ... ]), not ${describe(value)}`);
+  return value;
+}
+
+/** A non-empty array of distinct values, each one of `allowed`. */
+export function expectChoices<T extends string>(value: unknown, field: string, allowed: readonly T[]): T[] {
+  const items = expectArray(value, field);
+  if (items.length === 0) throw new ConfigError(field, `must name at least one of ${allowed.join(', ')}`);
+  const chosen: T[] = [];
+  items.forEach((item, index) => {
+    if (!allowed.includes(item as T)) {
+      throw new ConfigError(elementOf(field, index), `must be one of ${allowed.join(', ')}, not ${describe(item)}`);
+    }
+    if (chosen.includes(item as T)) throw new ConfigError(elementOf(field, index), `repeats ${String(item)}`);
+    chosen.push(item as T);
+  });
+  return chosen;
+}

@@ -1,0 +1,303 @@
+/**
+ * The server configuration file (JSON; docs/configuration.md has the full description):
+ *
+ * {
+ *   "minimumWaitSeconds": 1800,      // minimum_wait_duration of complete list updates (SB-12); ≥ 1
+ *   "cacheDurationSeconds": 300,     // cache_duration of search answers; ≥ 0
+ *   "keepVersions": 10,              // snapshots kept per list for diffs (SB-9); whole number ≥ 1
+ *   "apiKeys": ["k1", "k2"],         // when non-empty, requests need key=one of these
+ *   "adminToken": "…",               // operator endpoints; at least 16 characters; none: endpoints off
+ *   "feedTimeoutSeconds": 60,        // per download of an http(s) source
+ *   "feedMaxMegabytes": 256,         // largest source read, 1..500 (MiB)
+ *   "lists": [
+ *     { "name": "se-4b",                          // [a-z0-9][a-z0-9_-]{0,63}, unique
+ *       "threatTypes": ["SOCIAL_ENGINEERING"],    // or "likelySafeTypes": ["GENERAL_BROWSING"]; exactly one
+ *       "hashLength": 4,                          // 4, 8, 16 or 32; default from a -4b/-8b/-16b/-32b suffix, else 4
+ *       "description": "phishing",                // optional
+ *       "sources": [
+ *         { "file": "feeds/openphish.txt", "format": "urls" },           // relative to this file's folder
+ *         { "url": "https://urlhaus.abuse.ch/downloads/csv_recent/", "format": "csv", "refreshMinutes": 60 },
+ *         { "entries": ["evil.example/", "bad.example/login"] }         // inline, format "expressions" by default
+ *       ] }
+ *   ]
+ * }
+ *
+ * A source has exactly one of `file`, `url`, `entries`; `format` is one of FEED_FORMATS (required for
+ * files and URLs); `csvColumn` (a header name or 0-based index) only for `csv` and `domains`;
+ * `refreshMinutes` 1..10080, default 60 for URLs, none (load at start and on reload) for files, and not
+ * for inline entries. Unknown fields are errors, so a misspelt setting cannot silently disable a list.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { THREAT_TYPES, type ThreatTypeName } from '../../client/threats.ts';
+import type { HashWidth } from '../../store/hash-set.ts';
+import { ConfigError } from './config-error.ts';
+import {
+  elementOf,
+  expectArray,
+  expectChoices,
+  expectKnownFields,
+  expectNumber,
+  expectObject,
+  expectString,
+  fieldOf,
+  type JsonObject,
+} from './config-fields.ts';
+import type { CsvColumn } from './csv-feed.ts';
+import { FEED_FORMATS, type FeedFormat } from './feed-formats.ts';
+
+/** API.md `LikelySafeType` names (the global cache is GENERAL_BROWSING). */
+export type LikelySafeTypeName = 'GENERAL_BROWSING' | 'CSD' | 'DOWNLOAD';
+export const LIKELY_SAFE_TYPE_NAMES: readonly LikelySafeTypeName[] = ['GENERAL_BROWSING', 'CSD', 'DOWNLOAD'];
+export const THREAT_TYPE_NAMES: readonly ThreatTypeName[] = Object.values(THREAT_TYPES);
+/** API.md `HashListMetadata.HashLength`: the widths a list can serve. */
+export const HASH_LENGTHS: readonly HashWidth[] = [4, 8, 16, 32];
+
+interface FeedReading {
+  format: FeedFormat;
+  /** Only for the `csv` and `domains` formats. */
+  csvColumn: CsvColumn | undefined;
+}
+
+export interface FileSource extends FeedReading {
+  kind: 'file';
+  /** Absolute: relative paths are resolved against the configuration file's folder. */
+  path: string;
+  /** Minutes between reloads, or undefined to load at start and on an operator's reload only. */
+  refreshMinutes: number | undefined;
+}
+
+export interface UrlSource extends FeedReading {
+  kind: 'url';
+  /** An http: or https: URL. */
+  url: string;
+  refreshMinutes: number;
+}
+
+export interface EntriesSource extends FeedReading {
+  kind: 'entries';
+  /** One entry per element, read like the lines of a feed in `format`. */
+  entries: string[];
+}
+
+export type SourceConfig = FileSource | UrlSource | EntriesSource;
+
+/** One published list. Exactly one of threatTypes and likelySafeTypes is non-empty. */
+export interface ListConfig {
+  name: string;
+  threatTypes: ThreatTypeName[];
+  likelySafeTypes: LikelySafeTypeName[];
+  hashLength: HashWidth;
+  description: string;
+  sources: SourceConfig[];
+}
+
+/** Bounds on reading one source. */
+export interface FeedLimits {
+  timeoutMs: number;
+  maxBytes: number;
+}
+
+export interface ServerConfig {
+  minimumWaitSeconds: number;
+  cacheDurationSeconds: number;
+  keepVersions: number;
+  /** Empty: no key needed. */
+  apiKeys: string[];
+  /** Undefined: the operator endpoints are off. */
+  adminToken: string | undefined;
+  feedLimits: FeedLimits;
+  lists: ListConfig[];
+}
+
+export const DEFAULT_MINIMUM_WAIT_SECONDS = 1800;
+export const DEFAULT_CACHE_DURATION_SECONDS = 300;
+export const DEFAULT_KEEP_VERSIONS = 10;
+export const DEFAULT_FEED_LIMITS: FeedLimits = { timeoutMs: 60_000, maxBytes: 256 * 1024 * 1024 };
+export const DEFAULT_URL_REFRESH_MINUTES = 60;
+/** A week: far beyond any feed's publishing cycle, and well inside what Node timers hold (24.8 days). */
+export const MAX_REFRESH_MINUTES = 7 * 24 * 60;
+/** A token short enough to guess would hand out the operator's pause switch. */
+export const MIN_ADMIN_TOKEN_LENGTH = 16;
+/** A feed becomes one string, and V8 caps strings just under 512 Mi characters. */
+const MAX_FEED_MEGABYTES = 500;
+
+/** Short ASCII, lowercase, usable as a path segment and a `names=` value (a subset of wire/list-name.ts). */
+const LIST_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+/** v5 names state their hash width: `se-4b`, `gc-32b`. */
+const WIDTH_SUFFIX = /-(4|8|16|32)b$/;
+
+const TOP_FIELDS = [
+  'minimumWaitSeconds',
+  'cacheDurationSeconds',
+  'keepVersions',
+  'apiKeys',
+  'adminToken',
+  'feedTimeoutSeconds',
+  'feedMaxMegabytes',
+  'lists',
+] as const;
+const LIST_FIELDS = ['name', 'threatTypes', 'likelySafeTypes', 'hashLength', 'description', 'sources'] as const;
+const SOURCE_KINDS = ['file', 'url', 'entries'] as const;
+const READING_FIELDS = ['format', 'csvColumn'] as const;
+
+/**
+ * Checks a parsed JSON configuration and gives it its typed form, defaults filled in. `baseDir` is the
+ * folder relative file paths are resolved against. Throws ConfigError naming the first bad field.
+ */
+export function parseServerConfig(json: unknown, baseDir: string): ServerConfig {
+  const top = expectObject(json, '');
+  expectKnownFields(top, TOP_FIELDS, '');
+  const numberField = (key: string, min: number, fallback: number, integer = false) =>
+    top[key] === undefined ? fallback : expectNumber(top[key], key, { min, integer });
+
+  const apiKeys = top.apiKeys === undefined ? [] : expectArray(top.apiKeys, 'apiKeys').map((key, i) => expectString(key, elementOf('apiKeys', i)));
+  const adminToken = top.adminToken === undefined ? undefined : expectString(top.adminToken, 'adminToken');
+  if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw new ConfigError('adminToken', `must have at least ${MIN_ADMIN_TOKEN_LENGTH} characters; generate one, e.g. with "openssl rand -hex 24"`);
+  }
+  const timeoutSeconds = top.feedTimeoutSeconds === undefined ? undefined : expectNumber(top.feedTimeoutSeconds, 'feedTimeoutSeconds', { min: 1, max: 3600 });
+  const maxMegabytes = top.feedMaxMegabytes === undefined ? undefined : expectNumber(top.feedMaxMegabytes, 'feedMaxMegabytes', { min: 1, max: MAX_FEED_MEGABYTES });
+
+  const lists = top.lists === undefined ? [] : expectArray(top.lists, 'lists').map((list, i) => parseList(list, elementOf('lists', i), baseDir));
+  const names = new Set<string>();
+  lists.forEach((list, i) => {
+    if (names.has(list.name)) throw new ConfigError(fieldOf(elementOf('lists', i), 'name'), `repeats the list name ${list.name}; list names must be unique`);
+    names.add(list.name);
+  });
+
+  return {
+    minimumWaitSeconds: numberField('minimumWaitSeconds', 1, DEFAULT_MINIMUM_WAIT_SECONDS),
+    cacheDurationSeconds: numberField('cacheDurationSeconds', 0, DEFAULT_CACHE_DURATION_SECONDS),
+    keepVersions: numberField('keepVersions', 1, DEFAULT_KEEP_VERSIONS, true),
+    apiKeys,
+    adminToken,
+    feedLimits: {
+      timeoutMs: timeoutSeconds === undefined ? DEFAULT_FEED_LIMITS.timeoutMs : timeoutSeconds * 1000,
+      maxBytes: maxMegabytes === undefined ? DEFAULT_FEED_LIMITS.maxBytes : Math.floor(maxMegabytes * 1024 * 1024),
+    },
+    lists,
+  };
+}
+
+/** Reads and checks a configuration file; ConfigErrors name the file and the field. */
+export async function readServerConfig(file: string): Promise<ServerConfig> {
+  const path = resolve(file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError('', `cannot read the configuration file: ${(error as Error).message}`, path);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError('', `is not valid JSON: ${(error as Error).message}`, path);
+  }
+  try {
+    return parseServerConfig(json, dirname(path));
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ConfigError(error.field, error.problem, path);
+    throw error;
+  }
+}
+
+function parseList(value: unknown, field: string, baseDir: string): ListConfig {
+  const list = expectObject(value, field);
+  expectKnownFields(list, LIST_FIELDS, field);
+  const name = expectString(list.name, fieldOf(field, 'name'));
+  if (!LIST_NAME.test(name)) {
+    throw new ConfigError(fieldOf(field, 'name'), `${JSON.stringify(name)} is not a list name: use lowercase ASCII letters, digits, "-" and "_", at most 64, starting with a letter or digit (e.g. se-4b)`);
+  }
+
+  if ((list.threatTypes === undefined) === (list.likelySafeTypes === undefined)) {
+    throw new ConfigError(field, 'needs exactly one of threatTypes (a threat list) and likelySafeTypes (a likely-safe list such as the global cache)');
+  }
+  const threatTypes = list.threatTypes === undefined ? [] : expectChoices(list.threatTypes, fieldOf(field, 'threatTypes'), THREAT_TYPE_NAMES);
+  const likelySafeTypes =
+    list.likelySafeTypes === undefined ? [] : expectChoices(list.likelySafeTypes, fieldOf(field, 'likelySafeTypes'), LIKELY_SAFE_TYPE_NAMES);
+
+  const description = list.description === undefined ? '' : expectString(list.description, fieldOf(field, 'description'));
+  const sources = expectArray(list.sources, fieldOf(field, 'sources')).map((source, i) => parseSource(source, elementOf(fieldOf(field, 'sources'), i), baseDir));
+  return { name, threatTypes, likelySafeTypes, hashLength: parseHashLength(list.hashLength, name, fieldOf(field, 'hashLength')), description, sources };
+}
+
+/** The configured width, or the one the name states; the two must agree, as clients pick lists by name. */
+function parseHashLength(value: unknown, name: string, field: string): HashWidth {
+  const suffix = WIDTH_SUFFIX.exec(name);
+  const named = suffix === null ? undefined : (Number(suffix[1]) as HashWidth);
+  if (value === undefined) return named ?? 4;
+  if (!HASH_LENGTHS.includes(value as HashWidth)) {
+    throw new ConfigError(field, `must be one of ${HASH_LENGTHS.join(', ')} (bytes), not ${JSON.stringify(value)}`);
+  }
+  if (named !== undefined && named !== value) {
+    throw new ConfigError(field, `is ${String(value)} but the list name ${name} says ${named} bytes; change one of them`);
+  }
+  return value as HashWidth;
+}
+
+function parseSource(value: unknown, field: string, baseDir: string): SourceConfig {
+  const source = expectObject(value, field);
+  const kinds = SOURCE_KINDS.filter((kind) => source[kind] !== undefined);
+  if (kinds.length !== 1) {
+    throw new ConfigError(field, `needs exactly one of "file", "url" and "entries"${kinds.length > 1 ? `, not ${kinds.join(' and ')}` : ''}`);
+  }
+  const kind = kinds[0]!;
+  expectKnownFields(source, kind === 'entries' ? [kind, ...READING_FIELDS] : [kind, ...READING_FIELDS, 'refreshMinutes'], field);
+  const reading = parseReading(source, field, kind === 'entries' ? 'expressions' : undefined);
+  const refreshField = fieldOf(field, 'refreshMinutes');
+  const refreshMinutes = source.refreshMinutes === undefined ? undefined : expectNumber(source.refreshMinutes, refreshField, { min: 1, max: MAX_REFRESH_MINUTES });
+
+  switch (kind) {
+    case 'file':
+      return { kind, path: resolve(baseDir, expectString(source.file, fieldOf(field, 'file'))), ...reading, refreshMinutes };
+    case 'url':
+      return { kind, url: parseFeedUrl(source.url, fieldOf(field, 'url')), ...reading, refreshMinutes: refreshMinutes ?? DEFAULT_URL_REFRESH_MINUTES };
+    case 'entries':
+      return { kind, entries: parseEntries(source.entries, fieldOf(field, 'entries')), ...reading };
+  }
+}
+
+function parseReading(source: JsonObject, field: string, defaultFormat: FeedFormat | undefined): FeedReading {
+  const formatField = fieldOf(field, 'format');
+  if (source.format === undefined && defaultFormat === undefined) {
+    throw new ConfigError(formatField, `is required: one of ${FEED_FORMATS.join(', ')}`);
+  }
+  const format = source.format === undefined ? defaultFormat : source.format;
+  if (!FEED_FORMATS.includes(format as FeedFormat)) {
+    throw new ConfigError(formatField, `must be one of ${FEED_FORMATS.join(', ')}, not ${JSON.stringify(format)}`);
+  }
+  const columnField = fieldOf(field, 'csvColumn');
+  let csvColumn: CsvColumn | undefined;
+  if (source.csvColumn !== undefined) {
+    if (format !== 'csv' && format !== 'domains') {
+      throw new ConfigError(columnField, `only csv and domains feeds have columns; this source's format is ${String(format)}`);
+    }
+    csvColumn = typeof source.csvColumn === 'number' ? expectNumber(source.csvColumn, columnField, { min: 0, max: 10_000, integer: true }) : expectString(source.csvColumn, columnField);
+  }
+  return { format: format as FeedFormat, csvColumn };
+}
+
+function parseFeedUrl(value: unknown, field: string): string {
+  const text = expectString(value, field);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError(field, `${JSON.stringify(text)} is not an absolute URL; a file path goes in "file"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(field, `must be an http: or https: URL, not ${url.protocol}; a local file goes in "file"`);
+  }
+  return url.href;
+}
+
+/** Inline entries are feed lines, so each must be one line. */
+function parseEntries(value: unknown, field: string): string[] {
+  return expectArray(value, field).map((entry, i) => {
+    const text = expectString(entry, elementOf(field, i));
+    if (/[\r\n]/.test(text)) throw new ConfigError(elementOf(field, i), 'must be one line: put each entry in its own string');
+    return text;
+  });
+}

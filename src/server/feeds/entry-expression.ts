@@ -1,0 +1,47 @@
+import { type CanonicalUrl, parseCanonicalUrl } from '../../url/canonicalize.ts';
+import { BadEntryError } from './feed-error.ts';
+
+/**
+ * The one expression that names exactly what a canonical URL names: the full host with the full path and,
+ * when it has parameters, the query — the first expression SB-6 lists for it (`expressionsOf(url)[0]`),
+ * built directly so that a feed of millions of URLs does not pay for the other 29 and the Public Suffix
+ * List. A URL without a path has the path `/` after SB-5, so a bare host names the whole host (`host/`).
+ */
+export function canonicalExpression(url: CanonicalUrl): string {
+  // An empty query (`/q?`) has no parameters; SB-6 builds no `?` expression for it either.
+  return url.query === undefined || url.query === '' ? url.host + url.path : `${url.host}${url.path}?${url.query}`;
+}
+
+/** A feed URL as its canonical expression; throws InvalidUrlError for text that names no web page. */
+export function urlExpression(url: string): string {
+  return canonicalExpression(parseCanonicalUrl(url));
+}
+
+/** A scheme such as `http://` in front of what should be an expression. */
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
+
+/**
+ * A line already in expression form (`host/path`), canonicalized anyway — `EXAMPLE.com/a/../b` becomes
+ * `example.com/b` — so that it hashes the way clients hash their URLs' expressions. An expression has no
+ * scheme; one with a scheme is refused, as it means the feed was configured with the wrong format.
+ */
+export function expressionLineExpression(text: string): string {
+  if (SCHEME.test(text.trimStart())) {
+    throw new BadEntryError('an expression is host/path without a scheme; use the format "urls" for a list of URLs');
+  }
+  return urlExpression(text);
+}
+
+/**
+ * Characters that make a token more than a host: a path, query, fragment or user name. A URL parser would
+ * quietly drop or move them (`a.example@b.example` is b.example), so they are refused rather than guessed at.
+ */
+const NOT_IN_A_HOST = /[/\\?#@\s]/;
+
+/** A bare host name (hosts files, domain lists) as the expression for the whole host, `host/`. */
+export function hostExpression(host: string): string {
+  if (NOT_IN_A_HOST.test(host)) {
+    throw new BadEntryError(`${JSON.stringify(host.length > 100 ? `${host.slice(0, 100)}…` : host)} is not a bare host name`);
+  }
+  return `${parseCanonicalUrl(`http://${host}/`).host}/`;
+}

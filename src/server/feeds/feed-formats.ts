@@ -1,0 +1,84 @@
+import { type CsvColumn, parseCsvFeed } from './csv-feed.ts';
+import { expressionLineExpression, hostExpression, urlExpression } from './entry-expression.ts';
+import { badEntryReason, FeedCollector, type ParsedFeed } from './feed-collector.ts';
+import { forEachLine, isBlankOrComment, withoutByteOrderMark } from './feed-lines.ts';
+import { hostsLineNames, isLocalName } from './hosts-file.ts';
+
+export type { BadLine, ParsedFeed } from './feed-collector.ts';
+
+/**
+ * The feed formats people publish (API.md §4):
+ * - `urls`: one URL per line (OpenPhish, URLhaus's text export);
+ * - `hosts`: hosts files, `0.0.0.0 bad.example other.example` (StevenBlack-style blocklists);
+ * - `csv`: CSV with a URL column (URLhaus, PhishTank);
+ * - `expressions`: `host/path` lines already in Safe Browsing expression form;
+ * - `domains`: ranked domain lists such as Tranco's `rank,domain`, for likely-safe lists.
+ * In all of them blank lines and lines starting with `#` are skipped.
+ */
+export type FeedFormat = 'urls' | 'hosts' | 'csv' | 'expressions' | 'domains';
+
+export const FEED_FORMATS: readonly FeedFormat[] = ['urls', 'hosts', 'csv', 'expressions', 'domains'];
+
+export interface FeedOptions {
+  /**
+   * `csv` and `domains`: the column holding the entry, by header name (case-insensitive) or 0-based
+   * index. Without it, a header naming a `url` (csv) or `domain` (domains) column is looked for.
+   */
+  csvColumn?: CsvColumn | undefined;
+}
+
+/**
+ * Reads a feed: every entry becomes its canonical expression (SB-5/SB-6: a URL names its host, path and
+ * query; a bare host the whole host, `host/`), duplicates dropped, first-seen order kept. A line that
+ * cannot become an expression is counted and reported, never fatal. Linear in the length of the text.
+ * Throws FeedFormatError only when the feed cannot be read at all: a CSV whose URL column is unknown.
+ */
+export function parseFeed(text: string, format: FeedFormat, options: FeedOptions = {}): ParsedFeed {
+  const collector = new FeedCollector();
+  const body = withoutByteOrderMark(text);
+  switch (format) {
+    case 'urls':
+      parseLines(body, collector, (line) => collector.add(urlExpression(line)));
+      break;
+    case 'expressions':
+      parseLines(body, collector, (line) => collector.add(expressionLineExpression(line)));
+      break;
+    case 'hosts':
+      parseLines(body, collector, (line) => addHostsLine(line, collector));
+      break;
+    case 'csv':
+    case 'domains':
+      parseCsvFeed(body, format, options.csvColumn, collector);
+      break;
+  }
+  return collector.result();
+}
+
+/** Runs `take` on every line that is neither blank nor a comment, reporting the lines it rejects. */
+function parseLines(text: string, collector: FeedCollector, take: (line: string) => void): void {
+  forEachLine(text, (line, number) => {
+    if (isBlankOrComment(line)) return;
+    try {
+      take(line);
+    } catch (error) {
+      collector.bad(number, line, badEntryReason(error));
+    }
+  });
+}
+
+/**
+ * Adds the host names of a hosts-file line, skipping the machine's own names. The good names of a line
+ * count even when another name on it is bad; the line is then reported with the first bad name's reason.
+ */
+function addHostsLine(line: string, collector: FeedCollector): void {
+  let firstError: unknown;
+  for (const name of hostsLineNames(line)) {
+    try {
+      const expression = hostExpression(name);
+      if (!isLocalName(expression.slice(0, -1))) collector.add(expression);
+    } catch (error) {
+      firstError ??= error;
+    }
+  }
+  if (firstError !== undefined) throw firstError;
+}

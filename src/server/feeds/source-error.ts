@@ -1,0 +1,34 @@
+/** Why a source gave no feed this time. */
+export type SourceFailure =
+  /** The file does not exist. */
+  | 'not-found'
+  /** The file exists but could not be read (permissions, a folder, an I/O error). */
+  | 'unreadable'
+  /** The file or download is larger than the configured maximum. */
+  | 'too-large'
+  /** The download did not finish within the configured time. */
+  | 'timeout'
+  /** The server answered with a status other than 2xx. */
+  | 'http-status'
+  /** The server could not be reached (DNS, refused, reset, TLS). */
+  | 'network'
+  /** The text cannot be read in the configured format (FeedFormatError), e.g. a CSV without URL column. */
+  | 'format';
+
+/**
+ * A source that could not be loaded. Never retried here: the caller logs it, keeps the list's other
+ * sources, and tries again at the next refresh. The message starts with the source, then says what to fix.
+ */
+export class SourceError extends Error {
+  override readonly name = 'SourceError';
+
+  constructor(
+    /** The file path or URL (without credentials), or a description of inline entries. */
+    readonly source: string,
+    readonly failure: SourceFailure,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${source}: ${detail}`, options);
+  }
+}

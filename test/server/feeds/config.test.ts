@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ConfigError } from '../../../src/server/feeds/config-error.ts';
+import { DEFAULT_FEED_LIMITS, parseServerConfig, readServerConfig } from '../../../src/server/feeds/config.ts';
+
+const BASE = '/etc/sbkit';
+
+/** The example of the documentation: two lists, every kind of source. */
+function example(): Record<string, unknown> {
+  return {
+    minimumWaitSeconds: 1800,
+    cacheDurationSeconds: 300,
+    keepVersions: 10,
+    apiKeys: ['key-one'],
+    adminToken: '0123456789abcdef0123',
+    lists: [
+      {
+        name: 'se-4b',
+        threatTypes: ['SOCIAL_ENGINEERING'],
+        hashLength: 4,
+        description: 'phishing',
+        sources: [
+          { file: 'feeds/openphish.txt', format: 'urls' },
+          { url: 'https://urlhaus.abuse.ch/downloads/csv_recent/', format: 'csv', refreshMinutes: 30 },
+          { entries: ['evil.example/'] },
+        ],
+      },
+      { name: 'gc-32b', likelySafeTypes: ['GENERAL_BROWSING'], sources: [{ file: '/data/top.csv', format: 'domains', csvColumn: 1 }] },
+    ],
+  };
+}
+
+describe('parseServerConfig', () => {
+  it('gives the typed configuration, paths resolved against the base folder', () => {
+    const config = parseServerConfig(example(), BASE);
+    assert.deepEqual(config, {
+      minimumWaitSeconds: 1800,
+      cacheDurationSeconds: 300,
+      keepVersions: 10,
+      apiKeys: ['key-one'],
+      adminToken: '0123456789abcdef0123',
+      feedLimits: DEFAULT_FEED_LIMITS,
+      lists: [
+        {
+          name: 'se-4b',
+          threatTypes: ['SOCIAL_ENGINEERING'],
+          likelySafeTypes: [],
+          hashLength: 4,
+          description: 'phishing',
+          sources: [
+            { kind: 'file', path: '/etc/sbkit/feeds/openphish.txt', format: 'urls', csvColumn: undefined, refreshMinutes: undefined },
+            { kind: 'url', url: 'https://urlhaus.abuse.ch/downloads/csv_recent/', format: 'csv', csvColumn: undefined, refreshMinutes: 30 },
+            { kind: 'entries', entries: ['evil.example/'], format: 'expressions', csvColumn: undefined },
+          ],
+        },
+        {
+          name: 'gc-32b',
+          threatTypes: [],
+          likelySafeTypes: ['GENERAL_BROWSING'],
+          hashLength: 32,
+          description: '',
+          sources: [{ kind: 'file', path: '/data/top.csv', format: 'domains', csvColumn: 1, refreshMinutes: undefined }],
+        },
+      ],
+    });
+  });
+
+  it('fills in defaults for an empty configuration', () => {
+    const config = parseServerConfig({}, BASE);
+    assert.equal(config.minimumWaitSeconds, 1800);
+    assert.equal(config.cacheDurationSeconds, 300);
+    assert.equal(config.keepVersions, 10);
+    assert.deepEqual(config.apiKeys, []);
+    assert.equal(config.adminToken, undefined);
+    assert.deepEqual(config.lists, []);
+  });
+
+  it('defaults a URL source to hourly refresh and a list without width suffix to 4 bytes', () => {
+    const config = parseServerConfig({ lists: [{ name: 'mine', threatTypes: ['MALWARE'], sources: [{ url: 'http://feeds.example/x.txt', format: 'urls' }] }] }, BASE);
+    assert.equal(config.lists[0]!.hashLength, 4);
+    assert.deepEqual(config.lists[0]!.sources[0], { kind: 'url', url: 'http://feeds.example/x.txt', format: 'urls', csvColumn: undefined, refreshMinutes: 60 });
+  });
+
+  it('turns the feed limits into milliseconds and bytes', () => {
+    const config = parseServerConfig({ feedTimeoutSeconds: 5, feedMaxMegabytes: 2 }, BASE);
+    assert.deepEqual(config.feedLimits, { timeoutMs: 5000, maxBytes: 2 * 1024 * 1024 });
+  });
+
+  type Edit = (config: Record<string, any>) => void;
+  const errors: [string, Edit, string, RegExp][] = [
+    ['not an object', (c) => Object.assign(c, { lists: 'x' }), 'lists', /must be an array/],
+    ['an unknown top-level field', (c) => (c.list = []), 'list', /not a known setting.*lists/],
+    ['a misspelt list field', (c) => (c.lists[0].threatType = ['MALWARE']), 'lists[0].threatType', /not a known setting/],
+    ['a misspelt source field', (c) => (c.lists[0].sources[1].refreshMinute = 5), 'lists[0].sources[1].refreshMinute', /not a known setting/],
+    ['refreshMinutes on inline entries', (c) => (c.lists[0].sources[2].refreshMinutes = 5), 'lists[0].sources[2].refreshMinutes', /not a known setting/],
+    ['a negative minimum wait', (c) => (c.minimumWaitSeconds = -1), 'minimumWaitSeconds', /at least 1/],
+    ['a fractional keepVersions', (c) => (c.keepVersions = 2.5), 'keepVersions', /whole number/],
+    ['a number as API key', (c) => (c.apiKeys = ['ok', 7]), 'apiKeys[1]', /non-empty string/],
+    ['a short admin token', (c) => (c.adminToken = 'secret'), 'adminToken', /at least 16 characters/],
+    ['a huge feed limit', (c) => (c.feedMaxMegabytes = 4096), 'feedMaxMegabytes', /from 1 to 500/],
+    ['a list name with capitals', (c) => (c.lists[0].name = 'SE-4b'), 'lists[0].name', /not a list name/],
+    ['a list name with a slash', (c) => (c.lists[1].name = 'gc/32b'), 'lists[1].name', /not a list name/],
+    ['a repeated list name', (c) => (c.lists[1].name = 'se-4b'), 'lists[1].name', /unique/],
+    ['both kinds of types', (c) => (c.lists[0].likelySafeTypes = ['CSD']), 'lists[0]', /exactly one of threatTypes/],
+    ['neither kind of types', (c) => delete c.lists[1].likelySafeTypes, 'lists[1]', /exactly one of threatTypes/],
+    ['an unknown threat type', (c) => (c.lists[0].threatTypes = ['PHISHING']), 'lists[0].threatTypes[0]', /MALWARE, SOCIAL_ENGINEERING/],
+    ['a repeated threat type', (c) => (c.lists[0].threatTypes = ['MALWARE', 'MALWARE']), 'lists[0].threatTypes[1]', /repeats/],
+    ['no threat type', (c) => (c.lists[0].threatTypes = []), 'lists[0].threatTypes', /at least one/],
+    ['a threat type as likely-safe type', (c) => (c.lists[1].likelySafeTypes = ['MALWARE']), 'lists[1].likelySafeTypes[0]', /GENERAL_BROWSING, CSD, DOWNLOAD/],
+    ['an odd hash length', (c) => (c.lists[1].hashLength = 20), 'lists[1].hashLength', /one of 4, 8, 16, 32/],
+    ['a hash length the name contradicts', (c) => (c.lists[1].hashLength = 4), 'lists[1].hashLength', /name gc-32b says 32 bytes/],
+    ['no sources array', (c) => delete c.lists[0].sources, 'lists[0].sources', /must be an array/],
+    ['a source with file and url', (c) => (c.lists[0].sources[0].url = 'https://x.example/'), 'lists[0].sources[0]', /exactly one of "file", "url" and "entries", not file and url/],
+    ['a source with neither', (c) => (c.lists[0].sources[0] = { format: 'urls' }), 'lists[0].sources[0]', /exactly one of/],
+    ['a file source without format', (c) => delete c.lists[0].sources[0].format, 'lists[0].sources[0].format', /is required/],
+    ['a null format', (c) => (c.lists[0].sources[2].format = null), 'lists[0].sources[2].format', /not null/],
+    ['an unknown format', (c) => (c.lists[0].sources[0].format = 'json'), 'lists[0].sources[0].format', /urls, hosts, csv, expressions, domains/],
+    ['a column for a format without columns', (c) => (c.lists[0].sources[0].csvColumn = 1), 'lists[0].sources[0].csvColumn', /only csv and domains/],
+    ['a negative column', (c) => (c.lists[1].sources[0].csvColumn = -1), 'lists[1].sources[0].csvColumn', /whole number from 0/],
+    ['a relative URL', (c) => (c.lists[0].sources[1].url = 'feeds/x.csv'), 'lists[0].sources[1].url', /not an absolute URL/],
+    ['an ftp URL', (c) => (c.lists[0].sources[1].url = 'ftp://feeds.example/x.csv'), 'lists[0].sources[1].url', /http: or https:/],
+    ['a refresh under a minute', (c) => (c.lists[0].sources[1].refreshMinutes = 0.5), 'lists[0].sources[1].refreshMinutes', /from 1 to 10080/],
+    ['a refresh past a week', (c) => (c.lists[0].sources[0].refreshMinutes = 50_000), 'lists[0].sources[0].refreshMinutes', /from 1 to 10080/],
+    ['an empty file path', (c) => (c.lists[0].sources[0].file = ''), 'lists[0].sources[0].file', /non-empty string/],
+    ['an entry of two lines', (c) => (c.lists[0].sources[2].entries = ['a.example/\nb.example/']), 'lists[0].sources[2].entries[0]', /one line/],
+  ];
+  for (const [name, edit, field, message] of errors) {
+    it(`names the field of ${name}`, () => {
+      const config = example();
+      edit(config);
+      assert.throws(
+        () => parseServerConfig(config, BASE),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError, String(error));
+          assert.equal(error.field, field);
+          assert.match(error.message, message);
+          assert.ok(error.message.startsWith(`${field}: `), error.message);
+          return true;
+        },
+      );
+    });
+  }
+
+  it('accepts the example of docs/configuration.md', () => {
+    const page = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
+    const example = /```json\n([\s\S]*?)```/.exec(page);
+    assert.ok(example !== null);
+    const config = parseServerConfig(JSON.parse(example[1]!), BASE);
+    assert.deepEqual(config.lists.map((list) => [list.name, list.hashLength, list.sources.length]), [['se-4b', 4, 3], ['mw-4b', 4, 2], ['gc-32b', 32, 1]]);
+  });
+
+  it('refuses a document that is not an object', () => {
+    assert.throws(() => parseServerConfig([], BASE), (error: unknown) => error instanceof ConfigError && error.field === '' && /must be an object/.test(error.message));
+  });
+});
+
+describe('readServerConfig', () => {
+  let folder: string;
+  before(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'sbkit-config-'));
+  });
+  after(async () => {
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it('resolves relative source paths against the folder of the file', async () => {
+    const file = join(folder, 'sbkit.json');
+    await writeFile(file, JSON.stringify({ lists: [{ name: 'mw-4b', threatTypes: ['MALWARE'], sources: [{ file: 'feeds/hosts.txt', format: 'hosts' }] }] }));
+    const config = await readServerConfig(file);
+    assert.deepEqual(config.lists[0]!.sources[0], { kind: 'file', path: join(folder, 'feeds/hosts.txt'), format: 'hosts', csvColumn: undefined, refreshMinutes: undefined });
+  });
+
+  it('names the file in every error', async () => {
+    const broken = join(folder, 'broken.json');
+    await writeFile(broken, '{ "lists": [ }');
+    await assert.rejects(readServerConfig(broken), (error: unknown) => error instanceof ConfigError && error.message.startsWith(`${broken}: is not valid JSON`));
+
+    const bad = join(folder, 'bad.json');
+    await writeFile(bad, JSON.stringify({ keepVersions: 0 }));
+    await assert.rejects(readServerConfig(bad), (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.equal(error.file, bad);
+      assert.equal(error.field, 'keepVersions');
+      assert.match(error.message, new RegExp(`^${bad}: keepVersions: must be a whole number at least 1`));
+      return true;
+    });
+
+    const missing = join(folder, 'missing.json');
+    await assert.rejects(readServerConfig(missing), (error: unknown) => error instanceof ConfigError && /cannot read the configuration file/.test(error.message));
+  });
+});
