@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { Bench } from 'tinybench';
 import type { BenchCase, BenchFact } from './case.ts';
+import { diffBenchmarks } from './diff.ts';
 import { riceBenchmarks } from './rice.ts';
 import { storeBenchmarks } from './store.ts';
 import { urlBenchmarks } from './url.ts';
@@ -81,7 +82,7 @@ function report(rows: Row[], facts: BenchFact[]): string {
 }
 
 const store = await storeBenchmarks();
-const rows = await measure([...urlBenchmarks(), ...riceBenchmarks(), ...store.cases]);
+const rows = await measure([...urlBenchmarks(), ...riceBenchmarks(), ...store.cases, ...diffBenchmarks()]);
 await store.cleanup();
 const text = report(rows, store.facts);
 process.stdout.write(text);

@@ -3,6 +3,7 @@ import { VERSION } from '../version.ts';
 import { checkCommand } from './check.ts';
 import { expressionsCommand } from './expressions.ts';
 import { listsCommand } from './lists.ts';
+import { serveCommand } from './serve.ts';
 import { updateCommand } from './update.ts';
 import { EXIT, processIo, type CliIo, type ExitStatus, UsageError } from './io.ts';
 
@@ -17,6 +18,7 @@ export function buildProgram(io: CliIo, setExit: (status: ExitStatus) => void): 
   program.addCommand(expressionsCommand(io, setExit));
   program.addCommand(updateCommand(io, setExit));
   program.addCommand(listsCommand(io, setExit));
+  program.addCommand(serveCommand(io, setExit));
   for (const command of program.commands) {
     command.configureOutput({ writeOut: io.out, writeErr: io.err }).showHelpAfterError().exitOverride();
   }

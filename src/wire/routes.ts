@@ -139,7 +139,18 @@ export interface RouteMatch {
   apiVersion: ApiVersion;
   /** The `{name}` path segment of GetHashList, checked by checkListName. */
   listName: string | undefined;
+  /** The serialized request of a v4 `encodedUpdates/…` or `encodedFullHashes/…` GET, base64. */
+  encodedRequest?: string;
 }
+
+/**
+ * v4 REST also offers GET forms with the serialized request, base64, as the last path segment
+ * (`encodedUpdates.get`, `encodedFullHashes.get`; Google's npm client has both).
+ */
+const ENCODED_PATHS: readonly (readonly [string, 'FetchThreatListUpdates' | 'FindFullHashes'])[] = [
+  ['encodedUpdates/', 'FetchThreatListUpdates'],
+  ['encodedFullHashes/', 'FindFullHashes'],
+];
 
 const VERSIONED_PATH = /^\/(v5|v5alpha1|v4)\/(.*)$/s;
 const NAME_SEGMENT = '{name}';
@@ -156,6 +167,11 @@ export function matchRoute(method: string, path: string): RouteMatch {
   const apiVersion = versioned[1] as ApiVersion;
   const rest = versioned[2] ?? '';
   const protocol = apiVersion === 'v4' ? 'v4' : 'v5';
+  for (const [prefix, id] of protocol === 'v4' ? ENCODED_PATHS : []) {
+    if (!rest.startsWith(prefix) || rest.length === prefix.length) continue;
+    if (method !== 'GET') throw WireError.methodNotAllowed(method, path, ['GET']);
+    return { rpc: RPCS[id], apiVersion, listName: undefined, encodedRequest: rest.slice(prefix.length) };
+  }
   for (const rpc of ALL_RPCS) {
     if (rpc.protocol !== protocol) continue;
     for (const pattern of rpc.paths) {

@@ -67,7 +67,7 @@ export function decodeWireRequest(request: WireRequest, options: DecodeWireReque
   // API.md §3: Chromium and Firefox send v4 POSTs as GET with `X-HTTP-Method-Override: POST` (Firefox
   // also puts `$httpMethod=POST` in the URL). An empty override is no override.
   const method = (header('x-http-method-override') || system.$httpMethod || request.method).trim().toUpperCase();
-  const { rpc, apiVersion, listName } = matchRoute(method, path);
+  const { rpc, apiVersion, listName, encodedRequest } = matchRoute(method, path);
   const contentType = header('content-type');
   const responseEncoding = chooseResponseEncoding({
     alt: system.alt ?? system.$alt,
@@ -79,7 +79,9 @@ export function decodeWireRequest(request: WireRequest, options: DecodeWireReque
 
   const schema: DescMessage = rpc.requestSchema;
   let message: Message;
-  if (system.$req !== undefined) {
+  if (encodedRequest !== undefined) {
+    message = decodeEnvelope(schema, encodedRequest, undefined, maxBodyBytes);
+  } else if (system.$req !== undefined) {
     if (request.body.byteLength > 0) {
       throw new WireError('INVALID_ARGUMENT', 'the request came both in $req and in the body; send it in one of them');
     }

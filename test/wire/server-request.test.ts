@@ -375,3 +375,23 @@ describe('decodeWireRequest: hostile and malformed input', () => {
     );
   });
 });
+
+describe('v4 requests in the path (encodedUpdates, encodedFullHashes)', () => {
+  it('decodes the serialized request from the last path segment', () => {
+    const find = create(v4.FindFullHashesRequestSchema, { threatInfo: { threatEntries: [{ hash: Uint8Array.of(1, 2, 3, 4) }] } });
+    const encoded = Buffer.from(toBinary(v4.FindFullHashesRequestSchema, find)).toString('base64url');
+    const decoded = decodeWireRequest({ method: 'GET', url: `/v4/encodedFullHashes/${encoded}?clientId=x&clientVersion=1&alt=json`, headers: {}, body: new Uint8Array(0) });
+    assert.equal(decoded.rpc, 'FindFullHashes');
+    assert.equal(decoded.responseEncoding, 'json');
+    assert.deepEqual(decoded.rpc === 'FindFullHashes' && [...decoded.request.threatInfo!.threatEntries[0]!.hash], [1, 2, 3, 4]);
+    const update = create(v4.FetchThreatListUpdatesRequestSchema, { listUpdateRequests: [{ threatType: 1, platformType: 6, threatEntryType: 1 }] });
+    const updates = decodeWireRequest({ method: 'GET', url: `/v4/encodedUpdates/${Buffer.from(toBinary(v4.FetchThreatListUpdatesRequestSchema, update)).toString('base64')}`, headers: {}, body: new Uint8Array(0) });
+    assert.equal(updates.rpc, 'FetchThreatListUpdates');
+  });
+
+  it('refuses garbage in the path and other methods', () => {
+    assert.throws(() => decodeWireRequest({ method: 'GET', url: '/v4/encodedUpdates/%%%', headers: {}, body: new Uint8Array(0) }), WireError);
+    assert.throws(() => decodeWireRequest({ method: 'GET', url: '/v4/encodedUpdates/!!!!', headers: {}, body: new Uint8Array(0) }), WireError);
+    assert.throws(() => decodeWireRequest({ method: 'POST', url: '/v4/encodedUpdates/AAAA', headers: {}, body: new Uint8Array(0) }), (err: unknown) => err instanceof WireError && err.httpStatus === 405);
+  });
+});

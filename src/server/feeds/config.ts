@@ -31,6 +31,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { THREAT_TYPES, type ThreatTypeName } from '../../client/threats.ts';
 import type { HashWidth } from '../../store/hash-set.ts';
+import type { LikelySafeTypeName, ListDefinition } from '../lists/list-definition.ts';
 import { ConfigError } from './config-error.ts';
 import {
   elementOf,
@@ -46,8 +47,6 @@ import {
 import type { CsvColumn } from './csv-feed.ts';
 import { FEED_FORMATS, type FeedFormat } from './feed-formats.ts';
 
-/** API.md `LikelySafeType` names (the global cache is GENERAL_BROWSING). */
-export type LikelySafeTypeName = 'GENERAL_BROWSING' | 'CSD' | 'DOWNLOAD';
 export const LIKELY_SAFE_TYPE_NAMES: readonly LikelySafeTypeName[] = ['GENERAL_BROWSING', 'CSD', 'DOWNLOAD'];
 export const THREAT_TYPE_NAMES: readonly ThreatTypeName[] = Object.values(THREAT_TYPES);
 /** API.md `HashListMetadata.HashLength`: the widths a list can serve. */
@@ -82,13 +81,8 @@ export interface EntriesSource extends FeedReading {
 
 export type SourceConfig = FileSource | UrlSource | EntriesSource;
 
-/** One published list. Exactly one of threatTypes and likelySafeTypes is non-empty. */
-export interface ListConfig {
-  name: string;
-  threatTypes: ThreatTypeName[];
-  likelySafeTypes: LikelySafeTypeName[];
-  hashLength: HashWidth;
-  description: string;
+/** One published list: what it is (exactly one of threatTypes and likelySafeTypes is non-empty) and where its entries come from. */
+export interface ListConfig extends ListDefinition {
   sources: SourceConfig[];
 }
 

@@ -1,0 +1,193 @@
+import { create } from '@bufbuild/protobuf';
+import { encodeV4RiceHashes, encodeV4RiceIndices, prefixesToBytes } from '../../codec/index.ts';
+import type { ThreatTypeName } from '../../client/threats.ts';
+import {
+  CompressionType,
+  type FetchThreatListUpdatesRequest,
+  type FetchThreatListUpdatesRequest_ListUpdateRequest as ListUpdateRequest,
+  type FetchThreatListUpdatesResponse,
+  FetchThreatListUpdatesResponse_ListUpdateResponse_ResponseType as ResponseType,
+  FetchThreatListUpdatesResponseSchema,
+  type FindFullHashesRequest,
+  type FindFullHashesResponse,
+  FindFullHashesResponseSchema,
+  type FindThreatMatchesRequest,
+  type FindThreatMatchesResponse,
+  FindThreatMatchesResponseSchema,
+  type ListThreatListsResponse,
+  ListThreatListsResponseSchema,
+  PlatformType,
+  ThreatEntryType,
+  ThreatEntrySetSchema,
+  type ThreatEntrySet,
+  type ThreatInfo,
+  type ThreatMatch,
+  ThreatMatchSchema,
+  ThreatType,
+} from '../../proto/v4.ts';
+import { checksumOf, type SortedHashes } from '../../store/hash-list.ts';
+import { parseCanonicalUrl } from '../../url/canonicalize.ts';
+import { expressionsOf } from '../../url/expressions.ts';
+import { expressionHashString, prefix32 } from '../../url/hash.ts';
+import { InvalidUrlError } from '../../url/invalid-url.ts';
+import { durationFromMs } from '../../wire/duration.ts';
+import type { ListCatalog } from '../catalog.ts';
+import type { ListDefinition } from '../lists/list-definition.ts';
+import type { ListHistory, ServedUpdate } from '../lists/list-history.ts';
+import type { ApiSettings } from './settings.ts';
+import { fullHashesForPrefixes } from './threat-lookup.ts';
+
+/**
+ * The v4 threat-type numbers that stand for each v5 threat type. Browsers send SOCIAL_ENGINEERING as
+ * their internal 5, the public REST enum says 2 (API.md §3 pitfall 3): both name the same list.
+ */
+const V4_NUMBERS: Readonly<Record<ThreatTypeName, readonly number[]>> = {
+  MALWARE: [ThreatType.MALWARE],
+  SOCIAL_ENGINEERING: [ThreatType.SOCIAL_ENGINEERING, ThreatType.SOCIAL_ENGINEERING_INTERNAL],
+  UNWANTED_SOFTWARE: [ThreatType.UNWANTED_SOFTWARE],
+  POTENTIALLY_HARMFUL_APPLICATION: [ThreatType.POTENTIALLY_HARMFUL_APPLICATION],
+};
+
+/** The v5 list a v4 (threat type, platform, entry type) triple asks for (SB-11, SB-14), if it names one. */
+export function listNameForV4(threatType: number, platformType: number, threatEntryType: number): string | undefined {
+  if (threatEntryType !== ThreatEntryType.URL && threatEntryType !== ThreatEntryType.THREAT_ENTRY_TYPE_UNSPECIFIED) return undefined;
+  switch (threatType) {
+    case ThreatType.MALWARE:
+      return 'mw-4b';
+    case ThreatType.SOCIAL_ENGINEERING:
+    case ThreatType.SOCIAL_ENGINEERING_INTERNAL:
+      return 'se-4b';
+    case ThreatType.UNWANTED_SOFTWARE:
+      return platformType === PlatformType.ANDROID ? 'uwsa-4b' : 'uws-4b';
+    case ThreatType.POTENTIALLY_HARMFUL_APPLICATION:
+      return 'pha-4b';
+    case ThreatType.MALICIOUS_BINARY:
+      return 'mwb-4b';
+    default:
+      return undefined;
+  }
+}
+
+/** The state of a list this server does not have: always present and non-empty (pitfall 4). */
+const NO_LIST_STATE = new TextEncoder().encode('sbkit:no-such-list');
+
+/** v4 carries 4-byte prefixes Rice-coded when the client can read that, raw otherwise and for wider hashes. */
+function entrySets(hashes: SortedHashes, rice: boolean): ThreatEntrySet[] {
+  if (hashes.width === 4) {
+    if (hashes.values.length === 0) return [];
+    if (rice) return [create(ThreatEntrySetSchema, { compressionType: CompressionType.RICE, riceHashes: encodeV4RiceHashes(hashes.values)! })];
+    return [create(ThreatEntrySetSchema, { compressionType: CompressionType.RAW, rawHashes: { prefixSize: 4, rawHashes: prefixesToBytes(hashes.values) } })];
+  }
+  if (hashes.bytes.length === 0) return [];
+  return [create(ThreatEntrySetSchema, { compressionType: CompressionType.RAW, rawHashes: { prefixSize: hashes.width, rawHashes: hashes.bytes } })];
+}
+
+function removalSets(indices: Uint32Array, rice: boolean): ThreatEntrySet[] {
+  if (indices.length === 0) return [];
+  if (rice) return [create(ThreatEntrySetSchema, { compressionType: CompressionType.RICE, riceIndices: encodeV4RiceIndices(indices)! })];
+  return [create(ThreatEntrySetSchema, { compressionType: CompressionType.RAW, rawIndices: { indices: [...indices] } })];
+}
+
+function listUpdateResponse(request: ListUpdateRequest, served: ServedUpdate | undefined) {
+  const rice = request.constraints?.supportedCompressions.includes(CompressionType.RICE) ?? false;
+  const triple = { threatType: request.threatType, platformType: request.platformType, threatEntryType: request.threatEntryType };
+  if (served === undefined) {
+    return { ...triple, responseType: ResponseType.FULL_UPDATE, newClientState: NO_LIST_STATE, checksum: { sha256: checksumOf({ width: 4, values: new Uint32Array(0) }) } };
+  }
+  return {
+    ...triple,
+    responseType: served.partial ? ResponseType.PARTIAL_UPDATE : ResponseType.FULL_UPDATE,
+    additions: entrySets(served.additions, rice),
+    removals: removalSets(served.removals, rice),
+    newClientState: served.version,
+    checksum: { sha256: served.checksum },
+  };
+}
+
+/**
+ * `threatListUpdates:fetch`: one ListUpdateResponse per requested triple, in request order, echoing the
+ * triple (the Go client rejects anything else); lists this server lacks are answered as empty lists.
+ */
+export function fetchThreatListUpdates(catalog: ListCatalog, request: FetchThreatListUpdatesRequest, settings: ApiSettings): FetchThreatListUpdatesResponse {
+  let complete = true;
+  const listUpdateResponses = request.listUpdateRequests.map((listRequest) => {
+    const name = listNameForV4(listRequest.threatType, listRequest.platformType, listRequest.threatEntryType);
+    const history: ListHistory | undefined = name === undefined ? undefined : catalog.get(name);
+    const served = history?.updateFor(listRequest.state, {
+      maxUpdateEntries: Math.max(0, listRequest.constraints?.maxUpdateEntries ?? 0),
+      maxDatabaseEntries: Math.max(0, listRequest.constraints?.maxDatabaseEntries ?? 0),
+    });
+    if (served !== undefined && !served.complete) complete = false;
+    return listUpdateResponse(listRequest, served);
+  });
+  return create(FetchThreatListUpdatesResponseSchema, {
+    listUpdateResponses,
+    // A cut-short update asks for the rest at once (SB-14: zero wait is v5's way; v4 clients wait anyway).
+    ...(complete ? { minimumWaitDuration: durationFromMs(settings.minimumWaitMs) } : {}),
+  });
+}
+
+/** The matches of full hashes in lists whose threat type the request names, numbered as the request numbers them. */
+function matchesFor(lists: ListDefinition[], threat: { hash: Uint8Array } | { url: string }, info: ThreatInfo | undefined, settings: ApiSettings): ThreatMatch[] {
+  const asked = info?.threatTypes ?? [];
+  const platform = info?.platformTypes[0] ?? PlatformType.ANY_PLATFORM;
+  const matches: ThreatMatch[] = [];
+  for (const list of lists) {
+    for (const type of list.threatTypes) {
+      const number = asked.find((n) => V4_NUMBERS[type].includes(n)) ?? (asked.length === 0 ? V4_NUMBERS[type][0] : undefined);
+      if (number === undefined) continue;
+      matches.push(
+        create(ThreatMatchSchema, {
+          threatType: number,
+          platformType: platform,
+          threatEntryType: ThreatEntryType.URL,
+          threat,
+          cacheDuration: durationFromMs(settings.cacheDurationMs),
+        }),
+      );
+    }
+  }
+  return matches;
+}
+
+/** `fullHashes:find`: full hashes under the requested prefixes, from lists that really hold them (pitfall 7). */
+export function findFullHashes(catalog: ListCatalog, request: FindFullHashesRequest, settings: ApiSettings): FindFullHashesResponse {
+  const requested = (request.threatInfo?.threatEntries ?? []).map((entry) => Buffer.from(entry.hash).toString('latin1')).filter((h) => h.length >= 4);
+  const listed = fullHashesForPrefixes(catalog, requested.map(prefix32));
+  const matches = listed
+    .filter(({ fullHash }) => requested.some((prefix) => fullHash.startsWith(prefix)))
+    .flatMap(({ fullHash, lists }) => matchesFor(lists, { hash: Buffer.from(fullHash, 'latin1') }, request.threatInfo, settings));
+  return create(FindFullHashesResponseSchema, { matches, negativeCacheDuration: durationFromMs(settings.cacheDurationMs) });
+}
+
+/** `threatMatches:find` (the v4 Lookup API): URLs whose expressions a threat list holds. */
+export function findThreatMatches(catalog: ListCatalog, request: FindThreatMatchesRequest, settings: ApiSettings): FindThreatMatchesResponse {
+  const matches: ThreatMatch[] = [];
+  for (const entry of request.threatInfo?.threatEntries ?? []) {
+    if (entry.url === '') continue;
+    let hashes: string[];
+    try {
+      hashes = expressionsOf(parseCanonicalUrl(entry.url)).map(expressionHashString);
+    } catch (err) {
+      if (err instanceof InvalidUrlError) continue;
+      throw err;
+    }
+    for (const { definition, snapshot } of catalog.threatSnapshots()) {
+      if (!hashes.some((hash) => snapshot.hasFullHash(hash))) continue;
+      matches.push(...matchesFor([definition], { url: entry.url }, request.threatInfo, settings));
+    }
+  }
+  return create(FindThreatMatchesResponseSchema, { matches });
+}
+
+/** `threatLists`: the v4 triples this server answers with real lists. */
+export function listThreatLists(catalog: ListCatalog): ListThreatListsResponse {
+  const threatLists = catalog.threatSnapshots().flatMap(({ definition }) =>
+    definition.threatTypes.map((type) => ({
+      threatType: V4_NUMBERS[type][0]!,
+      platformType: definition.name === 'uwsa-4b' || definition.name === 'pha-4b' ? PlatformType.ANDROID : PlatformType.ANY_PLATFORM,
+      threatEntryType: ThreatEntryType.URL,
+    })),
+  );
+  return create(ListThreatListsResponseSchema, { threatLists });
+}

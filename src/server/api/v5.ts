@@ -1,0 +1,178 @@
+import { create } from '@bufbuild/protobuf';
+import { encodeRice128, encodeRice256, encodeRice32, encodeRice64 } from '../../codec/index.ts';
+import {
+  type BatchGetHashListsRequest,
+  type BatchGetHashListsResponse,
+  BatchGetHashListsResponseSchema,
+  type GetHashListRequest,
+  type HashList,
+  HashListMetadata_HashLength as HashLength,
+  HashListSchema,
+  LikelySafeType,
+  type ListHashListsRequest,
+  type ListHashListsResponse,
+  ListHashListsResponseSchema,
+  RiceDeltaEncoded128BitSchema,
+  RiceDeltaEncoded256BitSchema,
+  RiceDeltaEncoded32BitSchema,
+  RiceDeltaEncoded64BitSchema,
+  type SearchHashesRequest,
+  type SearchHashesResponse,
+  SearchHashesResponseSchema,
+  type SearchUrlsRequest,
+  type SearchUrlsResponse,
+  SearchUrlsResponseSchema,
+  ThreatType,
+} from '../../proto/v5.ts';
+import type { SortedHashes } from '../../store/hash-list.ts';
+import { parseCanonicalUrl } from '../../url/canonicalize.ts';
+import { expressionsOf } from '../../url/expressions.ts';
+import { expressionHashString, prefix32 } from '../../url/hash.ts';
+import { InvalidUrlError } from '../../url/invalid-url.ts';
+import { durationFromMs } from '../../wire/duration.ts';
+import { WireError } from '../../wire/wire-error.ts';
+import type { ListCatalog } from '../catalog.ts';
+import type { ListDefinition } from '../lists/list-definition.ts';
+import type { ListHistory, ServedUpdate } from '../lists/list-history.ts';
+import type { ApiSettings } from './settings.ts';
+import { fullHashesForPrefixes, threatTypesOfHashes } from './threat-lookup.ts';
+
+const HASH_LENGTHS = { 4: HashLength.FOUR_BYTES, 8: HashLength.EIGHT_BYTES, 16: HashLength.SIXTEEN_BYTES, 32: HashLength.THIRTY_TWO_BYTES } as const;
+
+function listOrNotFound(catalog: ListCatalog, name: string): ListHistory {
+  const history = catalog.get(name);
+  if (history === undefined) throw new WireError('NOT_FOUND', `no hash list named "${name}" on this server; GET /v5/hashLists names the lists there are`);
+  return history;
+}
+
+/** SB-10: additions Rice-coded at the list's width, in the oneof field of that width. */
+function compressedAdditions(additions: SortedHashes): HashList['compressedAdditions'] {
+  switch (additions.width) {
+    case 4: {
+      const value = encodeRice32(additions.values);
+      return value === undefined ? { case: undefined } : { case: 'additionsFourBytes', value: create(RiceDeltaEncoded32BitSchema, value) };
+    }
+    case 8: {
+      const value = encodeRice64(additions.bytes);
+      return value === undefined ? { case: undefined } : { case: 'additionsEightBytes', value: create(RiceDeltaEncoded64BitSchema, value) };
+    }
+    case 16: {
+      const value = encodeRice128(additions.bytes);
+      return value === undefined ? { case: undefined } : { case: 'additionsSixteenBytes', value: create(RiceDeltaEncoded128BitSchema, value) };
+    }
+    case 32: {
+      const value = encodeRice256(additions.bytes);
+      return value === undefined ? { case: undefined } : { case: 'additionsThirtyTwoBytes', value: create(RiceDeltaEncoded256BitSchema, value) };
+    }
+  }
+}
+
+/**
+ * A HashList answer from a served update: version and checksum always (API.md §3 pitfall 4), removals
+ * and additions Rice-coded, and the minimum wait — zero when the update was cut short by the client's
+ * size constraints, so that it comes straight back for the rest (SB-12).
+ */
+export function hashListMessage(name: string, served: ServedUpdate, settings: ApiSettings): HashList {
+  const removals = encodeRice32(served.removals);
+  return create(HashListSchema, {
+    name,
+    version: served.version,
+    partialUpdate: served.partial,
+    compressedAdditions: compressedAdditions(served.additions),
+    ...(removals === undefined ? {} : { compressedRemovals: removals }),
+    sha256Checksum: served.checksum,
+    ...(served.complete ? { minimumWaitDuration: durationFromMs(settings.minimumWaitMs) } : {}),
+  });
+}
+
+function constraintsOf(request: { sizeConstraints?: { maxUpdateEntries: number; maxDatabaseEntries: number } | undefined }) {
+  return {
+    maxUpdateEntries: Math.max(0, request.sizeConstraints?.maxUpdateEntries ?? 0),
+    maxDatabaseEntries: Math.max(0, request.sizeConstraints?.maxDatabaseEntries ?? 0),
+  };
+}
+
+/** `GET /v5/hashList/{name}`. */
+export function getHashList(catalog: ListCatalog, request: GetHashListRequest, settings: ApiSettings): HashList {
+  const history = listOrNotFound(catalog, request.name);
+  return hashListMessage(request.name, history.updateFor(request.version, constraintsOf(request)), settings);
+}
+
+/**
+ * `GET /v5/hashLists:batchGet`. API.md: versions come "in any order; may be fewer or more than names".
+ * Firefox sends them by position with empty placeholders, others need not: a version goes to the list
+ * that recognizes it as its own, its position deciding only when several could.
+ */
+export function batchGetHashLists(catalog: ListCatalog, request: BatchGetHashListsRequest, settings: ApiSettings): BatchGetHashListsResponse {
+  const histories = request.names.map((name) => listOrNotFound(catalog, name));
+  const unclaimed = new Set(request.version.keys());
+  const versionFor = (history: ListHistory, position: number): Uint8Array => {
+    const positional = request.version[position];
+    if (positional !== undefined && unclaimed.has(position) && (positional.length === 0 || history.recognizes(positional))) {
+      unclaimed.delete(position);
+      return positional;
+    }
+    for (const index of unclaimed) {
+      const candidate = request.version[index]!;
+      if (candidate.length > 0 && history.recognizes(candidate)) {
+        unclaimed.delete(index);
+        return candidate;
+      }
+    }
+    return new Uint8Array(0);
+  };
+  const constraints = constraintsOf(request);
+  const hashLists = histories.map((history, i) => hashListMessage(request.names[i]!, history.updateFor(versionFor(history, i), constraints), settings));
+  return create(BatchGetHashListsResponseSchema, { hashLists });
+}
+
+function metadataOf(definition: ListDefinition): HashList {
+  return create(HashListSchema, {
+    name: definition.name,
+    metadata: {
+      threatTypes: definition.threatTypes.map((t) => ThreatType[t]),
+      likelySafeTypes: definition.likelySafeTypes.map((t) => LikelySafeType[t]),
+      description: definition.description,
+      hashLength: HASH_LENGTHS[definition.hashLength],
+    },
+  });
+}
+
+/** `GET /v5/hashLists`: every list's metadata, a page at a time (the token is the next list's index). */
+export function listHashLists(catalog: ListCatalog, request: ListHashListsRequest): ListHashListsResponse {
+  const all = catalog.all().map((history) => history.definition);
+  const start = request.pageToken === '' ? 0 : Number(Buffer.from(request.pageToken, 'base64url').toString());
+  if (!Number.isInteger(start) || start < 0 || start > all.length) throw new WireError('INVALID_ARGUMENT', 'pageToken is not one this server gave out');
+  const size = request.pageSize > 0 ? Math.min(request.pageSize, 1000) : all.length;
+  const end = Math.min(all.length, start + size);
+  return create(ListHashListsResponseSchema, {
+    hashLists: all.slice(start, end).map(metadataOf),
+    nextPageToken: end < all.length ? Buffer.from(String(end)).toString('base64url') : '',
+  });
+}
+
+/** `GET /v5/hashes:search`: every full hash under the prefixes, with the threat types of the lists holding it. */
+export function searchHashes(catalog: ListCatalog, request: SearchHashesRequest, settings: ApiSettings): SearchHashesResponse {
+  const prefixes = request.hashPrefixes.map((prefix) => prefix32(Buffer.from(prefix).toString('latin1')));
+  const fullHashes = fullHashesForPrefixes(catalog, prefixes).map(({ fullHash, lists }) => ({
+    fullHash: Buffer.from(fullHash, 'latin1'),
+    fullHashDetails: [...new Set(lists.flatMap((list) => list.threatTypes))].map((type) => ({ threatType: ThreatType[type], attributes: [] })),
+  }));
+  return create(SearchHashesResponseSchema, { fullHashes, cacheDuration: durationFromMs(settings.cacheDurationMs) });
+}
+
+/** `GET /v5/urls:search`: the URLs (at most 50, checked by the wire layer) that the threat lists hold. */
+export function searchUrls(catalog: ListCatalog, request: SearchUrlsRequest, settings: ApiSettings): SearchUrlsResponse {
+  const threats = request.urls.flatMap((url) => {
+    let hashes: string[];
+    try {
+      hashes = expressionsOf(parseCanonicalUrl(url)).map(expressionHashString);
+    } catch (err) {
+      if (!(err instanceof InvalidUrlError)) throw err;
+      throw new WireError('INVALID_ARGUMENT', err.message);
+    }
+    const types = threatTypesOfHashes(catalog, hashes);
+    return types.length === 0 ? [] : [{ url, threatTypes: types.map((type) => ThreatType[type]) }];
+  });
+  return create(SearchUrlsResponseSchema, { threats, cacheDuration: durationFromMs(settings.cacheDurationMs) });
+}

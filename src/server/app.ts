@@ -1,0 +1,71 @@
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { decodeWireRequest, DEFAULT_MAX_BODY_BYTES } from '../wire/server-request.ts';
+import { encodeWireResponse } from '../wire/server-response.ts';
+import { renderWireError, WireError } from '../wire/wire-error.ts';
+import { answerCall, LIST_RPCS } from './api/dispatch.ts';
+import { type ApiSettings, DEFAULT_API_SETTINGS } from './api/settings.ts';
+import type { ListCatalog } from './catalog.ts';
+
+export interface AppOptions {
+  catalog: ListCatalog;
+  settings?: Partial<ApiSettings>;
+  /** When non-empty, every API request must carry one of these as `key=` (as Google requires). */
+  apiKeys?: readonly string[];
+  /** Largest request body or `$req` payload, in bytes. */
+  maxBodyBytes?: number;
+}
+
+function sendError(reply: FastifyReply, error: WireError): FastifyReply {
+  const rendered = renderWireError(error);
+  return reply.code(rendered.httpStatus).headers(rendered.headers).send(Buffer.from(rendered.body));
+}
+
+/** Google refuses calls without a key with 403 and calls with an unknown key with 400. */
+function checkApiKey(keys: ReadonlySet<string>, key: string | undefined): void {
+  if (keys.size === 0) return;
+  if (key === undefined || key === '') {
+    throw new WireError('PERMISSION_DENIED', 'Method doesn\'t allow unregistered callers. Please use an API key (key=) to call this API.');
+  }
+  if (!keys.has(key)) throw new WireError('INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.');
+}
+
+/**
+ * The HTTP application: every path of the v5 and v4 REST surface goes through the wire layer, which
+ * parses all request forms of API.md §3 and chooses the answer's encoding; errors are Google-style.
+ */
+export function createApp(options: AppOptions): FastifyInstance {
+  const settings: ApiSettings = { ...DEFAULT_API_SETTINGS, ...options.settings };
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const keys = new Set(options.apiKeys ?? []);
+  const app = Fastify({ logger: false, bodyLimit: maxBodyBytes });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  app.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
+    if (error.statusCode === 413) return sendError(reply, WireError.payloadTooLarge('the request body', maxBodyBytes + 1, maxBodyBytes));
+    if (error.statusCode !== undefined && error.statusCode < 500) return sendError(reply, new WireError('INVALID_ARGUMENT', error.message));
+    return sendError(reply, new WireError('INTERNAL', 'the server failed to answer; try again later'));
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/*',
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      try {
+        const body = Buffer.isBuffer(request.body) ? request.body : new Uint8Array(0);
+        const call = decodeWireRequest({ method: request.method, url: request.url, headers: request.headers, body }, { maxBodyBytes });
+        checkApiKey(keys, call.apiKey);
+        const answer = answerCall(options.catalog, call, settings);
+        const payload = encodeWireResponse(call.rpc, answer as never, call.responseEncoding);
+        if (LIST_RPCS.has(call.rpc)) reply.header('cache-control', `public, max-age=${settings.listCacheSeconds}`);
+        return reply.code(200).header('content-type', payload.contentType).send(Buffer.from(payload.body));
+      } catch (err) {
+        if (err instanceof WireError) return sendError(reply, err);
+        throw err;
+      }
+    },
+  });
+  return app;
+}

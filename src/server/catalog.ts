@@ -1,0 +1,31 @@
+import type { ListDefinition } from './lists/list-definition.ts';
+import type { ListHistory } from './lists/list-history.ts';
+import type { Snapshot } from './lists/snapshot.ts';
+
+/** The short names of SB-11, which clients may use for the full names real v5 clients send (API.md §3). */
+const ALIASES: Readonly<Record<string, string>> = { se: 'se-4b', mw: 'mw-4b', uws: 'uws-4b', uwsa: 'uwsa-4b', pha: 'pha-4b', gc: 'gc-32b', mwb: 'mwb-4b' };
+
+/** The lists a server publishes, by name, each with its history of snapshots. */
+export class ListCatalog {
+  private readonly histories = new Map<string, ListHistory>();
+
+  constructor(histories: Iterable<ListHistory>) {
+    for (const history of histories) this.histories.set(history.definition.name, history);
+  }
+
+  /** The list of a name or an SB-11 alias of it; undefined for names this server does not publish. */
+  get(name: string): ListHistory | undefined {
+    return this.histories.get(name) ?? this.histories.get(ALIASES[name] ?? '');
+  }
+
+  all(): ListHistory[] {
+    return [...this.histories.values()];
+  }
+
+  /** Current snapshots of the threat lists (not the likely-safe ones such as the global cache). */
+  threatSnapshots(): { definition: ListDefinition; snapshot: Snapshot }[] {
+    return this.all()
+      .filter((history) => history.definition.threatTypes.length > 0)
+      .map((history) => ({ definition: history.definition, snapshot: history.current() }));
+  }
+}

@@ -1,0 +1,143 @@
+import type { SortedHashes } from '../../store/hash-list.ts';
+import { compareAt, type HashWidth } from '../../store/hash-set.ts';
+
+/** SHA-256: every list entry is a full hash of this many bytes (SB-7). */
+export const FULL_HASH_BYTES = 32;
+
+/** Full hashes in ascending order with no duplicates, and the first 4 bytes of each as a number. */
+export interface SortedFullHashes {
+  /** Concatenated 32-byte hashes, strictly ascending. */
+  bytes: Uint8Array;
+  /** prefixes[i] = the first 4 bytes of hash i, big-endian: ascending, repeated when hashes share them. */
+  prefixes: Uint32Array;
+}
+
+/** Hashes are first spread over 2^12 buckets by their leading bits: about 500 per bucket for 2 M hashes. */
+const BUCKET_BITS = 12;
+const LOW_BITS = 32 - BUCKET_BITS;
+const LOW_MASK = (1 << LOW_BITS) - 1;
+const WORDS = FULL_HASH_BYTES / 4;
+const TWO_32 = 2 ** 32;
+
+/**
+ * Sorts and deduplicates concatenated 32-byte hashes (any order, duplicates allowed; the length must be
+ * a multiple of 32, which the caller checks). Millions of hashes do not fit in a CPU cache, so moving
+ * each one to its sorted place directly would miss the cache at every hash: instead one pass spreads
+ * them over buckets by their leading 12 bits (a few thousand sequential write streams), then each
+ * bucket, small enough to stay in cache, is sorted on its own by the rest of its first 4 bytes (packed
+ * with its position into one number, so the engine's native numeric sort does it), and by all 32 bytes
+ * where those are equal (rare: 2^32 values).
+ */
+export function sortFullHashes(input: Uint8Array): SortedFullHashes {
+  const n = input.length / FULL_HASH_BYTES;
+  // Whole 32-bit words move a hash in 8 steps; they need an aligned copy when the input is not aligned.
+  const aligned = input.byteOffset % 4 === 0 ? input : input.slice();
+  const source = new Uint32Array(aligned.buffer, aligned.byteOffset, n * WORDS);
+
+  const starts = new Uint32Array((1 << BUCKET_BITS) + 1);
+  for (let o = 0; o < aligned.length; o += FULL_HASH_BYTES) starts[(prefixAt(aligned, o) >>> LOW_BITS) + 1]!++;
+  let largest = 0;
+  for (let b = 1; b < starts.length; b++) {
+    largest = Math.max(largest, starts[b]!);
+    starts[b]! += starts[b - 1]!;
+  }
+  const bucketed = new Uint32Array(n * WORDS);
+  const bucketedKeys = new Uint32Array(n);
+  const next = starts.slice(0, -1);
+  for (let i = 0; i < n; i++) {
+    const key = prefixAt(aligned, i * FULL_HASH_BYTES);
+    const at = next[key >>> LOW_BITS]!++;
+    bucketedKeys[at] = key;
+    copyHash(source, i, bucketed, at);
+  }
+
+  // Each bucket is copied out to scratch space and written back sorted and deduplicated, in place: the
+  // write position never passes the bucket being read, as duplicates only make the list shorter.
+  const bytes = new Uint8Array(bucketed.buffer);
+  const prefixes = bucketedKeys;
+  const scratch = new Uint32Array(largest * WORDS);
+  const scratchBytes = new Uint8Array(scratch.buffer);
+  const scratchKeys = new Uint32Array(largest);
+  const packed = new Float64Array(largest);
+  let count = 0;
+  for (let b = 0; b + 1 < starts.length; b++) {
+    const first = starts[b]!;
+    const size = starts[b + 1]! - first;
+    if (size === 0) continue;
+    scratch.set(bucketed.subarray(first * WORDS, (first + size) * WORDS));
+    scratchKeys.set(bucketedKeys.subarray(first, first + size));
+    const run = packed.subarray(0, size);
+    for (let j = 0; j < size; j++) run[j] = (scratchKeys[j]! & LOW_MASK) * TWO_32 + j;
+    run.sort();
+    orderTies(run, scratchBytes);
+    for (let r = 0; r < size; r++) {
+      // Division by 2^32 is exact; a floating-point remainder would cost a library call.
+      const entry = run[r]!;
+      const j = entry - Math.floor(entry / TWO_32) * TWO_32;
+      const prefix = scratchKeys[j]!;
+      if (count > 0 && prefix === prefixes[count - 1] && compareAt(scratchBytes, j * FULL_HASH_BYTES, bytes, (count - 1) * FULL_HASH_BYTES, FULL_HASH_BYTES) === 0) continue;
+      copyHash(scratch, j, bucketed, count);
+      prefixes[count++] = prefix;
+    }
+  }
+  if (count === n) return { bytes, prefixes };
+  return { bytes: bytes.slice(0, count * FULL_HASH_BYTES), prefixes: prefixes.slice(0, count) };
+}
+
+function prefixAt(bytes: Uint8Array, offset: number): number {
+  return ((bytes[offset]! << 24) | (bytes[offset + 1]! << 16) | (bytes[offset + 2]! << 8) | bytes[offset + 3]!) >>> 0;
+}
+
+function copyHash(from: Uint32Array, fromIndex: number, to: Uint32Array, toIndex: number): void {
+  const f = fromIndex * WORDS;
+  const t = toIndex * WORDS;
+  for (let w = 0; w < WORDS; w++) to[t + w] = from[f + w]!;
+}
+
+/**
+ * In a bucket's sorted packed keys (key above 2^32, position below), orders each run of equal keys by
+ * the full 32 bytes of its hashes, the bucket's hashes being `bytes`.
+ */
+function orderTies(run: Float64Array, bytes: Uint8Array): void {
+  for (let start = 0; start < run.length; ) {
+    const key = Math.floor(run[start]! / TWO_32);
+    let end = start + 1;
+    while (end < run.length && Math.floor(run[end]! / TWO_32) === key) end++;
+    if (end - start > 1) {
+      const offset = (entry: number) => (entry - Math.floor(entry / TWO_32) * TWO_32) * FULL_HASH_BYTES;
+      const tied = Array.from(run.subarray(start, end));
+      tied.sort((a, b) => compareAt(bytes, offset(a), bytes, offset(b), FULL_HASH_BYTES));
+      run.set(tied, start);
+    }
+    start = end;
+  }
+}
+
+/**
+ * The list as served at `width` bytes (SB-9, SB-11): the first `width` bytes of each full hash, sorted and
+ * without duplicates (full hashes sharing a prefix give one entry). Shares memory with `full` when no
+ * two hashes share a prefix (4 bytes) or when the list serves full hashes (32 bytes).
+ */
+export function servedPrefixes(full: SortedFullHashes, width: HashWidth): SortedHashes {
+  const n = full.prefixes.length;
+  if (width === 4) {
+    const values = full.prefixes;
+    let distinct = n === 0 ? 0 : 1;
+    for (let i = 1; i < n; i++) if (values[i] !== values[i - 1]) distinct++;
+    if (distinct === n) return { width, values };
+    const unique = new Uint32Array(distinct);
+    for (let i = 0, k = 0; i < n; i++) if (i === 0 || values[i] !== values[i - 1]) unique[k++] = values[i]!;
+    return { width, values: unique };
+  }
+  if (width === FULL_HASH_BYTES) return { width, bytes: full.bytes };
+  const out = new Uint8Array(n * width);
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    const from = i * FULL_HASH_BYTES;
+    // Sorted hashes: a repeated prefix can only repeat the one just written.
+    if (count > 0 && compareAt(full.bytes, from, out, (count - 1) * width, width) === 0) continue;
+    out.set(full.bytes.subarray(from, from + width), count * width);
+    count++;
+  }
+  return { width, bytes: count === n ? out : out.slice(0, count * width) };
+}

@@ -1,0 +1,202 @@
+import { checksumOf, type SortedHashes } from '../../store/hash-list.ts';
+import { BoundedCache } from './bounded-cache.ts';
+import { ListError } from './list-error.ts';
+import type { ListDefinition } from './list-definition.ts';
+import { diffLists, diffSteps, type ListDiff, partlyApplied } from './list-diff.ts';
+import { type ClientState, decodeVersion, encodeVersion, type ServedState } from './list-version.ts';
+import { emptyHashes, hashCount, hashRange } from './sorted-hashes.ts';
+import { Snapshot } from './snapshot.ts';
+
+/** A client's size constraints (API.md SizeConstraints, v4 Constraints); 0 means no limit. */
+export interface SizeConstraints {
+  maxUpdateEntries: number;
+  maxDatabaseEntries: number;
+}
+
+/** One list update to send, before Rice coding (SB-9, API.md HashList / v4 ListUpdateResponse). */
+export interface ServedUpdate {
+  /** false: a full update, the client replaces its list (and there are no removals). */
+  partial: boolean;
+  /** The client's version after this update; never empty (API.md §3 pitfall 4). */
+  version: Uint8Array;
+  /** Ascending indices into the client's sorted list, applied before the additions. */
+  removals: Uint32Array;
+  additions: SortedHashes;
+  /** SHA-256 of the client's sorted list after this update; always present (API.md §3 pitfall 4). */
+  checksum: Uint8Array;
+  /**
+   * false when `max_update_entries` cut the update short, or it led to a state that is not yet the
+   * newest: send a zero minimum wait so the client comes straight back (SB-12).
+   */
+  complete: boolean;
+}
+
+export interface ListHistoryOptions {
+  /** How many snapshots to keep, the current one included: clients at older versions get a full update. */
+  keep: number;
+  now?: () => number;
+}
+
+/** Diffs are the expensive part of an update, and a publish sends every client after the same few. */
+const DIFF_CACHE_ENTRIES = 8;
+/** Checksums of served states: 32 bytes each, asked for by every client at that state. */
+const CHECKSUM_CACHE_ENTRIES = 256;
+
+/**
+ * The published snapshots of one list and the updates that bring clients to the newest (SB-9):
+ * a client at a kept version gets removal indices and additions, a client with no version, an
+ * unknown, forged or evicted one a full update, a client at the newest an empty update.
+ *
+ * Size constraints (API.md SizeConstraints):
+ * - `maxDatabaseEntries` N > 0, smaller than the list: the client is served the first N entries of the
+ *   sorted list. Random hashes make any N of them an equally good sample, and the first N of a list
+ *   change little when the list changes, so diffs between such subsets stay small. The subset is part
+ *   of the version, so a client changing its N is diffed from what it really holds.
+ * - `maxUpdateEntries` M > 0, smaller than the diff: the first M steps of the diff are sent (removals
+ *   first, so the client's list never outgrows both ends of the transfer), with a version naming the
+ *   transfer and how far it got; from that version the next request sends the following steps. Such an
+ *   update is not `complete` (SB-12: zero minimum wait). A transfer is finished even when a newer
+ *   snapshot is published meanwhile, then the client is diffed onwards; if either of its snapshots is
+ *   no longer kept, the client gets a full update.
+ *
+ * Old snapshots are kept as their served lists only; the full hashes of the current one answer searches.
+ */
+export class ListHistory {
+  readonly definition: ListDefinition;
+  private readonly keep: number;
+  private readonly now: () => number;
+  private latest: Snapshot;
+  /** Served lists of the kept snapshots by id, oldest first (a Map iterates in insertion order). */
+  private readonly kept = new Map<string, SortedHashes>();
+  private readonly diffs = new BoundedCache<string, ListDiff>(DIFF_CACHE_ENTRIES);
+  private readonly checksums = new BoundedCache<string, Uint8Array>(CHECKSUM_CACHE_ENTRIES);
+
+  /** Starts with an empty snapshot: a list is served, empty, before its first publish (SB-9). */
+  constructor(definition: ListDefinition, options: ListHistoryOptions) {
+    if (!Number.isInteger(options.keep) || options.keep < 1) {
+      throw new ListError('invalid-keep', definition.name, `keep must be a whole number of snapshots of at least 1 (the current one), not ${options.keep}`);
+    }
+    this.definition = definition;
+    this.keep = options.keep;
+    this.now = options.now ?? Date.now;
+    this.latest = Snapshot.of(definition, new Uint8Array(0), this.now());
+    this.kept.set(this.latest.id, this.latest.served());
+  }
+
+  /**
+   * Publishes `fullHashes` (concatenated 32-byte hashes, any order, duplicates allowed) as the newest
+   * snapshot and forgets the oldest beyond `keep`. The same content as the current snapshot changes
+   * nothing and returns the current snapshot. Throws ListError ('ragged-full-hashes').
+   */
+  publish(fullHashes: Uint8Array): Snapshot {
+    const snapshot = Snapshot.of(this.definition, fullHashes, this.now());
+    if (snapshot.id === this.latest.id) return this.latest;
+    // Content published before and still kept moves to the newest place: its id, so its versions, stay.
+    this.kept.delete(snapshot.id);
+    this.kept.set(snapshot.id, snapshot.served());
+    for (const id of this.kept.keys()) {
+      if (this.kept.size <= this.keep) break;
+      this.kept.delete(id);
+    }
+    this.latest = snapshot;
+    return snapshot;
+  }
+
+  current(): Snapshot {
+    return this.latest;
+  }
+
+  /** True when `version` is one of this list's, naming only kept snapshots (batchGet pairs versions to lists). */
+  recognizes(version: Uint8Array): boolean {
+    const state = decodeVersion(version);
+    if (state === undefined) return false;
+    if (state.kind === 'settled') return this.list(state.at) !== undefined;
+    return (state.from === undefined || this.list(state.from) !== undefined) && this.list(state.to) !== undefined;
+  }
+
+  /**
+   * The update that brings a client at `clientVersion` (empty for a client with no copy) towards the
+   * current snapshot within its size constraints (0 = no limit). Any bytes are accepted as a version:
+   * what is not a version of a kept snapshot gets a full update. Returned arrays may be shared with
+   * other answers: do not modify them.
+   */
+  updateFor(clientVersion: Uint8Array, constraints: SizeConstraints): ServedUpdate {
+    const { maxUpdateEntries, maxDatabaseEntries } = constraints;
+    for (const [field, value] of [['maxUpdateEntries', maxUpdateEntries], ['maxDatabaseEntries', maxDatabaseEntries]] as const) {
+      if (!Number.isInteger(value) || value < 0) {
+        throw new ListError('invalid-constraint', this.definition.name, `${field} must be a whole number, 0 for no limit, not ${value}`);
+      }
+    }
+    const target = this.servedState(maxDatabaseEntries);
+    const transfer = this.transferFor(decodeVersion(clientVersion), target);
+    const { from, to, progress, diff } = transfer;
+    const end = maxUpdateEntries > 0 ? Math.min(diff.size, progress + maxUpdateEntries) : diff.size;
+    const reached: ClientState = end === diff.size ? { kind: 'settled', at: to } : { kind: 'transfer', from, to, progress: end };
+    const version = encodeVersion(reached);
+    const checksum = this.checksums.getOrCompute(Buffer.from(version).toString('hex'), () =>
+      checksumOf(reached.kind === 'settled' ? this.list(to)! : partlyApplied(this.listOrEmpty(from), diff, end)),
+    );
+    return {
+      partial: from !== undefined || progress > 0,
+      version,
+      ...diffSteps(diff, progress, end),
+      checksum,
+      complete: reached.kind === 'settled' && sameState(to, target),
+    };
+  }
+
+  /** What the current snapshot serves to a client holding at most `maxDatabaseEntries` (0: all). */
+  private servedState(maxDatabaseEntries: number): ServedState {
+    const count = hashCount(this.latest.served());
+    // A limit the list does not reach is no limit: one state, one version, for all such clients.
+    return { snapshotId: this.latest.id, limit: maxDatabaseEntries > 0 && maxDatabaseEntries < count ? maxDatabaseEntries : 0 };
+  }
+
+  /** The list of a served state (a limit beyond the list is the whole list), or undefined when its snapshot is not kept. */
+  private list(state: ServedState): SortedHashes | undefined {
+    const served = this.kept.get(state.snapshotId);
+    return served === undefined || state.limit === 0 ? served : hashRange(served, 0, state.limit);
+  }
+
+  private listOrEmpty(state: ServedState | undefined): SortedHashes {
+    return state === undefined ? emptyHashes(this.definition.hashLength) : this.list(state)!;
+  }
+
+  /**
+   * Where a client goes from the state its version names: on with its unfinished transfer, from its
+   * settled state to the target, or, when the version names nothing we keep or is inconsistent, from
+   * an empty list (a full update).
+   */
+  private transferFor(state: ClientState | undefined, target: ServedState): Transfer {
+    if (state?.kind === 'settled' && this.list(state.at) !== undefined) {
+      return { from: state.at, to: target, progress: 0, diff: this.diff(state.at, target) };
+    }
+    if (state?.kind === 'transfer' && (state.from === undefined || this.list(state.from) !== undefined) && this.list(state.to) !== undefined) {
+      const diff = this.diff(state.from, state.to);
+      if (state.progress > 0 && state.progress < diff.size) return { ...state, diff };
+    }
+    return { from: undefined, to: target, progress: 0, diff: this.diff(undefined, target) };
+  }
+
+  /** The diff between two kept states (undefined: the empty list), cached. */
+  private diff(from: ServedState | undefined, to: ServedState): ListDiff {
+    const toList = this.list(to)!;
+    if (from === undefined) return { removals: new Uint32Array(0), additions: toList, size: hashCount(toList) };
+    return this.diffs.getOrCompute(`${stateKey(from)}>${stateKey(to)}`, () => diffLists(this.list(from)!, toList));
+  }
+}
+
+interface Transfer {
+  from: ServedState | undefined;
+  to: ServedState;
+  progress: number;
+  diff: ListDiff;
+}
+
+function stateKey(state: ServedState): string {
+  return `${state.snapshotId}/${state.limit}`;
+}
+
+function sameState(a: ServedState, b: ServedState): boolean {
+  return a.snapshotId === b.snapshotId && a.limit === b.limit;
+}

@@ -1,0 +1,115 @@
+import { createHash } from 'node:crypto';
+import { checksumOf, type SortedHashes } from '../../store/hash-list.ts';
+import { prefix32 } from '../../url/hash.ts';
+import { FULL_HASH_BYTES, servedPrefixes, sortFullHashes, type SortedFullHashes } from './full-hashes.ts';
+import { ListError } from './list-error.ts';
+import type { ListDefinition } from './list-definition.ts';
+
+/** Bytes of a snapshot id: 128 bits of SHA-256, so that two different contents never share one. */
+export const SNAPSHOT_ID_BYTES = 16;
+
+/**
+ * One published state of a list (SB-9): its sorted, unique full hashes, and the list it serves at the
+ * list's hash length. Immutable.
+ *
+ * The id is derived from the list's name, hash length and content, not drawn at random: every server
+ * instance that publishes the same feed content names it alike (DESIGN.md: instances compute the same
+ * versions and diffs), and a content published again is recognized as the same state.
+ */
+export class Snapshot {
+  private servedMemo: SortedHashes | undefined;
+  private checksumMemo: Uint8Array | undefined;
+
+  private constructor(
+    readonly definition: ListDefinition,
+    /** Opaque, 32 hex digits; the same for the same list and content. */
+    readonly id: string,
+    /** When it was published, in milliseconds since the epoch. */
+    readonly createdAt: number,
+    private readonly full: SortedFullHashes,
+  ) {}
+
+  /**
+   * A snapshot of `fullHashes`: concatenated 32-byte hashes in any order, duplicates allowed. Throws
+   * ListError ('ragged-full-hashes') when the length is not a whole number of hashes.
+   */
+  static of(definition: ListDefinition, fullHashes: Uint8Array, createdAt: number): Snapshot {
+    if (fullHashes.length % FULL_HASH_BYTES !== 0) {
+      throw new ListError(
+        'ragged-full-hashes',
+        definition.name,
+        `${fullHashes.length} bytes are not a whole number of ${FULL_HASH_BYTES}-byte SHA-256 hashes; pass the full hashes concatenated`,
+      );
+    }
+    const full = sortFullHashes(fullHashes);
+    return new Snapshot(definition, snapshotId(definition, full.bytes), createdAt, full);
+  }
+
+  get fullHashCount(): number {
+    return this.full.prefixes.length;
+  }
+
+  /**
+   * The list as clients receive it: the first `hashLength` bytes of every full hash, sorted, without
+   * duplicates. Computed once. Shared, not copied: callers must not modify it.
+   */
+  served(): SortedHashes {
+    this.servedMemo ??= servedPrefixes(this.full, this.definition.hashLength);
+    return this.servedMemo;
+  }
+
+  /** SB-9: the SHA-256 of the served list, sorted and concatenated. */
+  get checksum(): Uint8Array {
+    this.checksumMemo ??= checksumOf(this.served());
+    return this.checksumMemo;
+  }
+
+  /**
+   * The full hashes (32-character latin1 byte strings, url/hash.ts) whose first 4 bytes are `prefix`, a
+   * big-endian number: what `hashes:search` returns for a prefix. Binary search, then a short scan.
+   */
+  fullHashesWithPrefix(prefix: number): string[] {
+    const prefixes = this.full.prefixes;
+    const found: string[] = [];
+    for (let i = this.lowerBound(prefix); i < prefixes.length && prefixes[i] === prefix; i++) {
+      found.push(Buffer.from(this.full.bytes.buffer, this.full.bytes.byteOffset + i * FULL_HASH_BYTES, FULL_HASH_BYTES).toString('latin1'));
+    }
+    return found;
+  }
+
+  /** True when the list holds this full hash (a 32-character latin1 byte string); false for any other length. */
+  hasFullHash(hash: string): boolean {
+    if (hash.length !== FULL_HASH_BYTES) return false;
+    const prefix = prefix32(hash);
+    const { prefixes, bytes } = this.full;
+    for (let i = this.lowerBound(prefix); i < prefixes.length && prefixes[i] === prefix; i++) {
+      let b = 4;
+      while (b < FULL_HASH_BYTES && bytes[i * FULL_HASH_BYTES + b] === hash.charCodeAt(b)) b++;
+      if (b === FULL_HASH_BYTES) return true;
+    }
+    return false;
+  }
+
+  /** The index of the first full hash whose prefix is not below `prefix`. */
+  private lowerBound(prefix: number): number {
+    const prefixes = this.full.prefixes;
+    let lo = 0;
+    let hi = prefixes.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (prefixes[mid]! < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+/** 128 bits of the SHA-256 of name, hash length and sorted content, as hex. */
+function snapshotId(definition: ListDefinition, sortedFullHashes: Uint8Array): string {
+  return createHash('sha256')
+    .update(`sbkit snapshot\0${definition.name}\0${definition.hashLength}\0`)
+    .update(sortedFullHashes)
+    .digest()
+    .subarray(0, SNAPSHOT_ID_BYTES)
+    .toString('hex');
+}

@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { EXIT } from '../../src/cli/io.ts';
+import { run } from './run.ts';
+
+const BIN = new URL('../../bin/sbkit.js', import.meta.url).pathname;
+const children: ChildProcess[] = [];
+
+/** Starts `sbkit serve …` in a child process and resolves to the URL it listens on. */
+function serve(...args: string[]): Promise<{ url: string; stderr: () => string }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  children.push(child);
+  let stderr = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`sbkit serve did not start: ${stderr}`)), 20_000);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /listening on (http:\/\/\S+) /.exec(stderr);
+      if (match !== null) {
+        clearTimeout(timer);
+        resolve({ url: match[1]!, stderr: () => stderr });
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`sbkit serve exited with ${code}: ${stderr}`));
+    });
+  });
+}
+
+after(async () => {
+  for (const child of children) {
+    if (child.exitCode !== null) continue;
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+});
+
+describe('sbkit serve', () => {
+  it('serves the embedded demo lists, which sbkit check finds Google\'s phishing test page in', async () => {
+    const { url, stderr } = await serve();
+    assert.match(stderr(), /with the embedded demo lists: se-4b \(4\), mw-4b/);
+    const phishing = await run(['check', '--server', url, 'http://testsafebrowsing.appspot.com/s/phishing.html']);
+    assert.equal(phishing.status, EXIT.UNSAFE);
+    assert.match(phishing.out, /^UNSAFE\s+http:\/\/testsafebrowsing\.appspot\.com\/s\/phishing\.html: suspected social engineering/m);
+    const safe = await run(['check', '--server', url, 'http://example.com/']);
+    assert.equal(safe.status, EXIT.SAFE);
+  });
+
+  it('serves the lists of a configuration file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sbkit-serve-'));
+    try {
+      await writeFile(join(dir, 'hosts.txt'), '0.0.0.0 evil.example\n127.0.0.1 localhost\n');
+      await writeFile(
+        join(dir, 'sbkit.json'),
+        JSON.stringify({ lists: [{ name: 'mw-4b', threatTypes: ['MALWARE'], sources: [{ file: 'hosts.txt', format: 'hosts' }, { entries: ['bad.example/login'] }] }] }),
+      );
+      const { url, stderr } = await serve('--config', join(dir, 'sbkit.json'));
+      assert.match(stderr(), /list mw-4b: 2 entries, 0 bad lines/);
+      const result = await run(['check', '--server', url, '--json', 'http://www.evil.example/any/page', 'http://bad.example/login', 'http://bad.example/']);
+      assert.deepEqual((JSON.parse(result.out) as { verdict: string }[]).map((r) => r.verdict), ['UNSAFE', 'UNSAFE', 'SAFE']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a configuration with a clear message and exit status 4', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sbkit-serve-'));
+    try {
+      await writeFile(join(dir, 'bad.json'), JSON.stringify({ lists: [{ name: 'x', threatTypes: ['MALWARE'], sources: [], colour: 'red' }] }));
+      const result = await run(['serve', '--port', '0', '--config', join(dir, 'bad.json')]);
+      assert.equal(result.status, EXIT.INVALID_INPUT);
+      assert.match(result.err, /lists\[0\]/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,177 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import * as v4 from '../../src/proto/v4.ts';
+import * as v5 from '../../src/proto/v5.ts';
+import { createApp } from '../../src/server/app.ts';
+import { checksumOf } from '../../src/store/hash-list.ts';
+import { expressionHashString } from '../../src/url/hash.ts';
+import { demoCatalog } from './fixture.ts';
+
+const PHISHING = 'testsafebrowsing.appspot.com/s/phishing.html';
+const phishingHash = expressionHashString(PHISHING);
+const b64 = (s: string) => Buffer.from(s, 'latin1').toString('base64');
+
+function app(options: { apiKeys?: string[] } = {}) {
+  return createApp({ catalog: demoCatalog(), ...options });
+}
+
+describe('v5 API', () => {
+  it('hashes:search answers the Firefox form in binary protobuf with the full hash and threat type', async () => {
+    const prefix = encodeURIComponent(b64(phishingHash.slice(0, 4)));
+    const response = await app().inject({ method: 'GET', url: `/v5/hashes:search?key=K&hashPrefixes=${prefix}`, headers: { accept: '*/*' } });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers['content-type'], 'application/x-protobuf');
+    const message = fromBinary(v5.SearchHashesResponseSchema, response.rawPayload);
+    assert.equal(message.fullHashes.length, 1);
+    assert.equal(Buffer.from(message.fullHashes[0]!.fullHash).toString('latin1'), phishingHash);
+    assert.deepEqual(message.fullHashes[0]!.fullHashDetails.map((d) => d.threatType), [v5.ThreatType.SOCIAL_ENGINEERING]);
+    assert.equal(message.cacheDuration?.seconds, 300n);
+  });
+
+  it('answers JSON when asked with alt=json', async () => {
+    const prefix = Buffer.from(phishingHash.slice(0, 4), 'latin1').toString('base64url');
+    const response = await app().inject({ method: 'GET', url: `/v5/hashes:search?hashPrefixes=${prefix}&alt=json` });
+    assert.equal(response.statusCode, 200);
+    const json = response.json() as { fullHashes: { fullHash: string; fullHashDetails: { threatType: string }[] }[]; cacheDuration: string };
+    assert.equal(json.fullHashes[0]!.fullHash, b64(phishingHash));
+    assert.equal(json.fullHashes[0]!.fullHashDetails[0]!.threatType, 'SOCIAL_ENGINEERING');
+    assert.equal(json.cacheDuration, '300s');
+  });
+
+  it('hashLists:batchGet answers every list in request order with version, checksum and wait', async () => {
+    const url = '/v5/hashLists:batchGet?key=K&names=se-4b&names=mw-4b&names=gc-32b&version=&version=&version=';
+    const response = await app().inject({ method: 'GET', url });
+    assert.equal(response.statusCode, 200);
+    assert.match(String(response.headers['cache-control']), /max-age=300/);
+    const message = fromBinary(v5.BatchGetHashListsResponseSchema, response.rawPayload);
+    assert.deepEqual(message.hashLists.map((l) => l.name), ['se-4b', 'mw-4b', 'gc-32b']);
+    for (const list of message.hashLists) {
+      assert.ok(list.version.length > 0);
+      assert.equal(list.sha256Checksum.length, 32);
+      assert.equal(list.partialUpdate, false);
+      assert.equal(list.minimumWaitDuration?.seconds, 1800n);
+    }
+    assert.equal(message.hashLists[0]!.compressedAdditions.case, 'additionsFourBytes');
+    assert.equal(message.hashLists[2]!.compressedAdditions.case, 'additionsThirtyTwoBytes');
+  });
+
+  it('answers the current version with an empty update', async () => {
+    const first = fromBinary(v5.HashListSchema, (await app().inject({ url: '/v5/hashList/se-4b' })).rawPayload);
+    const server = app();
+    const again = fromBinary(v5.HashListSchema, (await server.inject({ url: `/v5/hashList/se?version=${Buffer.from(first.version).toString('base64url')}` })).rawPayload);
+    assert.equal(again.partialUpdate, true);
+    assert.equal(again.compressedAdditions.case, undefined);
+    assert.deepEqual(again.sha256Checksum, first.sha256Checksum);
+  });
+
+  it('lists the lists with their metadata, a page at a time', async () => {
+    const page = (await app().inject({ url: '/v5/hashLists?pageSize=4&alt=json' })).json() as { hashLists: { name: string; metadata: { hashLength: string } }[]; nextPageToken: string };
+    assert.equal(page.hashLists.length, 4);
+    const rest = (await app().inject({ url: `/v5/hashLists?pageSize=4&alt=json&pageToken=${page.nextPageToken}` })).json() as { hashLists: { name: string; metadata: { hashLength: string; likelySafeTypes?: string[] } }[] };
+    const gc = rest.hashLists.find((l) => l.name === 'gc-32b')!;
+    assert.equal(gc.metadata.hashLength, 'THIRTY_TWO_BYTES');
+    assert.deepEqual(gc.metadata.likelySafeTypes, ['GENERAL_BROWSING']);
+  });
+
+  it('urls:search names the threat types of listed URLs', async () => {
+    const response = await app().inject({ url: `/v5/urls:search?alt=json&urls=${encodeURIComponent(`http://${PHISHING}`)}&urls=http%3A%2F%2Fexample.com%2F` });
+    const json = response.json() as { threats: { url: string; threatTypes: string[] }[] };
+    assert.deepEqual(json.threats, [{ url: `http://${PHISHING}`, threatTypes: ['SOCIAL_ENGINEERING'] }]);
+  });
+
+  it('refuses unknown lists and malformed requests with Google-style errors', async () => {
+    const unknown = await app().inject({ url: '/v5/hashList/nope-4b' });
+    assert.equal(unknown.statusCode, 404);
+    assert.equal((unknown.json() as { error: { status: string } }).error.status, 'NOT_FOUND');
+    const bad = await app().inject({ url: '/v5/hashes:search?hashPrefixes=***' });
+    assert.equal(bad.statusCode, 400);
+    assert.equal((bad.json() as { error: { status: string; code: number } }).error.code, 400);
+    assert.equal((await app().inject({ url: '/v9/what' })).statusCode, 404);
+  });
+});
+
+describe('API keys', () => {
+  it('refuses a request without a key (403) or with a wrong one (400), as Google does', async () => {
+    const server = app({ apiKeys: ['right'] });
+    const missing = await server.inject({ url: '/v5/hashList/se-4b' });
+    assert.equal(missing.statusCode, 403);
+    assert.equal((missing.json() as { error: { status: string } }).error.status, 'PERMISSION_DENIED');
+    const wrong = await server.inject({ url: '/v5/hashList/se-4b?key=wrong' });
+    assert.equal(wrong.statusCode, 400);
+    assert.match((wrong.json() as { error: { message: string } }).error.message, /API key not valid/);
+    assert.equal((await server.inject({ url: '/v5/hashList/se-4b?key=right' })).statusCode, 200);
+  });
+});
+
+describe('v4 API', () => {
+  const triple = (threatType: number, platformType: number) => ({ threatType, platformType, threatEntryType: v4.ThreatEntryType.URL });
+
+  it('threatListUpdates:fetch in Firefox\'s $req form: one answer per triple, in order, state and checksum always', async () => {
+    const request = create(v4.FetchThreatListUpdatesRequestSchema, {
+      client: { clientId: 'navclient-auto-ffox', clientVersion: '153.0' },
+      listUpdateRequests: [
+        { ...triple(v4.ThreatType.SOCIAL_ENGINEERING_INTERNAL, v4.PlatformType.ANY_PLATFORM), constraints: { supportedCompressions: [v4.CompressionType.RICE] } },
+        { ...triple(v4.ThreatType.CSD_DOWNLOAD_ALLOWLIST, v4.PlatformType.ANY_PLATFORM), constraints: { supportedCompressions: [v4.CompressionType.RAW] } },
+        { ...triple(v4.ThreatType.MALWARE, v4.PlatformType.ANY_PLATFORM), constraints: { supportedCompressions: [v4.CompressionType.RAW] } },
+      ],
+    });
+    const req = Buffer.from(toBinary(v4.FetchThreatListUpdatesRequestSchema, request)).toString('base64url');
+    const response = await app().inject({
+      method: 'GET',
+      url: `/v4/threatListUpdates:fetch?$ct=application/x-protobuf&key=K&$httpMethod=POST&$req=${req}`,
+      headers: { 'x-http-method-override': 'POST' },
+    });
+    assert.equal(response.statusCode, 200);
+    const message = fromBinary(v4.FetchThreatListUpdatesResponseSchema, response.rawPayload);
+    assert.deepEqual(message.listUpdateResponses.map((l) => l.threatType), [5, 9, 1]);
+    for (const list of message.listUpdateResponses) {
+      assert.ok(list.newClientState.length > 0);
+      assert.equal(list.checksum?.sha256.length, 32);
+    }
+    assert.equal(message.listUpdateResponses[0]!.additions[0]!.compressionType, v4.CompressionType.RICE);
+    assert.deepEqual(Buffer.from(message.listUpdateResponses[1]!.checksum!.sha256), Buffer.from(checksumOf({ width: 4, values: new Uint32Array(0) })));
+    assert.equal(message.listUpdateResponses[2]!.additions[0]!.rawHashes?.prefixSize, 4);
+    assert.equal(message.minimumWaitDuration?.seconds, 1800n);
+  });
+
+  it('fullHashes:find answers from the lists that hold the hash, numbered as asked', async () => {
+    const request = create(v4.FindFullHashesRequestSchema, {
+      threatInfo: {
+        threatTypes: [1, 3, 5],
+        platformTypes: [v4.PlatformType.ANY_PLATFORM],
+        threatEntryTypes: [v4.ThreatEntryType.URL],
+        threatEntries: [{ hash: Buffer.from(phishingHash.slice(0, 4), 'latin1') }, { hash: Buffer.from([1, 2, 3, 4]) }],
+      },
+    });
+    const response = await app().inject({
+      method: 'POST',
+      url: '/v4/fullHashes:find?alt=proto',
+      headers: { 'content-type': 'application/x-protobuf' },
+      payload: Buffer.from(toBinary(v4.FindFullHashesRequestSchema, request)),
+    });
+    const message = fromBinary(v4.FindFullHashesResponseSchema, response.rawPayload);
+    assert.equal(message.matches.length, 1);
+    assert.equal(message.matches[0]!.threatType, 5);
+    assert.equal(Buffer.from(message.matches[0]!.threat!.hash).toString('latin1'), phishingHash);
+    assert.equal(message.negativeCacheDuration?.seconds, 300n);
+  });
+
+  it('threatMatches:find takes JSON and finds listed URLs', async () => {
+    const response = await app().inject({
+      method: 'POST',
+      url: '/v4/threatMatches:find',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ client: { clientId: 'x' }, threatInfo: { threatTypes: ['MALWARE', 'SOCIAL_ENGINEERING'], platformTypes: ['ANY_PLATFORM'], threatEntryTypes: ['URL'], threatEntries: [{ url: `http://${PHISHING}` }, { url: 'http://example.com/' }] } }),
+    });
+    assert.equal(response.statusCode, 200);
+    const json = response.json() as { matches: { threatType: string; threat: { url: string } }[] };
+    assert.deepEqual(json.matches.map((m) => [m.threatType, m.threat.url]), [['SOCIAL_ENGINEERING', `http://${PHISHING}`]]);
+  });
+
+  it('threatLists names the triples it serves', async () => {
+    const json = (await app().inject({ url: '/v4/threatLists?alt=json' })).json() as { threatLists: { threatType: string; platformType: string }[] };
+    assert.ok(json.threatLists.some((l) => l.threatType === 'SOCIAL_ENGINEERING' && l.platformType === 'ANY_PLATFORM'));
+    assert.ok(json.threatLists.some((l) => l.threatType === 'POTENTIALLY_HARMFUL_APPLICATION' && l.platformType === 'ANDROID'));
+  });
+});

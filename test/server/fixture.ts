@@ -1,0 +1,1 @@
+export { demoCatalog } from '../../src/server/demo.ts';
