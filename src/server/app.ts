@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { decodeWireRequest, DEFAULT_MAX_BODY_BYTES } from '../wire/server-request.ts';
 import { encodeWireResponse } from '../wire/server-response.ts';
@@ -13,6 +14,45 @@ export interface AppOptions {
   apiKeys?: readonly string[];
   /** Largest request body or `$req` payload, in bytes. */
   maxBodyBytes?: number;
+  /** Operator endpoints (`/admin/pause`, `/admin/resume`, `/admin/reload`) answer only this bearer token. */
+  adminToken?: string | undefined;
+  /** What `/admin/reload` does: load the lists' feeds again. */
+  reload?: () => Promise<unknown>;
+}
+
+const PAUSED_RETRY_AFTER_SECONDS = 60;
+
+/** Constant-time comparison, so that response times do not spell out the token. */
+function tokenMatches(header: string | undefined, token: string): boolean {
+  const given = Buffer.from(header?.replace(/^Bearer\s+/i, '') ?? '');
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** The operator's endpoints, behind the admin token; without a token configured they do not exist. */
+function registerOperatorEndpoints(app: FastifyInstance, options: AppOptions, switches: { pause(): void; resume(): void }): void {
+  const token = options.adminToken;
+  if (token === undefined) return;
+  const guard = (request: FastifyRequest, reply: FastifyReply): boolean => {
+    if (tokenMatches(request.headers.authorization, token)) return true;
+    void sendError(reply, new WireError('UNAUTHENTICATED', 'operator endpoints need "Authorization: Bearer <admin token>"'));
+    return false;
+  };
+  app.post('/admin/pause', async (request, reply) => {
+    if (!guard(request, reply)) return reply;
+    switches.pause();
+    return { status: 'paused' };
+  });
+  app.post('/admin/resume', async (request, reply) => {
+    if (!guard(request, reply)) return reply;
+    switches.resume();
+    return { status: 'ok' };
+  });
+  app.post('/admin/reload', async (request, reply) => {
+    if (!guard(request, reply)) return reply;
+    if (options.reload === undefined) return sendError(reply, new WireError('FAILED_PRECONDITION', 'this server has no feeds to reload (it serves the embedded demo lists)'));
+    return { reloaded: await options.reload() };
+  });
 }
 
 function sendError(reply: FastifyReply, error: WireError): FastifyReply {
@@ -38,6 +78,8 @@ export function createApp(options: AppOptions): FastifyInstance {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const keys = new Set(options.apiKeys ?? []);
   const app = Fastify({ logger: false, bodyLimit: maxBodyBytes });
+  // LC-5 `service_paused`: the operator's switch that refuses everything with 503.
+  let paused = false;
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
@@ -47,13 +89,25 @@ export function createApp(options: AppOptions): FastifyInstance {
     return sendError(reply, new WireError('INTERNAL', 'the server failed to answer; try again later'));
   });
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/healthz', async () => ({ status: paused ? 'paused' : 'ok' }));
+  registerOperatorEndpoints(app, options, {
+    pause: () => {
+      paused = true;
+    },
+    resume: () => {
+      paused = false;
+    },
+  });
 
   app.route({
     method: ['GET', 'POST'],
     url: '/*',
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       try {
+        if (paused) {
+          reply.header('retry-after', String(PAUSED_RETRY_AFTER_SECONDS));
+          throw new WireError('UNAVAILABLE', 'the service is paused by its operator; try again later');
+        }
         const body = Buffer.isBuffer(request.body) ? request.body : new Uint8Array(0);
         const call = decodeWireRequest({ method: request.method, url: request.url, headers: request.headers, body }, { maxBodyBytes });
         checkApiKey(keys, call.apiKey);

@@ -175,3 +175,37 @@ describe('v4 API', () => {
     assert.ok(json.threatLists.some((l) => l.threatType === 'POTENTIALLY_HARMFUL_APPLICATION' && l.platformType === 'ANDROID'));
   });
 });
+
+describe('operator endpoints', () => {
+  const TOKEN = 'an-admin-token-of-length';
+
+  it('pause refuses every API request with 503 and Retry-After until resume (LC-5 service_paused)', async () => {
+    const server = createApp({ catalog: demoCatalog(), adminToken: TOKEN });
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    assert.equal((await server.inject({ method: 'POST', url: '/admin/pause', headers: auth })).statusCode, 200);
+    const refused = await server.inject({ url: '/v5/hashList/se-4b' });
+    assert.equal(refused.statusCode, 503);
+    assert.equal(refused.headers['retry-after'], '60');
+    assert.equal((refused.json() as { error: { status: string } }).error.status, 'UNAVAILABLE');
+    assert.equal((await server.inject({ url: '/healthz' })).json().status, 'paused');
+    assert.equal((await server.inject({ method: 'POST', url: '/admin/resume', headers: auth })).statusCode, 200);
+    assert.equal((await server.inject({ url: '/v5/hashList/se-4b' })).statusCode, 200);
+  });
+
+  it('needs the token, and does not exist without one', async () => {
+    const server = createApp({ catalog: demoCatalog(), adminToken: TOKEN });
+    assert.equal((await server.inject({ method: 'POST', url: '/admin/pause', headers: { authorization: 'Bearer wrong' } })).statusCode, 401);
+    assert.equal((await server.inject({ method: 'POST', url: '/admin/pause' })).statusCode, 401);
+    assert.equal((await server.inject({ url: '/v5/hashList/se-4b' })).statusCode, 200);
+    assert.equal((await createApp({ catalog: demoCatalog() }).inject({ method: 'POST', url: '/admin/pause' })).statusCode, 404);
+  });
+
+  it('reload loads the feeds again, where there are feeds', async () => {
+    let reloads = 0;
+    const withFeeds = createApp({ catalog: demoCatalog(), adminToken: TOKEN, reload: async () => ++reloads });
+    const response = await withFeeds.inject({ method: 'POST', url: '/admin/reload', headers: { authorization: `Bearer ${TOKEN}` } });
+    assert.deepEqual([response.statusCode, response.json(), reloads], [200, { reloaded: 1 }, 1]);
+    const demo = await createApp({ catalog: demoCatalog(), adminToken: TOKEN }).inject({ method: 'POST', url: '/admin/reload', headers: { authorization: `Bearer ${TOKEN}` } });
+    assert.equal(demo.statusCode, 400);
+  });
+});
