@@ -5,6 +5,7 @@ import { cpus, totalmem } from 'node:os';
 import { Bench } from 'tinybench';
 import type { BenchCase, BenchFact } from './case.ts';
 import { diffBenchmarks } from './diff.ts';
+import { type HttpRow, httpBenchmarks } from './http.ts';
 import { riceBenchmarks } from './rice.ts';
 import { storeBenchmarks } from './store.ts';
 import { urlBenchmarks } from './url.ts';
@@ -51,7 +52,7 @@ function judge(row: Row): [string, string] {
   return ['—', '—'];
 }
 
-function report(rows: Row[], facts: BenchFact[]): string {
+function report(rows: Row[], facts: BenchFact[], http: HttpRow[]): string {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   const lines = [
     '# Benchmark results',
@@ -77,6 +78,17 @@ function report(rows: Row[], facts: BenchFact[]): string {
       return `| ${f.name} | ${f.value.toFixed(2)} ${f.unit} | ${budget} | ${verdict} |`;
     }),
     '',
+    'HTTP on loopback (autocannon, 32 connections; server in a child process, load generator in this one):',
+    '',
+    '| route | requests/s | p50 latency | share of the bare route | budget (DESIGN.md) | within budget |',
+    '|---|---|---|---|---|---|',
+    ...http.map((h) => {
+      const share = h.ofBare === undefined ? '—' : `${(100 * h.ofBare).toFixed(0)}%`;
+      const budget = h.budgetOfBare === undefined ? '—' : `≥ ${(100 * h.budgetOfBare).toFixed(0)}% of bare`;
+      const verdict = h.budgetOfBare === undefined || h.ofBare === undefined ? '—' : h.ofBare >= h.budgetOfBare ? 'yes' : '**no**';
+      return `| ${h.name} | ${formatRate(h.requestsPerSecond)} | ${h.latencyP50Ms} ms | ${share} | ${budget} | ${verdict} |`;
+    }),
+    '',
   ];
   return lines.join('\n');
 }
@@ -84,6 +96,7 @@ function report(rows: Row[], facts: BenchFact[]): string {
 const store = await storeBenchmarks();
 const rows = await measure([...urlBenchmarks(), ...riceBenchmarks(), ...store.cases, ...diffBenchmarks()]);
 await store.cleanup();
-const text = report(rows, store.facts);
+const http = await httpBenchmarks();
+const text = report(rows, store.facts, http);
 process.stdout.write(text);
 writeFileSync(new URL('./RESULTS.md', import.meta.url), text);

@@ -1,4 +1,5 @@
 import { LocalDatabase } from '../store/database.ts';
+import { prefix32 } from '../url/hash.ts';
 import { HashList, HashListUpdateError } from '../store/hash-list.ts';
 import type { HashWidth } from '../store/hash-set.ts';
 import type { WireEncoding } from '../wire/encoding.ts';
@@ -15,7 +16,8 @@ import {
 import { type Clock, systemClock } from './clock.ts';
 import { LocalCache, type LocalCacheOptions } from './local-cache.ts';
 import { RequestSchedule, type ScheduleState } from './schedule.ts';
-import type { ListState, SizeConstraints, Transport } from './transport.ts';
+import type { FullHashMatch } from './threats.ts';
+import type { ListState, SearchResult, SizeConstraints, Transport } from './transport.ts';
 import { V4Transport } from './transport-v4.ts';
 import { V5Transport } from './transport-v5.ts';
 
@@ -342,6 +344,56 @@ export class SafeBrowsingClient {
     this.options.onEvent?.(event);
   }
 
+  /** One search request, within the request-frequency rules (RF-3, RF-4). */
+  private async askServer(prefixes: readonly number[]): Promise<SearchResult> {
+    const now = this.clock.now();
+    if (!this.searchSchedule.mayRequest(now)) throw new SearchDeferredError(this.searchSchedule.earliest);
+    try {
+      const result = await this.transport.search(prefixes, this.listStates(this.threatListNames));
+      this.searchSchedule.succeeded(this.clock.now(), result.minimumWaitMs);
+      return result;
+    } catch (err) {
+      this.searchSchedule.failed(this.clock.now(), this.random());
+      throw err;
+    }
+  }
+
+  /**
+   * The full hashes under 4-byte prefixes, from the local cache where it knows and from the server for
+   * the rest (cached in turn, negative answers too): what a caching proxy needs of its upstream.
+   * `cacheDurationMs` is the shortest time any of the answers stays valid. Rejects like a search does.
+   */
+  async searchPrefixes(prefixes: readonly number[]): Promise<{ fullHashes: FullHashMatch[]; cacheDurationMs: number }> {
+    const now = this.clock.now();
+    const fullHashes: FullHashMatch[] = [];
+    const remaining: number[] = [];
+    let validForMs = Infinity;
+    for (const prefix of new Set(prefixes)) {
+      const entry = this.cache.lookup(prefix, now);
+      if (entry === undefined) {
+        remaining.push(prefix);
+        continue;
+      }
+      fullHashes.push(...entry.fullHashes);
+      validForMs = Math.min(validForMs, entry.expiresAt - now);
+    }
+    if (remaining.length > 0) {
+      const response = await this.askServer(remaining);
+      const answeredAt = this.clock.now();
+      this.cache.store(remaining, response, answeredAt);
+      const asked = new Set(remaining);
+      // From the answer itself, not the cache: a zero cache duration must not lose a threat.
+      fullHashes.push(...response.fullHashes.filter((match) => asked.has(prefix32(match.fullHash))));
+      for (const prefix of remaining) validForMs = Math.min(validForMs, (this.cache.lookup(prefix, answeredAt)?.expiresAt ?? answeredAt) - answeredAt);
+    }
+    return { fullHashes, cacheDurationMs: Number.isFinite(validForMs) ? Math.max(0, validForMs) : 0 };
+  }
+
+  /** A local list as it stands (a proxy republishes its upstream's lists from here). */
+  list(name: string): HashList | undefined {
+    return this.lists.get(name);
+  }
+
   private checkContext(inFrame: boolean): CheckContext {
     return {
       cache: this.cache,
@@ -349,18 +401,7 @@ export class SafeBrowsingClient {
         inGlobalCache: (hash) => this.globalCacheName !== undefined && this.lists.get(this.globalCacheName)!.matches(hash),
         inThreatLists: (hash) => this.threatListNames.some((name) => this.lists.get(name)!.matches(hash)),
       },
-      search: async (prefixes) => {
-        const now = this.clock.now();
-        if (!this.searchSchedule.mayRequest(now)) throw new SearchDeferredError(this.searchSchedule.earliest);
-        try {
-          const result = await this.transport.search(prefixes, this.listStates(this.threatListNames));
-          this.searchSchedule.succeeded(this.clock.now(), result.minimumWaitMs);
-          return result;
-        } catch (err) {
-          this.searchSchedule.failed(this.clock.now(), this.random());
-          throw err;
-        }
-      },
+      search: (prefixes) => this.askServer(prefixes),
       now: () => this.clock.now(),
       decoyPrefixes: this.options.decoyPrefixes ?? 0,
       random: this.random,

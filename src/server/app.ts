@@ -4,11 +4,14 @@ import { decodeWireRequest, DEFAULT_MAX_BODY_BYTES } from '../wire/server-reques
 import { encodeWireResponse } from '../wire/server-response.ts';
 import { renderWireError, WireError } from '../wire/wire-error.ts';
 import { answerCall, LIST_RPCS } from './api/dispatch.ts';
+import { catalogFullHashes, type FullHashSource } from './api/full-hash-source.ts';
 import { type ApiSettings, DEFAULT_API_SETTINGS } from './api/settings.ts';
 import type { ListCatalog } from './catalog.ts';
 
 export interface AppOptions {
   catalog: ListCatalog;
+  /** Where searches find full hashes: the catalog's own lists unless a proxy passes its upstream. */
+  fullHashes?: FullHashSource;
   settings?: Partial<ApiSettings>;
   /** When non-empty, every API request must carry one of these as `key=` (as Google requires). */
   apiKeys?: readonly string[];
@@ -77,6 +80,7 @@ export function createApp(options: AppOptions): FastifyInstance {
   const settings: ApiSettings = { ...DEFAULT_API_SETTINGS, ...options.settings };
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const keys = new Set(options.apiKeys ?? []);
+  const source = options.fullHashes ?? catalogFullHashes(options.catalog, settings);
   const app = Fastify({ logger: false, bodyLimit: maxBodyBytes });
   // LC-5 `service_paused`: the operator's switch that refuses everything with 503.
   let paused = false;
@@ -111,7 +115,7 @@ export function createApp(options: AppOptions): FastifyInstance {
         const body = Buffer.isBuffer(request.body) ? request.body : new Uint8Array(0);
         const call = decodeWireRequest({ method: request.method, url: request.url, headers: request.headers, body }, { maxBodyBytes });
         checkApiKey(keys, call.apiKey);
-        const answer = answerCall(options.catalog, call, settings);
+        const answer = await answerCall(options.catalog, source, call, settings);
         const payload = encodeWireResponse(call.rpc, answer as never, call.responseEncoding);
         if (LIST_RPCS.has(call.rpc)) reply.header('cache-control', `public, max-age=${settings.listCacheSeconds}`);
         return reply.code(200).header('content-type', payload.contentType).send(Buffer.from(payload.body));

@@ -26,16 +26,14 @@ import {
   ThreatType,
 } from '../../proto/v4.ts';
 import { checksumOf, type SortedHashes } from '../../store/hash-list.ts';
-import { parseCanonicalUrl } from '../../url/canonicalize.ts';
-import { expressionsOf } from '../../url/expressions.ts';
-import { expressionHashString, prefix32 } from '../../url/hash.ts';
-import { InvalidUrlError } from '../../url/invalid-url.ts';
+import { prefix32 } from '../../url/hash.ts';
+import { WireError } from '../../wire/wire-error.ts';
 import { durationFromMs } from '../../wire/duration.ts';
 import type { ListCatalog } from '../catalog.ts';
-import type { ListDefinition } from '../lists/list-definition.ts';
 import type { ListHistory, ServedUpdate } from '../lists/list-history.ts';
 import type { ApiSettings } from './settings.ts';
-import { fullHashesForPrefixes } from './threat-lookup.ts';
+import type { FullHashSource } from './full-hash-source.ts';
+import { threatTypesOfUrl } from './v5.ts';
 
 /**
  * The v4 threat-type numbers that stand for each v5 threat type. Browsers send SOCIAL_ENGINEERING as
@@ -127,55 +125,41 @@ export function fetchThreatListUpdates(catalog: ListCatalog, request: FetchThrea
   });
 }
 
-/** The matches of full hashes in lists whose threat type the request names, numbered as the request numbers them. */
-function matchesFor(lists: ListDefinition[], threat: { hash: Uint8Array } | { url: string }, info: ThreatInfo | undefined, settings: ApiSettings): ThreatMatch[] {
+/** Matches for the threat types the request names, numbered as the request numbers them. */
+function matchesFor(types: readonly ThreatTypeName[], threat: { hash: Uint8Array } | { url: string }, info: ThreatInfo | undefined, cacheDurationMs: number): ThreatMatch[] {
   const asked = info?.threatTypes ?? [];
   const platform = info?.platformTypes[0] ?? PlatformType.ANY_PLATFORM;
-  const matches: ThreatMatch[] = [];
-  for (const list of lists) {
-    for (const type of list.threatTypes) {
-      const number = asked.find((n) => V4_NUMBERS[type].includes(n)) ?? (asked.length === 0 ? V4_NUMBERS[type][0] : undefined);
-      if (number === undefined) continue;
-      matches.push(
-        create(ThreatMatchSchema, {
-          threatType: number,
-          platformType: platform,
-          threatEntryType: ThreatEntryType.URL,
-          threat,
-          cacheDuration: durationFromMs(settings.cacheDurationMs),
-        }),
-      );
-    }
-  }
-  return matches;
+  return types.flatMap((type) => {
+    const number = asked.find((n) => V4_NUMBERS[type].includes(n)) ?? (asked.length === 0 ? V4_NUMBERS[type][0] : undefined);
+    if (number === undefined) return [];
+    return [create(ThreatMatchSchema, { threatType: number, platformType: platform, threatEntryType: ThreatEntryType.URL, threat, cacheDuration: durationFromMs(cacheDurationMs) })];
+  });
 }
 
 /** `fullHashes:find`: full hashes under the requested prefixes, from lists that really hold them (pitfall 7). */
-export function findFullHashes(catalog: ListCatalog, request: FindFullHashesRequest, settings: ApiSettings): FindFullHashesResponse {
+export async function findFullHashes(source: FullHashSource, request: FindFullHashesRequest): Promise<FindFullHashesResponse> {
   const requested = (request.threatInfo?.threatEntries ?? []).map((entry) => Buffer.from(entry.hash).toString('latin1')).filter((h) => h.length >= 4);
-  const listed = fullHashesForPrefixes(catalog, requested.map(prefix32));
-  const matches = listed
+  const answer = await source.find(requested.map(prefix32));
+  const matches = answer.fullHashes
     .filter(({ fullHash }) => requested.some((prefix) => fullHash.startsWith(prefix)))
-    .flatMap(({ fullHash, lists }) => matchesFor(lists, { hash: Buffer.from(fullHash, 'latin1') }, request.threatInfo, settings));
-  return create(FindFullHashesResponseSchema, { matches, negativeCacheDuration: durationFromMs(settings.cacheDurationMs) });
+    .flatMap(({ fullHash, details }) => matchesFor([...new Set(details.map((d) => d.threatType))], { hash: Buffer.from(fullHash, 'latin1') }, request.threatInfo, answer.cacheDurationMs));
+  return create(FindFullHashesResponseSchema, { matches, negativeCacheDuration: durationFromMs(answer.cacheDurationMs) });
 }
 
-/** `threatMatches:find` (the v4 Lookup API): URLs whose expressions a threat list holds. */
-export function findThreatMatches(catalog: ListCatalog, request: FindThreatMatchesRequest, settings: ApiSettings): FindThreatMatchesResponse {
+/** `threatMatches:find` (the v4 Lookup API): URLs whose expressions are listed. */
+export async function findThreatMatches(source: FullHashSource, request: FindThreatMatchesRequest, settings: ApiSettings): Promise<FindThreatMatchesResponse> {
   const matches: ThreatMatch[] = [];
   for (const entry of request.threatInfo?.threatEntries ?? []) {
     if (entry.url === '') continue;
-    let hashes: string[];
+    let types: ThreatTypeName[];
     try {
-      hashes = expressionsOf(parseCanonicalUrl(entry.url)).map(expressionHashString);
+      types = await threatTypesOfUrl(source, entry.url);
     } catch (err) {
-      if (err instanceof InvalidUrlError) continue;
+      // The Lookup API answers for the URLs it can read; one bad URL does not void the others.
+      if (err instanceof WireError && err.status === 'INVALID_ARGUMENT') continue;
       throw err;
     }
-    for (const { definition, snapshot } of catalog.threatSnapshots()) {
-      if (!hashes.some((hash) => snapshot.hasFullHash(hash))) continue;
-      matches.push(...matchesFor([definition], { url: entry.url }, request.threatInfo, settings));
-    }
+    matches.push(...matchesFor(types, { url: entry.url }, request.threatInfo, settings.cacheDurationMs));
   }
   return create(FindThreatMatchesResponseSchema, { matches });
 }

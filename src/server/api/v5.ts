@@ -22,8 +22,10 @@ import {
   type SearchUrlsRequest,
   type SearchUrlsResponse,
   SearchUrlsResponseSchema,
+  ThreatAttribute,
   ThreatType,
 } from '../../proto/v5.ts';
+import type { ThreatTypeName } from '../../client/threats.ts';
 import type { SortedHashes } from '../../store/hash-list.ts';
 import { parseCanonicalUrl } from '../../url/canonicalize.ts';
 import { expressionsOf } from '../../url/expressions.ts';
@@ -35,7 +37,7 @@ import type { ListCatalog } from '../catalog.ts';
 import type { ListDefinition } from '../lists/list-definition.ts';
 import type { ListHistory, ServedUpdate } from '../lists/list-history.ts';
 import type { ApiSettings } from './settings.ts';
-import { fullHashesForPrefixes, threatTypesOfHashes } from './threat-lookup.ts';
+import type { FullHashSource } from './full-hash-source.ts';
 
 const HASH_LENGTHS = { 4: HashLength.FOUR_BYTES, 8: HashLength.EIGHT_BYTES, 16: HashLength.SIXTEEN_BYTES, 32: HashLength.THIRTY_TWO_BYTES } as const;
 
@@ -151,28 +153,44 @@ export function listHashLists(catalog: ListCatalog, request: ListHashListsReques
   });
 }
 
-/** `GET /v5/hashes:search`: every full hash under the prefixes, with the threat types of the lists holding it. */
-export function searchHashes(catalog: ListCatalog, request: SearchHashesRequest, settings: ApiSettings): SearchHashesResponse {
-  const prefixes = request.hashPrefixes.map((prefix) => prefix32(Buffer.from(prefix).toString('latin1')));
-  const fullHashes = fullHashesForPrefixes(catalog, prefixes).map(({ fullHash, lists }) => ({
-    fullHash: Buffer.from(fullHash, 'latin1'),
-    fullHashDetails: [...new Set(lists.flatMap((list) => list.threatTypes))].map((type) => ({ threatType: ThreatType[type], attributes: [] })),
-  }));
-  return create(SearchHashesResponseSchema, { fullHashes, cacheDuration: durationFromMs(settings.cacheDurationMs) });
+/** The 4-byte prefixes of a URL's expressions and their full hashes; a bad URL is the caller's mistake. */
+function hashesOfUrl(url: string): { hashes: string[]; prefixes: number[] } {
+  try {
+    const hashes = expressionsOf(parseCanonicalUrl(url)).map(expressionHashString);
+    return { hashes, prefixes: hashes.map(prefix32) };
+  } catch (err) {
+    if (!(err instanceof InvalidUrlError)) throw err;
+    throw new WireError('INVALID_ARGUMENT', err.message);
+  }
 }
 
-/** `GET /v5/urls:search`: the URLs (at most 50, checked by the wire layer) that the threat lists hold. */
-export function searchUrls(catalog: ListCatalog, request: SearchUrlsRequest, settings: ApiSettings): SearchUrlsResponse {
-  const threats = request.urls.flatMap((url) => {
-    let hashes: string[];
-    try {
-      hashes = expressionsOf(parseCanonicalUrl(url)).map(expressionHashString);
-    } catch (err) {
-      if (!(err instanceof InvalidUrlError)) throw err;
-      throw new WireError('INVALID_ARGUMENT', err.message);
-    }
-    const types = threatTypesOfHashes(catalog, hashes);
-    return types.length === 0 ? [] : [{ url, threatTypes: types.map((type) => ThreatType[type]) }];
-  });
+/** The threat types the source knows for any of a URL's expressions (exact-URL lookups). */
+export async function threatTypesOfUrl(source: FullHashSource, url: string): Promise<ThreatTypeName[]> {
+  const { hashes, prefixes } = hashesOfUrl(url);
+  const answer = await source.find(prefixes);
+  const types = new Set<ThreatTypeName>();
+  for (const match of answer.fullHashes) {
+    if (hashes.includes(match.fullHash)) for (const detail of match.details) types.add(detail.threatType);
+  }
+  return [...types];
+}
+
+/** `GET /v5/hashes:search`: every full hash under the prefixes, with its threat details. */
+export async function searchHashes(source: FullHashSource, request: SearchHashesRequest): Promise<SearchHashesResponse> {
+  const answer = await source.find(request.hashPrefixes.map((prefix) => prefix32(Buffer.from(prefix).toString('latin1'))));
+  const fullHashes = answer.fullHashes.map(({ fullHash, details }) => ({
+    fullHash: Buffer.from(fullHash, 'latin1'),
+    fullHashDetails: details.map((d) => ({ threatType: ThreatType[d.threatType], attributes: d.attributes.map((a) => ThreatAttribute[a]) })),
+  }));
+  return create(SearchHashesResponseSchema, { fullHashes, cacheDuration: durationFromMs(answer.cacheDurationMs) });
+}
+
+/** `GET /v5/urls:search`: the URLs (at most 50, checked by the wire layer) that are listed. */
+export async function searchUrls(source: FullHashSource, request: SearchUrlsRequest, settings: ApiSettings): Promise<SearchUrlsResponse> {
+  const threats = [];
+  for (const url of request.urls) {
+    const types = await threatTypesOfUrl(source, url);
+    if (types.length > 0) threats.push({ url, threatTypes: types.map((type) => ThreatType[type]) });
+  }
   return create(SearchUrlsResponseSchema, { threats, cacheDuration: durationFromMs(settings.cacheDurationMs) });
 }
