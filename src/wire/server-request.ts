@@ -62,7 +62,11 @@ export function decodeWireRequest(request: WireRequest, options: DecodeWireReque
   const path = queryStart < 0 ? request.url : request.url.slice(0, queryStart);
   const parameters = queryStart < 0 ? [] : parseQueryString(request.url.slice(queryStart + 1));
   const system = systemParameters(parameters);
-  const header = (name: string): string | undefined => headerValue(request.headers, name);
+  const headers = lowercaseHeaders(request.headers);
+  const header = (name: string): string | undefined => {
+    const value = headers[name];
+    return typeof value === 'string' || value === undefined ? value : value[0];
+  };
 
   // API.md §3: Chromium and Firefox send v4 POSTs as GET with `X-HTTP-Method-Override: POST` (Firefox
   // also puts `$httpMethod=POST` in the URL). An empty override is no override.
@@ -140,11 +144,11 @@ function systemParameters(parameters: readonly QueryParameter[]): Partial<Record
   return found;
 }
 
-function headerValue(headers: WireRequest['headers'], name: string): string | undefined {
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() !== name) continue;
-    if (value === undefined) return undefined;
-    return typeof value === 'string' ? value : value[0];
-  }
-  return undefined;
+/** Header names in lower case; Node's are already, so this copies only for other callers (tests, adapters). */
+function lowercaseHeaders(headers: WireRequest['headers']): WireRequest['headers'] {
+  const names = Object.keys(headers);
+  if (names.every((name) => name === name.toLowerCase())) return headers;
+  const lowered: Record<string, string | readonly string[] | undefined> = {};
+  for (const name of names) lowered[name.toLowerCase()] ??= headers[name];
+  return lowered;
 }

@@ -1,6 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { encodeV4RiceHashes, encodeV4RiceIndices, prefixesToBytes } from '../../codec/index.ts';
 import type { ThreatTypeName } from '../../client/threats.ts';
+import { v4ThreatTypeName } from '../../client/v4-lists.ts';
 import {
   CompressionType,
   type FetchThreatListUpdatesRequest,
@@ -46,22 +47,24 @@ const V4_NUMBERS: Readonly<Record<ThreatTypeName, readonly number[]>> = {
   POTENTIALLY_HARMFUL_APPLICATION: [ThreatType.POTENTIALLY_HARMFUL_APPLICATION],
 };
 
-/** The v5 list a v4 (threat type, platform, entry type) triple asks for (SB-11, SB-14), if it names one. */
+/**
+ * The v5 list a v4 (threat type, platform, entry type) triple asks for (SB-11, SB-14), if it names
+ * one. Browsers ask per platform (Chromium: WINDOWS, LINUX, …); every desktop platform is the one list.
+ */
 export function listNameForV4(threatType: number, platformType: number, threatEntryType: number): string | undefined {
   if (threatEntryType !== ThreatEntryType.URL && threatEntryType !== ThreatEntryType.THREAT_ENTRY_TYPE_UNSPECIFIED) return undefined;
-  switch (threatType) {
-    case ThreatType.MALWARE:
+  if (threatType === ThreatType.MALICIOUS_BINARY) return 'mwb-4b';
+  const android = platformType === PlatformType.ANDROID;
+  switch (v4ThreatTypeName(threatType)) {
+    case 'MALWARE':
       return 'mw-4b';
-    case ThreatType.SOCIAL_ENGINEERING:
-    case ThreatType.SOCIAL_ENGINEERING_INTERNAL:
+    case 'SOCIAL_ENGINEERING':
       return 'se-4b';
-    case ThreatType.UNWANTED_SOFTWARE:
-      return platformType === PlatformType.ANDROID ? 'uwsa-4b' : 'uws-4b';
-    case ThreatType.POTENTIALLY_HARMFUL_APPLICATION:
+    case 'UNWANTED_SOFTWARE':
+      return android ? 'uwsa-4b' : 'uws-4b';
+    case 'POTENTIALLY_HARMFUL_APPLICATION':
       return 'pha-4b';
-    case ThreatType.MALICIOUS_BINARY:
-      return 'mwb-4b';
-    default:
+    case undefined:
       return undefined;
   }
 }
