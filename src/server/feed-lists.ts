@@ -2,15 +2,17 @@ import type { ServerConfig } from './feeds/config.ts';
 import { listRefreshMs, loadList, type LoadedList } from './feeds/feed-source.ts';
 import { ListCatalog } from './catalog.ts';
 import { ListHistory } from './lists/list-history.ts';
+import { memorySnapshotStore, type SnapshotStore } from './lists/snapshot-store.ts';
+import { SnapshotStoreError } from './lists/snapshot-store-error.ts';
 
 /** What one (re)load of a list did, for logs and the operator's reload endpoint. */
 export interface ListLoadReport {
   list: string;
   expressions: number;
   badLines: number;
-  /** Sources that failed, as messages. */
+  /** Sources that failed, and a snapshot store that could not take the list, as messages. */
   errors: string[];
-  /** False when a failed source kept the previous snapshot in service. */
+  /** False when a failed source, or a snapshot store that could not take the list, kept the previous snapshot in service. */
   published: boolean;
 }
 
@@ -18,6 +20,9 @@ export interface ListLoadReport {
  * The lists of a configuration, loaded from their feeds, published as snapshots and refreshed on their
  * sources' intervals. A refresh in which a source fails keeps the list as it was, rather than removing
  * that source's entries from every client only to add them back an hour later.
+ *
+ * Snapshots are published through a SnapshotStore: this process's memory by default, or a store that
+ * several server instances share, which every instance publishes to and follows.
  */
 export class FeedLists {
   readonly catalog: ListCatalog;
@@ -28,14 +33,21 @@ export class FeedLists {
     private readonly config: ServerConfig,
     private readonly histories: Map<string, ListHistory>,
     private readonly onReport: (report: ListLoadReport) => void,
+    private readonly store: SnapshotStore,
   ) {
     this.catalog = new ListCatalog(histories.values());
   }
 
-  /** Loads every list once, then keeps refreshing the ones whose sources have intervals. */
-  static async start(config: ServerConfig, onReport: (report: ListLoadReport) => void = () => {}): Promise<FeedLists> {
+  /**
+   * Serves what `store` holds already, loads every list once, then keeps refreshing the ones whose
+   * sources have intervals. Rejects with SnapshotStoreError when the store cannot be read.
+   */
+  static async start(config: ServerConfig, onReport: (report: ListLoadReport) => void = () => {}, store: SnapshotStore = memorySnapshotStore): Promise<FeedLists> {
     const histories = new Map(config.lists.map((list) => [list.name, new ListHistory(list, { keep: config.keepVersions })]));
-    const lists = new FeedLists(config, histories, onReport);
+    const lists = new FeedLists(config, histories, onReport, store);
+    // A list another instance published counts as loaded: a source failing here then keeps that list in
+    // service for every instance, rather than publishing the little this instance could read.
+    for (const name of await store.follow([...histories.values()])) lists.loaded.add(name);
     await lists.reload();
     for (const list of config.lists) {
       const interval = listRefreshMs(list);
@@ -57,18 +69,19 @@ export class FeedLists {
   private async reloadList(name: string): Promise<ListLoadReport> {
     const list = this.config.lists.find((l) => l.name === name)!;
     const loaded: LoadedList = await loadList(list, this.config.feedLimits);
-    const keepPrevious = loaded.errors.length > 0 && this.loaded.has(name);
-    if (!keepPrevious) {
-      this.histories.get(name)!.publish(loaded.fullHashes);
-      this.loaded.add(name);
+    const errors = loaded.errors.map((e) => e.message);
+    let published = !(errors.length > 0 && this.loaded.has(name));
+    if (published) {
+      try {
+        await this.store.publish(this.histories.get(name)!, loaded.fullHashes);
+        this.loaded.add(name);
+      } catch (err) {
+        if (!(err instanceof SnapshotStoreError)) throw err;
+        errors.push(err.message);
+        published = false;
+      }
     }
-    const report = {
-      list: name,
-      expressions: loaded.expressions,
-      badLines: loaded.badLines,
-      errors: loaded.errors.map((e) => e.message),
-      published: !keepPrevious,
-    };
+    const report = { list: name, expressions: loaded.expressions, badLines: loaded.badLines, errors, published };
     this.onReport(report);
     return report;
   }

@@ -69,6 +69,21 @@ describe('sbkit serve', () => {
     }
   });
 
+  it('acts as a caching proxy of another server with --upstream', async () => {
+    const authority = await serve();
+    const proxy = await serve('--upstream', authority.url);
+    assert.match(proxy.stderr(), new RegExp(`with a mirror of ${authority.url.replace(/[.]/g, '\\.')}`));
+    const result = await run(['check', '--server', proxy.url, 'http://testsafebrowsing.appspot.com/s/malware.html', 'http://example.com/']);
+    assert.equal(result.status, EXIT.UNSAFE);
+    assert.match(result.out, /^UNSAFE\s+http:\/\/testsafebrowsing\.appspot\.com\/s\/malware\.html: suspected malware/m);
+    assert.match(result.out, /^SAFE\s+http:\/\/example\.com\/$/m);
+  });
+
+  it('refuses flags that do not go together', async () => {
+    assert.equal((await run(['serve', '--upstream', 'http://127.0.0.1:9', '--config', 'x.json'])).status, EXIT.INVALID_INPUT);
+    assert.equal((await run(['serve', '--redis', 'redis://127.0.0.1:6379'])).status, EXIT.INVALID_INPUT);
+  });
+
   it('refuses a configuration with a clear message and exit status 4', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'sbkit-serve-'));
     try {

@@ -31,7 +31,8 @@ const TWO_32 = 2 ** 32;
 export function sortFullHashes(input: Uint8Array): SortedFullHashes {
   const n = input.length / FULL_HASH_BYTES;
   // Whole 32-bit words move a hash in 8 steps; they need an aligned copy when the input is not aligned.
-  const aligned = input.byteOffset % 4 === 0 ? input : input.slice();
+  // (A copy by Uint8Array's constructor: Buffer#slice would only be another unaligned view.)
+  const aligned = input.byteOffset % 4 === 0 ? input : new Uint8Array(input);
   const source = new Uint32Array(aligned.buffer, aligned.byteOffset, n * WORDS);
 
   const starts = new Uint32Array((1 << BUCKET_BITS) + 1);

@@ -63,7 +63,8 @@ const CHECKSUM_CACHE_ENTRIES = 256;
  */
 export class ListHistory {
   readonly definition: ListDefinition;
-  private readonly keep: number;
+  /** How many snapshots are kept, the current one included. */
+  readonly keep: number;
   private readonly now: () => number;
   private latest: Snapshot;
   /** Served lists of the kept snapshots by id, oldest first (a Map iterates in insertion order). */
@@ -89,7 +90,15 @@ export class ListHistory {
    * nothing and returns the current snapshot. Throws ListError ('ragged-full-hashes').
    */
   publish(fullHashes: Uint8Array): Snapshot {
-    const snapshot = Snapshot.of(this.definition, fullHashes, this.now());
+    return this.publishSnapshot(Snapshot.of(this.definition, fullHashes, this.now()));
+  }
+
+  /** Publishes a list known only as its served hashes (a proxy's mirror of its upstream). */
+  publishServed(served: SortedHashes): Snapshot {
+    return this.publishSnapshot(Snapshot.ofServed(this.definition, served, this.now()));
+  }
+
+  private publishSnapshot(snapshot: Snapshot): Snapshot {
     if (snapshot.id === this.latest.id) return this.latest;
     // Content published before and still kept moves to the newest place: its id, so its versions, stay.
     this.kept.delete(snapshot.id);
@@ -104,6 +113,31 @@ export class ListHistory {
 
   current(): Snapshot {
     return this.latest;
+  }
+
+  /** The ids of the kept snapshots, oldest first: the last is the current one's. */
+  keptIds(): string[] {
+    return [...this.kept.keys()];
+  }
+
+  /**
+   * Serves `current` and, before it, `older` (oldest first) in place of the snapshots kept so far: the
+   * history as a store shared by several server instances orders it (snapshot-store.ts), so that all of
+   * them diff between the same versions. An older snapshot comes as the Snapshot fetched from the store
+   * or, when this history keeps it already, as its id; ids it does not keep are left out. Only the
+   * newest `keep` are kept. Cached diffs and checksums stay valid: they are keyed by content-derived ids.
+   */
+  adopt(current: Snapshot, older: readonly (Snapshot | string)[]): void {
+    const served = new Map<string, SortedHashes>();
+    for (const entry of older) {
+      const list = typeof entry === 'string' ? this.kept.get(entry) : entry.served();
+      const id = typeof entry === 'string' ? entry : entry.id;
+      if (list !== undefined && id !== current.id) served.set(id, list);
+    }
+    served.set(current.id, current.served());
+    this.kept.clear();
+    for (const [id, list] of [...served].slice(-this.keep)) this.kept.set(id, list);
+    this.latest = current;
   }
 
   /** True when `version` is one of this list's, naming only kept snapshots (batchGet pairs versions to lists). */

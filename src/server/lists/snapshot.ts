@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { checksumOf, type SortedHashes } from '../../store/hash-list.ts';
+import { checksumOf, hashBytes, type SortedHashes } from '../../store/hash-list.ts';
 import { prefix32 } from '../../url/hash.ts';
 import { FULL_HASH_BYTES, servedPrefixes, sortFullHashes, type SortedFullHashes } from './full-hashes.ts';
 import { ListError } from './list-error.ts';
@@ -42,9 +42,24 @@ export class Snapshot {
       );
     }
     const full = sortFullHashes(fullHashes);
-    return new Snapshot(definition, snapshotId(definition, full.bytes), createdAt, full);
+    return new Snapshot(definition, snapshotId(definition, 'full', full.bytes), createdAt, full);
   }
 
+  /**
+   * A snapshot of a list known only as served hashes, not full hashes: what a caching proxy mirrors
+   * from its upstream (SB-11). It serves those hashes as they are and knows no full hash, so searches
+   * about it must go to the upstream. `served` must be strictly ascending at the list's hash length.
+   */
+  static ofServed(definition: ListDefinition, served: SortedHashes, createdAt: number): Snapshot {
+    if (served.width !== definition.hashLength) {
+      throw new ListError('served-width-mismatch', definition.name, `the list serves ${definition.hashLength}-byte hashes, not ${served.width}-byte ones`);
+    }
+    const snapshot = new Snapshot(definition, snapshotId(definition, 'served', hashBytes(served)), createdAt, EMPTY_FULL_HASHES);
+    snapshot.servedMemo = served;
+    return snapshot;
+  }
+
+  /** Full hashes the snapshot holds: none for a mirrored list, whose entries are `served()` alone. */
   get fullHashCount(): number {
     return this.full.prefixes.length;
   }
@@ -104,11 +119,15 @@ export class Snapshot {
   }
 }
 
-/** 128 bits of the SHA-256 of name, hash length and sorted content, as hex. */
-function snapshotId(definition: ListDefinition, sortedFullHashes: Uint8Array): string {
+const EMPTY_FULL_HASHES: SortedFullHashes = { bytes: new Uint8Array(0), prefixes: new Uint32Array(0) };
+
+/** 128 bits of the SHA-256 of name, hash length, kind and sorted content, as hex. */
+function snapshotId(definition: ListDefinition, kind: 'full' | 'served', sortedContent: Uint8Array): string {
+  // Full-hash snapshots keep the tag they always had, so their versions do not change.
+  const tag = kind === 'full' ? 'sbkit snapshot' : 'sbkit served snapshot';
   return createHash('sha256')
-    .update(`sbkit snapshot\0${definition.name}\0${definition.hashLength}\0`)
-    .update(sortedFullHashes)
+    .update(`${tag}\0${definition.name}\0${definition.hashLength}\0`)
+    .update(sortedContent)
     .digest()
     .subarray(0, SNAPSHOT_ID_BYTES)
     .toString('hex');

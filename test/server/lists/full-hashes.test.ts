@@ -52,3 +52,13 @@ describe('servedPrefixes', () => {
     );
   });
 });
+
+describe('sortFullHashes on unaligned input', () => {
+  it('sorts a Buffer view that starts at an odd offset of its memory', () => {
+    const hashes = Buffer.concat([Buffer.alloc(32, 9), Buffer.alloc(32, 3)]);
+    const backing = Buffer.alloc(65);
+    hashes.copy(backing, 1);
+    const sorted = sortFullHashes(backing.subarray(1));
+    assert.deepEqual(Buffer.from(sorted.bytes), Buffer.concat([Buffer.alloc(32, 3), Buffer.alloc(32, 9)]));
+  });
+});

@@ -1,0 +1,20 @@
+/**
+ * Why a snapshot store could not do what it was asked:
+ * - `invalid-url`: the store's address cannot be used (a mistake of the configuration);
+ * - `unavailable`: the shared store did not answer in time or refused (it is down, unreachable or
+ *   overloaded); the instance goes on serving what it holds.
+ */
+export type SnapshotStoreErrorReason = 'invalid-url' | 'unavailable';
+
+/** Thrown by shared snapshot stores; the message names the store (never its credentials) and the cause. */
+export class SnapshotStoreError extends Error {
+  override readonly name = 'SnapshotStoreError';
+
+  constructor(
+    readonly reason: SnapshotStoreErrorReason,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,31 @@
+import type { ListHistory } from './list-history.ts';
+import type { Snapshot } from './snapshot.ts';
+
+/**
+ * Where the published snapshots of lists live (SB-9), behind the histories that answer requests.
+ * Requests are answered synchronously from each ListHistory's memory; a store decides how snapshots get
+ * there: published by this process only (the default, `memorySnapshotStore`), or shared by several
+ * server instances (redis-snapshot-store.ts), so that every instance serves the same versions and
+ * computes the same diffs (DESIGN.md "Scale").
+ */
+export interface SnapshotStore {
+  /**
+   * Keeps `histories` in step with publications made elsewhere, starting now: resolves once they serve
+   * what is already published, to the names of the lists that were (published before, by any instance).
+   * Rejects with SnapshotStoreError when the store cannot be read.
+   */
+  follow(histories: readonly ListHistory[]): Promise<string[]>;
+  /**
+   * Publishes `fullHashes` (concatenated 32-byte hashes, any order, duplicates allowed) as the newest
+   * snapshot of `history`'s list; resolves to the current snapshot once `history` serves it. Rejects
+   * with SnapshotStoreError when the store cannot take it, `history` then serving what it did before;
+   * throws ListError ('ragged-full-hashes') for input that is no list of hashes.
+   */
+  publish(history: ListHistory, fullHashes: Uint8Array): Promise<Snapshot>;
+}
+
+/** The embedded default: each process publishes its own snapshots, kept in its memory only. */
+export const memorySnapshotStore: SnapshotStore = {
+  follow: async () => [],
+  publish: async (history, fullHashes) => history.publish(fullHashes),
+};

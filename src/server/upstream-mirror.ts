@@ -1,0 +1,108 @@
+import { type ClientEvent, DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST, SafeBrowsingClient } from '../client/safe-browsing-client.ts';
+import type { ThreatTypeName } from '../client/threats.ts';
+import { type FullHashSource, upstreamFullHashes } from './api/full-hash-source.ts';
+import { ListCatalog } from './catalog.ts';
+import type { ListDefinition } from './lists/list-definition.ts';
+import { ListHistory } from './lists/list-history.ts';
+
+/** What the SB-11 lists hold, for lists a proxy mirrors (the upstream sends hashes, not descriptions). */
+const KNOWN_LISTS: Readonly<Record<string, { threatType?: ThreatTypeName; description: string }>> = {
+  'se-4b': { threatType: 'SOCIAL_ENGINEERING', description: 'social engineering (mirrored)' },
+  'mw-4b': { threatType: 'MALWARE', description: 'malware, desktop platforms (mirrored)' },
+  'uws-4b': { threatType: 'UNWANTED_SOFTWARE', description: 'unwanted software, desktop platforms (mirrored)' },
+  'uwsa-4b': { threatType: 'UNWANTED_SOFTWARE', description: 'unwanted software, Android (mirrored)' },
+  'pha-4b': { threatType: 'POTENTIALLY_HARMFUL_APPLICATION', description: 'potentially harmful applications, Android (mirrored)' },
+  'mwb-4b': { threatType: 'MALWARE', description: 'malicious binaries (mirrored)' },
+  'gc-32b': { description: 'the global cache of likely safe sites (mirrored)' },
+};
+
+export interface UpstreamOptions {
+  /** The upstream's origin, e.g. https://safebrowsing.googleapis.com. */
+  url: string;
+  apiKey?: string | undefined;
+  protocol?: 'v5' | 'v4';
+  /** Lists to mirror; by default the SB-11 threat lists, and the global cache over v5. */
+  lists?: readonly string[];
+  /** Where the mirror keeps its copy between restarts. */
+  dataDir?: string | undefined;
+  keepVersions?: number;
+  /** RF-2 window of the mirror's first update (tests shorten it). */
+  firstUpdateWindowMs?: number;
+  onEvent?: (event: ClientEvent) => void;
+}
+
+function definitionOf(name: string): ListDefinition {
+  const known = KNOWN_LISTS[name];
+  if (known === undefined) {
+    throw new RangeError(`a proxy mirrors the lists of SB-11 (${Object.keys(KNOWN_LISTS).join(', ')}); "${name}" is not one of them`);
+  }
+  const hashLength = name.endsWith('-32b') ? 32 : 4;
+  return known.threatType === undefined
+    ? { name, hashLength, threatTypes: [], likelySafeTypes: ['GENERAL_BROWSING'], description: known.description }
+    : { name, hashLength, threatTypes: [known.threatType], likelySafeTypes: [], description: known.description };
+}
+
+/**
+ * Proxy mode: the upstream's lists mirrored by sbkit's own client (which keeps the request-frequency
+ * rules towards the upstream) and republished with this server's own versions and diffs; searches go
+ * to the client's cache first and the upstream second (upstreamFullHashes).
+ */
+export class UpstreamMirror {
+  readonly catalog: ListCatalog;
+  readonly fullHashes: FullHashSource;
+  private readonly histories: Map<string, ListHistory>;
+
+  private constructor(
+    readonly client: SafeBrowsingClient,
+    names: readonly string[],
+    keep: number,
+  ) {
+    this.histories = new Map(names.map((name) => [name, new ListHistory(definitionOf(name), { keep })]));
+    this.catalog = new ListCatalog(this.histories.values());
+    this.fullHashes = upstreamFullHashes(client);
+  }
+
+  /** Opens the mirror's copy (serving it at once) and starts following the upstream. */
+  static async start(options: UpstreamOptions): Promise<UpstreamMirror> {
+    const protocol = options.protocol ?? 'v5';
+    const threatLists = (options.lists ?? DEFAULT_THREAT_LISTS).filter((name) => name !== GLOBAL_CACHE_LIST);
+    const withGlobalCache = protocol === 'v5' && (options.lists === undefined || options.lists.includes(GLOBAL_CACHE_LIST));
+    let mirror: UpstreamMirror | undefined;
+    const client = new SafeBrowsingClient({
+      server: options.url,
+      apiKey: options.apiKey,
+      protocol,
+      mode: withGlobalCache ? 'realtime' : 'local',
+      lists: threatLists,
+      dataDir: options.dataDir,
+      firstUpdateWindowMs: options.firstUpdateWindowMs,
+      onEvent: (event) => {
+        if (event.type === 'update' || event.type === 'list-dropped') mirror?.republish();
+        options.onEvent?.(event);
+      },
+    });
+    mirror = new UpstreamMirror(client, [...threatLists, ...(withGlobalCache ? [GLOBAL_CACHE_LIST] : [])], options.keepVersions ?? 10);
+    await client.open();
+    mirror.republish();
+    await client.start();
+    return mirror;
+  }
+
+  /** Fetches from the upstream now, as far as its waits allow, and republishes. */
+  async update(): Promise<void> {
+    await this.client.update();
+    this.republish();
+  }
+
+  /** Publishes what the client holds; unchanged lists keep their versions (content-derived ids). */
+  private republish(): void {
+    for (const [name, history] of this.histories) {
+      const list = this.client.list(name);
+      if (list !== undefined && list.width === history.definition.hashLength) history.publishServed(list.sortedHashes());
+    }
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}

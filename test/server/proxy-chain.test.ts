@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { fromBinary } from '@bufbuild/protobuf';
+import * as v5 from '../../src/proto/v5.ts';
+import { SafeBrowsingClient, type Mode } from '../../src/client/safe-browsing-client.ts';
+import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
+import { UpstreamMirror } from '../../src/server/upstream-mirror.ts';
+import { demoCatalog } from './fixture.ts';
+
+// client → proxy → authority: two sbkit servers on loopback, the second a caching proxy of the first.
+let authority: SafeBrowsingServer;
+let proxy: SafeBrowsingServer;
+let mirror: UpstreamMirror;
+let authorityUrl: string;
+let proxyUrl: string;
+let authoritySearches = 0;
+
+const URLS = [
+  'http://testsafebrowsing.appspot.com/s/phishing.html',
+  'http://testsafebrowsing.appspot.com/s/malware.html',
+  'http://testsafebrowsing.appspot.com/s/unwanted.html',
+  'http://itisatrap.org/firefox/its-a-trap.html',
+  'http://example.com/',
+  'http://www.wikipedia.org/wiki/Safe_Browsing',
+];
+
+before(async () => {
+  authority = createServer({ catalog: demoCatalog(), apiKeys: ['upstream-key'], port: 0 });
+  authority.app.addHook('onRequest', async (request) => {
+    if (request.url.includes('hashes:search')) authoritySearches++;
+  });
+  authorityUrl = await authority.listen();
+  mirror = await UpstreamMirror.start({ url: authorityUrl, apiKey: 'upstream-key', firstUpdateWindowMs: 0 });
+  await mirror.update();
+  proxy = createServer({ catalog: mirror.catalog, fullHashes: mirror.fullHashes, port: 0 });
+  proxyUrl = await proxy.listen();
+});
+after(async () => {
+  await proxy.close();
+  await mirror.close();
+  await authority.close();
+});
+
+async function verdicts(server: string, protocol: 'v5' | 'v4', mode: Mode): Promise<string[]> {
+  const client = new SafeBrowsingClient({ server, protocol, mode, apiKey: 'upstream-key' });
+  if (mode !== 'nostorage') await client.update();
+  const results = await client.checkUrls(URLS);
+  await client.close();
+  return results.map((r) => `${r.verdict}${r.error === undefined ? '' : ' (failed)'} ${r.threats.map((t) => t.threatType).join(',')}`);
+}
+
+describe('client → proxy → authority', () => {
+  for (const [protocol, mode] of [['v5', 'realtime'], ['v5', 'local'], ['v5', 'nostorage'], ['v4', 'local']] as const) {
+    it(`gives the same verdicts as client → authority (${protocol}, ${mode})`, async () => {
+      const direct = await verdicts(authorityUrl, protocol, mode);
+      const proxied = await verdicts(proxyUrl, protocol, mode);
+      assert.deepEqual(proxied, direct);
+      assert.ok(direct.filter((v) => v.startsWith('UNSAFE')).length === 4, direct.join('; '));
+    });
+  }
+
+  it('serves the same lists, with its own versions', async () => {
+    const get = async (base: string) => fromBinary(v5.HashListSchema, new Uint8Array(await (await fetch(`${base}/v5/hashList/se-4b?key=upstream-key`)).arrayBuffer()));
+    const [fromAuthority, fromProxy] = [await get(authorityUrl), await get(proxyUrl)];
+    assert.deepEqual(fromProxy.sha256Checksum, fromAuthority.sha256Checksum);
+    assert.notDeepEqual(fromProxy.version, fromAuthority.version);
+  });
+
+  it('answers repeated searches from its cache, negative answers included', async () => {
+    const client = () => new SafeBrowsingClient({ server: proxyUrl, mode: 'nostorage' });
+    await client().checkUrl('http://cached.example/first');
+    const before = authoritySearches;
+    await client().checkUrl('http://cached.example/first');
+    const first = await client().checkUrl('http://testsafebrowsing.appspot.com/s/malware_in_iframe.html');
+    const second = await client().checkUrl('http://testsafebrowsing.appspot.com/s/malware_in_iframe.html');
+    assert.deepEqual([first.verdict, second.verdict], ['UNSAFE', 'UNSAFE']);
+    assert.equal(authoritySearches - before, 1, 'only the first of these checks reached the authority');
+  });
+});

@@ -1,0 +1,145 @@
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createClient } from 'redis';
+
+/** The Redis the tests use (DESIGN.md: a real Redis on the development and CI machines). */
+export const REDIS_HOST = '127.0.0.1';
+export const REDIS_PORT = 6379;
+export const REDIS_URL = `redis://${REDIS_HOST}:${REDIS_PORT}`;
+
+/** The command .ci/run starts Redis with: no persistence, loopback only. */
+const START_ARGS = ['--daemonize', 'yes', '--bind', '127.0.0.1', '-::1', '--port', String(REDIS_PORT), '--save', '', '--appendonly', 'no', '--dir', '/var/lib/redis', '--logfile', '/var/log/redis/ci.log'];
+const START_WAIT_MS = 5000;
+
+/** True when Redis answers PING on 127.0.0.1:6379 within a second. */
+function pings(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(REDIS_PORT, REDIS_HOST);
+    const done = (answer: boolean) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.on('error', () => done(false));
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (data) => done(data.toString('latin1').startsWith('+PONG')));
+  });
+}
+
+/**
+ * Makes sure Redis runs on 127.0.0.1:6379: starts it as .ci/run does when it is not running and
+ * `redis-server` is installed, and fails with what to do otherwise.
+ */
+export async function ensureRedis(): Promise<void> {
+  if (await pings()) return;
+  if (spawnSync('redis-server', ['--version']).error !== undefined) {
+    throw new Error(`Redis is not running on ${REDIS_HOST}:${REDIS_PORT} and redis-server is not installed: install Redis (Debian: apt-get install redis-server) or start one there, then run the tests again`);
+  }
+  for (const dir of ['/var/lib/redis', '/var/log/redis']) mkdirSync(dir, { recursive: true });
+  const started = spawnSync('redis-server', START_ARGS, { encoding: 'utf8' });
+  if (started.status !== 0) throw new Error(`Redis is not running on ${REDIS_HOST}:${REDIS_PORT} and redis-server ${START_ARGS.join(' ')} failed: ${started.stderr || started.stdout}`);
+  const deadline = Date.now() + START_WAIT_MS;
+  while (!(await pings())) {
+    if (Date.now() > deadline) throw new Error(`redis-server started but does not answer on ${REDIS_HOST}:${REDIS_PORT} after ${START_WAIT_MS} ms; see /var/log/redis/ci.log`);
+    await sleep(50);
+  }
+}
+
+/** A key prefix no other test run uses. */
+export function uniqueKeyPrefix(): string {
+  return `sbkit-test:${randomUUID()}:`;
+}
+
+/** Deletes every key under `prefix` (a test run's namespace). */
+export async function deleteKeys(prefix: string): Promise<void> {
+  const client = createClient({ url: REDIS_URL });
+  await client.connect();
+  try {
+    for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) {
+      if (keys.length > 0) await client.del(keys);
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+/** The keys under `prefix`, sorted. */
+export async function keysUnder(prefix: string): Promise<string[]> {
+  const client = createClient({ url: REDIS_URL });
+  await client.connect();
+  try {
+    return (await client.keys(`${prefix}*`)).sort();
+  } finally {
+    await client.close();
+  }
+}
+
+/** Polls `condition` until it holds, or fails after `timeoutMs`. */
+export async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
+    await sleep(20);
+  }
+}
+
+/**
+ * A TCP relay to Redis that the test can cut (every connection dropped, the port closed) and restore
+ * on the same port: Redis going away and coming back, for one client only, without stopping Redis.
+ */
+export class RedisRelay {
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  private port = 0;
+
+  static async start(): Promise<RedisRelay> {
+    const relay = new RedisRelay();
+    relay.port = await relay.listen(0);
+    return relay;
+  }
+
+  get url(): string {
+    return `redis://${REDIS_HOST}:${this.port}`;
+  }
+
+  /** Redis goes away: open connections drop, new ones are refused. */
+  async cut(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
+    const server = this.server;
+    this.server = undefined;
+    if (server !== undefined) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Redis is back, on the same port. */
+  async restore(): Promise<void> {
+    await this.listen(this.port);
+  }
+
+  private listen(port: number): Promise<number> {
+    const server = createServer((client) => {
+      const upstream = connect(REDIS_PORT, REDIS_HOST);
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on('error', () => {});
+        socket.on('close', () => {
+          this.sockets.delete(socket);
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    this.server = server;
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, REDIS_HOST, () => {
+        const address = server.address();
+        resolve(typeof address === 'object' && address !== null ? address.port : port);
+      });
+    });
+  }
+}
