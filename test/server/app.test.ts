@@ -56,6 +56,19 @@ describe('v5 API', () => {
     assert.equal(message.hashLists[2]!.compressedAdditions.case, 'additionsThirtyTwoBytes');
   });
 
+  it('answers Firefox\'s five lists, and unknown names in a batch as empty lists', async () => {
+    const names = ['se-4b', 'mw-4b', 'uws-4b', 'mwb-4b', 'csdda-32b', 'nope-4b'];
+    const response = await app().inject({ url: `/v5/hashLists:batchGet?${names.map((n) => `names=${n}`).join('&')}` });
+    assert.equal(response.statusCode, 200);
+    const lists = fromBinary(v5.BatchGetHashListsResponseSchema, response.rawPayload).hashLists;
+    assert.deepEqual(lists.map((l) => l.name), names);
+    assert.equal(lists[4]!.compressedAdditions.case, 'additionsThirtyTwoBytes');
+    const unknown = lists[5]!;
+    assert.ok(unknown.version.length > 0);
+    assert.deepEqual(Buffer.from(unknown.sha256Checksum), Buffer.from(checksumOf({ width: 4, values: new Uint32Array(0) })));
+    assert.equal(unknown.compressedAdditions.case, undefined);
+  });
+
   it('answers the current version with an empty update', async () => {
     const first = fromBinary(v5.HashListSchema, (await app().inject({ url: '/v5/hashList/se-4b' })).rawPayload);
     const server = app();

@@ -26,13 +26,14 @@ import {
   ThreatMatchSchema,
   ThreatType,
 } from '../../proto/v4.ts';
-import { checksumOf, type SortedHashes } from '../../store/hash-list.ts';
+import type { SortedHashes } from '../../store/hash-list.ts';
 import { prefix32 } from '../../url/hash.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import { durationFromMs } from '../../wire/duration.ts';
 import type { ListCatalog } from '../catalog.ts';
 import type { ListHistory, ServedUpdate } from '../lists/list-history.ts';
 import type { ApiSettings } from './settings.ts';
+import { EMPTY_LIST_CHECKSUM, NO_LIST_VERSION } from './unknown-list.ts';
 import type { FullHashSource } from './full-hash-source.ts';
 import { threatTypesOfUrl } from './v5.ts';
 
@@ -69,9 +70,6 @@ export function listNameForV4(threatType: number, platformType: number, threatEn
   }
 }
 
-/** The state of a list this server does not have: always present and non-empty (pitfall 4). */
-const NO_LIST_STATE = new TextEncoder().encode('sbkit:no-such-list');
-
 /** v4 carries 4-byte prefixes Rice-coded when the client can read that, raw otherwise and for wider hashes. */
 function entrySets(hashes: SortedHashes, rice: boolean): ThreatEntrySet[] {
   if (hashes.width === 4) {
@@ -93,7 +91,7 @@ function listUpdateResponse(request: ListUpdateRequest, served: ServedUpdate | u
   const rice = request.constraints?.supportedCompressions.includes(CompressionType.RICE) ?? false;
   const triple = { threatType: request.threatType, platformType: request.platformType, threatEntryType: request.threatEntryType };
   if (served === undefined) {
-    return { ...triple, responseType: ResponseType.FULL_UPDATE, newClientState: NO_LIST_STATE, checksum: { sha256: checksumOf({ width: 4, values: new Uint32Array(0) }) } };
+    return { ...triple, responseType: ResponseType.FULL_UPDATE, newClientState: NO_LIST_VERSION, checksum: { sha256: EMPTY_LIST_CHECKSUM } };
   }
   return {
     ...triple,

@@ -37,6 +37,7 @@ import type { ListCatalog } from '../catalog.ts';
 import type { ListDefinition } from '../lists/list-definition.ts';
 import type { ListHistory, ServedUpdate } from '../lists/list-history.ts';
 import type { ApiSettings } from './settings.ts';
+import { EMPTY_LIST_CHECKSUM, NO_LIST_VERSION } from './unknown-list.ts';
 import type { FullHashSource } from './full-hash-source.ts';
 
 const HASH_LENGTHS = { 4: HashLength.FOUR_BYTES, 8: HashLength.EIGHT_BYTES, 16: HashLength.SIXTEEN_BYTES, 32: HashLength.THIRTY_TWO_BYTES } as const;
@@ -101,12 +102,25 @@ export function getHashList(catalog: ListCatalog, request: GetHashListRequest, s
 }
 
 /**
+ * A list this server does not publish, asked for in a batch, is answered as an empty list, as v4 answers
+ * unknown triples: Firefox always asks for the same five lists and keeps none of a batch that fails.
+ */
+function noSuchList(name: string, settings: ApiSettings): HashList {
+  return create(HashListSchema, {
+    name,
+    version: NO_LIST_VERSION,
+    sha256Checksum: EMPTY_LIST_CHECKSUM,
+    minimumWaitDuration: durationFromMs(settings.minimumWaitMs),
+  });
+}
+
+/**
  * `GET /v5/hashLists:batchGet`. API.md: versions come "in any order; may be fewer or more than names".
  * Firefox sends them by position with empty placeholders, others need not: a version goes to the list
  * that recognizes it as its own, its position deciding only when several could.
  */
 export function batchGetHashLists(catalog: ListCatalog, request: BatchGetHashListsRequest, settings: ApiSettings): BatchGetHashListsResponse {
-  const histories = request.names.map((name) => listOrNotFound(catalog, name));
+  const histories = request.names.map((name) => catalog.get(name));
   const unclaimed = new Set(request.version.keys());
   const versionFor = (history: ListHistory, position: number): Uint8Array => {
     const positional = request.version[position];
@@ -124,7 +138,9 @@ export function batchGetHashLists(catalog: ListCatalog, request: BatchGetHashLis
     return new Uint8Array(0);
   };
   const constraints = constraintsOf(request);
-  const hashLists = histories.map((history, i) => hashListMessage(request.names[i]!, history.updateFor(versionFor(history, i), constraints), settings));
+  const hashLists = histories.map((history, i) =>
+    history === undefined ? noSuchList(request.names[i]!, settings) : hashListMessage(request.names[i]!, history.updateFor(versionFor(history, i), constraints), settings),
+  );
   return create(BatchGetHashListsResponseSchema, { hashLists });
 }
 
