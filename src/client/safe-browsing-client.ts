@@ -51,6 +51,11 @@ export interface SafeBrowsingClientOptions {
   cache?: LocalCacheOptions;
   /** RF-2: the first automatic update happens at a random moment within this window after start(). */
   firstUpdateWindowMs?: number;
+  /**
+   * The shortest wait between complete list updates, whatever the server says (a caching proxy keeps
+   * lists at least five minutes, SB-11). A zero wait, the server's "come back for the rest", still holds.
+   */
+  minimumUpdateWaitMs?: number;
   clock?: Clock;
   random?: () => number;
   onEvent?: (event: ClientEvent) => void;
@@ -291,12 +296,12 @@ export class SafeBrowsingClient {
       for (const fetched of response.lists) {
         const schedule = this.updateSchedules.get(fetched.name)!;
         if ('error' in fetched) {
-          schedule.succeeded(answeredAt, response.minimumWaitMs);
+          schedule.succeeded(answeredAt, this.updateWait(response.minimumWaitMs));
           summary.failed.push({ list: fetched.name, error: fetched.error });
           await this.dropList(fetched.name, fetched.error);
           continue;
         }
-        schedule.succeeded(answeredAt, fetched.minimumWaitMs ?? response.minimumWaitMs);
+        schedule.succeeded(answeredAt, this.updateWait(fetched.minimumWaitMs ?? response.minimumWaitMs));
         try {
           const next = this.lists.get(fetched.name)!.applyUpdate(fetched.update);
           await this.database?.save(next, answeredAt);
@@ -322,6 +327,12 @@ export class SafeBrowsingClient {
       const list = this.lists.get(name)!;
       return { name, version: list.version, width: list.width };
     });
+  }
+
+  /** The server's wait for the next update, lengthened to `minimumUpdateWaitMs`; zero stays zero (SB-12). */
+  private updateWait(serverWaitMs: number | undefined): number | undefined {
+    const floor = this.options.minimumUpdateWaitMs ?? 0;
+    return serverWaitMs === undefined || serverWaitMs === 0 ? serverWaitMs : Math.max(serverWaitMs, floor);
   }
 
   /** SB-9: a list that failed to update is dropped and fetched again from scratch. */

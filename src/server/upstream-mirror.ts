@@ -16,6 +16,9 @@ const KNOWN_LISTS: Readonly<Record<string, { threatType?: ThreatTypeName; descri
   'gc-32b': { description: 'the global cache of likely safe sites (mirrored)' },
 };
 
+/** SB-11: a caching proxy keeps the lists it fetched "for at least a short while, e.g. five minutes". */
+export const PROXY_LIST_CACHE_MS = 5 * 60_000;
+
 export interface UpstreamOptions {
   /** The upstream's origin, e.g. https://safebrowsing.googleapis.com. */
   url: string;
@@ -76,6 +79,7 @@ export class UpstreamMirror {
       lists: threatLists,
       dataDir: options.dataDir,
       firstUpdateWindowMs: options.firstUpdateWindowMs,
+      minimumUpdateWaitMs: PROXY_LIST_CACHE_MS,
       onEvent: (event) => {
         if (event.type === 'update' || event.type === 'list-dropped') mirror?.republish();
         options.onEvent?.(event);

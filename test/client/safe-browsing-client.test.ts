@@ -304,3 +304,19 @@ describe('the public API', () => {
     assert.equal(sb.stats().cachedPrefixes, 0);
   });
 });
+
+describe('minimumUpdateWaitMs (a proxy keeps lists at least five minutes, SB-11)', () => {
+  it('lengthens short waits and keeps a zero wait zero', async () => {
+    let round = 0;
+    handler = () => {
+      round++;
+      if (round === 1) return batch(prefixList('mw-4b', 'part', prefixesOf('a.example/')));
+      return batch(prefixList('mw-4b', 'v2', prefixesOf('a.example/'), { minimumWaitMs: 60_000 }));
+    };
+    const clock = fakeClock();
+    const sb = client({ mode: 'local', lists: ['mw-4b'], clock, minimumUpdateWaitMs: 5 * MIN });
+    const summary = await sb.update();
+    assert.equal(round, 2, 'the zero wait of the first answer still meant "come back at once"');
+    assert.equal(summary.nextUpdateAt, clock.now() + 5 * MIN);
+  });
+});
