@@ -5,6 +5,8 @@ import { cpus, totalmem } from 'node:os';
 import { Bench } from 'tinybench';
 import type { BenchCase, BenchFact } from './case.ts';
 import { diffBenchmarks } from './diff.ts';
+import { guardBenchmarks } from './guard.ts';
+import { ohttpBenchmarks } from './ohttp.ts';
 import { type HttpRow, httpBenchmarks } from './http.ts';
 import { riceBenchmarks } from './rice.ts';
 import { storeBenchmarks } from './store.ts';
@@ -78,7 +80,7 @@ function report(rows: Row[], facts: BenchFact[], http: HttpRow[]): string {
       return `| ${f.name} | ${f.value.toFixed(2)} ${f.unit} | ${budget} | ${verdict} |`;
     }),
     '',
-    'HTTP on loopback (autocannon, 32 connections; server in a child process, load generator in this one):',
+    'HTTP on loopback (autocannon, 32 connections; server in a child process, load generator in this one; the routes in turn for five rounds of 3 s, medians over rounds, the share of bare taken per round):',
     '',
     '| route | requests/s | p50 latency | share of the bare route | budget (DESIGN.md) | within budget |',
     '|---|---|---|---|---|---|',
@@ -94,9 +96,13 @@ function report(rows: Row[], facts: BenchFact[], http: HttpRow[]): string {
 }
 
 const store = await storeBenchmarks();
-const rows = await measure([...urlBenchmarks(), ...riceBenchmarks(), ...store.cases, ...diffBenchmarks()]);
+const guard = await guardBenchmarks();
+const ohttp = await ohttpBenchmarks();
+const rows = await measure([...urlBenchmarks(), ...riceBenchmarks(), ...store.cases, ...diffBenchmarks(), ...guard.cases, ...ohttp.cases]);
 await store.cleanup();
+await guard.cleanup();
+await ohttp.cleanup();
 const http = await httpBenchmarks();
-const text = report(rows, store.facts, http);
+const text = report(rows, [...store.facts, ...guard.facts], http);
 process.stdout.write(text);
 writeFileSync(new URL('./RESULTS.md', import.meta.url), text);

@@ -35,3 +35,7 @@ export type { Threat, Verdict, AnsweredBy } from './client/check.ts';
 export type { ThreatTypeName, ThreatAttributeName } from './client/threats.ts';
 export { HashListUpdateError, type HashListFailure } from './store/hash-list.ts';
 export { RiceDecodeError } from './codec/index.ts';
+export { createServer, type ServerOptions, type SafeBrowsingServer } from './server/server.ts';
+export { LoadControl, type LoadControlSettings } from './server/guard/load-control.ts';
+export { KeyRing } from './server/ohttp/key-ring.ts';
+export { createRelayApp, type RelayOptions } from './server/ohttp/relay.ts';

@@ -2,12 +2,14 @@ import { Command, Option } from 'commander';
 import { type CheckResult, SafeBrowsingClient } from '../client/safe-browsing-client.ts';
 import { InvalidUrlError } from '../url/invalid-url.ts';
 import { addClientFlags, type ClientFlags, clientOptions } from './client-options.ts';
-import { EXIT, type CliIo, type ExitStatus } from './io.ts';
+import { EXIT, type CliIo, type ExitStatus, UsageError } from './io.ts';
 import { paint } from './paint.ts';
 
 interface CheckFlags extends ClientFlags {
   stdin?: boolean;
   json?: boolean;
+  ohttpRelay?: string;
+  ohttpKeys?: string;
 }
 
 type Line = { url: string; result: CheckResult } | { url: string; invalid: string };
@@ -66,7 +68,9 @@ export function checkCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     .addOption(
       new Option('--mode <mode>', 'check procedure (default: realtime with --data, else nostorage)').choices(['realtime', 'local', 'nostorage']),
     )
-    .option('--json', 'print JSON');
+    .option('--json', 'print JSON')
+    .option('--ohttp-relay <url>', 'send searches through this Oblivious HTTP relay (SB-2), e.g. http://relay.example/ohttp-relay')
+    .option('--ohttp-keys <url|file>', "the gateway's key configuration, e.g. http://127.0.0.1:8080/ohttp-keys");
   addClientFlags(command);
   return command.action(async (urls: string[], flags: CheckFlags) => {
     const all = [...urls, ...(flags.stdin === true ? await readStdinUrls(io.stdin) : [])];
@@ -76,6 +80,11 @@ export function checkCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
       return;
     }
     const options = clientOptions(flags);
+    if ((flags.ohttpRelay === undefined) !== (flags.ohttpKeys === undefined)) throw new UsageError('--ohttp-relay and --ohttp-keys go together: the relay to send through, and the gateway\'s keys');
+    if (flags.ohttpRelay !== undefined && flags.ohttpKeys !== undefined) {
+      if (options.protocol === 'v4') throw new UsageError('Oblivious HTTP carries v5 searches only; drop --protocol v4');
+      options.ohttp = { relay: flags.ohttpRelay, keys: flags.ohttpKeys };
+    }
     options.mode ??= flags.data === undefined ? 'nostorage' : options.protocol === 'v4' ? 'local' : 'realtime';
     const client = new SafeBrowsingClient(options);
     const lines: Line[] = [];

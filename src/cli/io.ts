@@ -25,3 +25,16 @@ export type ExitStatus = (typeof EXIT)[keyof typeof EXIT];
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
+
+/** Waits for Ctrl-C or a termination signal. */
+export function untilStopped(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

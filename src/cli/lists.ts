@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { SafeBrowsingClient } from '../client/safe-browsing-client.ts';
 import { addClientFlags, type ClientFlags, clientOptions } from './client-options.ts';
 import { EXIT, type CliIo, type ExitStatus } from './io.ts';
+import { formatTable } from './table.ts';
 
 interface ListsFlags extends ClientFlags {
   json?: boolean;
@@ -34,9 +35,6 @@ export function listsCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
       l.checksum.slice(0, 16),
       l.updatedAt === undefined ? 'never' : new Date(l.updatedAt).toISOString(),
     ]);
-    const header = ['list', 'version', 'entries', 'checksum', 'last update'];
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-    const format = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-    io.out(`${[format(header), ...rows.map(format)].join('\n')}\n`);
+    io.out(formatTable(['list', 'version', 'entries', 'checksum', 'last update'], rows));
   });
 }

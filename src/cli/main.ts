@@ -3,7 +3,9 @@ import { VERSION } from '../version.ts';
 import { checkCommand } from './check.ts';
 import { expressionsCommand } from './expressions.ts';
 import { listsCommand } from './lists.ts';
+import { relayCommand } from './relay.ts';
 import { serveCommand } from './serve.ts';
+import { statusCommand } from './status.ts';
 import { updateCommand } from './update.ts';
 import { EXIT, processIo, type CliIo, type ExitStatus, UsageError } from './io.ts';
 
@@ -19,6 +21,8 @@ export function buildProgram(io: CliIo, setExit: (status: ExitStatus) => void): 
   program.addCommand(updateCommand(io, setExit));
   program.addCommand(listsCommand(io, setExit));
   program.addCommand(serveCommand(io, setExit));
+  program.addCommand(statusCommand(io, setExit));
+  program.addCommand(relayCommand(io, setExit));
   for (const command of program.commands) {
     command.configureOutput({ writeOut: io.out, writeErr: io.err }).showHelpAfterError().exitOverride();
   }

@@ -8,7 +8,13 @@ import { SnapshotStoreError } from '../server/lists/snapshot-store-error.ts';
 import { hashCount } from '../server/lists/sorted-hashes.ts';
 import { createServer, type ServerOptions } from '../server/server.ts';
 import { UpstreamMirror } from '../server/upstream-mirror.ts';
-import { EXIT, type CliIo, type ExitStatus, UsageError } from './io.ts';
+import { RedisConnectionError } from '../server/redis-connection.ts';
+import { TrustedProxies } from '../server/guard/client-address.ts';
+import { LoadControl } from '../server/guard/load-control.ts';
+import { KeyRing } from '../server/ohttp/key-ring.ts';
+import { DEFAULT_LOAD_CONTROL_CONFIG, type LoadControlConfig } from '../server/guard/load-control-config.ts';
+import { RedisSearchCache } from '../server/redis-search-cache.ts';
+import { EXIT, type CliIo, type ExitStatus, untilStopped, UsageError } from './io.ts';
 
 interface ServeFlags {
   host: string;
@@ -20,26 +26,18 @@ interface ServeFlags {
   upstreamKey?: string;
   upstreamProtocol: 'v5' | 'v4';
   data?: string;
+  /** False with --no-load-control. */
+  loadControl: boolean;
+  trustedProxy?: string[];
 }
 
 /** What a mode of `serve` contributes: the lists and searches to serve, and how to stop. */
 interface Setup {
-  options: Omit<ServerOptions, 'host' | 'port'>;
+  options: Omit<ServerOptions, 'host' | 'port' | 'loadControl'>;
   describe: string;
+  /** The configuration's `loadControl` section; LC's defaults without a configuration. */
+  loadControl: LoadControlConfig;
   close(): Promise<void>;
-}
-
-/** Waits for Ctrl-C or a termination signal. */
-function untilStopped(): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }
 
 /** Lists from the feeds of a configuration file, shared through Redis when asked. */
@@ -67,6 +65,7 @@ async function configSetup(flags: ServeFlags, configFile: string, io: CliIo): Pr
         settings: { minimumWaitMs: config.minimumWaitSeconds * 1000, cacheDurationMs: config.cacheDurationSeconds * 1000 },
       },
       describe: configFile,
+      loadControl: config.loadControl,
       close: async () => {
         feeds.close();
         await store?.close();
@@ -78,27 +77,85 @@ async function configSetup(flags: ServeFlags, configFile: string, io: CliIo): Pr
   }
 }
 
-/** Proxy mode: the upstream's lists mirrored, searches answered from a cache and the upstream (SB-11). */
+/**
+ * Proxy mode: the upstream's lists mirrored, searches answered from a cache and the upstream (SB-11);
+ * with --redis, instances share the mirrored lists' versions and the upstream's search answers.
+ */
 async function upstreamSetup(flags: ServeFlags, upstream: string, io: CliIo): Promise<Setup> {
-  const mirror = await UpstreamMirror.start({
-    url: upstream,
-    apiKey: flags.upstreamKey,
-    protocol: flags.upstreamProtocol,
-    dataDir: flags.data,
-    onEvent: (event) => {
-      if (event.type === 'update') io.err(`sbkit serve: mirrored ${event.lists.join(', ')} from ${upstream}\n`);
-      if (event.type === 'update-failed') io.err(`sbkit serve: ${upstream} failed (${event.error.message}); next try ${new Date(event.nextUpdateAt).toISOString()}\n`);
-    },
+  const log = (message: string) => io.err(`sbkit serve: ${message}\n`);
+  const shared: { close(): Promise<void> }[] = [];
+  const closeShared = async () => {
+    for (const part of shared) await part.close();
+  };
+  // Proxies keep their own namespace by default: lists mirrored from an upstream must not mix with
+  // lists of the same names that instances publish from their own feeds on the same Redis.
+  const keyPrefix = flags.redisPrefix === DEFAULT_KEY_PREFIX ? `${DEFAULT_KEY_PREFIX}proxy:` : flags.redisPrefix;
+  try {
+    const store = flags.redis === undefined ? undefined : await RedisSnapshotStore.connect({ url: flags.redis, keyPrefix, log });
+    if (store !== undefined) shared.push(store);
+    const searchCache = flags.redis === undefined ? undefined : await RedisSearchCache.connect({ url: flags.redis, keyPrefix, log });
+    if (searchCache !== undefined) shared.push(searchCache);
+    const mirror = await UpstreamMirror.start({
+      url: upstream,
+      apiKey: flags.upstreamKey,
+      protocol: flags.upstreamProtocol,
+      dataDir: flags.data,
+      store,
+      searchCache,
+      log,
+      onEvent: (event) => {
+        if (event.type === 'update') log(`mirrored ${event.lists.join(', ')} from ${upstream}`);
+        if (event.type === 'update-failed') log(`${upstream} failed (${event.error.message}); next try ${new Date(event.nextUpdateAt).toISOString()}`);
+      },
+    });
+    return {
+      // SB-3: verdicts from Google's data say so on the lookup page; another upstream's do not.
+      options: { catalog: mirror.catalog, fullHashes: mirror.fullHashes, googleData: isGoogle(upstream) },
+      describe: `a mirror of ${upstream}${flags.redis === undefined ? '' : ' shared through Redis'}`,
+      loadControl: DEFAULT_LOAD_CONTROL_CONFIG,
+      close: async () => {
+        await mirror.close();
+        await closeShared();
+      },
+    };
+  } catch (err) {
+    await closeShared();
+    throw err;
+  }
+}
+
+function isGoogle(upstream: string): boolean {
+  try {
+    return new URL(upstream).hostname.endsWith('.googleapis.com');
+  } catch {
+    return false;
+  }
+}
+
+/** The LC-5 gate, unless switched off; with --redis its limits are shared by the instances. */
+async function startLoadControl(flags: ServeFlags, config: LoadControlConfig, io: CliIo): Promise<LoadControl | undefined> {
+  if (!flags.loadControl || !config.enabled) return undefined;
+  const trustedProxies = [...(config.settings.trustedProxies ?? []), ...(flags.trustedProxy ?? [])];
+  try {
+    new TrustedProxies(trustedProxies);
+  } catch (error) {
+    throw new UsageError(`--trusted-proxy: ${(error as Error).message}`);
+  }
+  return LoadControl.create({
+    settings: { ...config.settings, trustedProxies },
+    redis: flags.redis === undefined ? undefined : { url: flags.redis, keyPrefix: flags.redisPrefix },
+    log: (message) => io.err(`sbkit serve: ${message}\n`),
   });
-  return { options: { catalog: mirror.catalog, fullHashes: mirror.fullHashes }, describe: `a mirror of ${upstream}`, close: () => mirror.close() };
 }
 
 async function setupFor(flags: ServeFlags, io: CliIo): Promise<Setup> {
   if (flags.upstream !== undefined && flags.config !== undefined) throw new UsageError('serve either your own lists (--config) or an upstream\'s (--upstream), not both');
-  if (flags.redis !== undefined && flags.config === undefined) throw new UsageError('--redis shares the lists of a --config between instances');
+  if (flags.redis !== undefined && flags.config === undefined && flags.upstream === undefined) {
+    throw new UsageError('--redis shares the lists of a --config, or of an --upstream, between instances');
+  }
   if (flags.upstream !== undefined) return upstreamSetup(flags, flags.upstream, io);
   if (flags.config !== undefined) return configSetup(flags, flags.config, io);
-  return { options: { catalog: demoCatalog() }, describe: 'the embedded demo lists', close: async () => {} };
+  return { options: { catalog: demoCatalog() }, describe: 'the embedded demo lists', loadControl: DEFAULT_LOAD_CONTROL_CONFIG, close: async () => {} };
 }
 
 export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): Command {
@@ -107,12 +164,14 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0: any free port)', '8080')
     .option('--config <file>', 'JSON configuration: lists, feeds, keys (docs/configuration.md)')
-    .option('--redis <url>', 'share published lists with the other instances using this Redis, e.g. redis://127.0.0.1:6379')
-    .option('--redis-prefix <prefix>', 'start of every Redis key: one per group of instances that serve the same lists', DEFAULT_KEY_PREFIX)
+    .option('--redis <url>', 'share published lists (and, with --upstream, cached searches) with the other instances using this Redis, e.g. redis://127.0.0.1:6379')
+    .option('--redis-prefix <prefix>', `start of every Redis key: one per group of instances that serve the same lists (proxies: ${DEFAULT_KEY_PREFIX}proxy: unless set)`, DEFAULT_KEY_PREFIX)
     .option('--upstream <url>', 'act as a caching proxy of this Safe Browsing server, e.g. https://safebrowsing.googleapis.com')
     .option('--upstream-key <key>', 'API key for the upstream')
     .option('--upstream-protocol <version>', 'protocol spoken to the upstream (v5 or v4)', 'v5')
     .option('--data <dir>', 'with --upstream: folder where the mirrored lists are kept between restarts')
+    .option('--no-load-control', 'serve every request at once: no LC-1..5 limits (for a server only you use)')
+    .option('--trusted-proxy <address...>', 'load balancers and proxies (addresses or CIDR blocks) whose X-Forwarded-For names the client')
     .action(async (flags: ServeFlags) => {
       const port = Number(flags.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${flags.port}"`);
@@ -121,16 +180,29 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
       try {
         setup = await setupFor(flags, io);
       } catch (err) {
-        if (!(err instanceof ConfigError) && !(err instanceof SnapshotStoreError)) throw err;
+        if (!(err instanceof ConfigError) && !(err instanceof SnapshotStoreError) && !(err instanceof RedisConnectionError)) throw err;
         io.err(`sbkit serve: ${err.message}\n`);
-        setExit(err instanceof SnapshotStoreError && err.reason !== 'invalid-url' ? EXIT.FAILED : EXIT.INVALID_INPUT);
+        setExit(err instanceof ConfigError || err.reason === 'invalid-url' ? EXIT.INVALID_INPUT : EXIT.FAILED);
         return;
       }
-      const server = createServer({ ...setup.options, host: flags.host, port });
+      let loadControl: LoadControl | undefined;
+      try {
+        loadControl = await startLoadControl(flags, setup.loadControl, io);
+      } catch (err) {
+        await setup.close();
+        if (!(err instanceof RedisConnectionError)) throw err;
+        io.err(`sbkit serve: ${err.message}\n`);
+        setExit(err.reason === 'invalid-url' ? EXIT.INVALID_INPUT : EXIT.FAILED);
+        return;
+      }
+      // Every server is an Oblivious HTTP gateway too (SB-2): searches may come through a relay.
+      const ohttpKeys = await KeyRing.create();
+      const server = createServer({ ...setup.options, loadControl, ohttpKeys, serving: setup.describe, host: flags.host, port });
       let url: string;
       try {
         url = await server.listen();
       } catch (err) {
+        await loadControl?.close();
         await setup.close();
         io.err(`sbkit serve: cannot listen on ${flags.host}:${port}: ${(err as Error).message}\n`);
         setExit(EXIT.FAILED);
@@ -141,6 +213,7 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
       io.err(`try: npx sbkit check --server ${url} http://testsafebrowsing.appspot.com/s/phishing.html\n`);
       await untilStopped();
       await server.close();
+      await loadControl?.close();
       await setup.close();
     });
 }

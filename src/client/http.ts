@@ -60,10 +60,12 @@ export async function sendRequest(request: OutgoingRequest, settings: HttpSettin
     if (err instanceof TransportError) throw err;
     throw failure(err, where, settings);
   }
+  const maxAge = /(?:^|[\s,])max-age=(\d+)/.exec(response.headers.get('cache-control') ?? '')?.[1];
   return {
     httpStatus: response.status,
     contentType: response.headers.get('content-type') ?? undefined,
     body: Buffer.concat(chunks),
+    maxAgeSeconds: maxAge === undefined ? undefined : Number(maxAge),
   };
 }
 

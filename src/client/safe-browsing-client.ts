@@ -15,11 +15,35 @@ import {
 } from './check.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { LocalCache, type LocalCacheOptions } from './local-cache.ts';
+import { ObliviousHttp, type ObliviousHttpOptions } from './oblivious-http.ts';
 import { RequestSchedule, type ScheduleState } from './schedule.ts';
 import type { FullHashMatch } from './threats.ts';
 import type { ListState, SearchResult, SizeConstraints, Transport } from './transport.ts';
 import { V4Transport } from './transport-v4.ts';
 import { V5Transport } from './transport-v5.ts';
+
+/**
+ * Prefixes per search request. The API allows 1000, but a v5 search is a GET whose prefixes fill the
+ * query string (about 20 bytes each): 250 keep the request line near 5 KB, inside the 8 KB that common
+ * front ends (nginx, many load balancers) accept by default. A refused request would start RF-4
+ * back-off for everyone a proxy serves.
+ */
+export const SEARCH_PREFIXES_PER_REQUEST = 250;
+
+/** The answers to the requests of one search as one: every full hash, the shortest durations, the longest wait. */
+function mergeSearchResults(results: readonly SearchResult[]): SearchResult {
+  if (results.length === 1) return results[0]!;
+  const defined = (values: (number | undefined)[]) => values.filter((v): v is number => v !== undefined);
+  const negative = defined(results.map((r) => r.negativeCacheDurationMs));
+  const waits = defined(results.map((r) => r.minimumWaitMs));
+  return {
+    fullHashes: results.flatMap((r) => r.fullHashes),
+    serverFullHashCount: results.reduce((sum, r) => sum + r.serverFullHashCount, 0),
+    cacheDurationMs: Math.min(...results.map((r) => r.cacheDurationMs)),
+    negativeCacheDurationMs: negative.length === 0 ? undefined : Math.min(...negative),
+    minimumWaitMs: waits.length === 0 ? undefined : Math.max(...waits),
+  };
+}
 
 export type Mode = 'realtime' | 'local' | 'nostorage';
 
@@ -56,6 +80,11 @@ export interface SafeBrowsingClientOptions {
    * lists at least five minutes, SB-11). A zero wait, the server's "come back for the rest", still holds.
    */
   minimumUpdateWaitMs?: number;
+  /**
+   * Send searches through an Oblivious HTTP relay (SB-2): the relay sees that you search, the gateway
+   * (the server) what, neither both. Updates go to `server` directly: they reveal nothing.
+   */
+  ohttp?: ObliviousHttpOptions;
   clock?: Clock;
   random?: () => number;
   onEvent?: (event: ClientEvent) => void;
@@ -171,6 +200,7 @@ export class SafeBrowsingClient {
     if (this.mode === 'realtime' && this.protocol === 'v4') {
       throw new RangeError('real-time mode needs the v5 protocol (v4 has no global cache); use mode "local" or "nostorage"');
     }
+    if (options.ohttp !== undefined && this.protocol === 'v4') throw new RangeError('Oblivious HTTP carries v5 hashes:search only; use the v5 protocol');
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
     this.cache = new LocalCache(options.cache);
@@ -187,7 +217,11 @@ export class SafeBrowsingClient {
       maxResponseBytes: options.maxResponseBytes ?? 64 * 1024 * 1024,
       sizeConstraints: { maxUpdateEntries: 0, maxDatabaseEntries: 0, ...options.sizeConstraints },
     };
-    this.transport = this.protocol === 'v5' ? new V5Transport(settings) : new V4Transport(settings, this.threatListNames);
+    const oblivious = options.ohttp === undefined ? undefined : new ObliviousHttp(options.ohttp);
+    this.transport =
+      this.protocol === 'v5'
+        ? new V5Transport(settings, oblivious === undefined ? undefined : (request, http) => oblivious.send(request, http))
+        : new V4Transport(settings, this.threatListNames);
   }
 
   private allListNames(): string[] {
@@ -355,12 +389,19 @@ export class SafeBrowsingClient {
     this.options.onEvent?.(event);
   }
 
-  /** One search request, within the request-frequency rules (RF-3, RF-4). */
+  /**
+   * One search, within the request-frequency rules (RF-3, RF-4). More prefixes than one request should
+   * carry go out as several requests at once, ruled as one search: a v4 minimum wait set by the first
+   * answer cannot hold back the rest, and a failure of any is one failure.
+   */
   private async askServer(prefixes: readonly number[]): Promise<SearchResult> {
     const now = this.clock.now();
     if (!this.searchSchedule.mayRequest(now)) throw new SearchDeferredError(this.searchSchedule.earliest);
     try {
-      const result = await this.transport.search(prefixes, this.listStates(this.threatListNames));
+      const lists = this.listStates(this.threatListNames);
+      const chunks: (readonly number[])[] = [];
+      for (let start = 0; start < prefixes.length; start += SEARCH_PREFIXES_PER_REQUEST) chunks.push(prefixes.slice(start, start + SEARCH_PREFIXES_PER_REQUEST));
+      const result = mergeSearchResults(await Promise.all(chunks.map((chunk) => this.transport.search(chunk, lists))));
       this.searchSchedule.succeeded(this.clock.now(), result.minimumWaitMs);
       return result;
     } catch (err) {

@@ -12,8 +12,8 @@ import {
 } from '../proto/v5.ts';
 import type { HashListUpdate, SortedHashes } from '../store/hash-list.ts';
 import type { HashWidth } from '../store/hash-set.ts';
-import { buildWireRequest } from '../wire/client-request.ts';
-import { decodeWireResponse } from '../wire/client-response.ts';
+import { buildWireRequest, type OutgoingRequest } from '../wire/client-request.ts';
+import { decodeWireResponse, type WireResponse } from '../wire/client-response.ts';
 import { durationToMs } from '../wire/duration.ts';
 import type { WireEncoding } from '../wire/encoding.ts';
 import type { RpcId, RpcRequest, RpcResponse } from '../wire/routes.ts';
@@ -70,17 +70,26 @@ export function usableFullHashes(fullHashes: readonly { fullHash: Uint8Array; de
 }
 
 /** Calls one RPC over HTTP and decodes its answer; rejects with TransportError or WireResponseError. */
-export async function callRpc<R extends RpcId>(settings: ServerSettings, rpc: R, request: RpcRequest<R>): Promise<RpcResponse<R>> {
+export async function callRpc<R extends RpcId>(settings: ServerSettings, rpc: R, request: RpcRequest<R>, send: Sender = sendRequest): Promise<RpcResponse<R>> {
   const outgoing = buildWireRequest(settings.serverUrl, rpc, request, { apiKey: settings.apiKey, encoding: settings.encoding });
-  const response = await sendRequest(outgoing, settings);
+  const response = await send(outgoing, settings);
   return decodeWireResponse(rpc, response, settings.encoding);
 }
 
-/** Safe Browsing v5: `hashLists:batchGet` for updates, `hashes:search` for lookups. */
+/** How a request reaches the server: directly, or through an Oblivious HTTP relay. */
+export type Sender = (request: OutgoingRequest, settings: HttpSettings) => Promise<WireResponse>;
+
+/**
+ * Safe Browsing v5: `hashLists:batchGet` for updates, `hashes:search` for lookups. With `searchSender`,
+ * searches (the requests that reveal what is visited, SB-2) go another way, e.g. through a relay.
+ */
 export class V5Transport implements Transport {
   readonly protocol = 'v5';
 
-  constructor(private readonly settings: ServerSettings) {}
+  constructor(
+    private readonly settings: ServerSettings,
+    private readonly searchSender: Sender = sendRequest,
+  ) {}
 
   async fetchUpdates(lists: readonly ListState[]): Promise<UpdateResponse> {
     const request = create(BatchGetHashListsRequestSchema, {
@@ -108,7 +117,7 @@ export class V5Transport implements Transport {
 
   async search(prefixes: readonly number[], _lists: readonly ListState[]): Promise<SearchResult> {
     const request = create(SearchHashesRequestSchema, { hashPrefixes: prefixes.map(prefixBytes) });
-    const response = await callRpc(this.settings, 'SearchHashes', request);
+    const response = await callRpc(this.settings, 'SearchHashes', request, this.searchSender);
     const fullHashes = usableFullHashes(response.fullHashes.map((f) => ({ fullHash: f.fullHash, details: f.fullHashDetails })));
     return { fullHashes, serverFullHashCount: response.fullHashes.length, cacheDurationMs: durationToMs(response.cacheDuration) ?? 0 };
   }

@@ -7,6 +7,10 @@ import { answerCall, LIST_RPCS } from './api/dispatch.ts';
 import { catalogFullHashes, type FullHashSource } from './api/full-hash-source.ts';
 import { type ApiSettings, DEFAULT_API_SETTINGS } from './api/settings.ts';
 import type { ListCatalog } from './catalog.ts';
+import type { LoadControl } from './guard/load-control.ts';
+import { registerWebRoutes } from './web/web-routes.ts';
+import type { KeyRing } from './ohttp/key-ring.ts';
+import { registerGatewayRoutes } from './ohttp/gateway-routes.ts';
 
 export interface AppOptions {
   catalog: ListCatalog;
@@ -21,9 +25,19 @@ export interface AppOptions {
   adminToken?: string | undefined;
   /** What `/admin/reload` does: load the lists' feeds again. */
   reload?: () => Promise<unknown>;
+  /** The load-control gate (LC-1..5) in front of every route, with its metrics at `/metrics`. */
+  loadControl?: LoadControl;
+  /** What the server serves, in words, for the status page (e.g. the configuration file). */
+  serving?: string;
+  /** Verdicts come from Google's data (a proxy of Google's server): the pages attribute them (SB-3). */
+  googleData?: boolean;
+  /** Serve as an Oblivious HTTP gateway (SB-2) with these keys: `/ohttp-keys`, `/ohttp-gateway`. */
+  ohttpKeys?: KeyRing;
 }
 
 const PAUSED_RETRY_AFTER_SECONDS = 60;
+/** Largest request line and headers: room for a 1000-prefix search in the query string. */
+const MAX_REQUEST_HEAD_BYTES = 64 * 1024;
 
 /** Constant-time comparison, so that response times do not spell out the token. */
 function tokenMatches(header: string | undefined, token: string): boolean {
@@ -58,6 +72,11 @@ function registerOperatorEndpoints(app: FastifyInstance, options: AppOptions, sw
   });
 }
 
+/** The bytes as a Buffer for fastify, without copying them. */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 function sendError(reply: FastifyReply, error: WireError): FastifyReply {
   const rendered = renderWireError(error);
   return reply.code(rendered.httpStatus).headers(rendered.headers).send(Buffer.from(rendered.body));
@@ -81,7 +100,9 @@ export function createApp(options: AppOptions): FastifyInstance {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const keys = new Set(options.apiKeys ?? []);
   const source = options.fullHashes ?? catalogFullHashes(options.catalog, settings);
-  const app = Fastify({ logger: false, bodyLimit: maxBodyBytes });
+  // API.md allows 1000 prefixes in one hashes:search, a GET: about 26 KB of query string, over Node's
+  // 16 KB default for the request head.
+  const app = Fastify({ logger: false, bodyLimit: maxBodyBytes, http: { maxHeaderSize: MAX_REQUEST_HEAD_BYTES } });
   // LC-5 `service_paused`: the operator's switch that refuses everything with 503.
   let paused = false;
   app.removeAllContentTypeParsers();
@@ -93,7 +114,14 @@ export function createApp(options: AppOptions): FastifyInstance {
     return sendError(reply, new WireError('INTERNAL', 'the server failed to answer; try again later'));
   });
 
+  const loadControl = options.loadControl;
+  if (loadControl !== undefined) {
+    loadControl.register(app, () => paused);
+    app.get('/metrics', async (_request, reply) => reply.header('content-type', loadControl.metrics.contentType).send(await loadControl.metrics.metrics()));
+  }
   app.get('/healthz', async () => ({ status: paused ? 'paused' : 'ok' }));
+  if (options.ohttpKeys !== undefined) registerGatewayRoutes(app, options.ohttpKeys);
+  registerWebRoutes(app, { catalog: options.catalog, source, loadControl, serving: options.serving ?? 'its lists', googleData: options.googleData ?? false });
   registerOperatorEndpoints(app, options, {
     pause: () => {
       paused = true;
@@ -118,7 +146,7 @@ export function createApp(options: AppOptions): FastifyInstance {
         const answer = await answerCall(options.catalog, source, call, settings);
         const payload = encodeWireResponse(call.rpc, answer as never, call.responseEncoding);
         if (LIST_RPCS.has(call.rpc)) reply.header('cache-control', `public, max-age=${settings.listCacheSeconds}`);
-        return reply.code(200).header('content-type', payload.contentType).send(Buffer.from(payload.body));
+        return reply.code(200).header('content-type', payload.contentType).send(asBuffer(payload.body));
       } catch (err) {
         if (err instanceof WireError) return sendError(reply, err);
         throw err;

@@ -8,9 +8,11 @@ const ALIASES: Readonly<Record<string, string>> = { se: 'se-4b', mw: 'mw-4b', uw
 /** The lists a server publishes, by name, each with its history of snapshots. */
 export class ListCatalog {
   private readonly histories = new Map<string, ListHistory>();
+  private readonly threatHistories: ListHistory[];
 
   constructor(histories: Iterable<ListHistory>) {
     for (const history of histories) this.histories.set(history.definition.name, history);
+    this.threatHistories = this.all().filter((history) => history.definition.threatTypes.length > 0);
   }
 
   /** The list of a name or an SB-11 alias of it; undefined for names this server does not publish. */
@@ -24,8 +26,6 @@ export class ListCatalog {
 
   /** Current snapshots of the threat lists (not the likely-safe ones such as the global cache). */
   threatSnapshots(): { definition: ListDefinition; snapshot: Snapshot }[] {
-    return this.all()
-      .filter((history) => history.definition.threatTypes.length > 0)
-      .map((history) => ({ definition: history.definition, snapshot: history.current() }));
+    return this.threatHistories.map((history) => ({ definition: history.definition, snapshot: history.current() }));
   }
 }

@@ -28,6 +28,8 @@ export class FeedLists {
   readonly catalog: ListCatalog;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly loaded = new Set<string>();
+  /** The reload of each list under way, if any: one at a time, so that an older read never publishes last. */
+  private readonly reloading = new Map<string, Promise<ListLoadReport>>();
 
   private constructor(
     private readonly config: ServerConfig,
@@ -52,7 +54,10 @@ export class FeedLists {
     for (const list of config.lists) {
       const interval = listRefreshMs(list);
       if (interval === undefined) continue;
-      const timer = setInterval(() => void lists.reloadList(list.name), interval);
+      // A refresh still under way when the next is due is not doubled up.
+      const timer = setInterval(() => {
+        if (!lists.reloading.has(list.name)) void lists.reloadList(list.name);
+      }, interval);
       timer.unref();
       lists.timers.push(timer);
     }
@@ -66,23 +71,46 @@ export class FeedLists {
     return reports;
   }
 
-  private async reloadList(name: string): Promise<ListLoadReport> {
+  /** Reloads one list once any reload of it under way has finished. Never rejects: failures are reported. */
+  private reloadList(name: string): Promise<ListLoadReport> {
+    const previous = this.reloading.get(name) ?? Promise.resolve();
+    const next = previous.then(() => this.loadAndPublish(name));
+    this.reloading.set(name, next);
+    void next.finally(() => {
+      if (this.reloading.get(name) === next) this.reloading.delete(name);
+    });
+    return next;
+  }
+
+  private async loadAndPublish(name: string): Promise<ListLoadReport> {
     const list = this.config.lists.find((l) => l.name === name)!;
-    const loaded: LoadedList = await loadList(list, this.config.feedLimits);
-    const errors = loaded.errors.map((e) => e.message);
-    let published = !(errors.length > 0 && this.loaded.has(name));
-    if (published) {
-      try {
-        await this.store.publish(this.histories.get(name)!, loaded.fullHashes);
-        this.loaded.add(name);
-      } catch (err) {
-        if (!(err instanceof SnapshotStoreError)) throw err;
-        errors.push(err.message);
-        published = false;
+    const errors: string[] = [];
+    let report: ListLoadReport;
+    try {
+      const loaded: LoadedList = await loadList(list, this.config.feedLimits);
+      errors.push(...loaded.errors.map((e) => e.message));
+      let published = !(errors.length > 0 && this.loaded.has(name));
+      if (published) {
+        try {
+          await this.store.publish(this.histories.get(name)!, loaded.fullHashes);
+          this.loaded.add(name);
+        } catch (err) {
+          if (!(err instanceof SnapshotStoreError)) throw err;
+          errors.push(err.message);
+          published = false;
+        }
       }
+      report = { list: name, expressions: loaded.expressions, badLines: loaded.badLines, errors, published };
+    } catch (err) {
+      // A refresh runs from a timer: whatever goes wrong is reported, and the list keeps its snapshot.
+      errors.push(`reload failed unexpectedly: ${err instanceof Error ? err.message : String(err)}`);
+      report = { list: name, expressions: 0, badLines: 0, errors, published: false };
     }
-    const report = { list: name, expressions: loaded.expressions, badLines: loaded.badLines, errors, published };
-    this.onReport(report);
+    try {
+      this.onReport(report);
+    } catch {
+      // A failing report callback must not stop the list's refreshes; the report is still returned.
+    }
     return report;
   }
 

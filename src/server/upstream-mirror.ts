@@ -1,9 +1,10 @@
 import { type ClientEvent, DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST, SafeBrowsingClient } from '../client/safe-browsing-client.ts';
 import type { ThreatTypeName } from '../client/threats.ts';
-import { type FullHashSource, upstreamFullHashes } from './api/full-hash-source.ts';
+import { type FullHashSource, type SharedSearchCache, upstreamFullHashes } from './api/full-hash-source.ts';
 import { ListCatalog } from './catalog.ts';
 import type { ListDefinition } from './lists/list-definition.ts';
 import { ListHistory } from './lists/list-history.ts';
+import { memorySnapshotStore, type SnapshotStore } from './lists/snapshot-store.ts';
 
 /** What the SB-11 lists hold, for lists a proxy mirrors (the upstream sends hashes, not descriptions). */
 const KNOWN_LISTS: Readonly<Record<string, { threatType?: ThreatTypeName; description: string }>> = {
@@ -32,6 +33,15 @@ export interface UpstreamOptions {
   /** RF-2 window of the mirror's first update (tests shorten it). */
   firstUpdateWindowMs?: number;
   onEvent?: (event: ClientEvent) => void;
+  /**
+   * Where the mirrored lists are published: this process's memory by default, or a store shared by
+   * several proxy instances (Redis), which then serve the same versions and diffs.
+   */
+  store?: SnapshotStore;
+  /** A cache of the upstream's search answers that proxy instances share, asked before the upstream. */
+  searchCache?: SharedSearchCache;
+  /** Where to say that a mirrored list could not be published. */
+  log?: (message: string) => void;
 }
 
 function definitionOf(name: string): ListDefinition {
@@ -59,10 +69,13 @@ export class UpstreamMirror {
     readonly client: SafeBrowsingClient,
     names: readonly string[],
     keep: number,
+    private readonly store: SnapshotStore,
+    private readonly log: (message: string) => void,
+    searchCache: SharedSearchCache | undefined,
   ) {
     this.histories = new Map(names.map((name) => [name, new ListHistory(definitionOf(name), { keep })]));
     this.catalog = new ListCatalog(this.histories.values());
-    this.fullHashes = upstreamFullHashes(client);
+    this.fullHashes = upstreamFullHashes(client, searchCache);
   }
 
   /** Opens the mirror's copy (serving it at once) and starts following the upstream. */
@@ -81,13 +94,15 @@ export class UpstreamMirror {
       firstUpdateWindowMs: options.firstUpdateWindowMs,
       minimumUpdateWaitMs: PROXY_LIST_CACHE_MS,
       onEvent: (event) => {
-        if (event.type === 'update' || event.type === 'list-dropped') mirror?.republish();
+        if (event.type === 'update' || event.type === 'list-dropped') void mirror?.republish();
         options.onEvent?.(event);
       },
     });
-    mirror = new UpstreamMirror(client, [...threatLists, ...(withGlobalCache ? [GLOBAL_CACHE_LIST] : [])], options.keepVersions ?? 10);
+    const names = [...threatLists, ...(withGlobalCache ? [GLOBAL_CACHE_LIST] : [])];
+    mirror = new UpstreamMirror(client, names, options.keepVersions ?? 10, options.store ?? memorySnapshotStore, options.log ?? (() => {}), options.searchCache);
+    await mirror.store.follow([...mirror.histories.values()]);
     await client.open();
-    mirror.republish();
+    await mirror.republish();
     await client.start();
     return mirror;
   }
@@ -95,14 +110,26 @@ export class UpstreamMirror {
   /** Fetches from the upstream now, as far as its waits allow, and republishes. */
   async update(): Promise<void> {
     await this.client.update();
-    this.republish();
+    await this.republish();
   }
 
-  /** Publishes what the client holds; unchanged lists keep their versions (content-derived ids). */
-  private republish(): void {
+  /**
+   * Publishes what the client holds, stamped with when the upstream sent it; unchanged lists keep their
+   * versions (content-derived ids). Lists never fetched are left as they are. Never rejects: a store
+   * that cannot take a list is reported, and the next update tries again.
+   */
+  private async republish(): Promise<void> {
     for (const [name, history] of this.histories) {
+      // Content and stamp read together, after the previous list's publication: an update finishing
+      // meanwhile cannot pair new content with an old stamp.
       const list = this.client.list(name);
-      if (list !== undefined && list.width === history.definition.hashLength) history.publishServed(list.sortedHashes());
+      const at = this.client.listInfo().find((info) => info.name === name)?.updatedAt;
+      if (list === undefined || at === undefined || list.width !== history.definition.hashLength) continue;
+      try {
+        await this.store.publishServed(history, list.sortedHashes(), at);
+      } catch (error) {
+        this.log(`mirrored list ${name} could not be published: ${(error as Error).message}`);
+      }
     }
   }
 

@@ -57,6 +57,29 @@ export function hashesFromBytes(width: HashWidth, bytes: Uint8Array): SortedHash
   return { width, bytes: Uint8Array.prototype.slice.call(bytes) };
 }
 
+/** True when `hashes` hold the first `width` bytes of `fullHash` (a hash byte string, url/hash.ts). Binary search. */
+export function sortedHashesInclude(hashes: SortedHashes, fullHash: string): boolean {
+  const width = hashes.width;
+  const size = width === 4 ? hashes.values.length : hashes.bytes.length / width;
+  const key = prefix32(fullHash);
+  let lo = 0;
+  let hi = size;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    let order: number;
+    if (hashes.width === 4) {
+      order = hashes.values[mid]! - key;
+    } else {
+      order = 0;
+      for (let i = 0; order === 0 && i < width; i++) order = hashes.bytes[mid * width + i]! - fullHash.charCodeAt(i);
+    }
+    if (order === 0) return true;
+    if (order < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return false;
+}
+
 /** SB-9: the checksum is the SHA-256 of all hashes of the list, sorted and concatenated. */
 export function checksumOf(hashes: SortedHashes): Uint8Array {
   return createHash('sha256').update(hashBytes(hashes)).digest();
@@ -157,15 +180,24 @@ function count(hashes: SortedHashes): number {
 }
 
 function assertAscending(hashes: SortedHashes, fail: Fail): void {
+  const i = firstUnordered(hashes);
+  if (i < 0) return;
+  if (orderAt(hashes, i) === 0) throw fail('duplicate-addition', `the hash at index ${i} is listed twice`);
+  throw fail('additions-not-ascending', `the hash at index ${i} is out of order`);
+}
+
+/** The first index whose hash is not above the one before it; -1 when the hashes are strictly ascending. */
+export function firstUnordered(hashes: SortedHashes): number {
   const n = count(hashes);
-  for (let i = 1; i < n; i++) {
-    const order =
-      hashes.width === 4
-        ? hashes.values[i]! - hashes.values[i - 1]!
-        : compareAt(hashes.bytes, i * hashes.width, hashes.bytes, (i - 1) * hashes.width, hashes.width);
-    if (order === 0) throw fail('duplicate-addition', `the hash at index ${i} is listed twice`);
-    if (order < 0) throw fail('additions-not-ascending', `the hash at index ${i} is out of order`);
-  }
+  for (let i = 1; i < n; i++) if (orderAt(hashes, i) <= 0) return i;
+  return -1;
+}
+
+/** The sign of hash `i` minus hash `i - 1`. */
+function orderAt(hashes: SortedHashes, i: number): number {
+  return hashes.width === 4
+    ? hashes.values[i]! - hashes.values[i - 1]!
+    : compareAt(hashes.bytes, i * hashes.width, hashes.bytes, (i - 1) * hashes.width, hashes.width);
 }
 
 function removeIndices(old: SortedHashes, removals: Uint32Array, fail: Fail): SortedHashes {

@@ -14,6 +14,8 @@ export interface WireResponse {
   httpStatus: number;
   contentType: string | undefined;
   body: Uint8Array;
+  /** Cache-Control max-age, when the server sent one. */
+  maxAgeSeconds?: number | undefined;
 }
 
 /**

@@ -1,5 +1,4 @@
-import { create } from '@bufbuild/protobuf';
-import { type Duration, DurationSchema } from '@bufbuild/protobuf/wkt';
+import type { Duration } from '@bufbuild/protobuf/wkt';
 
 /** A google.protobuf.Duration in milliseconds; undefined when the field is absent. Negative means 0. */
 export function durationToMs(duration: Duration | undefined): number | undefined {
@@ -8,8 +7,11 @@ export function durationToMs(duration: Duration | undefined): number | undefined
   return Number.isFinite(ms) && ms > 0 ? ms : 0;
 }
 
-/** Milliseconds as a google.protobuf.Duration (whole milliseconds). */
+/**
+ * Milliseconds as a google.protobuf.Duration (whole milliseconds): a plain message object, as `create`
+ * would make it, without its reflection (every search answer carries one).
+ */
 export function durationFromMs(ms: number): Duration {
   const whole = Math.max(0, Math.round(ms));
-  return create(DurationSchema, { seconds: BigInt(Math.floor(whole / 1000)), nanos: (whole % 1000) * 1e6 });
+  return { $typeName: 'google.protobuf.Duration', seconds: BigInt(Math.floor(whole / 1000)), nanos: (whole % 1000) * 1e6 };
 }

@@ -27,6 +27,8 @@ export function parseQueryString(query: string): QueryParameter[] {
 }
 
 function unescapeComponent(raw: string): string {
+  // Most components (list names, base64url prefixes, keys) have nothing to unescape.
+  if (!raw.includes('%') && !raw.includes('+')) return raw;
   const spaced = raw.replaceAll('+', ' ');
   try {
     return decodeURIComponent(spaced);

@@ -12,6 +12,18 @@ export const MAX_HASH_PREFIXES = 1000;
 export const V5_HASH_PREFIX_LENGTH = 4;
 /** urls.search: "Clients MUST NOT send more than 50 URLs" (API.md §1). */
 export const MAX_SEARCH_URLS = 50;
+/**
+ * v4 fullHashes:find: Google documents no limit; sbkit takes v5's, so that a proxy can pass any request
+ * it accepts to a v5 upstream in one search.
+ */
+export const MAX_V4_HASH_PREFIXES = MAX_HASH_PREFIXES;
+/** v4 threatMatches:find: the Lookup API takes at most 500 URLs per request. */
+export const MAX_THREAT_MATCH_URLS = 500;
+/**
+ * v4 threatListUpdates:fetch: browsers ask for a dozen or so (threat type, platform, entry type) triples;
+ * every triple answered can carry a whole list, so the count is bounded and a triple may be asked once.
+ */
+export const MAX_LIST_UPDATE_REQUESTS = 100;
 /** v4 ThreatEntry.hash: 4..32 bytes (API.md §2). */
 export const V4_HASH_LENGTH = { min: 4, max: 32 } as const;
 
@@ -62,8 +74,9 @@ export function checkRequestRules(call: RpcCall): void {
       if (count > MAX_SEARCH_URLS) throw invalid(`${count} urls sent; at most ${MAX_SEARCH_URLS} are allowed per request`);
       return;
     }
-    case 'FindFullHashes':
-      call.request.threatInfo?.threatEntries.forEach((entry, i) => {
+    case 'FindFullHashes': {
+      const entries = call.request.threatInfo?.threatEntries ?? [];
+      entries.forEach((entry, i) => {
         const length = entry.hash.length;
         if (length < V4_HASH_LENGTH.min || length > V4_HASH_LENGTH.max) {
           throw invalid(
@@ -71,9 +84,29 @@ export function checkRequestRules(call: RpcCall): void {
           );
         }
       });
+      if (entries.length > MAX_V4_HASH_PREFIXES) {
+        throw invalid(`${entries.length} threatInfo.threatEntries sent; at most ${MAX_V4_HASH_PREFIXES} hash prefixes are allowed per request`);
+      }
       return;
-    case 'FetchThreatListUpdates':
-    case 'FindThreatMatches':
+    }
+    case 'FindThreatMatches': {
+      const count = call.request.threatInfo?.threatEntries.length ?? 0;
+      if (count > MAX_THREAT_MATCH_URLS) throw invalid(`${count} threatInfo.threatEntries sent; at most ${MAX_THREAT_MATCH_URLS} URLs are allowed per request`);
+      return;
+    }
+    case 'FetchThreatListUpdates': {
+      const requests = call.request.listUpdateRequests;
+      if (requests.length > MAX_LIST_UPDATE_REQUESTS) {
+        throw invalid(`${requests.length} listUpdateRequests sent; at most ${MAX_LIST_UPDATE_REQUESTS} are allowed per request`);
+      }
+      const seen = new Set<string>();
+      requests.forEach(({ threatType, platformType, threatEntryType }, i) => {
+        const triple = `${threatType}/${platformType}/${threatEntryType}`;
+        if (seen.has(triple)) throw invalid(`listUpdateRequests[${i}] repeats the list (threatType ${threatType}, platformType ${platformType}, threatEntryType ${threatEntryType}); ask for each list once`);
+        seen.add(triple);
+      });
+      return;
+    }
     case 'ListThreatLists':
     case 'CreateThreatHit':
       return;

@@ -205,6 +205,7 @@ export function rpcPath(rpc: AnyRpc, apiVersion: ApiVersion, listName?: string):
 }
 
 function decodePath(path: string): string {
+  if (!path.includes('%')) return path;
   try {
     return decodeURIComponent(path);
   } catch {

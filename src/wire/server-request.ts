@@ -16,6 +16,7 @@ import { parseQueryString } from './query-string.ts';
 import { checkRequestRules } from './request-rules.ts';
 import type { RpcCall } from './routes.ts';
 import { matchRoute } from './routes.ts';
+import { readPlainSearch } from './search-request-fast.ts';
 import { applyQueryParameters } from './transcoding.ts';
 import { WireError } from './wire-error.ts';
 
@@ -53,7 +54,35 @@ const SYSTEM_PARAMETERS = ['key', 'alt', '$alt', '$ct', '$req', '$httpMethod'] a
 type SystemParameter = (typeof SYSTEM_PARAMETERS)[number];
 const IS_SYSTEM_PARAMETER: ReadonlySet<string> = new Set(SYSTEM_PARAMETERS);
 
+/**
+ * Decodes any request form of API.md §3. The plain hashes:search GET of browsers takes a shortcut
+ * (search-request-fast.ts) to the same result; everything else goes through decodeWireRequestInFull.
+ */
 export function decodeWireRequest(request: WireRequest, options: DecodeWireRequestOptions = {}): DecodedWireRequest {
+  if (request.method === 'GET' && request.body.byteLength === 0) {
+    const headers = lowercaseHeaders(request.headers);
+    const plain = header(headers, 'x-http-method-override') === undefined ? readPlainSearch(request.url) : undefined;
+    if (plain !== undefined) {
+      return {
+        rpc: 'SearchHashes',
+        apiVersion: plain.apiVersion,
+        request: plain.request,
+        responseEncoding: chooseResponseEncoding({
+          alt: undefined,
+          envelopeContentType: undefined,
+          contentType: header(headers, 'content-type'),
+          accept: header(headers, 'accept'),
+          googleApiClient: header(headers, 'x-goog-api-client') !== undefined,
+        }),
+        apiKey: plain.apiKey ?? header(headers, 'x-goog-api-key'),
+      };
+    }
+  }
+  return decodeWireRequestInFull(request, options);
+}
+
+/** Decodes any request form of API.md §3 by the general rules, whatever it is. */
+export function decodeWireRequestInFull(request: WireRequest, options: DecodeWireRequestOptions = {}): DecodedWireRequest {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (request.body.byteLength > maxBodyBytes) {
     throw WireError.payloadTooLarge('the request body', request.body.byteLength, maxBodyBytes);
@@ -63,22 +92,18 @@ export function decodeWireRequest(request: WireRequest, options: DecodeWireReque
   const parameters = queryStart < 0 ? [] : parseQueryString(request.url.slice(queryStart + 1));
   const system = systemParameters(parameters);
   const headers = lowercaseHeaders(request.headers);
-  const header = (name: string): string | undefined => {
-    const value = headers[name];
-    return typeof value === 'string' || value === undefined ? value : value[0];
-  };
 
   // API.md §3: Chromium and Firefox send v4 POSTs as GET with `X-HTTP-Method-Override: POST` (Firefox
   // also puts `$httpMethod=POST` in the URL). An empty override is no override.
-  const method = (header('x-http-method-override') || system.$httpMethod || request.method).trim().toUpperCase();
+  const method = (header(headers, 'x-http-method-override') || system.$httpMethod || request.method).trim().toUpperCase();
   const { rpc, apiVersion, listName, encodedRequest } = matchRoute(method, path);
-  const contentType = header('content-type');
+  const contentType = header(headers, 'content-type');
   const responseEncoding = chooseResponseEncoding({
     alt: system.alt ?? system.$alt,
     envelopeContentType: system.$ct,
     contentType,
-    accept: header('accept'),
-    googleApiClient: header('x-goog-api-client') !== undefined,
+    accept: header(headers, 'accept'),
+    googleApiClient: header(headers, 'x-goog-api-client') !== undefined,
   });
 
   const schema: DescMessage = rpc.requestSchema;
@@ -99,7 +124,7 @@ export function decodeWireRequest(request: WireRequest, options: DecodeWireReque
     message = create(schema);
   }
   if (rpc.httpMethod === 'GET') {
-    applyQueryParameters(schema, message, parameters.filter((p) => !IS_SYSTEM_PARAMETER.has(p.name)));
+    applyQueryParameters(schema, message, fieldParameters(parameters));
   }
   // The name in the path is the one that counts: a `name` in the query or in `$req` cannot redirect the
   // request to another list.
@@ -107,7 +132,7 @@ export function decodeWireRequest(request: WireRequest, options: DecodeWireReque
 
   const call = { rpc: rpc.id, apiVersion, request: message } as RpcCall;
   checkRequestRules(call);
-  return { ...call, responseEncoding, apiKey: system.key ?? header('x-goog-api-key') };
+  return { ...call, responseEncoding, apiKey: system.key ?? header(headers, 'x-goog-api-key') };
 }
 
 // `$req` carries the serialized request, base64url (padded or not; any base64 is accepted), typed by
@@ -144,10 +169,24 @@ function systemParameters(parameters: readonly QueryParameter[]): Partial<Record
   return found;
 }
 
+function fieldParameters(parameters: readonly QueryParameter[]): QueryParameter[] {
+  const fields: QueryParameter[] = [];
+  for (const parameter of parameters) if (!IS_SYSTEM_PARAMETER.has(parameter.name)) fields.push(parameter);
+  return fields;
+}
+
+/** A header's value (the first, when repeated); `name` in lower case. */
+function header(headers: WireRequest['headers'], name: string): string | undefined {
+  const value = headers[name];
+  return typeof value === 'string' || value === undefined ? value : value[0];
+}
+
 /** Header names in lower case; Node's are already, so this copies only for other callers (tests, adapters). */
 function lowercaseHeaders(headers: WireRequest['headers']): WireRequest['headers'] {
   const names = Object.keys(headers);
-  if (names.every((name) => name === name.toLowerCase())) return headers;
+  let lowercase = true;
+  for (const name of names) if (name !== name.toLowerCase()) lowercase = false;
+  if (lowercase) return headers;
   const lowered: Record<string, string | readonly string[] | undefined> = {};
   for (const name of names) lowered[name.toLowerCase()] ??= headers[name];
   return lowered;

@@ -71,8 +71,27 @@ function collectParameters(message: ReflectMessage, prefix: string, out: QueryPa
   }
 }
 
+/**
+ * Field paths already resolved, per message type. Only names that do name fields are kept, so the memo
+ * is bounded by the schema, whatever names requests make up.
+ */
+const resolvedPaths = new WeakMap<DescMessage, Map<string, DescField[]>>();
+
 // The fields a dotted parameter name walks through, or undefined when some segment names no field.
 function resolveFieldPath(schema: DescMessage, name: string): DescField[] | undefined {
+  let known = resolvedPaths.get(schema);
+  if (known === undefined) {
+    known = new Map();
+    resolvedPaths.set(schema, known);
+  }
+  const memo = known.get(name);
+  if (memo !== undefined) return memo;
+  const path = walkFieldPath(schema, name);
+  if (path !== undefined) known.set(name, path);
+  return path;
+}
+
+function walkFieldPath(schema: DescMessage, name: string): DescField[] | undefined {
   const path: DescField[] = [];
   let desc: DescMessage | undefined = schema;
   for (const segment of name.split('.')) {

@@ -1,9 +1,10 @@
 // Errors the way Google's REST front end reports them: an HTTP status plus the JSON body
 // `{"error":{"code":400,"message":"…","status":"INVALID_ARGUMENT"}}` (the shape Safe Browsing itself
-// answers with, e.g. google-api-go-client issue #2534). Error bodies are always JSON, even for requests
-// that asked for protobuf: no source available here says what binary form Google sends, and the clients
-// we serve look only at the HTTP status of a failed request (Chromium and Firefox back off on any
-// non-200; the Go client reports the status code).
+// answers with, e.g. google-api-go-client issue #2534). Request errors are JSON even for requests that
+// asked for protobuf: no source available here says what binary form Google sends for them, and the
+// clients we serve look only at the HTTP status of a failed request (Chromium and Firefox back off on
+// any non-200; the Go client reports the status code). Load control answers in the encoding asked for
+// (LC-4), in binary as google.rpc.Status, the message gRPC-style APIs put errors in.
 
 /** The google.rpc.Code names sbkit's server uses. */
 export type CanonicalStatus =
@@ -17,6 +18,20 @@ export type CanonicalStatus =
   | 'UNIMPLEMENTED'
   | 'INTERNAL'
   | 'UNAVAILABLE';
+
+// google.rpc.Code's numbers, for google.rpc.Status.code.
+const CODE_NUMBER: Record<CanonicalStatus, number> = {
+  INVALID_ARGUMENT: 3,
+  FAILED_PRECONDITION: 9,
+  OUT_OF_RANGE: 11,
+  UNAUTHENTICATED: 16,
+  PERMISSION_DENIED: 7,
+  NOT_FOUND: 5,
+  RESOURCE_EXHAUSTED: 8,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+};
 
 // The HTTP status each code maps to in google.rpc.Code's documentation.
 const HTTP_STATUS: Record<CanonicalStatus, number> = {
@@ -84,13 +99,28 @@ export interface RenderedWireError {
   body: Uint8Array;
 }
 
-export function renderWireError(error: WireError): RenderedWireError {
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
+export function renderWireError(error: WireError, encoding: 'json' | 'protobuf' = 'json'): RenderedWireError {
+  const headers: Record<string, string> = { 'content-type': encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json; charset=utf-8' };
   if (error.allow !== undefined) headers['allow'] = error.allow.join(', ');
+  if (encoding === 'protobuf') return { httpStatus: error.httpStatus, headers, body: statusMessage(CODE_NUMBER[error.status], error.message) };
   const json = { error: { code: error.httpStatus, message: error.message, status: error.status } };
   return {
     httpStatus: error.httpStatus,
     headers,
     body: new TextEncoder().encode(JSON.stringify(json)),
   };
+}
+
+/** google.rpc.Status { int32 code = 1; string message = 2; } in binary; codes are small and positive. */
+function statusMessage(code: number, message: string): Uint8Array {
+  const text = Buffer.from(message, 'utf8');
+  const length: number[] = [];
+  for (let rest = text.length; ; rest >>>= 7) {
+    if (rest < 0x80) {
+      length.push(rest);
+      break;
+    }
+    length.push((rest & 0x7f) | 0x80);
+  }
+  return Uint8Array.from([0x08, code, 0x12, ...length, ...text]);
 }

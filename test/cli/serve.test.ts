@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { EXIT } from '../../src/cli/io.ts';
+import { deleteKeys, ensureRedis, keysUnder, REDIS_URL, uniqueKeyPrefix } from '../server/redis-fixture.ts';
 import { run } from './run.ts';
 
 const BIN = new URL('../../bin/sbkit.js', import.meta.url).pathname;
@@ -12,14 +13,19 @@ const children: ChildProcess[] = [];
 
 /** Starts `sbkit serve …` in a child process and resolves to the URL it listens on. */
 function serve(...args: string[]): Promise<{ url: string; stderr: () => string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  return start('serve', ...args);
+}
+
+/** Starts `sbkit <command> --port 0 …` in a child process and resolves to the URL it says it listens on. */
+function start(command: string, ...args: string[]): Promise<{ url: string; stderr: () => string }> {
+  const child = spawn(process.execPath, [BIN, command, '--port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
   children.push(child);
   let stderr = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`sbkit serve did not start: ${stderr}`)), 20_000);
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
-      const match = /listening on (http:\/\/\S+) /.exec(stderr);
+      const match = /listening on (http:\/\/\S+?),? /.exec(stderr);
       if (match !== null) {
         clearTimeout(timer);
         resolve({ url: match[1]!, stderr: () => stderr });
@@ -79,9 +85,65 @@ describe('sbkit serve', () => {
     assert.match(result.out, /^SAFE\s+http:\/\/example\.com\/$/m);
   });
 
+  it('shares a proxy\'s cached searches (and mirrored lists, once fetched) through Redis with --upstream --redis', async () => {
+    await ensureRedis();
+    const prefix = uniqueKeyPrefix();
+    try {
+      const authority = await serve();
+      const proxy = await serve('--upstream', authority.url, '--redis', REDIS_URL, '--redis-prefix', prefix);
+      assert.match(proxy.stderr(), /shared through Redis/);
+      const result = await run(['check', '--server', proxy.url, 'http://testsafebrowsing.appspot.com/s/phishing.html']);
+      assert.equal(result.status, EXIT.UNSAFE);
+      assert.ok((await keysUnder(prefix)).some((key) => key.startsWith(`${prefix}search:`)), 'the search answer is in Redis');
+    } finally {
+      await deleteKeys(prefix);
+    }
+  });
+
+  it('puts load control in front of every route unless --no-load-control', async () => {
+    const burst = async (url: string) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) statuses.push((await fetch(`${url}/v5/hashLists`, { headers: { 'user-agent': 'burst-test/1' } })).status);
+      return statuses;
+    };
+    const guarded = await serve();
+    assert.deepEqual(await burst(guarded.url), [...Array(11).fill(200), 503]);
+    assert.match(await (await fetch(`${guarded.url}/metrics`, { headers: { 'user-agent': 'prometheus/2' } })).text(), /sbkit_requests_refused_total\{class="bot",reason="rate"\} 1/);
+    const open = await serve('--no-load-control');
+    assert.deepEqual(await burst(open.url), Array(12).fill(200));
+  });
+
+  it('reports a running server with sbkit status, for people and as JSON', async () => {
+    const server = await serve();
+    const human = await run(['status', '--server', server.url]);
+    assert.equal(human.status, EXIT.SAFE);
+    assert.match(human.out, /^sbkit \d+\.\d+\.\d+ at http:\/\/127\.0\.0\.1:\d+, serving the embedded demo lists/);
+    assert.match(human.out, /^se-4b\s+[0-9a-f]{12}\s+4\s/m);
+    assert.match(human.out, /^load control: \d+ in progress, 0 waiting, limits in memory; refused: none$/m);
+    const json = await run(['status', '--server', server.url, '--json']);
+    assert.equal((JSON.parse(json.out) as { lists: unknown[] }).lists.length, 8);
+    const down = await run(['status', '--server', 'http://127.0.0.1:9']);
+    assert.equal(down.status, EXIT.FAILED);
+    assert.match(down.err, /sbkit status: cannot read http:\/\/127\.0\.0\.1:9\/status\.json: .*is "sbkit serve" running there\?/);
+  });
+
+  it('checks URLs through an Oblivious HTTP relay with check --ohttp-relay (sbkit relay in front of sbkit serve)', async () => {
+    const gateway = await serve();
+    const relay = await start('relay', '--gateway', `${gateway.url}/ohttp-gateway`);
+    assert.match(relay.url, /\/ohttp-relay$/);
+    const result = await run(['check', '--server', gateway.url, '--ohttp-relay', relay.url, '--ohttp-keys', `${gateway.url}/ohttp-keys`, 'http://testsafebrowsing.appspot.com/s/phishing.html', 'http://example.com/']);
+    assert.equal(result.status, EXIT.UNSAFE, result.err);
+    assert.match(result.out, /^UNSAFE\s+http:\/\/testsafebrowsing\.appspot\.com\/s\/phishing\.html/m);
+    assert.match(result.out, /^SAFE\s+http:\/\/example\.com\/$/m);
+    assert.equal((await run(['check', '--ohttp-relay', relay.url, 'http://example.com/'])).status, EXIT.INVALID_INPUT);
+  });
+
   it('refuses flags that do not go together', async () => {
     assert.equal((await run(['serve', '--upstream', 'http://127.0.0.1:9', '--config', 'x.json'])).status, EXIT.INVALID_INPUT);
     assert.equal((await run(['serve', '--redis', 'redis://127.0.0.1:6379'])).status, EXIT.INVALID_INPUT);
+    const proxy = await run(['serve', '--port', '0', '--trusted-proxy', '10.0.0.0/33']);
+    assert.equal(proxy.status, EXIT.INVALID_INPUT);
+    assert.match(proxy.err, /--trusted-proxy: trusted proxy "10\.0\.0\.0\/33" is neither an IP address nor a CIDR block/);
   });
 
   it('refuses a configuration with a clear message and exit status 4', async () => {

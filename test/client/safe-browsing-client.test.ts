@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { create } from '@bufbuild/protobuf';
 import { BatchGetHashListsResponseSchema, type HashList, SearchHashesResponseSchema } from '../../src/proto/v5.ts';
-import { SafeBrowsingClient, type SafeBrowsingClientOptions } from '../../src/client/safe-browsing-client.ts';
+import { SafeBrowsingClient, SEARCH_PREFIXES_PER_REQUEST, type SafeBrowsingClientOptions } from '../../src/client/safe-browsing-client.ts';
 import type { Clock } from '../../src/client/clock.ts';
-import { expressionHashString } from '../../src/url/hash.ts';
+import { expressionHashString, prefix32 } from '../../src/url/hash.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
 import type { DecodedWireRequest } from '../../src/wire/server-request.ts';
 import { startFakeServer, type Answer, type FakeServer } from './fake-server.ts';
@@ -293,6 +293,8 @@ describe('the public API', () => {
     assert.equal(typeof api.SafeBrowsingClient, 'function');
     assert.equal(api.canonicalizeUrl('HTTP://Example.COM:80'), 'http://example.com/');
     assert.equal(api.urlExpressions('http://a.b.example.com/x').length, 6);
+    // DESIGN.md: createServer(options) is public too, with the parts a server is composed of.
+    for (const name of ['createServer', 'LoadControl', 'KeyRing', 'createRelayApp'] as const) assert.equal(typeof api[name], 'function', name);
   });
 
   it('drops its cache on request', async () => {
@@ -318,5 +320,23 @@ describe('minimumUpdateWaitMs (a proxy keeps lists at least five minutes, SB-11)
     const summary = await sb.update();
     assert.equal(round, 2, 'the zero wait of the first answer still meant "come back at once"');
     assert.equal(summary.nextUpdateAt, clock.now() + 5 * MIN);
+  });
+});
+
+describe('searchPrefixes (what a caching proxy asks its upstream)', () => {
+  it('asks about many prefixes in several searches of SEARCH_PREFIXES_PER_REQUEST, and finds threats in every one', async () => {
+    const listed = expressionHashString(BAD);
+    handler = (call) => {
+      assert.equal(call.rpc, 'SearchHashes');
+      const asked = call.request.hashPrefixes.map((p) => Buffer.from(p).toString('latin1'));
+      assert.ok(asked.length <= SEARCH_PREFIXES_PER_REQUEST, `${asked.length} prefixes in one search`);
+      return searchAnswer(asked.includes(listed.slice(0, 4)) ? [{ hash: listed, threatType: 2 }] : []);
+    };
+    const prefixes = Array.from({ length: 2 * SEARCH_PREFIXES_PER_REQUEST }, (_, i) => i + 1);
+    prefixes.push(prefix32(listed));
+    const answer = await client({ mode: 'nostorage' }).searchPrefixes(prefixes);
+    assert.deepEqual(server.requests.map((r) => r.rpc === 'SearchHashes' && r.request.hashPrefixes.length), [SEARCH_PREFIXES_PER_REQUEST, SEARCH_PREFIXES_PER_REQUEST, 1]);
+    assert.deepEqual(answer.fullHashes.map((f) => f.fullHash), [listed]);
+    assert.equal(answer.cacheDurationMs, 300_000);
   });
 });

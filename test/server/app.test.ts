@@ -170,6 +170,27 @@ describe('v4 API', () => {
     assert.equal(message.negativeCacheDuration?.seconds, 300n);
   });
 
+  it('fullHashes:find names a hash of mwb-4b MALICIOUS_BINARY, as v4 clients keep that list, and malware MALWARE', async () => {
+    const binary = expressionHashString('malicious-binary.sbtest.example/download.exe');
+    const malware = expressionHashString('testsafebrowsing.appspot.com/s/malware.html');
+    const find = async (threatTypes: number[]) => {
+      const request = create(v4.FindFullHashesRequestSchema, {
+        threatInfo: { threatTypes, threatEntries: [binary, malware].map((h) => ({ hash: Buffer.from(h.slice(0, 4), 'latin1') })) },
+      });
+      const response = await app().inject({ method: 'POST', url: '/v4/fullHashes:find', headers: { 'content-type': 'application/x-protobuf' }, payload: Buffer.from(toBinary(v4.FindFullHashesRequestSchema, request)) });
+      const matches = fromBinary(v4.FindFullHashesResponseSchema, response.rawPayload).matches;
+      return new Map(matches.map((m) => [Buffer.from(m.threat!.hash).toString('latin1'), m.threatType]));
+    };
+    assert.deepEqual(
+      await find([v4.ThreatType.MALWARE, v4.ThreatType.MALICIOUS_BINARY]),
+      new Map([
+        [binary, v4.ThreatType.MALICIOUS_BINARY],
+        [malware, v4.ThreatType.MALWARE],
+      ]),
+    );
+    assert.deepEqual(await find([v4.ThreatType.MALWARE]), new Map([[malware, v4.ThreatType.MALWARE]]));
+  });
+
   it('threatMatches:find takes JSON and finds listed URLs', async () => {
     const response = await app().inject({
       method: 'POST',
@@ -182,10 +203,33 @@ describe('v4 API', () => {
     assert.deepEqual(json.matches.map((m) => [m.threatType, m.threat.url]), [['SOCIAL_ENGINEERING', `http://${PHISHING}`]]);
   });
 
+  it('threatMatches:find reports a malicious binary as malware, and as MALICIOUS_BINARY when asked for that', async () => {
+    const find = async (threatTypes: string[]) => {
+      const response = await app().inject({
+        method: 'POST',
+        url: '/v4/threatMatches:find',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ threatInfo: { threatTypes, threatEntries: [{ url: 'http://malicious-binary.sbtest.example/download.exe' }, { url: 'http://testsafebrowsing.appspot.com/s/malware.html' }] } }),
+      });
+      return (response.json() as { matches: { threatType: string; threat: { url: string } }[] }).matches.map((m) => [m.threatType, m.threat.url]);
+    };
+    assert.deepEqual(await find(['MALWARE', 'MALICIOUS_BINARY']), [
+      ['MALWARE', 'http://malicious-binary.sbtest.example/download.exe'],
+      ['MALICIOUS_BINARY', 'http://malicious-binary.sbtest.example/download.exe'],
+      ['MALWARE', 'http://testsafebrowsing.appspot.com/s/malware.html'],
+    ]);
+    assert.deepEqual(await find(['MALWARE', 'SOCIAL_ENGINEERING', 'UNWANTED_SOFTWARE', 'POTENTIALLY_HARMFUL_APPLICATION']), [
+      ['MALWARE', 'http://malicious-binary.sbtest.example/download.exe'],
+      ['MALWARE', 'http://testsafebrowsing.appspot.com/s/malware.html'],
+    ]);
+  });
+
   it('threatLists names the triples it serves', async () => {
     const json = (await app().inject({ url: '/v4/threatLists?alt=json' })).json() as { threatLists: { threatType: string; platformType: string }[] };
     assert.ok(json.threatLists.some((l) => l.threatType === 'SOCIAL_ENGINEERING' && l.platformType === 'ANY_PLATFORM'));
     assert.ok(json.threatLists.some((l) => l.threatType === 'POTENTIALLY_HARMFUL_APPLICATION' && l.platformType === 'ANDROID'));
+    assert.ok(json.threatLists.some((l) => l.threatType === 'MALICIOUS_BINARY'));
+    assert.equal(json.threatLists.filter((l) => l.threatType === 'MALWARE').length, 1, 'mw-4b alone is MALWARE');
   });
 });
 

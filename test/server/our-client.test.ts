@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SafeBrowsingClient, type Mode } from '../../src/client/safe-browsing-client.ts';
 import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
+import { expressionHashString } from '../../src/url/hash.ts';
 import { demoCatalog } from './fixture.ts';
 
 let server: SafeBrowsingServer;
@@ -53,4 +54,18 @@ describe('our client against our server, on loopback', () => {
       await client.close();
     });
   }
+});
+
+describe('request size on real HTTP', () => {
+  it('answers a hashes:search with the 1000 prefixes API.md allows, all in the query string', async () => {
+    const phishing = expressionHashString('testsafebrowsing.appspot.com/s/phishing.html');
+    const prefixes = Array.from({ length: 999 }, (_, i) => Buffer.from([0xff, 0xfe, i >> 8, i & 0xff]));
+    prefixes.push(Buffer.from(phishing.slice(0, 4), 'latin1'));
+    const query = prefixes.map((p) => `hashPrefixes=${encodeURIComponent(p.toString('base64'))}`).join('&');
+    assert.ok(query.length > 16 * 1024, 'the request is bigger than Node\'s default limit for a request head');
+    const response = await fetch(`${url}/v5/hashes:search?${query}`, { headers: { accept: 'application/json' } });
+    assert.equal(response.status, 200);
+    const body = (await response.json()) as { fullHashes: { fullHash: string }[] };
+    assert.deepEqual(body.fullHashes.map((f) => Buffer.from(f.fullHash, 'base64').toString('latin1')), [phishing]);
+  });
 });

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
@@ -14,10 +14,10 @@ export const REDIS_URL = `redis://${REDIS_HOST}:${REDIS_PORT}`;
 const START_ARGS = ['--daemonize', 'yes', '--bind', '127.0.0.1', '-::1', '--port', String(REDIS_PORT), '--save', '', '--appendonly', 'no', '--dir', '/var/lib/redis', '--logfile', '/var/log/redis/ci.log'];
 const START_WAIT_MS = 5000;
 
-/** True when Redis answers PING on 127.0.0.1:6379 within a second. */
-function pings(): Promise<boolean> {
+/** True when Redis answers PING on 127.0.0.1:`port` within a second. */
+function pings(port = REDIS_PORT): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connect(REDIS_PORT, REDIS_HOST);
+    const socket = connect(port, REDIS_HOST);
     const done = (answer: boolean) => {
       socket.destroy();
       resolve(answer);
@@ -142,4 +142,56 @@ export class RedisRelay {
       });
     });
   }
+}
+
+/**
+ * A Redis server of the test's own, on a free port, that the test can really stop and start again:
+ * the shared Redis on 6379 stays up for the tests that run beside it. Keeps nothing on disk.
+ */
+export class PrivateRedis {
+  private child: ChildProcess | undefined;
+
+  private constructor(readonly port: number) {}
+
+  static async start(): Promise<PrivateRedis> {
+    const redis = new PrivateRedis(await freePort());
+    await redis.restart();
+    return redis;
+  }
+
+  get url(): string {
+    return `redis://${REDIS_HOST}:${this.port}`;
+  }
+
+  /** Starts the server (again) on its port and waits until it answers. */
+  async restart(): Promise<void> {
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', REDIS_HOST, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    this.child = child;
+    const deadline = Date.now() + START_WAIT_MS;
+    while (!(await pings(this.port))) {
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`a private redis-server on port ${this.port} did not start`);
+      await sleep(20);
+    }
+  }
+
+  /** Stops the server, as a crash or an operator would. */
+  async stop(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (child === undefined || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, REDIS_HOST, () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
 }

@@ -106,6 +106,32 @@ describe('RedisSnapshotStore', () => {
     assert.equal(a.current().id, x.id);
   });
 
+  it('shares mirrored lists (served hashes only), and an older mirror copy never displaces a newer one', TEST_TIMEOUT, async () => {
+    const [sa, sb] = [await store(), await store()];
+    const [a, b] = [history('mirror-4b'), history('mirror-4b')];
+    await sa.follow([a]);
+    await sb.follow([b]);
+    const served = (keys: number[]) => new ListHistory(definition(4, 'scratch-4b'), { keep: 1 }).publish(poolHashes(keys)).served();
+    const older = await sa.publishServed(a, served([1, 2]), 1_000);
+    const newer = await sa.publishServed(a, served([1, 2, 3]), 2_000);
+    assert.equal(newer.fullHashCount, 0, 'a mirrored snapshot knows no full hash');
+    // B restarts with the older copy it kept: publishing it leaves the newer one current, and B serves that.
+    const current = await sb.publishServed(b, served([1, 2]), 1_500);
+    assert.equal(current.id, newer.id);
+    assert.equal(b.current().id, newer.id);
+    assert.deepEqual(b.keptIds(), [older.id, newer.id]);
+    assert.equal(wire(b.updateFor(new Uint8Array(0), NO_LIMITS)), wire(a.updateFor(new Uint8Array(0), NO_LIMITS)));
+    // A newer answer from B's upstream does become current, on A too once it looks.
+    const newest = await sb.publishServed(b, served([4]), 3_000);
+    await sa.refresh();
+    assert.equal(a.current().id, newest.id);
+    assert.equal(hashCount(a.current().served()), 1);
+    // Content that comes back is as new as its latest publication: the copy stamped 2 s earlier stays out.
+    const back = await sa.publishServed(a, served([1, 2]), 4_000);
+    assert.equal(back.id, older.id);
+    assert.equal((await sb.publishServed(b, served([4]), 3_500)).id, older.id);
+  });
+
   it('looks for publications every refreshMs on its own', TEST_TIMEOUT, async () => {
     const [sa, sb] = [await store(), await store({ refreshMs: 20 })];
     const [a, b] = [history('timer-4b'), history('timer-4b')];

@@ -4,7 +4,7 @@ import { create } from '@bufbuild/protobuf';
 import { EmptySchema } from '@bufbuild/protobuf/wkt';
 import * as v4 from '../../src/proto/v4.ts';
 import * as v5 from '../../src/proto/v5.ts';
-import { MAX_HASH_PREFIXES, MAX_SEARCH_URLS, checkRequestRules } from '../../src/wire/request-rules.ts';
+import { MAX_HASH_PREFIXES, MAX_LIST_UPDATE_REQUESTS, MAX_SEARCH_URLS, MAX_THREAT_MATCH_URLS, MAX_V4_HASH_PREFIXES, checkRequestRules } from '../../src/wire/request-rules.ts';
 import { WireError } from '../../src/wire/wire-error.ts';
 
 const prefix = (n: number) => new Uint8Array([n >> 24, n >> 16, n >> 8, n].map((b) => b & 0xff));
@@ -98,8 +98,40 @@ describe('checkRequestRules: v4', () => {
     assert.throws(find([33]), refused(/33 bytes/));
   });
 
-  it('has no rules for the other v4 RPCs', () => {
-    assert.doesNotThrow(() => checkRequestRules({ rpc: 'FetchThreatListUpdates', apiVersion: 'v4', request: create(v4.FetchThreatListUpdatesRequestSchema) }));
+  it('FindFullHashes: at most 1000 hash prefixes', () => {
+    assert.doesNotThrow(find(Array.from({ length: MAX_V4_HASH_PREFIXES }, () => 4)));
+    assert.throws(find(Array.from({ length: MAX_V4_HASH_PREFIXES + 1 }, () => 4)), refused(/1001 threatInfo\.threatEntries sent; at most 1000 hash prefixes/));
+  });
+
+  it('FindThreatMatches: at most 500 URLs', () => {
+    const matches = (count: number) => () =>
+      checkRequestRules({
+        rpc: 'FindThreatMatches',
+        apiVersion: 'v4',
+        request: create(v4.FindThreatMatchesRequestSchema, { threatInfo: { threatEntries: Array.from({ length: count }, (_, i) => ({ url: `http://e${i}.example/` })) } }),
+      });
+    assert.doesNotThrow(matches(MAX_THREAT_MATCH_URLS));
+    assert.throws(matches(MAX_THREAT_MATCH_URLS + 1), refused(/501 threatInfo\.threatEntries sent; at most 500 URLs/));
+  });
+
+  it('FetchThreatListUpdates: at most 100 list requests, each triple once', () => {
+    const fetch = (triples: [number, number, number][]) => () =>
+      checkRequestRules({
+        rpc: 'FetchThreatListUpdates',
+        apiVersion: 'v4',
+        request: create(v4.FetchThreatListUpdatesRequestSchema, {
+          listUpdateRequests: triples.map(([threatType, platformType, threatEntryType]) => ({ threatType, platformType, threatEntryType })),
+        }),
+      });
+    assert.doesNotThrow(fetch([]));
+    // Chromium asks for one list per platform: the same threat type on two platforms is two lists.
+    assert.doesNotThrow(fetch([[1, 1, 1], [1, 2, 1], [2, 1, 1]]));
+    assert.doesNotThrow(fetch(Array.from({ length: MAX_LIST_UPDATE_REQUESTS }, (_, i): [number, number, number] => [1, i, 1])));
+    assert.throws(fetch(Array.from({ length: MAX_LIST_UPDATE_REQUESTS + 1 }, (_, i): [number, number, number] => [1, i, 1])), refused(/101 listUpdateRequests sent; at most 100/));
+    assert.throws(fetch([[1, 1, 1], [2, 1, 1], [1, 1, 1]]), refused(/listUpdateRequests\[2\] repeats the list \(threatType 1, platformType 1, threatEntryType 1\); ask for each list once/));
+  });
+
+  it('has no rules for threatLists', () => {
     assert.doesNotThrow(() => checkRequestRules({ rpc: 'ListThreatLists', apiVersion: 'v4', request: create(EmptySchema) }));
   });
 });

@@ -26,9 +26,9 @@ export async function answerCall(catalog: ListCatalog, source: FullHashSource, c
     case 'FetchThreatListUpdates':
       return v4.fetchThreatListUpdates(catalog, call.request, settings);
     case 'FindFullHashes':
-      return v4.findFullHashes(source, call.request);
+      return v4.findFullHashes(catalog, source, call.request);
     case 'FindThreatMatches':
-      return v4.findThreatMatches(source, call.request, settings);
+      return v4.findThreatMatches(catalog, source, call.request, settings);
     case 'ListThreatLists':
       return v4.listThreatLists(catalog);
     case 'CreateThreatHit':

@@ -1,4 +1,5 @@
 import type { SafeBrowsingClient } from '../../client/safe-browsing-client.ts';
+import { MAX_CACHE_DURATION_MS } from '../../client/local-cache.ts';
 import type { FullHashMatch, ThreatDetail } from '../../client/threats.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import type { ListCatalog } from '../catalog.ts';
@@ -40,19 +41,57 @@ export function catalogFullHashes(catalog: ListCatalog, settings: ApiSettings): 
   };
 }
 
+/** A full-hash answer for one prefix, as a shared cache holds it, with the time it expires. */
+export interface CachedSearch {
+  fullHashes: FullHashMatch[];
+  expiresAt: number;
+}
+
 /**
- * Full hashes from an upstream server through sbkit's own client (a proxy is a client of its
- * upstream): its cache answers first, negative answers included, and the request-frequency rules hold
- * towards the upstream. An upstream that cannot answer makes the search 503, so clients retry later.
+ * Searches answered by an upstream, kept where several proxy instances find them (Redis). Neither
+ * method rejects: a cache that cannot answer knows nothing, and one that cannot store forgets.
  */
-export function upstreamFullHashes(client: SafeBrowsingClient): FullHashSource {
+export interface SharedSearchCache {
+  /** The unexpired answers it holds for these prefixes, by prefix. */
+  lookup(prefixes: readonly number[], now: number): Promise<Map<number, CachedSearch>>;
+  /** Keeps the answer for each of these prefixes (none listed is a negative answer) until `expiresAt`. */
+  store(prefixes: readonly number[], fullHashes: readonly FullHashMatch[], expiresAt: number): Promise<void>;
+}
+
+/**
+ * Full hashes from an upstream server (SB-11): first from the cache that proxy instances share, when
+ * there is one, then through sbkit's own client (a proxy is a client of its upstream), whose memory
+ * cache answers next, negative answers included, and which keeps the request-frequency rules towards
+ * the upstream. An upstream that cannot answer makes the search 503, so clients retry later.
+ */
+export function upstreamFullHashes(client: SafeBrowsingClient, shared?: SharedSearchCache, now: () => number = Date.now): FullHashSource {
   return {
     find: async (prefixes) => {
-      try {
-        return await client.searchPrefixes(prefixes);
-      } catch (err) {
-        throw new WireError('UNAVAILABLE', `the upstream server cannot be asked now: ${(err as Error).message}`);
+      const asked = [...new Set(prefixes)];
+      const at = now();
+      const cached = shared === undefined ? new Map<number, CachedSearch>() : await shared.lookup(asked, at);
+      const fullHashes: FullHashMatch[] = [];
+      let expiresAt = Infinity;
+      for (const entry of cached.values()) {
+        fullHashes.push(...entry.fullHashes);
+        expiresAt = Math.min(expiresAt, entry.expiresAt);
       }
+      const missing = asked.filter((prefix) => !cached.has(prefix));
+      if (missing.length > 0) {
+        let answer: FullHashAnswer;
+        try {
+          answer = await client.searchPrefixes(missing);
+        } catch (err) {
+          throw new WireError('UNAVAILABLE', `the upstream server cannot be asked now: ${(err as Error).message}`);
+        }
+        fullHashes.push(...answer.fullHashes);
+        expiresAt = Math.min(expiresAt, at + answer.cacheDurationMs);
+        // Not awaited: the answer need not wait for Redis, and store() never rejects.
+        if (shared !== undefined && answer.cacheDurationMs > 0) void shared.store(missing, answer.fullHashes, at + answer.cacheDurationMs);
+      }
+      // What is left of the shortest duration now, after the lookups took their time; never past 24 h (SB-4).
+      const validForMs = Number.isFinite(expiresAt) ? expiresAt - now() : 0;
+      return { fullHashes, cacheDurationMs: Math.min(MAX_CACHE_DURATION_MS, Math.max(0, validForMs)) };
     },
   };
 }

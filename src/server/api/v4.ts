@@ -35,7 +35,7 @@ import type { ListHistory, ServedUpdate } from '../lists/list-history.ts';
 import type { ApiSettings } from './settings.ts';
 import { EMPTY_LIST_CHECKSUM, NO_LIST_VERSION } from './unknown-list.ts';
 import type { FullHashSource } from './full-hash-source.ts';
-import { threatTypesOfUrl } from './v5.ts';
+import { matchesOfUrl } from './v5.ts';
 
 /**
  * The v4 threat-type numbers that stand for each v5 threat type. Browsers send SOCIAL_ENGINEERING as
@@ -126,41 +126,93 @@ export function fetchThreatListUpdates(catalog: ListCatalog, request: FetchThrea
   });
 }
 
-/** Matches for the threat types the request names, numbered as the request numbers them. */
-function matchesFor(types: readonly ThreatTypeName[], threat: { hash: Uint8Array } | { url: string }, info: ThreatInfo | undefined, cacheDurationMs: number): ThreatMatch[] {
-  const asked = info?.threatTypes ?? [];
-  const platform = info?.platformTypes[0] ?? PlatformType.ANY_PLATFORM;
-  return types.flatMap((type) => {
-    const number = asked.find((n) => V4_NUMBERS[type].includes(n)) ?? (asked.length === 0 ? V4_NUMBERS[type][0] : undefined);
-    if (number === undefined) return [];
-    return [create(ThreatMatchSchema, { threatType: number, platformType: platform, threatEntryType: ThreatEntryType.URL, threat, cacheDuration: durationFromMs(cacheDurationMs) })];
-  });
+/**
+ * The v4 numbers that may stand for a threat type found in a list. Malicious binaries are malware in v5
+ * but have their own v4 type, under which v4 clients keep them (Firefox's goog-badbinurl-proto).
+ */
+function v4NumbersIn(list: string, type: ThreatTypeName): readonly number[] {
+  return list === 'mwb-4b' ? [ThreatType.MALICIOUS_BINARY] : V4_NUMBERS[type];
+}
+
+/** The number a request uses for one of these candidates: its own when it names one, the first when it names none. */
+function numberAsked(candidates: readonly number[], asked: readonly number[]): number | undefined {
+  return asked.find((n) => candidates.includes(n)) ?? (asked.length === 0 ? candidates[0] : undefined);
+}
+
+function threatMatch(threatType: number, threat: { hash: Uint8Array } | { url: string }, info: ThreatInfo | undefined, cacheDurationMs: number): ThreatMatch {
+  const platformType = info?.platformTypes[0] ?? PlatformType.ANY_PLATFORM;
+  return create(ThreatMatchSchema, { threatType, platformType, threatEntryType: ThreatEntryType.URL, threat, cacheDuration: durationFromMs(cacheDurationMs) });
+}
+
+/**
+ * The v4 numbers of a full hash with these threat types: per list of the catalog that serves it (so a
+ * hash of mwb-4b is a MALICIOUS_BINARY), and by type alone for types no list here explains (an
+ * upstream's answer about a list this proxy does not mirror).
+ */
+function fullHashNumbers(catalog: ListCatalog, fullHash: string, types: readonly ThreatTypeName[], asked: readonly number[]): number[] {
+  const numbers = new Set<number>();
+  const explained = new Set<ThreatTypeName>();
+  for (const { definition, snapshot } of catalog.threatSnapshots()) {
+    if (!snapshot.serves(fullHash)) continue;
+    for (const type of definition.threatTypes) {
+      if (!types.includes(type)) continue;
+      explained.add(type);
+      const number = numberAsked(v4NumbersIn(definition.name, type), asked);
+      if (number !== undefined) numbers.add(number);
+    }
+  }
+  for (const type of types) {
+    if (explained.has(type)) continue;
+    const number = numberAsked(V4_NUMBERS[type], asked);
+    if (number !== undefined) numbers.add(number);
+  }
+  return [...numbers];
 }
 
 /** `fullHashes:find`: full hashes under the requested prefixes, from lists that really hold them (pitfall 7). */
-export async function findFullHashes(source: FullHashSource, request: FindFullHashesRequest): Promise<FindFullHashesResponse> {
+export async function findFullHashes(catalog: ListCatalog, source: FullHashSource, request: FindFullHashesRequest): Promise<FindFullHashesResponse> {
   const requested = (request.threatInfo?.threatEntries ?? []).map((entry) => Buffer.from(entry.hash).toString('latin1')).filter((h) => h.length >= 4);
   const answer = await source.find(requested.map(prefix32));
+  const asked = request.threatInfo?.threatTypes ?? [];
   const matches = answer.fullHashes
     .filter(({ fullHash }) => requested.some((prefix) => fullHash.startsWith(prefix)))
-    .flatMap(({ fullHash, details }) => matchesFor([...new Set(details.map((d) => d.threatType))], { hash: Buffer.from(fullHash, 'latin1') }, request.threatInfo, answer.cacheDurationMs));
+    .flatMap(({ fullHash, details }) => {
+      const types = [...new Set(details.map((d) => d.threatType))];
+      const hash = Buffer.from(fullHash, 'latin1');
+      return fullHashNumbers(catalog, fullHash, types, asked).map((number) => threatMatch(number, { hash }, request.threatInfo, answer.cacheDurationMs));
+    });
   return create(FindFullHashesResponseSchema, { matches, negativeCacheDuration: durationFromMs(answer.cacheDurationMs) });
 }
 
-/** `threatMatches:find` (the v4 Lookup API): URLs whose expressions are listed. */
-export async function findThreatMatches(source: FullHashSource, request: FindThreatMatchesRequest, settings: ApiSettings): Promise<FindThreatMatchesResponse> {
+/**
+ * `threatMatches:find` (the v4 Lookup API): URLs whose expressions are listed, by the types asked for;
+ * a malicious binary is MALWARE, and MALICIOUS_BINARY too when the request asks for that.
+ */
+export async function findThreatMatches(catalog: ListCatalog, source: FullHashSource, request: FindThreatMatchesRequest, settings: ApiSettings): Promise<FindThreatMatchesResponse> {
   const matches: ThreatMatch[] = [];
+  const asked = request.threatInfo?.threatTypes ?? [];
   for (const entry of request.threatInfo?.threatEntries ?? []) {
     if (entry.url === '') continue;
-    let types: ThreatTypeName[];
+    let found;
     try {
-      types = await threatTypesOfUrl(source, entry.url);
+      found = await matchesOfUrl(source, entry.url);
     } catch (err) {
       // The Lookup API answers for the URLs it can read; one bad URL does not void the others.
       if (err instanceof WireError && err.status === 'INVALID_ARGUMENT') continue;
       throw err;
     }
-    matches.push(...matchesFor(types, { url: entry.url }, request.threatInfo, settings.cacheDurationMs));
+    const numbers = new Set<number>();
+    for (const { fullHash, details } of found) {
+      const types = [...new Set(details.map((d) => d.threatType))];
+      // A Lookup API caller asking for MALWARE is told of malicious binaries as malware, as before;
+      // one that asks for MALICIOUS_BINARY is told that too.
+      for (const type of types) {
+        const number = numberAsked(V4_NUMBERS[type], asked);
+        if (number !== undefined) numbers.add(number);
+      }
+      if (asked.includes(ThreatType.MALICIOUS_BINARY)) for (const number of fullHashNumbers(catalog, fullHash, types, asked)) numbers.add(number);
+    }
+    for (const number of numbers) matches.push(threatMatch(number, { url: entry.url }, request.threatInfo, settings.cacheDurationMs));
   }
   return create(FindThreatMatchesResponseSchema, { matches });
 }
@@ -169,7 +221,7 @@ export async function findThreatMatches(source: FullHashSource, request: FindThr
 export function listThreatLists(catalog: ListCatalog): ListThreatListsResponse {
   const threatLists = catalog.threatSnapshots().flatMap(({ definition }) =>
     definition.threatTypes.map((type) => ({
-      threatType: V4_NUMBERS[type][0]!,
+      threatType: v4NumbersIn(definition.name, type)[0]!,
       platformType: definition.name === 'uwsa-4b' || definition.name === 'pha-4b' ? PlatformType.ANDROID : PlatformType.ANY_PLATFORM,
       threatEntryType: ThreatEntryType.URL,
     })),

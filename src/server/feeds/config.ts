@@ -46,6 +46,7 @@ import {
 } from './config-fields.ts';
 import type { CsvColumn } from './csv-feed.ts';
 import { FEED_FORMATS, type FeedFormat } from './feed-formats.ts';
+import { type LoadControlConfig, parseLoadControlConfig } from '../guard/load-control-config.ts';
 
 export const LIKELY_SAFE_TYPE_NAMES: readonly LikelySafeTypeName[] = ['GENERAL_BROWSING', 'CSD', 'DOWNLOAD'];
 export const THREAT_TYPE_NAMES: readonly ThreatTypeName[] = Object.values(THREAT_TYPES);
@@ -102,6 +103,8 @@ export interface ServerConfig {
   adminToken: string | undefined;
   feedLimits: FeedLimits;
   lists: ListConfig[];
+  /** LC-1..5: the gate in front of every route. */
+  loadControl: LoadControlConfig;
 }
 
 export const DEFAULT_MINIMUM_WAIT_SECONDS = 1800;
@@ -130,6 +133,7 @@ const TOP_FIELDS = [
   'feedTimeoutSeconds',
   'feedMaxMegabytes',
   'lists',
+  'loadControl',
 ] as const;
 const LIST_FIELDS = ['name', 'threatTypes', 'likelySafeTypes', 'hashLength', 'description', 'sources'] as const;
 const SOURCE_KINDS = ['file', 'url', 'entries'] as const;
@@ -171,6 +175,7 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
       maxBytes: maxMegabytes === undefined ? DEFAULT_FEED_LIMITS.maxBytes : Math.floor(maxMegabytes * 1024 * 1024),
     },
     lists,
+    loadControl: parseLoadControlConfig(top.loadControl, 'loadControl'),
   };
 }
 

@@ -93,9 +93,9 @@ export class ListHistory {
     return this.publishSnapshot(Snapshot.of(this.definition, fullHashes, this.now()));
   }
 
-  /** Publishes a list known only as its served hashes (a proxy's mirror of its upstream). */
-  publishServed(served: SortedHashes): Snapshot {
-    return this.publishSnapshot(Snapshot.ofServed(this.definition, served, this.now()));
+  /** Publishes a list known only as its served hashes (a proxy's mirror of its upstream), received at `receivedAt`. */
+  publishServed(served: SortedHashes, receivedAt = this.now()): Snapshot {
+    return this.publishSnapshot(Snapshot.ofServed(this.definition, served, receivedAt));
   }
 
   private publishSnapshot(snapshot: Snapshot): Snapshot {

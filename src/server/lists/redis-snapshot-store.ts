@@ -1,4 +1,6 @@
-import { createClient, RESP_TYPES } from 'redis';
+import { hashBytes, hashesFromBytes, type SortedHashes } from '../../store/hash-list.ts';
+import type { HashWidth } from '../../store/hash-set.ts';
+import { connectRedis, type RedisClient, RedisConnectionError } from '../redis-connection.ts';
 import { BoundedCache } from './bounded-cache.ts';
 import { ListError } from './list-error.ts';
 import type { ListDefinition } from './list-definition.ts';
@@ -26,8 +28,6 @@ export interface RedisSnapshotStoreOptions {
 export const DEFAULT_KEY_PREFIX = 'sbkit:';
 const DEFAULT_REFRESH_MS = 1000;
 const DEFAULT_TIMEOUT_MS = 10_000;
-/** Back-off between reconnection attempts once Redis went away, capped: it comes back when it comes back. */
-const MAX_RECONNECT_DELAY_MS = 2000;
 /** Snapshots reported as unusable, remembered so that a look every second does not log each time. */
 const REPORTED_SNAPSHOTS = 256;
 
@@ -36,16 +36,31 @@ const REPORTED_SNAPSHOTS = 256;
  * there already (ids are content-derived: same id, same content), its id moves to the newest end of the
  * list's history, and the oldest beyond `keep` leave the history along with their content. Without
  * content the script stores nothing and answers nil when the content is missing, so that publishing
- * a snapshot Redis holds already costs no upload. Answers the history, oldest first.
- *   KEYS: history, the snapshot's content      ARGV: id, keep, content key prefix, createdAt[, full hashes]
+ * a snapshot Redis holds already costs no upload. A publication marked `ordered` (a mirror's, stamped
+ * with the time its upstream answered) leaves the history alone when the list's newest stamp is later
+ * (a stamp per list, not per content: a content that comes back is as new as its latest publication).
+ * Answers the history, oldest first.
+ *   KEYS: history, the snapshot's content, the list's newest mirror stamp
+ *   ARGV: id, keep, content key prefix, createdAt, content field, ordered ('1' or '0')[, content]
  * The keys of one list share the hash tag {name}, so the script touches one cluster slot.
  */
 const PUBLISH_SCRIPT = `
-local history, content = KEYS[1], KEYS[2]
-local id, keep, prefix = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local history, content, received = KEYS[1], KEYS[2], KEYS[3]
+local id, keep, prefix, createdAt, field = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5]
+local ordered = ARGV[6] == '1'
+if ordered then
+  local currentAt = tonumber(redis.call('GET', received))
+  if currentAt and currentAt > createdAt and redis.call('LINDEX', history, -1) ~= id then
+    return redis.call('LRANGE', history, 0, -1)
+  end
+end
 if redis.call('EXISTS', content) == 0 then
-  if ARGV[5] == nil then return false end
-  redis.call('HSET', content, 'fullHashes', ARGV[5], 'createdAt', ARGV[4])
+  if ARGV[7] == nil then return false end
+  redis.call('HSET', content, field, ARGV[7], 'createdAt', ARGV[4])
+end
+if ordered then
+  local currentAt = tonumber(redis.call('GET', received))
+  if not currentAt or currentAt < createdAt then redis.call('SET', received, ARGV[4]) end
 end
 redis.call('LREM', history, 0, id)
 redis.call('RPUSH', history, id)
@@ -55,22 +70,8 @@ end
 return redis.call('LRANGE', history, 0, -1)
 `;
 
-type RedisClient = ReturnType<typeof createRedisClient>;
-
-function createRedisClient(url: string, timeoutMs: number, hasConnected: () => boolean) {
-  return createClient({
-    url,
-    // A command while Redis is away fails at once instead of waiting in a queue for it to come back: a
-    // publication that cannot reach Redis is reported, and a look for news is simply tried again later.
-    disableOfflineQueue: true,
-    socket: {
-      connectTimeout: timeoutMs,
-      // The first connection fails at once (connect() rejects); after it, reconnect with back-off forever.
-      reconnectStrategy: (retries: number) => (hasConnected() ? Math.min(50 * 2 ** retries, MAX_RECONNECT_DELAY_MS) : false),
-    },
-    commandOptions: { timeout: timeoutMs },
-  }).withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
-}
+/** How a snapshot's content is stored: full hashes of a list of our own, or the served hashes of a mirror. */
+type Content = { field: 'fullHashes'; bytes: Uint8Array; ordered: false } | { field: 'served'; bytes: Uint8Array; ordered: true };
 
 /**
  * Published snapshots shared by server instances through Redis (DESIGN.md "Scale"), so that all of them
@@ -80,7 +81,9 @@ function createRedisClient(url: string, timeoutMs: number, hasConnected: () => b
  *
  * Keys, for a list `name` (prefix `sbkit:` by default):
  *   {prefix}list:{name}:history          LIST of snapshot ids, oldest first, the last current; at most keep
- *   {prefix}list:{name}:snapshot:{id}    HASH fullHashes (sorted 32-byte hashes, concatenated), createdAt (ms)
+ *   {prefix}list:{name}:snapshot:{id}    HASH fullHashes (sorted 32-byte hashes, concatenated) or, for a
+ *                                        mirrored list, served (its sorted hashes), and createdAt (ms)
+ *   {prefix}list:{name}:received         for a mirrored list, when the upstream sent its newest copy (ms)
  *
  * Requests never wait for Redis: they are answered from each ListHistory's memory. The store looks at
  * the histories every `refreshMs` (one LRANGE per list, in one round trip) and, when one changed,
@@ -114,27 +117,14 @@ export class RedisSnapshotStore implements SnapshotStore {
    * without them).
    */
   static async connect(options: RedisSnapshotStoreOptions): Promise<RedisSnapshotStore> {
-    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const label = redactedUrl(options.url);
-    let connected = false;
-    let client: RedisClient;
+    let connection: { client: RedisClient; label: string };
     try {
-      client = createRedisClient(options.url, timeoutMs, () => connected);
+      connection = await connectRedis(options.url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     } catch (error) {
-      throw new SnapshotStoreError('invalid-url', `${label} is not a Redis URL (redis://host:port): ${(error as Error).message}`, { cause: error });
+      if (error instanceof RedisConnectionError) throw new SnapshotStoreError(error.reason, error.message, { cause: error.cause });
+      throw error;
     }
-    // node-redis reports connection failures as 'error' events too: the rejection below says it.
-    const ignore = () => {};
-    client.on('error', ignore);
-    try {
-      await client.connect();
-    } catch (error) {
-      throw new SnapshotStoreError('unavailable', `cannot connect to Redis at ${label}: ${(error as Error).message}`, { cause: error });
-    } finally {
-      client.off('error', ignore);
-    }
-    connected = true;
-    return new RedisSnapshotStore(client, label, options.keyPrefix ?? DEFAULT_KEY_PREFIX, options.refreshMs ?? DEFAULT_REFRESH_MS, options.log ?? (() => {}));
+    return new RedisSnapshotStore(connection.client, connection.label, options.keyPrefix ?? DEFAULT_KEY_PREFIX, options.refreshMs ?? DEFAULT_REFRESH_MS, options.log ?? (() => {}));
   }
 
   async follow(histories: readonly ListHistory[]): Promise<string[]> {
@@ -144,11 +134,18 @@ export class RedisSnapshotStore implements SnapshotStore {
   }
 
   async publish(history: ListHistory, fullHashes: Uint8Array): Promise<Snapshot> {
-    const snapshot = Snapshot.of(history.definition, fullHashes, Date.now());
+    return this.publishSnapshot(history, Snapshot.of(history.definition, fullHashes, Date.now()), { field: 'fullHashes', bytes: fullHashes, ordered: false });
+  }
+
+  async publishServed(history: ListHistory, served: SortedHashes, receivedAt: number): Promise<Snapshot> {
+    return this.publishSnapshot(history, Snapshot.ofServed(history.definition, served, receivedAt), { field: 'served', bytes: hashBytes(served), ordered: true });
+  }
+
+  private publishSnapshot(history: ListHistory, snapshot: Snapshot, content: Content): Promise<Snapshot> {
     return this.exclusive(async () => {
       let ids: string[];
       try {
-        ids = (await this.runPublish(history, snapshot, undefined)) ?? (await this.runPublish(history, snapshot, fullHashes)) ?? [];
+        ids = (await this.runPublish(history, snapshot, content, false)) ?? (await this.runPublish(history, snapshot, content, true)) ?? [];
       } catch (error) {
         throw this.unavailable(error);
       }
@@ -237,21 +234,25 @@ export class RedisSnapshotStore implements SnapshotStore {
   private async fetch(definition: ListDefinition, id: string): Promise<Snapshot | undefined> {
     let fields: (Buffer | null)[];
     try {
-      fields = await this.client.hmGet(this.contentKey(definition, id), ['fullHashes', 'createdAt']);
+      fields = await this.client.hmGet(this.contentKey(definition, id), ['fullHashes', 'served', 'createdAt']);
     } catch (error) {
       this.unavailable(error);
       return undefined;
     }
-    const [fullHashes, createdAt] = fields;
+    const [fullHashes, served, createdAtText] = fields;
     // Gone: dropped from the history between our two reads (the next look sees the newer history), or
     // lost by Redis (evicted under memory pressure: give this database a noeviction policy).
-    if (fullHashes == null) return this.unusable(definition, id, 'its content is not in Redis (evicted?)');
+    if (fullHashes == null && served == null) return this.unusable(definition, id, 'its content is not in Redis (evicted?)');
+    const createdAt = Number(createdAtText?.toString('latin1') ?? 0);
     let snapshot: Snapshot;
     try {
-      // A copy: the reply is a Buffer view at any offset, and sorting reads it as whole 32-bit words.
-      snapshot = Snapshot.of(definition, new Uint8Array(fullHashes), Number(createdAt?.toString('latin1') ?? 0));
+      // Copies: a reply is a Buffer view at any offset, and sorting reads it as whole 32-bit words.
+      snapshot =
+        fullHashes != null
+          ? Snapshot.of(definition, new Uint8Array(fullHashes), createdAt)
+          : Snapshot.ofServed(definition, servedHashes(definition.hashLength, served!), createdAt);
     } catch (error) {
-      if (error instanceof ListError) return this.unusable(definition, id, error.message);
+      if (error instanceof ListError || error instanceof RangeError) return this.unusable(definition, id, error.message);
       throw error;
     }
     // Another id for the same content: an instance configured with another hash length for this list.
@@ -267,17 +268,20 @@ export class RedisSnapshotStore implements SnapshotStore {
     return undefined;
   }
 
-  /** Runs the publish script; undefined when Redis lacks the content and `fullHashes` was not sent. */
-  private async runPublish(history: ListHistory, snapshot: Snapshot, fullHashes: Uint8Array | undefined): Promise<string[] | undefined> {
+  /** Runs the publish script; undefined when Redis lacks the content and it was not sent (`upload` false). */
+  private async runPublish(history: ListHistory, snapshot: Snapshot, content: Content, upload: boolean): Promise<string[] | undefined> {
     const { definition } = history;
+    const { bytes } = content;
     const reply = await this.client.eval(PUBLISH_SCRIPT, {
-      keys: [this.historyKey(definition), this.contentKey(definition, snapshot.id)],
+      keys: [this.historyKey(definition), this.contentKey(definition, snapshot.id), `${this.keyPrefix}list:{${definition.name}}:received`],
       arguments: [
         snapshot.id,
         String(history.keep),
         this.contentKey(definition, ''),
         String(snapshot.createdAt),
-        ...(fullHashes === undefined ? [] : [Buffer.from(fullHashes.buffer, fullHashes.byteOffset, fullHashes.byteLength)]),
+        content.field,
+        content.ordered ? '1' : '0',
+        ...(upload ? [Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)] : []),
       ],
     });
     if (reply === null) return undefined;
@@ -312,16 +316,12 @@ export class RedisSnapshotStore implements SnapshotStore {
   }
 }
 
-function sameIds(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((id, i) => id === b[i]);
+/** Served hashes of a list from their stored bytes; RangeError when they are no whole number of hashes. */
+function servedHashes(width: HashWidth, bytes: Buffer): SortedHashes {
+  if (bytes.length % width !== 0) throw new RangeError(`${bytes.length} bytes are not a whole number of ${width}-byte hashes`);
+  return hashesFromBytes(width, bytes);
 }
 
-/** The URL as it may appear in logs: without user and password. */
-function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
-  } catch {
-    return JSON.stringify(url);
-  }
+function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((id, i) => id === b[i]);
 }

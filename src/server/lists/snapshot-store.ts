@@ -1,3 +1,4 @@
+import type { SortedHashes } from '../../store/hash-list.ts';
 import type { ListHistory } from './list-history.ts';
 import type { Snapshot } from './snapshot.ts';
 
@@ -22,10 +23,20 @@ export interface SnapshotStore {
    * throws ListError ('ragged-full-hashes') for input that is no list of hashes.
    */
   publish(history: ListHistory, fullHashes: Uint8Array): Promise<Snapshot>;
+  /**
+   * Publishes a list known only as served hashes (a proxy's mirror of its upstream, SB-11), received
+   * from the upstream at `receivedAt` (ms since the epoch). In a store that instances share, a
+   * publication received earlier than the current snapshot does not displace it: an instance restarting
+   * with an old copy cannot take every instance back to older data. Resolves to the current snapshot;
+   * rejects like `publish`.
+   */
+  publishServed(history: ListHistory, served: SortedHashes, receivedAt: number): Promise<Snapshot>;
 }
 
 /** The embedded default: each process publishes its own snapshots, kept in its memory only. */
 export const memorySnapshotStore: SnapshotStore = {
   follow: async () => [],
   publish: async (history, fullHashes) => history.publish(fullHashes),
+  // One process: its mirror only moves forward.
+  publishServed: async (history, served, receivedAt) => history.publishServed(served, receivedAt),
 };

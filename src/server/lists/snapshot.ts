@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { checksumOf, hashBytes, type SortedHashes } from '../../store/hash-list.ts';
+import { checksumOf, firstUnordered, hashBytes, sortedHashesInclude, type SortedHashes } from '../../store/hash-list.ts';
 import { prefix32 } from '../../url/hash.ts';
 import { FULL_HASH_BYTES, servedPrefixes, sortFullHashes, type SortedFullHashes } from './full-hashes.ts';
 import { ListError } from './list-error.ts';
@@ -48,12 +48,15 @@ export class Snapshot {
   /**
    * A snapshot of a list known only as served hashes, not full hashes: what a caching proxy mirrors
    * from its upstream (SB-11). It serves those hashes as they are and knows no full hash, so searches
-   * about it must go to the upstream. `served` must be strictly ascending at the list's hash length.
+   * about it must go to the upstream. Throws ListError unless `served` is strictly ascending at the
+   * list's hash length.
    */
   static ofServed(definition: ListDefinition, served: SortedHashes, createdAt: number): Snapshot {
     if (served.width !== definition.hashLength) {
       throw new ListError('served-width-mismatch', definition.name, `the list serves ${definition.hashLength}-byte hashes, not ${served.width}-byte ones`);
     }
+    const unordered = firstUnordered(served);
+    if (unordered >= 0) throw new ListError('served-not-ascending', definition.name, `served hashes must be strictly ascending; the one at index ${unordered} is not`);
     const snapshot = new Snapshot(definition, snapshotId(definition, 'served', hashBytes(served)), createdAt, EMPTY_FULL_HASHES);
     snapshot.servedMemo = served;
     return snapshot;
@@ -103,6 +106,14 @@ export class Snapshot {
       if (b === FULL_HASH_BYTES) return true;
     }
     return false;
+  }
+
+  /**
+   * True when a client of this list finds this full hash in it: the hash itself for a list of full
+   * hashes, its first `hashLength` bytes for a mirrored list, which knows no more.
+   */
+  serves(fullHash: string): boolean {
+    return this.fullHashCount > 0 ? this.hasFullHash(fullHash) : sortedHashesInclude(this.served(), fullHash);
   }
 
   /** The index of the first full hash whose prefix is not below `prefix`. */

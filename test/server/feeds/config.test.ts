@@ -66,7 +66,49 @@ describe('parseServerConfig', () => {
           sources: [{ kind: 'file', path: '/data/top.csv', format: 'domains', csvColumn: 1, refreshMinutes: undefined }],
         },
       ],
+      loadControl: { enabled: true, settings: {} },
     });
+  });
+
+  it('reads the loadControl section in the units people write, and refuses what cannot work', () => {
+    const config = parseServerConfig(
+      {
+        loadControl: {
+          maxConcurrent: 40,
+          maxWaiting: 10,
+          waitMilliseconds: 250,
+          crawlerIntervalSeconds: 60,
+          anyCrawlerIntervalSeconds: 5,
+          burstWindowSeconds: 10,
+          burstMax: 50,
+          maxClients: 500_000,
+          trustedProxies: ['10.0.0.0/8', '::1'],
+          crawlerPatterns: ['MyCrawler/\\d'],
+        },
+      },
+      BASE,
+    );
+    assert.deepEqual(config.loadControl, {
+      enabled: true,
+      settings: {
+        loadMax: 40,
+        sleepingMax: 10,
+        delayMs: 250,
+        crawlerIntervalMs: 60_000,
+        anyCrawlerIntervalMs: 5_000,
+        burstWindowMs: 10_000,
+        burstMax: 50,
+        maxClients: 500_000,
+        trustedProxies: ['10.0.0.0/8', '::1'],
+        extraCrawlers: ['MyCrawler/\\d'],
+      },
+    });
+    assert.equal(parseServerConfig({ loadControl: { enabled: false } }, BASE).loadControl.enabled, false);
+    assert.throws(() => parseServerConfig({ loadControl: { trustedProxies: ['10.0.0.0/33'] } }, BASE), /loadControl\.trustedProxies: trusted proxy "10\.0\.0\.0\/33" is neither/);
+    assert.throws(() => parseServerConfig({ loadControl: { crawlerPatterns: ['('] } }, BASE), /loadControl\.crawlerPatterns\[0\]: is not a regular expression/);
+    assert.throws(() => parseServerConfig({ loadControl: { maxConcurrent: 0 } }, BASE), /loadControl\.maxConcurrent/);
+    assert.throws(() => parseServerConfig({ loadControl: { limit: 3 } }, BASE), /loadControl/);
+    assert.throws(() => parseServerConfig({ loadControl: { enabled: 'no' } }, BASE), /loadControl\.enabled: must be true or false/);
   });
 
   it('fills in defaults for an empty configuration', () => {

@@ -44,6 +44,19 @@ describe('Snapshot', () => {
     );
   });
 
+  it('serves a full hash when it holds it, or (mirrored, served hashes only) its first hashLength bytes', () => {
+    fc.assert(
+      fc.property(poolKeys(), fc.nat({ max: POOL_SIZE - 1 }), fc.constantFrom(4, 8, 16, 32) as fc.Arbitrary<4 | 8 | 16 | 32>, (keys, probeKey, width) => {
+        const full = Snapshot.of(definition(width), poolHashes(keys), 1);
+        const mirrored = Snapshot.ofServed(definition(width), full.served(), 1);
+        const probe = poolHash(probeKey);
+        assert.equal(full.serves(probe.toString('latin1')), keys.includes(probeKey));
+        const listedPrefix = modelServed(poolHashes(keys), width).includes(probe.subarray(0, width).toString('hex'));
+        assert.equal(mirrored.serves(probe.toString('latin1')), listedPrefix);
+      }),
+    );
+  });
+
   it('answers searches with the hash strings of url/hash.ts', () => {
     const snapshot = Snapshot.of(definition(4), expressionHash('malware.sbtest.example/'), 1);
     const hash = expressionHashString('malware.sbtest.example/');

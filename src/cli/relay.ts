@@ -1,0 +1,47 @@
+import { Command } from 'commander';
+import { LoadControl } from '../server/guard/load-control.ts';
+import { createRelayApp } from '../server/ohttp/relay.ts';
+import { EXIT, type CliIo, type ExitStatus, untilStopped, UsageError } from './io.ts';
+
+interface RelayFlags {
+  gateway: string;
+  host: string;
+  port: string;
+  loadControl: boolean;
+}
+
+/** `sbkit relay`: an Oblivious HTTP relay (SB-2) in front of one gateway, behind load control. */
+export function relayCommand(io: CliIo, setExit: (status: ExitStatus) => void): Command {
+  return new Command('relay')
+    .description('forward Oblivious HTTP searches to one gateway, so that it never learns who asks (SB-2)')
+    .requiredOption('--gateway <url>', "the gateway's URL, e.g. https://sb.example/ohttp-gateway")
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on (0: any free port)', '8081')
+    .option('--no-load-control', 'forward every request at once: no LC-1..5 limits')
+    .action(async (flags: RelayFlags) => {
+      const port = Number(flags.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${flags.port}"`);
+      let gateway: URL;
+      try {
+        gateway = new URL(flags.gateway);
+      } catch {
+        throw new UsageError(`--gateway must be a URL such as https://sb.example/ohttp-gateway, not "${flags.gateway}"`);
+      }
+      const loadControl = flags.loadControl ? await LoadControl.create() : undefined;
+      const app = createRelayApp({ gateway: gateway.href, loadControl });
+      try {
+        await app.listen({ host: flags.host, port });
+      } catch (error) {
+        await loadControl?.close();
+        io.err(`sbkit relay: cannot listen on ${flags.host}:${port}: ${(error as Error).message}\n`);
+        setExit(EXIT.FAILED);
+        return;
+      }
+      const address = app.server.address();
+      const url = `http://${flags.host}:${typeof address === 'object' && address !== null ? address.port : port}/ohttp-relay`;
+      io.err(`sbkit relay: listening on ${url}, forwarding to ${gateway.href}\n`);
+      await untilStopped();
+      await app.close();
+      await loadControl?.close();
+    });
+}

@@ -1,0 +1,51 @@
+import { Command } from 'commander';
+import type { ServerStatus } from '../server/web/status.ts';
+import { EMBEDDED_SERVER } from './client-options.ts';
+import { EXIT, type CliIo, type ExitStatus } from './io.ts';
+import { paint } from './paint.ts';
+import { formatTable } from './table.ts';
+
+interface StatusFlags {
+  server: string;
+  json?: boolean;
+}
+
+const TIMEOUT_MS = 10_000;
+
+/** `sbkit status`: what a running sbkit server reports at /status.json, for people or as JSON. */
+export function statusCommand(io: CliIo, setExit: (status: ExitStatus) => void): Command {
+  return new Command('status')
+    .description('show what a running sbkit server serves: its lists, their versions and age, requests and load control')
+    .option('--server <url>', 'the sbkit server to ask', EMBEDDED_SERVER)
+    .option('--json', 'print the server\'s JSON as it is')
+    .action(async (flags: StatusFlags) => {
+      const url = `${flags.server.replace(/\/+$/, '')}/status.json`;
+      let status: ServerStatus;
+      try {
+        const response = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS), headers: { 'user-agent': 'sbkit-status' } });
+        if (!response.ok) throw new Error(`it answered HTTP ${response.status}`);
+        status = (await response.json()) as ServerStatus;
+        if (!Array.isArray(status.lists) || typeof status.version !== 'string') throw new Error('its answer is not an sbkit status');
+      } catch (error) {
+        io.err(`sbkit status: cannot read ${url}: ${(error as Error).message}; is "sbkit serve" running there?\n`);
+        setExit(EXIT.FAILED);
+        return;
+      }
+      if (flags.json === true) {
+        io.out(`${JSON.stringify(status, null, 2)}\n`);
+        return;
+      }
+      io.out(`${paint(`sbkit ${status.version}`, 'bold', io.color)} at ${flags.server}, serving ${status.serving}, up ${status.uptimeSeconds} s\n\n`);
+      const rows = status.lists.map((l) => [l.name, l.version.slice(0, 12), String(l.entries), l.publishedAt, `${l.ageSeconds} s`]);
+      io.out(formatTable(['list', 'version', 'entries', 'published', 'age'], rows, [2, 4]));
+      const { answered, refused, failed } = status.requests;
+      io.out(`\nrequests in the last hour: ${answered} answered, ${refused > 0 ? paint(`${refused} refused`, 'yellow', io.color) : '0 refused'}, ${failed > 0 ? paint(`${failed} failed`, 'red', io.color) : '0 failed'}\n`);
+      const control = status.loadControl;
+      if (control === null) {
+        io.out('load control: off\n');
+        return;
+      }
+      const refusals = Object.entries(control.refused).map(([key, n]) => `${key} ${n}`);
+      io.out(`load control: ${control.load} in progress, ${control.waiting} waiting, limits ${control.shared ? 'shared through Redis' : 'in memory'}; refused: ${refusals.length === 0 ? 'none' : refusals.join(', ')}\n`);
+    });
+}

@@ -1,0 +1,177 @@
+// The load-control gate of the server (LC-1..5), put in front of every route as a fastify onRequest
+// hook, so that refusing happens before any body is read: who asks (agent class, client address),
+// the decision (load-gate.ts over a hit store in memory or Redis), the 503 (refusal.ts), and metrics.
+
+import { hash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Counter, Gauge, Registry } from 'prom-client';
+import type { IncomingHttpHeaders } from 'node:http';
+import { type AgentClass, AgentClassifier } from './agent-class.ts';
+import { addressKey, clientAddress, TrustedProxies } from './client-address.ts';
+import { type HitStore, LC_RATE_RULES, MemoryHitStore, type RateRules } from './hit-store.ts';
+import { type Decision, LC_LOAD_RULES, LoadGate, type LoadRules, type Sleep } from './load-gate.ts';
+import { RedisHitStore } from './redis-hit-store.ts';
+import { refusal, retryAfterSeconds } from './refusal.ts';
+import { INNER_REQUEST_ADDRESS } from '../ohttp/gateway-routes.ts';
+
+export interface LoadControlSettings extends RateRules, LoadRules {
+  /** Clients whose hits are remembered in memory at most (the least recently seen are forgotten first). */
+  maxClients: number;
+  /** Proxies whose X-Forwarded-For is believed: addresses and CIDR blocks. */
+  trustedProxies: readonly string[];
+  /** Regular expressions of further User-Agents to treat as search-engine crawlers. */
+  extraCrawlers: readonly string[];
+}
+
+export const DEFAULT_LOAD_CONTROL: LoadControlSettings = { ...LC_RATE_RULES, ...LC_LOAD_RULES, maxClients: 100_000, trustedProxies: [], extraCrawlers: [] };
+
+export interface LoadControlOptions {
+  settings?: Partial<LoadControlSettings>;
+  /** Share the limits with other instances through this Redis. */
+  redis?: { url: string; keyPrefix?: string };
+  log?: (message: string) => void;
+  /** Monotonic milliseconds for the memory store; tests pass a fake clock. */
+  now?: () => number;
+  sleep?: Sleep;
+}
+
+/**
+ * The operator's paths pass by the gate: /admin (behind its token) must resume a paused service and
+ * pause an overloaded one, and health checks and metrics are most needed exactly under load.
+ */
+const OPERATOR_PATH = /^\/(?:admin\/|healthz(?:\?|$)|metrics(?:\?|$))/;
+const GATEWAY_PATH = /^\/ohttp-gateway(?:\?|$)/;
+/** The part of a User-Agent that is classified and keyed. */
+const MAX_AGENT_LENGTH = 512;
+
+/** What load control has done since the server started, for the status page. */
+export interface LoadControlSummary {
+  load: number;
+  waiting: number;
+  /** True while the limits are shared through Redis. */
+  shared: boolean;
+  admitted: Record<string, number>;
+  /** By `class/reason`, e.g. `bot/rate`. */
+  refused: Record<string, number>;
+}
+
+export class LoadControl {
+  readonly metrics = new Registry();
+  private readonly admitted: Counter<'class'>;
+  private readonly refused: Counter<'class' | 'reason'>;
+
+  private constructor(
+    private readonly settings: LoadControlSettings,
+    private readonly classifier: AgentClassifier,
+    private readonly trusted: TrustedProxies,
+    readonly gate: LoadGate,
+    private readonly redisStore: RedisHitStore | undefined,
+    fallbacks: Counter,
+  ) {
+    this.admitted = new Counter({ name: 'sbkit_requests_admitted_total', help: 'Requests load control let through, by client class', labelNames: ['class'], registers: [this.metrics] });
+    this.refused = new Counter({ name: 'sbkit_requests_refused_total', help: 'Requests load control answered with 503, by client class and reason', labelNames: ['class', 'reason'], registers: [this.metrics] });
+    this.metrics.registerMetric(fallbacks);
+    // Gauges are read at scrape time rather than kept up to date per request.
+    const gauge = (name: string, help: string, read: () => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [this.metrics],
+        collect(this: Gauge) {
+          this.set(read());
+        },
+      });
+    gauge('sbkit_requests_in_progress', 'Requests admitted and not yet answered (LC-5 load)', () => gate.load);
+    gauge('sbkit_requests_waiting', 'Crawler and bot requests waiting for the load to fall (LC-5 sleeping_count)', () => gate.waiting);
+    gauge('sbkit_load_control_shared', "1 while limits are shared through Redis, 0 while kept in this instance's memory", () => (redisStore?.shared === true ? 1 : 0));
+  }
+
+  /** Builds the gate; with `redis`, connects first (rejects with RedisConnectionError when it cannot). */
+  static async create(options: LoadControlOptions = {}): Promise<LoadControl> {
+    const settings: LoadControlSettings = { ...DEFAULT_LOAD_CONTROL, ...options.settings };
+    const memory = new MemoryHitStore(settings, settings.maxClients, options.now ?? (() => performance.now()));
+    const fallbacks = new Counter({ name: 'sbkit_load_control_fallbacks_total', help: 'Load-control decisions made in memory because Redis failed', registers: [] });
+    let store: HitStore = memory;
+    let redisStore: RedisHitStore | undefined;
+    if (options.redis !== undefined) {
+      redisStore = await RedisHitStore.connect({ ...options.redis, rules: settings, fallback: memory, log: options.log, onFallback: () => fallbacks.inc() });
+      store = redisStore;
+    }
+    const sleep: Sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    return new LoadControl(settings, new AgentClassifier(settings.extraCrawlers), new TrustedProxies(settings.trustedProxies), new LoadGate(settings, store, sleep), redisStore, fallbacks);
+  }
+
+  /** Puts the gate in front of every route of `app`; `paused` is the operator's switch (LC-5 service_paused). */
+  register(app: FastifyInstance, paused: () => boolean): void {
+    app.addHook('onRequest', async (request, reply) => this.guard(request, reply, paused()));
+  }
+
+  async close(): Promise<void> {
+    await this.redisStore?.close();
+  }
+
+  /**
+   * The decision on one request, as LC-5 makes it, from what arrives before the body: its URL, its
+   * headers and the peer's address. An admitted request counts in the load until `finished()`.
+   */
+  async decide(request: { url: string; headers: IncomingHttpHeaders; peer: string }, paused: boolean, gone?: () => boolean): Promise<{ decision: Decision; agent: AgentClass }> {
+    // An OHTTP gateway's requests from a trusted relay carry many clients under one address: only the
+    // load rules apply, as to any program (the relay enforces the per-client rules). Anyone else who
+    // posts to the gateway directly is one client like any other.
+    if (GATEWAY_PATH.test(request.url) && this.trusted.has(clientAddress(request.peer, request.headers['x-forwarded-for'], this.trusted))) {
+      const agent: AgentClass = { kind: 'bot' };
+      const decision = await this.gate.decide('', agent, paused, gone, false);
+      this.counted(decision, agent);
+      return { decision, agent };
+    }
+    // Only the start of a User-Agent counts: kilobytes of it must not cost kilobytes of work per request.
+    const userAgent = request.headers['user-agent']?.slice(0, MAX_AGENT_LENGTH);
+    const agent = this.classifier.classify(userAgent);
+    const address = clientAddress(request.peer, request.headers['x-forwarded-for'], this.trusted);
+    // Hashed: what is remembered per client must stay small.
+    const client = hash('sha256', `${addressKey(address)}\n${userAgent ?? ''}`, 'base64url').slice(0, 22);
+    const decision = await this.gate.decide(client, agent, paused, gone);
+    this.counted(decision, agent);
+    return { decision, agent };
+  }
+
+  /** An admitted request has been answered. */
+  finished(): void {
+    this.gate.finished();
+  }
+
+  /** The counts come from the metrics' own counters, so the two cannot disagree. */
+  async summary(): Promise<LoadControlSummary> {
+    const admitted: Record<string, number> = {};
+    for (const { labels, value } of (await this.admitted.get()).values) admitted[String(labels.class)] = value;
+    const refused: Record<string, number> = {};
+    for (const { labels, value } of (await this.refused.get()).values) refused[`${labels.class}/${labels.reason}`] = value;
+    return { load: this.gate.load, waiting: this.gate.waiting, shared: this.redisStore?.shared === true, admitted, refused };
+  }
+
+  private counted(decision: Decision, agent: AgentClass): void {
+    if (decision.admit) this.admitted.inc({ class: agent.kind });
+    else this.refused.inc({ class: agent.kind, reason: decision.reason });
+  }
+
+  private async guard(request: FastifyRequest, reply: FastifyReply, paused: boolean): Promise<FastifyReply | undefined> {
+    // Operator paths pass by; so do the requests an OHTTP gateway serves from inside encapsulations,
+    // whose encapsulating request passed the gate already.
+    if (OPERATOR_PATH.test(request.url) || request.socket.remoteAddress === INNER_REQUEST_ADDRESS) return undefined;
+    // Watched from the start: a client that leaves while its request waits must not stay in the load.
+    let gone = false;
+    const leave = () => {
+      gone = true;
+    };
+    reply.raw.once('close', leave);
+    const { decision } = await this.decide({ url: request.url, headers: request.headers, peer: request.socket.remoteAddress ?? '' }, paused, () => gone);
+    reply.raw.off('close', leave);
+    if (decision.admit) {
+      if (gone) this.finished();
+      else reply.raw.once('close', () => this.finished());
+      return undefined;
+    }
+    const answer = refusal(decision.reason, retryAfterSeconds(decision.reason, this.settings), request.url, request.headers);
+    return reply.code(answer.status).headers(answer.headers).send(Buffer.from(answer.body));
+  }
+}

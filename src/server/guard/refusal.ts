@@ -1,0 +1,79 @@
+// LC-4: a request that is not served gets HTTP 503 with Retry-After. Callers of the API get a
+// Google-style error in the encoding they asked for; people (the web pages) get a page that says the
+// service is under high load.
+
+import { chooseResponseEncoding, type WireEncoding } from '../../wire/encoding.ts';
+import { renderWireError, WireError } from '../../wire/wire-error.ts';
+import type { RefusalReason } from './load-gate.ts';
+
+export interface Refusal {
+  status: 503;
+  headers: Record<string, string>;
+  body: Uint8Array;
+}
+
+/** When to come back, per reason: the window or interval that refused the request. */
+export function retryAfterSeconds(reason: RefusalReason, windows: { crawlerIntervalMs: number; anyCrawlerIntervalMs: number; burstWindowMs: number; delayMs: number }): number {
+  const ms = {
+    paused: 60_000,
+    load: Math.max(windows.delayMs, 1000),
+    'crawler-recent': windows.crawlerIntervalMs,
+    'crawlers-busy': windows.anyCrawlerIntervalMs,
+    rate: windows.burstWindowMs,
+  }[reason];
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
+const API_PATH = /^\/v(?:4|5|5alpha1)\//;
+
+const MESSAGES: Record<RefusalReason, string> = {
+  paused: 'the service is paused by its operator',
+  load: 'the service is under high load',
+  'crawler-recent': 'this crawler was served less than a moment ago',
+  'crawlers-busy': 'another crawler was served a moment ago',
+  rate: 'too many requests from this client in a short time',
+};
+
+/** The 503 for a refused request to `url` (path and query) with these headers. */
+export function refusal(reason: RefusalReason, retryAfter: number, url: string, headers: Readonly<Record<string, string | string[] | undefined>>): Refusal {
+  const message = `${MESSAGES[reason]}; try again in ${retryAfter} s`;
+  if (API_PATH.test(url)) {
+    const rendered = renderWireError(new WireError('UNAVAILABLE', message), requestedEncoding(url, headers));
+    return { status: 503, headers: { ...rendered.headers, 'retry-after': String(retryAfter) }, body: rendered.body };
+  }
+  return { status: 503, headers: { 'content-type': 'text/html; charset=utf-8', 'retry-after': String(retryAfter) }, body: Buffer.from(page(message)) };
+}
+
+/** The encoding the request asks for, read from its URL and headers only (the body is not read yet). */
+function requestedEncoding(url: string, headers: Readonly<Record<string, string | string[] | undefined>>): WireEncoding {
+  const header = (name: string) => {
+    const value = headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  try {
+    const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
+    return chooseResponseEncoding({
+      alt: query.get('alt') ?? query.get('$alt') ?? undefined,
+      envelopeContentType: query.get('$ct') ?? undefined,
+      contentType: header('content-type'),
+      accept: header('accept'),
+      googleApiClient: header('x-goog-api-client') !== undefined,
+    });
+  } catch {
+    // An unusable alt= is the request's own error; the refusal still has to say something.
+    return 'json';
+  }
+}
+
+function page(message: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Service under high load</title>
+<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#222}</style></head>
+<body>
+<h1>The service is under high load</h1>
+<p>${message.replace(/[<>&]/g, '')}. Your request was not served; please try again shortly.</p>
+</body>
+</html>
+`;
+}

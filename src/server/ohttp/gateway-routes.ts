@@ -1,0 +1,115 @@
+// The Oblivious Gateway Resource (SB-2, RFC 9458 §5): `GET /ohttp-keys` publishes the key
+// configurations, `POST /ohttp-gateway` takes `message/ohttp-req`, decrypts the binary HTTP request
+// inside, serves it through the same handlers as the plain API (an API path only), and answers
+// `message/ohttp-res`. What cannot be used gets a 4xx problem, never a crash; a request whose HPKE
+// encapsulation was seen before is refused as a replay.
+
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { BinaryHttpError, decodeBinaryHttpRequest, encodeBinaryHttpResponse, padded } from '../../wire/binary-http.ts';
+import { decapsulateRequest, encapsulateResponse, encodeKeyConfigs, OhttpError } from '../../wire/ohttp.ts';
+import { RecentCache } from '../guard/recent-cache.ts';
+import type { KeyRing } from './key-ring.ts';
+
+/** The address inner requests carry: no socket has it, so load control can tell them from outside ones. */
+export const INNER_REQUEST_ADDRESS = 'ohttp-gateway';
+const API_PATH = /^\/v(?:4|5|5alpha1)\//;
+const MAX_REQUEST_BYTES = 64 * 1024;
+/**
+ * Encapsulations remembered to refuse replays: an `enc` is fresh randomness for every honest request.
+ * Bounded by count, and per instance: a replay after this many other requests, or to another
+ * instance, is not recognised (RFC 9458 §6.5 leaves full replay protection to the application).
+ */
+const REMEMBERED_ENCAPSULATIONS = 200_000;
+/** Request headers passed to the API handlers; everything else stays outside (it could identify the client). */
+const PASSED_HEADERS = new Set(['accept', 'content-type', 'x-goog-api-key', 'x-goog-api-client']);
+
+export function registerGatewayRoutes(app: FastifyInstance, keys: KeyRing): void {
+  const seen = new RecentCache<string, true>(REMEMBERED_ENCAPSULATIONS);
+
+  app.get('/ohttp-keys', async (_request, reply) =>
+    reply
+      .header('content-type', 'application/ohttp-keys')
+      .header('cache-control', `public, max-age=${keys.secondsUntilRotation()}`)
+      .send(Buffer.from(encodeKeyConfigs(await keys.configs()))),
+  );
+
+  app.post('/ohttp-gateway', async (request, reply) => {
+    if (request.headers['content-type']?.split(';')[0]?.trim().toLowerCase() !== 'message/ohttp-req') {
+      return problem(reply, 415, 'send the encapsulated request as Content-Type: message/ohttp-req');
+    }
+    const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    if (body.length > MAX_REQUEST_BYTES) return problem(reply, 413, `an encapsulated request has at most ${MAX_REQUEST_BYTES} bytes`);
+    let decapsulated;
+    try {
+      decapsulated = await decapsulateRequest(await keys.keys(), body);
+    } catch (error) {
+      if (!(error instanceof OhttpError)) throw error;
+      // RFC 9458 §5.3: an unknown key is told apart, so that clients fetch the configuration again.
+      const type = error.reason === 'unknown-key' ? 'https://iana.org/assignments/http-problem-types#ohttp-key' : undefined;
+      return problem(reply, 400, error.message, type);
+    }
+    const enc = Buffer.from(decapsulated.context.enc).toString('base64');
+    let fresh = false;
+    seen.getOrCompute(enc, () => {
+      fresh = true;
+      return true;
+    });
+    if (!fresh) return problem(reply, 400, 'this encapsulated request was received before; a replay is not served');
+    let inner;
+    try {
+      inner = decodeBinaryHttpRequest(decapsulated.request);
+    } catch (error) {
+      if (!(error instanceof BinaryHttpError)) throw error;
+      return problem(reply, 400, `the encapsulated request is not a binary HTTP request: ${error.message}`);
+    }
+    let status: number;
+    let headers: [string, string][] = [];
+    let content: Uint8Array;
+    const path = apiPath(inner.path);
+    if (path === undefined) {
+      status = 404;
+      content = Buffer.from('only the Safe Browsing API (/v5/…, /v4/…) is served through the gateway');
+    } else if (inner.method !== 'GET' && inner.method !== 'POST') {
+      status = 405;
+      content = Buffer.from('the Safe Browsing API takes GET and POST');
+    } else {
+      const answer = await app.inject({
+        method: inner.method,
+        url: path,
+        headers: Object.fromEntries(inner.headers.filter(([name]) => PASSED_HEADERS.has(name))),
+        payload: Buffer.from(inner.content),
+        remoteAddress: INNER_REQUEST_ADDRESS,
+      });
+      status = answer.statusCode;
+      headers = ['content-type', 'cache-control', 'retry-after'].flatMap((name) => {
+        const value = answer.headers[name];
+        return value === undefined ? [] : [[name, String(value)] as [string, string]];
+      });
+      content = answer.rawPayload;
+    }
+    // Padded (RFC 9292 §3.8): a hit and a miss must not differ in size on the relay's wire.
+    const response = await encapsulateResponse(decapsulated.context, padded(encodeBinaryHttpResponse({ status, headers, content })));
+    return reply.header('content-type', 'message/ohttp-res').send(Buffer.from(response));
+  });
+}
+
+/**
+ * The inner request's path and query if it names the API and nothing else: `.` and `..` segments and
+ * escaped slashes or dots could make the router serve another path than the one checked.
+ */
+function apiPath(path: string): string | undefined {
+  const queryStart = path.indexOf('?');
+  const pathname = queryStart < 0 ? path : path.slice(0, queryStart);
+  // The v4 paths that carry a request in the path itself: base64 in the last segment, `/`, `+` and `=`
+  // percent-escaped by clients; no dot or slash can hide there.
+  if (/^\/v4\/encoded(?:FullHashes|Updates)\/[A-Za-z0-9_+%=-]+$/.test(pathname) && !/%2e|%5c/i.test(pathname)) return path;
+  if (!API_PATH.test(pathname) || /(?:^|\/)\.{1,2}(?:\/|$)|%2e|%2f|%5c|\\/i.test(pathname)) return undefined;
+  return path;
+}
+
+function problem(reply: FastifyReply, status: number, detail: string, type?: string): FastifyReply {
+  return reply
+    .code(status)
+    .header('content-type', 'application/problem+json')
+    .send(JSON.stringify({ ...(type === undefined ? {} : { type }), title: 'Oblivious HTTP request refused', status, detail }));
+}

@@ -1,0 +1,75 @@
+// The gateway's HPKE keys (SB-2, RFC 9458 §3): a current key, replaced every `rotateMs`, and the keys
+// it replaced, still accepted for `overlapMs` so that clients holding the old configuration are not
+// refused the moment it changes. Rotation happens as time passes, checked whenever keys are used.
+
+import { randomInt } from 'node:crypto';
+import { type GatewayKey, generateGatewayKey, type KeyConfig } from '../../wire/ohttp.ts';
+
+export interface KeyRingOptions {
+  /** How long a key is the current one; a day by default. */
+  rotateMs?: number;
+  /** How long a replaced key is still accepted; an hour by default. */
+  overlapMs?: number;
+  now?: () => number;
+}
+
+interface HeldKey {
+  key: GatewayKey;
+  /** When it stops being current (and, for a replaced key, when it is dropped). */
+  until: number;
+}
+
+export class KeyRing {
+  private current: HeldKey;
+  private replaced: HeldKey[] = [];
+  private rotating: Promise<void> | undefined;
+
+  private constructor(
+    first: GatewayKey,
+    private readonly rotateMs: number,
+    private readonly overlapMs: number,
+    private readonly now: () => number,
+  ) {
+    this.current = { key: first, until: now() + rotateMs };
+  }
+
+  static async create(options: KeyRingOptions = {}): Promise<KeyRing> {
+    const now = options.now ?? Date.now;
+    // A random first key ID: after a restart, clients holding the previous process's configuration
+    // are told "unknown key" (and fetch it again) rather than failing to decrypt under a reused ID.
+    return new KeyRing(await generateGatewayKey(randomInt(256)), options.rotateMs ?? 24 * 3_600_000, options.overlapMs ?? 3_600_000, now);
+  }
+
+  /** The configurations to publish: the current key first, then replaced ones still accepted. */
+  async configs(): Promise<KeyConfig[]> {
+    return (await this.keys()).map((key) => key.config);
+  }
+
+  /** The keys a request may use. */
+  async keys(): Promise<GatewayKey[]> {
+    await this.rotateIfDue();
+    const now = this.now();
+    this.replaced = this.replaced.filter((held) => held.until > now);
+    return [this.current.key, ...this.replaced.map((held) => held.key)];
+  }
+
+  /** Seconds until the published configuration may change: what clients may cache it for. */
+  secondsUntilRotation(): number {
+    return Math.max(0, Math.floor((this.current.until - this.now()) / 1000));
+  }
+
+  private async rotateIfDue(): Promise<void> {
+    while (this.now() >= this.current.until) {
+      // One rotation at a time, however many requests notice that it is due.
+      this.rotating ??= (async () => {
+        const next = await generateGatewayKey((this.current.key.config.keyId + 1) % 256);
+        const at = this.now();
+        this.replaced.unshift({ key: this.current.key, until: at + this.overlapMs });
+        this.current = { key: next, until: at + this.rotateMs };
+      })().finally(() => {
+        this.rotating = undefined;
+      });
+      await this.rotating;
+    }
+  }
+}

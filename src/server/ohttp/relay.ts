@@ -1,0 +1,62 @@
+// The Oblivious Relay Resource (SB-2, RFC 9458 §6): forwards opaque `message/ohttp-req` bodies to the
+// one gateway it is configured for, and the answers back. It sees who asks, never what: nothing of a
+// request but its size passes through its hands readably, nothing about the client (address,
+// User-Agent, cookies, any header) goes on to the gateway, and it logs nothing of either.
+
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import type { LoadControl } from '../guard/load-control.ts';
+
+export interface RelayOptions {
+  /** The gateway's URL, e.g. https://sb.example/ohttp-gateway. */
+  gateway: string;
+  loadControl?: LoadControl | undefined;
+  /** Bound on the gateway's answer. */
+  timeoutMs?: number;
+}
+
+const MAX_REQUEST_BYTES = 64 * 1024;
+const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+export function createRelayApp(options: RelayOptions): FastifyInstance {
+  const gateway = new URL(options.gateway);
+  const app = Fastify({ logger: false, bodyLimit: MAX_REQUEST_BYTES });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  options.loadControl?.register(app, () => false);
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  const relay = async (request: { headers: Record<string, unknown>; body: unknown }, reply: FastifyReply) => {
+    if (String(request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() !== 'message/ohttp-req') {
+      return reply.code(415).header('content-type', 'text/plain').send('a relay forwards Content-Type: message/ohttp-req only');
+    }
+    let answer: Response;
+    let body: Buffer;
+    try {
+      answer = await fetch(gateway, {
+        method: 'POST',
+        // Only what the gateway needs: nothing that could tell it who the client is.
+        headers: { 'content-type': 'message/ohttp-req', 'user-agent': 'sbkit-relay' },
+        body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+        signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+        redirect: 'error',
+      });
+      if (Number(answer.headers.get('content-length') ?? 0) > MAX_RESPONSE_BYTES) {
+        await answer.body?.cancel();
+        return reply.code(502).header('content-type', 'text/plain').send('the gateway answered more than a relay passes on');
+      }
+      body = Buffer.from(await answer.arrayBuffer());
+    } catch {
+      return reply.code(502).header('content-type', 'text/plain').send('the gateway cannot be reached');
+    }
+    if (body.length > MAX_RESPONSE_BYTES) return reply.code(502).header('content-type', 'text/plain').send('the gateway answered more than a relay passes on');
+    const retryAfter = answer.headers.get('retry-after');
+    if (retryAfter !== null) reply.header('retry-after', retryAfter);
+    return reply
+      .code(answer.status)
+      .header('content-type', answer.headers.get('content-type') ?? 'application/octet-stream')
+      .send(body);
+  };
+  app.post('/', relay);
+  app.post('/ohttp-relay', relay);
+  return app;
+}

@@ -1,0 +1,63 @@
+// The routes of the pages for people: `/` (lookup), `/advisory/{threat type}`, `/status` and
+// `/status.json`, and the response counting behind the status page's chart.
+
+import type { FastifyInstance } from 'fastify';
+import { THREAT_TYPES, type ThreatTypeName } from '../../client/threats.ts';
+import { InvalidUrlError } from '../../url/invalid-url.ts';
+import { WireError } from '../../wire/wire-error.ts';
+import type { FullHashSource } from '../api/full-hash-source.ts';
+import type { ListCatalog } from '../catalog.ts';
+import type { LoadControl } from '../guard/load-control.ts';
+import { INNER_REQUEST_ADDRESS } from '../ohttp/gateway-routes.ts';
+import { lookUp } from './lookup.ts';
+import { advisoryPage, lookupPage, statusPage } from './pages.ts';
+import { RequestHistory } from './request-history.ts';
+import { serverStatus } from './status.ts';
+
+export interface WebOptions {
+  catalog: ListCatalog;
+  source: FullHashSource;
+  loadControl: LoadControl | undefined;
+  /** What the server serves, in words, for the status page. */
+  serving: string;
+  /** True when verdicts come from Google's data (a proxy of Google's server): SB-3's attribution. */
+  googleData: boolean;
+}
+
+const THREAT_NAMES: ReadonlySet<string> = new Set(Object.values(THREAT_TYPES));
+/** Longer input is no URL a person typed; it is refused before any work. */
+const MAX_LOOKUP_LENGTH = 8192;
+
+export function registerWebRoutes(app: FastifyInstance, options: WebOptions): void {
+  const startedAt = Date.now();
+  const history = new RequestHistory();
+  // Requests an OHTTP gateway serves from inside encapsulations are counted once, as the encapsulating one.
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.socket.remoteAddress !== INNER_REQUEST_ADDRESS) history.record(reply.statusCode);
+  });
+  const html = 'text/html; charset=utf-8';
+
+  app.get('/', async (request, reply) => {
+    const url = (request.query as Record<string, unknown>).url;
+    reply.header('content-type', html);
+    if (typeof url !== 'string' || url.trim() === '') return lookupPage({ url: '', googleData: options.googleData });
+    if (url.length > MAX_LOOKUP_LENGTH) return reply.code(400).send(lookupPage({ url: '', error: `That is ${url.length} characters long; a URL to look up has at most ${MAX_LOOKUP_LENGTH}.`, googleData: options.googleData }));
+    try {
+      return lookupPage({ url, result: await lookUp(options.source, url), googleData: options.googleData });
+    } catch (error) {
+      if (error instanceof InvalidUrlError) return reply.code(400).send(lookupPage({ url, error: `This is not a URL that can be checked: ${error.message}.`, googleData: options.googleData }));
+      if (error instanceof WireError) return reply.code(503).send(lookupPage({ url, error: 'The URL could not be checked just now (the lists\' source did not answer). Please try again later.', googleData: options.googleData }));
+      throw error;
+    }
+  });
+
+  app.get('/advisory/:threatType', async (request, reply) => {
+    const { threatType } = request.params as { threatType: string };
+    if (!THREAT_NAMES.has(threatType)) return reply.code(404).header('content-type', html).send(lookupPage({ url: '', error: `There is no advisory for "${threatType}".`, googleData: options.googleData }));
+    return reply.header('content-type', html).send(advisoryPage(threatType as ThreatTypeName, options.googleData));
+  });
+
+  const status = async () => serverStatus(options.catalog, history, (await options.loadControl?.summary()) ?? null, options.serving, startedAt, Date.now());
+  app.get('/status', async (_request, reply) => reply.header('content-type', html).send(statusPage(await status())));
+  app.get('/status.json', async () => status());
+}

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { FeedLists, type ListLoadReport } from '../../src/server/feed-lists.ts';
+import { parseServerConfig } from '../../src/server/feeds/config.ts';
+import { memorySnapshotStore, type SnapshotStore } from '../../src/server/lists/snapshot-store.ts';
+import { expressionHashString } from '../../src/url/hash.ts';
+
+let dir: string;
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sbkit-feed-lists-'));
+});
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** FeedLists over one file feed of expressions, published through `store`. */
+async function start(feed: string, store: SnapshotStore): Promise<{ lists: FeedLists; reports: ListLoadReport[] }> {
+  const config = parseServerConfig({ lists: [{ name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], sources: [{ file: feed, format: 'expressions' }] }] }, dir);
+  const reports: ListLoadReport[] = [];
+  const lists = await FeedLists.start(config, (report) => reports.push(report), store);
+  return { lists, reports };
+}
+
+const holds = (lists: FeedLists, expression: string) => lists.catalog.get('se-4b')!.current().hasFullHash(expressionHashString(expression));
+
+describe('FeedLists reloads', () => {
+  it('run one at a time per list, so an older read is never published after a newer one', async () => {
+    const feed = join(dir, 'serial.txt');
+    await writeFile(feed, 'first.example/\n');
+    let release: () => void = () => {};
+    let stalled: () => void = () => {};
+    const publishing = new Promise<void>((resolve) => (stalled = resolve));
+    let hold = false;
+    const slowStore: SnapshotStore = {
+      ...memorySnapshotStore,
+      publish: async (history, fullHashes) => {
+        // The first reload after start stalls in publishing, as a slow shared store would.
+        if (hold) {
+          hold = false;
+          const released = new Promise<void>((resolve) => (release = resolve));
+          stalled();
+          await released;
+        }
+        return history.publish(fullHashes);
+      },
+    };
+    const { lists } = await start(feed, slowStore);
+    hold = true;
+    await writeFile(feed, 'second.example/\n');
+    const older = lists.reload();
+    await publishing;
+    await writeFile(feed, 'third.example/\n');
+    const newer = lists.reload();
+    // Give the newer reload time to read the feed and publish, were it not waiting for the older one.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    await Promise.all([older, newer]);
+    assert.ok(holds(lists, 'third.example/'), 'the newest feed content is served');
+    assert.ok(!holds(lists, 'second.example/'));
+    lists.close();
+  });
+
+  it('report a store that fails in an unexpected way, and keep serving the list as it was', async () => {
+    const feed = join(dir, 'failing.txt');
+    await writeFile(feed, 'kept.example/\n');
+    let fail = false;
+    const flakyStore: SnapshotStore = {
+      ...memorySnapshotStore,
+      publish: async (history, fullHashes) => {
+        if (fail) throw new TypeError('store exploded');
+        return history.publish(fullHashes);
+      },
+    };
+    const { lists, reports } = await start(feed, flakyStore);
+    fail = true;
+    await writeFile(feed, 'replacement.example/\n');
+    const [report] = await lists.reload();
+    assert.equal(report!.published, false);
+    assert.match(report!.errors.join('\n'), /reload failed unexpectedly: store exploded/);
+    assert.deepEqual(reports.at(-1), report);
+    assert.ok(holds(lists, 'kept.example/'));
+    assert.ok(!holds(lists, 'replacement.example/'));
+    lists.close();
+  });
+});

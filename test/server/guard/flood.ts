@@ -1,0 +1,37 @@
+// A client that floods a server with API requests, for the overload test: `node --import tsx flood.ts
+// URL SECONDS MAX_REQUESTS AGENTS`. Many connections at once, each request under one of AGENTS
+// User-Agents (distinct API clients); prints one JSON line: status counts, and how many 503s lacked
+// Retry-After.
+import { Agent, get } from 'node:http';
+
+const [url = '', seconds = '3', maxRequests = '20000', agents = '100'] = process.argv.slice(2);
+const deadline = Date.now() + Number(seconds) * 1000;
+const agent = new Agent({ keepAlive: true, maxSockets: 50 });
+const statuses: Record<string, number> = {};
+let sent = 0;
+let missingRetryAfter = 0;
+
+function one(): Promise<void> {
+  return new Promise((resolve) => {
+    const userAgent = `flood-client/${sent % Number(agents)}`;
+    sent++;
+    const request = get(url, { agent, headers: { 'user-agent': userAgent } }, (response) => {
+      statuses[response.statusCode ?? 0] = (statuses[response.statusCode ?? 0] ?? 0) + 1;
+      if (response.statusCode === 503 && response.headers['retry-after'] === undefined) missingRetryAfter++;
+      response.resume();
+      response.on('end', resolve);
+    });
+    request.on('error', () => {
+      statuses.error = (statuses.error ?? 0) + 1;
+      resolve();
+    });
+  });
+}
+
+async function worker(): Promise<void> {
+  while (Date.now() < deadline && sent < Number(maxRequests)) await one();
+}
+
+await Promise.all(Array.from({ length: 50 }, worker));
+agent.destroy();
+process.stdout.write(`${JSON.stringify({ sent, statuses, missingRetryAfter })}\n`);
