@@ -23,6 +23,7 @@ export {
   GOOGLE_SERVER,
   DEFAULT_THREAT_LISTS,
   GLOBAL_CACHE_LIST,
+  ClientOptionError,
   type SafeBrowsingClientOptions,
   type Mode,
   type CheckResult,
@@ -34,8 +35,10 @@ export {
 export type { Threat, Verdict, AnsweredBy } from './client/check.ts';
 export type { ThreatTypeName, ThreatAttributeName } from './client/threats.ts';
 export { HashListUpdateError, type HashListFailure } from './store/hash-list.ts';
+export { DatabaseStorageError } from './store/database.ts';
 export { RiceDecodeError } from './codec/index.ts';
 export { createServer, type ServerOptions, type SafeBrowsingServer } from './server/server.ts';
 export { LoadControl, type LoadControlSettings } from './server/guard/load-control.ts';
-export { KeyRing } from './server/ohttp/key-ring.ts';
+export { KeyRing, type GatewayKeys, GatewayKeysUnavailableError } from './server/ohttp/key-ring.ts';
+export { SharedKeyRing } from './server/ohttp/shared-key-ring.ts';
 export { createRelayApp, type RelayOptions } from './server/ohttp/relay.ts';

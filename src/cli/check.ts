@@ -1,9 +1,19 @@
+import { createInterface } from 'node:readline';
 import { Command, Option } from 'commander';
-import { type CheckResult, SafeBrowsingClient } from '../client/safe-browsing-client.ts';
+import { type CheckResult, GLOBAL_CACHE_LIST, SafeBrowsingClient } from '../client/safe-browsing-client.ts';
+import { parseCanonicalUrl } from '../url/canonicalize.ts';
 import { InvalidUrlError } from '../url/invalid-url.ts';
+import { reportDatabaseEvent } from './client-events.ts';
 import { addClientFlags, type ClientFlags, clientOptions } from './client-options.ts';
 import { EXIT, type CliIo, type ExitStatus, UsageError } from './io.ts';
 import { paint } from './paint.ts';
+
+/**
+ * URLs checked together (SafeBrowsingClient.checkUrls): a few searches for a hundred URLs rather than
+ * one each (a server with load control refuses more than 10 requests in 15 s, LC-1, LC-3), and results
+ * printed batch by batch, so that a long --stdin streams.
+ */
+export const URLS_PER_BATCH = 100;
 
 interface CheckFlags extends ClientFlags {
   stdin?: boolean;
@@ -12,7 +22,8 @@ interface CheckFlags extends ClientFlags {
   ohttpKeys?: string;
 }
 
-type Line = { url: string; result: CheckResult } | { url: string; invalid: string };
+/** A checked URL, with why its SAFE is not confirmed (a failed or deferred search, lists never downloaded); or an unusable one. */
+type Line = { url: string; result: CheckResult; notConfirmed: string | undefined } | { url: string; invalid: string };
 
 /** SB-3: warnings do not claim certainty. */
 function describeThreats(result: CheckResult): string {
@@ -26,7 +37,7 @@ function formatLine(line: Line, color: boolean): string {
   if ('invalid' in line) return `${paint('INVALID', 'yellow', color)}  ${line.url}: ${line.invalid}`;
   const { result } = line;
   if (result.verdict === 'UNSAFE') return `${paint('UNSAFE ', 'red', color)}  ${result.url}: ${describeThreats(result)}`;
-  if (result.error !== undefined) return `${paint('SAFE?  ', 'yellow', color)}  ${result.url}: not confirmed (${result.error.message})`;
+  if (line.notConfirmed !== undefined) return `${paint('SAFE?  ', 'yellow', color)}  ${result.url}: not confirmed (${line.notConfirmed})`;
   return `${paint('SAFE   ', 'green', color)}  ${result.url}`;
 }
 
@@ -39,30 +50,52 @@ function jsonLine(line: Line): unknown {
     verdict: result.verdict,
     answeredBy: result.answeredBy,
     threats: result.threats,
-    ...(result.error === undefined ? {} : { error: result.error.message }),
+    ...(line.notConfirmed === undefined ? {} : { error: line.notConfirmed }),
   };
 }
 
-/** The Go reference client's convention: 4 invalid input, then 1 unsafe, then 2 failed, else 0. */
-function exitStatus(lines: Line[]): ExitStatus {
-  if (lines.some((l) => 'invalid' in l)) return EXIT.INVALID_INPUT;
-  if (lines.some((l) => 'result' in l && l.result.verdict === 'UNSAFE')) return EXIT.UNSAFE;
-  if (lines.some((l) => 'result' in l && l.result.error !== undefined)) return EXIT.FAILED;
-  return EXIT.SAFE;
+/** The URLs of the arguments, then those of standard input as its lines arrive (blank lines and # comments skipped). */
+async function* urlsOf(args: readonly string[], stdin: NodeJS.ReadableStream | undefined): AsyncGenerator<string> {
+  yield* args;
+  if (stdin === undefined) return;
+  for await (const line of createInterface({ input: stdin, crlfDelay: Infinity })) {
+    const url = line.trim();
+    if (url !== '' && !url.startsWith('#')) yield url;
+  }
 }
 
-async function readStdinUrls(stdin: NodeJS.ReadableStream): Promise<string[]> {
-  let text = '';
-  for await (const chunk of stdin) text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-  return text
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'));
+async function* batchesOf(urls: AsyncIterable<string>, size: number): AsyncGenerator<string[]> {
+  let batch: string[] = [];
+  for await (const url of urls) {
+    batch.push(url);
+    if (batch.length === size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/** Prints lines as they come; JSON as one array, written element by element. */
+function printer(io: CliIo, json: boolean): { print(lines: readonly Line[]): void; end(): void } {
+  let printed = 0;
+  return {
+    print(lines) {
+      for (const line of lines) {
+        if (json) io.out(`${printed === 0 ? '[\n' : ',\n'}${JSON.stringify(jsonLine(line), null, 2).replace(/^/gm, '  ')}`);
+        else io.out(`${formatLine(line, io.color)}\n`);
+        printed++;
+      }
+    },
+    end() {
+      if (json && printed > 0) io.out('\n]\n');
+    },
+  };
 }
 
 export function checkCommand(io: CliIo, setExit: (status: ExitStatus) => void): Command {
   const command = new Command('check')
-    .description('check URLs against Safe Browsing lists; exit 0 all safe, 1 some unsafe, 2 some checks failed, 4 invalid input')
+    .description('check URLs against Safe Browsing lists; exit 0 all safe, 1 some unsafe, 2 some checks failed or not confirmed, 4 invalid input')
     .argument('[urls...]', 'URLs to check')
     .option('--stdin', 'read URLs from standard input, one per line')
     .addOption(
@@ -73,12 +106,7 @@ export function checkCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     .option('--ohttp-keys <url|file>', "the gateway's key configuration, e.g. http://127.0.0.1:8080/ohttp-keys");
   addClientFlags(command);
   return command.action(async (urls: string[], flags: CheckFlags) => {
-    const all = [...urls, ...(flags.stdin === true ? await readStdinUrls(io.stdin) : [])];
-    if (all.length === 0) {
-      io.err('sbkit check: give URLs as arguments or with --stdin\n');
-      setExit(EXIT.INVALID_INPUT);
-      return;
-    }
+    if (urls.length === 0 && flags.stdin !== true) throw new UsageError('give URLs as arguments or with --stdin');
     const options = clientOptions(flags);
     if ((flags.ohttpRelay === undefined) !== (flags.ohttpKeys === undefined)) throw new UsageError('--ohttp-relay and --ohttp-keys go together: the relay to send through, and the gateway\'s keys');
     if (flags.ohttpRelay !== undefined && flags.ohttpKeys !== undefined) {
@@ -86,26 +114,60 @@ export function checkCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
       options.ohttp = { relay: flags.ohttpRelay, keys: flags.ohttpKeys };
     }
     options.mode ??= flags.data === undefined ? 'nostorage' : options.protocol === 'v4' ? 'local' : 'realtime';
-    const client = new SafeBrowsingClient(options);
-    const lines: Line[] = [];
+    const client = new SafeBrowsingClient({ ...options, onEvent: (event) => reportDatabaseEvent(io, event) });
+    const output = printer(io, flags.json === true);
+    const seen = { any: false, invalid: false, unsafe: false, notConfirmed: false };
     try {
+      const batches = batchesOf(urlsOf(urls, flags.stdin === true ? io.stdin : undefined), URLS_PER_BATCH);
+      let neverUpdated: string[] = [];
       if (client.mode !== 'nostorage') {
         const summary = await client.update();
-        if (summary.error !== undefined) io.err(`sbkit: lists not updated: ${summary.error.message}\n`);
+        const nextTry = summary.backoffUntil === undefined ? '' : `; backing off until ${new Date(summary.backoffUntil).toISOString()} (RF-4)`;
+        if (summary.error !== undefined) io.err(`sbkit: lists not updated: ${summary.error.message}${nextTry}\n`);
+        else if (summary.backoffUntil !== undefined) io.err(`sbkit: lists not updated: the last update failed${nextTry}\n`);
+        // The global cache only sends URLs to the threat lists; without it they go to the server.
+        neverUpdated = client.listInfo().filter((list) => list.updatedAt === undefined && list.name !== GLOBAL_CACHE_LIST).map((list) => list.name);
       }
-      for (const url of all) {
-        try {
-          lines.push({ url, result: await client.checkUrl(url) });
-        } catch (err) {
-          if (!(err instanceof InvalidUrlError)) throw err;
-          lines.push({ url, invalid: err.message });
+      // A SAFE from local lists of which some were never downloaded says nothing about those.
+      const unconfirmedByLists = neverUpdated.length === 0 ? undefined : `never downloaded: ${neverUpdated.join(', ')}`;
+      for await (const batch of batches) {
+        seen.any = true;
+        const lines = await checkBatch(client, batch, unconfirmedByLists);
+        for (const line of lines) {
+          if ('invalid' in line) seen.invalid = true;
+          else if (line.result.verdict === 'UNSAFE') seen.unsafe = true;
+          else if (line.notConfirmed !== undefined) seen.notConfirmed = true;
         }
+        output.print(lines);
       }
     } finally {
       await client.close();
     }
-    if (flags.json === true) io.out(`${JSON.stringify(lines.map(jsonLine), null, 2)}\n`);
-    else io.out(lines.map((line) => `${formatLine(line, io.color)}\n`).join(''));
-    setExit(exitStatus(lines));
+    output.end();
+    if (!seen.any) throw new UsageError('no URLs on standard input; give one per line');
+    // The Go reference client's convention: 4 invalid input, then 1 unsafe, then 2 failed, else 0.
+    setExit(seen.invalid ? EXIT.INVALID_INPUT : seen.unsafe ? EXIT.UNSAFE : seen.notConfirmed ? EXIT.FAILED : EXIT.SAFE);
+  });
+}
+
+/** One batch: unusable URLs sorted out, the rest checked together, lines in the order given. */
+async function checkBatch(client: SafeBrowsingClient, batch: readonly string[], unconfirmedByLists: string | undefined): Promise<Line[]> {
+  const invalid = new Map<number, string>();
+  batch.forEach((url, i) => {
+    try {
+      parseCanonicalUrl(url);
+    } catch (err) {
+      if (!(err instanceof InvalidUrlError)) throw err;
+      invalid.set(i, err.message);
+    }
+  });
+  const results = await client.checkUrls(batch.filter((_, i) => !invalid.has(i)));
+  let next = 0;
+  return batch.map((url, i): Line => {
+    const reason = invalid.get(i);
+    if (reason !== undefined) return { url, invalid: reason };
+    const result = results[next++]!;
+    const fromLists = result.verdict === 'SAFE' && result.answeredBy === 'database' ? unconfirmedByLists : undefined;
+    return { url, result, notConfirmed: result.error?.message ?? fromLists };
   });
 }

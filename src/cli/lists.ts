@@ -1,26 +1,23 @@
 import { Command } from 'commander';
 import { SafeBrowsingClient } from '../client/safe-browsing-client.ts';
+import { reportDatabaseEvent } from './client-events.ts';
 import { addClientFlags, type ClientFlags, clientOptions } from './client-options.ts';
-import { EXIT, type CliIo, type ExitStatus } from './io.ts';
+import { type CliIo, type ExitStatus, UsageError } from './io.ts';
 import { formatTable } from './table.ts';
 
 interface ListsFlags extends ClientFlags {
   json?: boolean;
 }
 
-/** `sbkit lists`: what the local database holds; no network. */
-export function listsCommand(io: CliIo, setExit: (status: ExitStatus) => void): Command {
+/** `sbkit lists`: what the local database holds; no network, and the folder is left as it is (damaged files are only reported). */
+export function listsCommand(io: CliIo, _setExit: (status: ExitStatus) => void): Command {
   const command = new Command('lists').description('show the lists in the local database: name, version, entries, checksum, last update').option('--json', 'print JSON');
   addClientFlags(command);
   return command.action(async (flags: ListsFlags) => {
-    if (flags.data === undefined) {
-      io.err('sbkit lists: --data <dir> names the local database to show\n');
-      setExit(EXIT.INVALID_INPUT);
-      return;
-    }
+    if (flags.data === undefined) throw new UsageError('lists needs --data <dir>, the local database to show');
     const options = clientOptions(flags);
     if (options.protocol === 'v4') options.mode = 'local';
-    const client = new SafeBrowsingClient(options);
+    const client = new SafeBrowsingClient({ ...options, readOnly: true, onEvent: (event) => reportDatabaseEvent(io, event) });
     await client.open();
     const lists = client.listInfo();
     await client.close();

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { ClientOptionError } from '../client/safe-browsing-client.ts';
 import { VERSION } from '../version.ts';
 import { checkCommand } from './check.ts';
 import { expressionsCommand } from './expressions.ts';
@@ -8,6 +9,9 @@ import { serveCommand } from './serve.ts';
 import { statusCommand } from './status.ts';
 import { updateCommand } from './update.ts';
 import { EXIT, processIo, type CliIo, type ExitStatus, UsageError } from './io.ts';
+
+/** Set to any value but 0 to get the stack of an unexpected error, for a bug report. */
+export const DEBUG_VARIABLE = 'SBKIT_DEBUG';
 
 export function buildProgram(io: CliIo, setExit: (status: ExitStatus) => void): Command {
   const program = new Command('sbkit')
@@ -29,6 +33,10 @@ export function buildProgram(io: CliIo, setExit: (status: ExitStatus) => void): 
   return program;
 }
 
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}
+
 /** Runs the CLI on argv and returns the exit status instead of exiting, so tests can drive it. */
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
   let status: number = EXIT.SAFE;
@@ -39,14 +47,19 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     await program.parseAsync(argv);
     return status;
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.err(`sbkit: ${err.message}\n`);
+    // Options the client refuses are flags that do not go together: invalid input, like a usage error.
+    if (err instanceof UsageError || err instanceof ClientOptionError) {
+      io.err(`sbkit: ${oneLine(err.message)}\n`);
       return EXIT.INVALID_INPUT;
     }
     if (err instanceof CommanderError) {
       // Help and --version end in a CommanderError with exit code 0; usage mistakes are invalid input.
       return err.exitCode === 0 ? EXIT.SAFE : EXIT.INVALID_INPUT;
     }
-    throw err;
+    // Anything else is a failure to check, never a verdict: 1 would tell a script "unsafe".
+    const debug = (process.env[DEBUG_VARIABLE] ?? '') !== '' && process.env[DEBUG_VARIABLE] !== '0';
+    if (debug) io.err(`sbkit: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    else io.err(`sbkit: ${oneLine(err instanceof Error ? err.message : String(err))} (${DEBUG_VARIABLE}=1 shows where)\n`);
+    return EXIT.FAILED;
   }
 }

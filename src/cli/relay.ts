@@ -1,5 +1,7 @@
 import { Command } from 'commander';
+import { TrustedProxies } from '../server/guard/client-address.ts';
 import { LoadControl } from '../server/guard/load-control.ts';
+import { RedisConnectionError } from '../server/redis-connection.ts';
 import { createRelayApp } from '../server/ohttp/relay.ts';
 import { EXIT, type CliIo, type ExitStatus, untilStopped, UsageError } from './io.ts';
 
@@ -8,6 +10,9 @@ interface RelayFlags {
   host: string;
   port: string;
   loadControl: boolean;
+  trustedProxy?: string[];
+  redis?: string;
+  redisPrefix: string;
 }
 
 /** `sbkit relay`: an Oblivious HTTP relay (SB-2) in front of one gateway, behind load control. */
@@ -18,6 +23,9 @@ export function relayCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0: any free port)', '8081')
     .option('--no-load-control', 'forward every request at once: no LC-1..5 limits')
+    .option('--trusted-proxy <address...>', 'load balancers (addresses or CIDR blocks) in front of the relay whose X-Forwarded-For names the client')
+    .option('--redis <url>', 'share the per-client limits with the other relay instances using this Redis')
+    .option('--redis-prefix <prefix>', 'start of every Redis key of these relays', 'sbkit:relay:')
     .action(async (flags: RelayFlags) => {
       const port = Number(flags.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${flags.port}"`);
@@ -27,7 +35,27 @@ export function relayCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
       } catch {
         throw new UsageError(`--gateway must be a URL such as https://sb.example/ohttp-gateway, not "${flags.gateway}"`);
       }
-      const loadControl = flags.loadControl ? await LoadControl.create() : undefined;
+      const trustedProxies = flags.trustedProxy ?? [];
+      try {
+        new TrustedProxies(trustedProxies);
+      } catch (error) {
+        throw new UsageError(`--trusted-proxy: ${(error as Error).message}`);
+      }
+      let loadControl: LoadControl | undefined;
+      try {
+        loadControl = flags.loadControl
+          ? await LoadControl.create({
+              settings: { trustedProxies },
+              redis: flags.redis === undefined ? undefined : { url: flags.redis, keyPrefix: flags.redisPrefix },
+              log: (message) => io.err(`sbkit relay: ${message}\n`),
+            })
+          : undefined;
+      } catch (error) {
+        if (!(error instanceof RedisConnectionError)) throw error;
+        io.err(`sbkit relay: ${error.message}\n`);
+        setExit(error.reason === 'invalid-url' ? EXIT.INVALID_INPUT : EXIT.FAILED);
+        return;
+      }
       const app = createRelayApp({ gateway: gateway.href, loadControl });
       try {
         await app.listen({ host: flags.host, port });

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { demoCatalog } from '../server/demo.ts';
 import { ConfigError } from '../server/feeds/config-error.ts';
-import { readServerConfig } from '../server/feeds/config.ts';
+import { readServerConfig, type ServerConfig } from '../server/feeds/config.ts';
 import { FeedLists } from '../server/feed-lists.ts';
 import { DEFAULT_KEY_PREFIX, RedisSnapshotStore } from '../server/lists/redis-snapshot-store.ts';
 import { SnapshotStoreError } from '../server/lists/snapshot-store-error.ts';
@@ -11,9 +11,11 @@ import { UpstreamMirror } from '../server/upstream-mirror.ts';
 import { RedisConnectionError } from '../server/redis-connection.ts';
 import { TrustedProxies } from '../server/guard/client-address.ts';
 import { LoadControl } from '../server/guard/load-control.ts';
-import { KeyRing } from '../server/ohttp/key-ring.ts';
+import { type GatewayKeys, KeyRing } from '../server/ohttp/key-ring.ts';
+import { SharedKeyRing } from '../server/ohttp/shared-key-ring.ts';
 import { DEFAULT_LOAD_CONTROL_CONFIG, type LoadControlConfig } from '../server/guard/load-control-config.ts';
 import { RedisSearchCache } from '../server/redis-search-cache.ts';
+import { reportDatabaseEvent } from './client-events.ts';
 import { EXIT, type CliIo, type ExitStatus, untilStopped, UsageError } from './io.ts';
 
 interface ServeFlags {
@@ -29,6 +31,9 @@ interface ServeFlags {
   /** False with --no-load-control. */
   loadControl: boolean;
   trustedProxy?: string[];
+  trustedRelay?: string[];
+  ohttpRotate: string;
+  ohttpOverlap: string;
 }
 
 /** What a mode of `serve` contributes: the lists and searches to serve, and how to stop. */
@@ -38,6 +43,15 @@ interface Setup {
   /** The configuration's `loadControl` section; LC's defaults without a configuration. */
   loadControl: LoadControlConfig;
   close(): Promise<void>;
+}
+
+/** What a configuration sets besides its lists: who may ask, the operator's token, the waits served. */
+function accessOptions(config: ServerConfig): Pick<ServerOptions, 'apiKeys' | 'adminToken' | 'settings'> {
+  return {
+    apiKeys: config.apiKeys,
+    adminToken: config.adminToken,
+    settings: { minimumWaitMs: config.minimumWaitSeconds * 1000, cacheDurationMs: config.cacheDurationSeconds * 1000 },
+  };
 }
 
 /** Lists from the feeds of a configuration file, shared through Redis when asked. */
@@ -53,17 +67,12 @@ async function configSetup(flags: ServeFlags, configFile: string, io: CliIo): Pr
       (report) => {
         const problems = report.errors.length === 0 ? '' : `; failed sources: ${report.errors.join('; ')}`;
         io.err(`sbkit serve: list ${report.list}: ${report.expressions} entries, ${report.badLines} bad lines${problems}${report.published ? '' : ' (previous version kept)'}\n`);
+        for (const bad of report.firstBadLines) io.err(`sbkit serve:   ${bad.source}, line ${bad.line}: ${bad.reason}\n`);
       },
       store,
     );
     return {
-      options: {
-        catalog: feeds.catalog,
-        apiKeys: config.apiKeys,
-        adminToken: config.adminToken,
-        reload: () => feeds.reload(),
-        settings: { minimumWaitMs: config.minimumWaitSeconds * 1000, cacheDurationMs: config.cacheDurationSeconds * 1000 },
-      },
+      options: { catalog: feeds.catalog, reload: () => feeds.reload(), ...accessOptions(config) },
       describe: configFile,
       loadControl: config.loadControl,
       close: async () => {
@@ -82,6 +91,11 @@ async function configSetup(flags: ServeFlags, configFile: string, io: CliIo): Pr
  * with --redis, instances share the mirrored lists' versions and the upstream's search answers.
  */
 async function upstreamSetup(flags: ServeFlags, upstream: string, io: CliIo): Promise<Setup> {
+  // A proxy's configuration holds everything but lists: keys, admin token, waits, load control.
+  const config = flags.config === undefined ? undefined : await readServerConfig(flags.config);
+  if (config !== undefined && config.lists.length > 0) {
+    throw new UsageError(`${flags.config}: a proxy serves its upstream's lists; leave "lists" out of the configuration given with --upstream`);
+  }
   const log = (message: string) => io.err(`sbkit serve: ${message}\n`);
   const shared: { close(): Promise<void> }[] = [];
   const closeShared = async () => {
@@ -100,19 +114,21 @@ async function upstreamSetup(flags: ServeFlags, upstream: string, io: CliIo): Pr
       apiKey: flags.upstreamKey,
       protocol: flags.upstreamProtocol,
       dataDir: flags.data,
+      keepVersions: config?.keepVersions,
       store,
       searchCache,
       log,
       onEvent: (event) => {
         if (event.type === 'update') log(`mirrored ${event.lists.join(', ')} from ${upstream}`);
         if (event.type === 'update-failed') log(`${upstream} failed (${event.error.message}); next try ${new Date(event.nextUpdateAt).toISOString()}`);
+        reportDatabaseEvent(io, event);
       },
     });
     return {
       // SB-3: verdicts from Google's data say so on the lookup page; another upstream's do not.
-      options: { catalog: mirror.catalog, fullHashes: mirror.fullHashes, googleData: isGoogle(upstream) },
+      options: { catalog: mirror.catalog, fullHashes: mirror.fullHashes, listsReady: () => mirror.listsReady(), googleData: isGoogle(upstream), ...(config === undefined ? {} : accessOptions(config)) },
       describe: `a mirror of ${upstream}${flags.redis === undefined ? '' : ' shared through Redis'}`,
-      loadControl: DEFAULT_LOAD_CONTROL_CONFIG,
+      loadControl: config?.loadControl ?? DEFAULT_LOAD_CONTROL_CONFIG,
       close: async () => {
         await mirror.close();
         await closeShared();
@@ -135,21 +151,41 @@ function isGoogle(upstream: string): boolean {
 /** The LC-5 gate, unless switched off; with --redis its limits are shared by the instances. */
 async function startLoadControl(flags: ServeFlags, config: LoadControlConfig, io: CliIo): Promise<LoadControl | undefined> {
   if (!flags.loadControl || !config.enabled) return undefined;
-  const trustedProxies = [...(config.settings.trustedProxies ?? []), ...(flags.trustedProxy ?? [])];
-  try {
-    new TrustedProxies(trustedProxies);
-  } catch (error) {
-    throw new UsageError(`--trusted-proxy: ${(error as Error).message}`);
-  }
+  const trustedProxies = addressFlag('--trusted-proxy', [...(config.settings.trustedProxies ?? []), ...(flags.trustedProxy ?? [])], 'trusted proxy');
+  const trustedRelays = addressFlag('--trusted-relay', [...(config.settings.trustedRelays ?? []), ...(flags.trustedRelay ?? [])], 'trusted relay');
   return LoadControl.create({
-    settings: { ...config.settings, trustedProxies },
+    settings: { ...config.settings, trustedProxies, trustedRelays },
     redis: flags.redis === undefined ? undefined : { url: flags.redis, keyPrefix: flags.redisPrefix },
     log: (message) => io.err(`sbkit serve: ${message}\n`),
   });
 }
 
+function addressFlag(flag: string, entries: string[], what: string): string[] {
+  try {
+    new TrustedProxies(entries, what);
+  } catch (error) {
+    throw new UsageError(`${flag}: ${(error as Error).message}`);
+  }
+  return entries;
+}
+
+/**
+ * Every server is an Oblivious HTTP gateway too (SB-2): searches may come through a relay. Instances
+ * sharing a Redis share their keys, so that a configuration one of them published works with all.
+ */
+async function gatewayKeys(flags: ServeFlags, io: CliIo): Promise<GatewayKeys & { close?(): Promise<void> }> {
+  const rotateHours = Number(flags.ohttpRotate);
+  const overlapMinutes = Number(flags.ohttpOverlap);
+  if (!(Number.isFinite(rotateHours) && rotateHours > 0 && rotateHours <= 24 * 365)) throw new UsageError(`--ohttp-rotate is a number of hours, more than 0, not "${flags.ohttpRotate}"`);
+  if (!(Number.isFinite(overlapMinutes) && overlapMinutes >= 0 && overlapMinutes < rotateHours * 60)) {
+    throw new UsageError(`--ohttp-overlap is a number of minutes from 0 to less than the rotation period, not "${flags.ohttpOverlap}"`);
+  }
+  const timing = { rotateMs: rotateHours * 3_600_000, overlapMs: overlapMinutes * 60_000 };
+  if (flags.redis === undefined) return KeyRing.create(timing);
+  return SharedKeyRing.connect({ ...timing, url: flags.redis, keyPrefix: flags.redisPrefix, log: (message) => io.err(`sbkit serve: ${message}\n`) });
+}
+
 async function setupFor(flags: ServeFlags, io: CliIo): Promise<Setup> {
-  if (flags.upstream !== undefined && flags.config !== undefined) throw new UsageError('serve either your own lists (--config) or an upstream\'s (--upstream), not both');
   if (flags.redis !== undefined && flags.config === undefined && flags.upstream === undefined) {
     throw new UsageError('--redis shares the lists of a --config, or of an --upstream, between instances');
   }
@@ -163,7 +199,7 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     .description('serve Safe Browsing v5 and v4 lists: your own (--config), a mirror of an upstream (--upstream), or an embedded demo set')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0: any free port)', '8080')
-    .option('--config <file>', 'JSON configuration: lists, feeds, keys (docs/configuration.md)')
+    .option('--config <file>', 'JSON configuration: lists, feeds, keys, load control (docs/configuration.md); with --upstream, all but lists')
     .option('--redis <url>', 'share published lists (and, with --upstream, cached searches) with the other instances using this Redis, e.g. redis://127.0.0.1:6379')
     .option('--redis-prefix <prefix>', `start of every Redis key: one per group of instances that serve the same lists (proxies: ${DEFAULT_KEY_PREFIX}proxy: unless set)`, DEFAULT_KEY_PREFIX)
     .option('--upstream <url>', 'act as a caching proxy of this Safe Browsing server, e.g. https://safebrowsing.googleapis.com')
@@ -172,6 +208,9 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     .option('--data <dir>', 'with --upstream: folder where the mirrored lists are kept between restarts')
     .option('--no-load-control', 'serve every request at once: no LC-1..5 limits (for a server only you use)')
     .option('--trusted-proxy <address...>', 'load balancers and proxies (addresses or CIDR blocks) whose X-Forwarded-For names the client')
+    .option('--trusted-relay <address...>', 'Oblivious HTTP relays (addresses or CIDR blocks) in front of this gateway: only the load rules apply to what they forward, since each carries many clients')
+    .option('--ohttp-rotate <hours>', 'Oblivious HTTP gateway: how long each key is the current one', '24')
+    .option('--ohttp-overlap <minutes>', 'Oblivious HTTP gateway: how long a replaced key is still accepted', '60')
     .action(async (flags: ServeFlags) => {
       const port = Number(flags.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${flags.port}"`);
@@ -195,13 +234,23 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
         setExit(err.reason === 'invalid-url' ? EXIT.INVALID_INPUT : EXIT.FAILED);
         return;
       }
-      // Every server is an Oblivious HTTP gateway too (SB-2): searches may come through a relay.
-      const ohttpKeys = await KeyRing.create();
+      let ohttpKeys: GatewayKeys & { close?(): Promise<void> };
+      try {
+        ohttpKeys = await gatewayKeys(flags, io);
+      } catch (err) {
+        await loadControl?.close();
+        await setup.close();
+        if (!(err instanceof RedisConnectionError)) throw err;
+        io.err(`sbkit serve: ${err.message}\n`);
+        setExit(EXIT.FAILED);
+        return;
+      }
       const server = createServer({ ...setup.options, loadControl, ohttpKeys, serving: setup.describe, host: flags.host, port });
       let url: string;
       try {
         url = await server.listen();
       } catch (err) {
+        await ohttpKeys.close?.();
         await loadControl?.close();
         await setup.close();
         io.err(`sbkit serve: cannot listen on ${flags.host}:${port}: ${(err as Error).message}\n`);
@@ -213,6 +262,7 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
       io.err(`try: npx sbkit check --server ${url} http://testsafebrowsing.appspot.com/s/phishing.html\n`);
       await untilStopped();
       await server.close();
+      await ohttpKeys.close?.();
       await loadControl?.close();
       await setup.close();
     });

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { ServerStatus } from '../server/web/status.ts';
 import { EMBEDDED_SERVER } from './client-options.ts';
-import { EXIT, type CliIo, type ExitStatus } from './io.ts';
+import { EXIT, type CliIo, type ExitStatus, UsageError } from './io.ts';
 import { paint } from './paint.ts';
 import { formatTable } from './table.ts';
 
@@ -12,6 +12,14 @@ interface StatusFlags {
 
 const TIMEOUT_MS = 10_000;
 
+function isHttpUrl(text: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}
+
 /** `sbkit status`: what a running sbkit server reports at /status.json, for people or as JSON. */
 export function statusCommand(io: CliIo, setExit: (status: ExitStatus) => void): Command {
   return new Command('status')
@@ -19,6 +27,7 @@ export function statusCommand(io: CliIo, setExit: (status: ExitStatus) => void):
     .option('--server <url>', 'the sbkit server to ask', EMBEDDED_SERVER)
     .option('--json', 'print the server\'s JSON as it is')
     .action(async (flags: StatusFlags) => {
+      if (!isHttpUrl(flags.server)) throw new UsageError(`--server must be an http(s) URL such as ${EMBEDDED_SERVER}, not "${flags.server}"`);
       const url = `${flags.server.replace(/\/+$/, '')}/status.json`;
       let status: ServerStatus;
       try {

@@ -134,50 +134,70 @@ function withDecoys(ctx: CheckContext, prefixes: Set<number>): number[] {
 }
 
 /**
- * SB-8 steps 6–9 (and their counterparts in the other procedures): asks the server about the prefixes,
- * caches the answer for every real prefix asked (decoys are not cached), and judges.
+ * What a procedure still needs from the server: the prefixes to ask about, the verdict should the
+ * search fail, and the threats the cache already showed.
  */
-async function askServer(
-  ctx: CheckContext,
-  prepared: PreparedUrl,
-  prefixes: Set<number>,
-  onError: 'UNSURE' | 'SAFE',
-  earlierThreats: Threat[],
-): Promise<CheckOutcome> {
-  let response: SearchResponse;
-  try {
-    response = await ctx.search(withDecoys(ctx, prefixes));
-  } catch (err) {
-    const error = err instanceof Error ? err : new Error(String(err));
-    return { verdict: onError, canonicalUrl: prepared.canonicalUrl, threats: earlierThreats, answeredBy: 'server', error };
-  }
-  ctx.cache.store(prefixes, response, ctx.now());
-  const threats = [...earlierThreats, ...threatsIn(response.fullHashes, prepared, ctx.inFrame ?? false)];
+export interface PendingSearch {
+  prepared: PreparedUrl;
+  prefixes: Set<number>;
+  onError: 'UNSURE' | 'SAFE';
+  earlierThreats: Threat[];
+}
+
+/** A check done as far as it goes without the server: finished, or waiting for a search. */
+export type CheckStep = { outcome: CheckOutcome } | { pending: PendingSearch };
+
+/**
+ * SB-8 steps 8–9 (and their counterparts in the other procedures): the verdict from the server's answer,
+ * or the procedure's fallback when the search failed.
+ */
+function judge(ctx: CheckContext, pending: PendingSearch, answer: SearchResponse | Error): CheckOutcome {
+  const { prepared, earlierThreats } = pending;
+  if (answer instanceof Error) return { verdict: pending.onError, canonicalUrl: prepared.canonicalUrl, threats: earlierThreats, answeredBy: 'server', error: answer };
+  const threats = [...earlierThreats, ...threatsIn(answer.fullHashes, prepared, ctx.inFrame ?? false)];
   return { verdict: isUnsafe(threats) ? 'UNSAFE' : 'SAFE', canonicalUrl: prepared.canonicalUrl, threats, answeredBy: 'server' };
 }
 
-function answeredLocally(prepared: PreparedUrl, threats: Threat[], answeredBy: AnsweredBy): CheckOutcome {
-  return { verdict: isUnsafe(threats) ? 'UNSAFE' : 'SAFE', canonicalUrl: prepared.canonicalUrl, threats, answeredBy };
+/**
+ * SB-8 steps 6–9 for any number of checks at once: one search for the prefixes all of them still need
+ * (SB-8 leaves it to the client how prefixes go to the server), its answer cached for every real prefix
+ * asked (decoys are not cached), then each check judged on that answer as if it had asked alone.
+ */
+export async function finishChecks(ctx: CheckContext, steps: readonly CheckStep[]): Promise<CheckOutcome[]> {
+  const prefixes = new Set<number>();
+  for (const step of steps) if ('pending' in step) for (const prefix of step.pending.prefixes) prefixes.add(prefix);
+  let answer: SearchResponse | Error | undefined;
+  if (prefixes.size > 0) {
+    try {
+      answer = await ctx.search(withDecoys(ctx, prefixes));
+      ctx.cache.store(prefixes, answer, ctx.now());
+    } catch (err) {
+      answer = err instanceof Error ? err : new Error(String(err));
+    }
+  }
+  return steps.map((step) => ('outcome' in step ? step.outcome : judge(ctx, step.pending, answer!)));
 }
 
-/**
- * SB-8 RealTimeCheck → SAFE, UNSAFE or UNSURE. A global-cache hit is UNSURE (the local threat lists
- * decide); otherwise cache, then server, whose failure is UNSURE as well.
- */
-export async function realTimeCheck(ctx: CheckContext, prepared: PreparedUrl): Promise<CheckOutcome> {
+async function finishCheck(ctx: CheckContext, step: CheckStep): Promise<CheckOutcome> {
+  return (await finishChecks(ctx, [step]))[0]!;
+}
+
+function answeredLocally(prepared: PreparedUrl, threats: Threat[], answeredBy: AnsweredBy): { outcome: CheckOutcome } {
+  return { outcome: { verdict: isUnsafe(threats) ? 'UNSAFE' : 'SAFE', canonicalUrl: prepared.canonicalUrl, threats, answeredBy } };
+}
+
+/** SB-8 RealTimeCheck up to its search: global cache (a hit is UNSURE), then local cache. */
+export function realTimeStep(ctx: CheckContext, prepared: PreparedUrl): CheckStep {
   if (prepared.hashes.some((hash) => ctx.lists.inGlobalCache(hash))) {
-    return { verdict: 'UNSURE', canonicalUrl: prepared.canonicalUrl, threats: [], answeredBy: 'database' };
+    return { outcome: { verdict: 'UNSURE', canonicalUrl: prepared.canonicalUrl, threats: [], answeredBy: 'database' } };
   }
   const { remaining, threats } = consultCache(ctx, prepared);
   if (isUnsafe(threats) || remaining.size === 0) return answeredLocally(prepared, threats, 'cache');
-  return askServer(ctx, prepared, remaining, 'UNSURE', threats);
+  return { pending: { prepared, prefixes: remaining, onError: 'UNSURE', earlierThreats: threats } };
 }
 
-/**
- * SB-8 LocalThreatListCheck → SAFE or UNSAFE: cache, then the local threat lists; only prefixes the
- * lists hold go to the server, and a server failure is SAFE.
- */
-export async function localThreatListCheck(ctx: CheckContext, prepared: PreparedUrl): Promise<CheckOutcome> {
+/** SB-8 LocalThreatListCheck up to its search: local cache, then the local threat lists. */
+export function localThreatListStep(ctx: CheckContext, prepared: PreparedUrl): CheckStep {
   const { remaining, threats } = consultCache(ctx, prepared);
   if (isUnsafe(threats)) return answeredLocally(prepared, threats, 'cache');
   const listed = new Set<number>();
@@ -186,12 +206,33 @@ export async function localThreatListCheck(ctx: CheckContext, prepared: Prepared
     if (remaining.has(prefix) && ctx.lists.inThreatLists(hash)) listed.add(prefix);
   });
   if (listed.size === 0) return answeredLocally(prepared, threats, remaining.size === 0 ? 'cache' : 'database');
-  return askServer(ctx, prepared, listed, 'SAFE', threats);
+  return { pending: { prepared, prefixes: listed, onError: 'SAFE', earlierThreats: threats } };
+}
+
+/** SB-8 NoStorageCheck up to its search: the local cache only. */
+export function noStorageStep(ctx: CheckContext, prepared: PreparedUrl): CheckStep {
+  const { remaining, threats } = consultCache(ctx, prepared);
+  if (isUnsafe(threats) || remaining.size === 0) return answeredLocally(prepared, threats, 'cache');
+  return { pending: { prepared, prefixes: remaining, onError: 'SAFE', earlierThreats: threats } };
+}
+
+/**
+ * SB-8 RealTimeCheck → SAFE, UNSAFE or UNSURE. A global-cache hit is UNSURE (the local threat lists
+ * decide); otherwise cache, then server, whose failure is UNSURE as well.
+ */
+export function realTimeCheck(ctx: CheckContext, prepared: PreparedUrl): Promise<CheckOutcome> {
+  return finishCheck(ctx, realTimeStep(ctx, prepared));
+}
+
+/**
+ * SB-8 LocalThreatListCheck → SAFE or UNSAFE: cache, then the local threat lists; only prefixes the
+ * lists hold go to the server, and a server failure is SAFE.
+ */
+export function localThreatListCheck(ctx: CheckContext, prepared: PreparedUrl): Promise<CheckOutcome> {
+  return finishCheck(ctx, localThreatListStep(ctx, prepared));
 }
 
 /** SB-8 NoStorageCheck → SAFE or UNSAFE: cache, then every remaining prefix to the server; failure is SAFE. */
-export async function noStorageCheck(ctx: CheckContext, prepared: PreparedUrl): Promise<CheckOutcome> {
-  const { remaining, threats } = consultCache(ctx, prepared);
-  if (isUnsafe(threats) || remaining.size === 0) return answeredLocally(prepared, threats, 'cache');
-  return askServer(ctx, prepared, remaining, 'SAFE', threats);
+export function noStorageCheck(ctx: CheckContext, prepared: PreparedUrl): Promise<CheckOutcome> {
+  return finishCheck(ctx, noStorageStep(ctx, prepared));
 }

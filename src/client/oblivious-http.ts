@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { type BinaryHttpResponse, decodeBinaryHttpResponse, encodeBinaryHttpRequest, padded } from '../wire/binary-http.ts';
 import type { OutgoingRequest } from '../wire/client-request.ts';
 import type { WireResponse } from '../wire/client-response.ts';
-import { decapsulateResponse, encapsulateRequest, type KeyConfig, OhttpError, parseKeyConfigs } from '../wire/ohttp.ts';
+import { decapsulateResponse, encapsulateRequest, KEY_PROBLEM_TYPE, type KeyConfig, OhttpError, parseKeyConfigs } from '../wire/ohttp.ts';
 import { type HttpSettings, sendRequest, TransportError } from './http.ts';
 
 export interface ObliviousHttpOptions {
@@ -26,8 +26,8 @@ export class ObliviousHttp {
   /**
    * Sends `request` through the relay and gives the gateway's answer to it, as if sent directly. Only
    * an encapsulated answer counts: anything else (the relay's or the gateway's own refusal) is a
-   * TransportError, never read as the server's answer. A refusal after which the gateway's keys may
-   * have changed is tried once more with the configuration read again.
+   * TransportError, never read as the server's answer. When the gateway says the key is unknown (RFC
+   * 9458 §5.3: its keys changed), the request is tried once more with the configuration read again.
    */
   async send(request: OutgoingRequest, settings: HttpSettings): Promise<WireResponse> {
     const target = new URL(request.url);
@@ -43,7 +43,7 @@ export class ObliviousHttp {
       }),
     );
     let answer = await this.exchange(inner, settings);
-    if (answer.status === 400 && this.refetchable()) {
+    if ('keyUnknown' in answer && answer.keyUnknown && this.refetchable()) {
       this.configs = undefined;
       answer = await this.exchange(inner, settings);
     }
@@ -53,12 +53,12 @@ export class ObliviousHttp {
   }
 
   /** One round through the relay: the gateway's decrypted answer, or the status of an outer refusal. */
-  private async exchange(inner: Uint8Array, settings: HttpSettings): Promise<BinaryHttpResponse | { status: number }> {
+  private async exchange(inner: Uint8Array, settings: HttpSettings): Promise<BinaryHttpResponse | { status: number; keyUnknown: boolean }> {
     const config = (await this.keyConfigs(settings))[0];
     if (config === undefined) throw new TransportError('network', 'the gateway publishes no key configuration this client can use');
     const { message, context } = await encapsulateRequest(config, inner);
     const outer = await sendRequest({ method: 'POST', url: this.options.relay, headers: { 'content-type': 'message/ohttp-req' }, body: message }, { ...settings, userAgent: 'sbkit' });
-    if (outer.httpStatus !== 200 || outer.contentType?.split(';')[0]?.trim() !== 'message/ohttp-res') return { status: outer.httpStatus };
+    if (outer.httpStatus !== 200 || outer.contentType?.split(';')[0]?.trim() !== 'message/ohttp-res') return { status: outer.httpStatus, keyUnknown: isKeyProblem(outer) };
     try {
       return decodeBinaryHttpResponse(await decapsulateResponse(context, outer.body));
     } catch (error) {
@@ -99,5 +99,14 @@ export class ObliviousHttp {
       throw error;
     }
     return this.configs;
+  }
+}
+
+function isKeyProblem(answer: WireResponse): boolean {
+  if (answer.httpStatus !== 400 || answer.contentType?.split(';')[0]?.trim().toLowerCase() !== 'application/problem+json') return false;
+  try {
+    return (JSON.parse(Buffer.from(answer.body).toString('utf8')) as { type?: unknown }).type === KEY_PROBLEM_TYPE;
+  } catch {
+    return false;
   }
 }

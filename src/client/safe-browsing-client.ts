@@ -1,6 +1,6 @@
-import { LocalDatabase } from '../store/database.ts';
+import { DatabaseFileError, isSafeListName, LocalDatabase } from '../store/database.ts';
 import { prefix32 } from '../url/hash.ts';
-import { HashList, HashListUpdateError } from '../store/hash-list.ts';
+import { HashList, HashListUpdateError, type HashListUpdate } from '../store/hash-list.ts';
 import type { HashWidth } from '../store/hash-set.ts';
 import type { WireEncoding } from '../wire/encoding.ts';
 import { VERSION } from '../version.ts';
@@ -8,19 +8,26 @@ import {
   type AnsweredBy,
   type CheckContext,
   type CheckOutcome,
+  finishChecks,
   localThreatListCheck,
+  localThreatListStep,
   noStorageCheck,
+  noStorageStep,
   prepareUrl,
   realTimeCheck,
+  realTimeStep,
 } from './check.ts';
+import { type ClientState, parseClientState } from './client-state.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { LocalCache, type LocalCacheOptions } from './local-cache.ts';
 import { ObliviousHttp, type ObliviousHttpOptions } from './oblivious-http.ts';
-import { RequestSchedule, type ScheduleState } from './schedule.ts';
+import { RequestSchedule } from './schedule.ts';
 import type { FullHashMatch } from './threats.ts';
 import type { ListState, SearchResult, SizeConstraints, Transport } from './transport.ts';
 import { V4Transport } from './transport-v4.ts';
 import { V5Transport } from './transport-v5.ts';
+import { UpdateSchedule } from './update-schedule.ts';
+import { NoV4ListError, v4ListOf } from './v4-lists.ts';
 
 /**
  * Prefixes per search request. The API allows 1000, but a v5 search is a GET whose prefixes fill the
@@ -85,17 +92,27 @@ export interface SafeBrowsingClientOptions {
    * (the server) what, neither both. Updates go to `server` directly: they reveal nothing.
    */
   ohttp?: ObliviousHttpOptions;
+  /**
+   * Open `dataDir` to look only (what `sbkit lists` does): nothing in it is created, changed or removed,
+   * damaged files are reported and left alone, and `update()` and `start()` are refused.
+   */
+  readOnly?: boolean;
   clock?: Clock;
   random?: () => number;
   onEvent?: (event: ClientEvent) => void;
 }
 
-/** What happened, for logs: every update round, dropped lists, damaged files, throttled searches. */
+/**
+ * What happened, for logs: every update round, failed updates (a list that could not be stored is one),
+ * dropped lists, damaged files, and request schedules that could not be saved (waits may then not
+ * outlive a restart).
+ */
 export type ClientEvent =
   | { type: 'update'; lists: string[]; nextUpdateAt: number }
   | { type: 'update-failed'; error: Error; consecutiveFailures: number; nextUpdateAt: number }
   | { type: 'list-dropped'; list: string; error: Error }
-  | { type: 'damaged-file'; error: Error };
+  | { type: 'damaged-file'; error: Error }
+  | { type: 'state-not-saved'; error: Error };
 
 export interface CheckResult extends Omit<CheckOutcome, 'verdict'> {
   url: string;
@@ -130,6 +147,11 @@ export interface ClientStats {
   cachedPrefixes: number;
 }
 
+/** Options that cannot work together or at all; thrown by the constructor (and by update() when read-only). */
+export class ClientOptionError extends RangeError {
+  override readonly name = 'ClientOptionError';
+}
+
 /** A search could not be sent because RF-3 / RF-4 forbid it for now. */
 export class SearchDeferredError extends Error {
   override readonly name = 'SearchDeferredError';
@@ -142,19 +164,30 @@ export class SearchDeferredError extends Error {
 export interface UpdateSummary {
   updated: string[];
   failed: { list: string; error: Error }[];
-  /** Set when the whole request failed. */
+  /** Set when the whole request failed, when a list could not be stored, or when the schedule could not be saved. */
   error: Error | undefined;
   nextUpdateAt: number;
+  /** Set while updates back off after failures (RF-4): no update is asked for before this moment. */
+  backoffUntil: number | undefined;
 }
 
-interface PersistedState {
-  updates?: Record<string, ScheduleState>;
-  search?: ScheduleState;
-}
-
+/** The width a list's hashes have: its name's -4b, -8b, -16b or -32b suffix; 4 bytes without one. */
 function widthOfName(name: string): HashWidth {
   const match = /-(4|8|16|32)b$/.exec(name);
   return match === null ? 4 : (Number(match[1]) as HashWidth);
+}
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const { protocol } = new URL(text);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -177,12 +210,15 @@ export class SafeBrowsingClient {
   private readonly updatedAt = new Map<string, number>();
   private readonly threatListNames: string[];
   private readonly globalCacheName: string | undefined;
-  private readonly updateSchedules = new Map<string, RequestSchedule>();
+  private updateSchedule: UpdateSchedule;
   private searchSchedule: RequestSchedule;
   private database: LocalDatabase | undefined;
   private timer: unknown;
   private opened: Promise<void> | undefined;
   private updating: Promise<UpdateSummary> | undefined;
+  /** The write of the schedules under way; another is made after it when they changed meanwhile. */
+  private stateWrite: Promise<Error | undefined> | undefined;
+  private stateChanged = false;
   private closed = false;
   private readonly counters = {
     checks: 0,
@@ -194,22 +230,30 @@ export class SafeBrowsingClient {
     updateFailures: 0,
   };
 
+  /** Throws ClientOptionError for options that cannot work. */
   constructor(private readonly options: SafeBrowsingClientOptions = {}) {
     this.protocol = options.protocol ?? 'v5';
     this.mode = options.mode ?? (this.protocol === 'v5' ? 'realtime' : 'local');
     if (this.mode === 'realtime' && this.protocol === 'v4') {
-      throw new RangeError('real-time mode needs the v5 protocol (v4 has no global cache); use mode "local" or "nostorage"');
+      throw new ClientOptionError('real-time mode needs the v5 protocol (v4 has no global cache); use mode "local" or "nostorage"');
     }
-    if (options.ohttp !== undefined && this.protocol === 'v4') throw new RangeError('Oblivious HTTP carries v5 hashes:search only; use the v5 protocol');
+    if (options.ohttp !== undefined && this.protocol === 'v4') throw new ClientOptionError('Oblivious HTTP carries v5 hashes:search only; use the v5 protocol');
+    const serverUrl = options.server ?? GOOGLE_SERVER;
+    if (!isHttpUrl(serverUrl)) throw new ClientOptionError(`the server "${serverUrl}" is not an http or https URL, such as ${GOOGLE_SERVER}`);
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
     this.cache = new LocalCache(options.cache);
     this.threatListNames = this.mode === 'nostorage' ? [] : [...(options.lists ?? DEFAULT_THREAT_LISTS)];
     this.globalCacheName = this.mode === 'realtime' ? GLOBAL_CACHE_LIST : undefined;
+    // Checked in no-storage mode too, where the lists named are not kept: a name that cannot work is a mistake.
+    const unsafeName = options.lists?.find((name) => !isSafeListName(name));
+    if (unsafeName !== undefined) throw new ClientOptionError(`"${unsafeName}" is not a list name: list names are short ASCII words such as se-4b`);
     for (const name of this.allListNames()) this.lists.set(name, HashList.empty(name, widthOfName(name)));
-    this.searchSchedule = new RequestSchedule(this.clock.now(), 0, 0);
+    const now = this.clock.now();
+    this.updateSchedule = new UpdateSchedule(this.allListNames(), now);
+    this.searchSchedule = new RequestSchedule(now, 0, 0);
     const settings = {
-      serverUrl: options.server ?? GOOGLE_SERVER,
+      serverUrl,
       apiKey: options.apiKey,
       encoding: options.encoding ?? 'protobuf',
       userAgent: options.userAgent ?? `sbkit/${VERSION}`,
@@ -218,10 +262,17 @@ export class SafeBrowsingClient {
       sizeConstraints: { maxUpdateEntries: 0, maxDatabaseEntries: 0, ...options.sizeConstraints },
     };
     const oblivious = options.ohttp === undefined ? undefined : new ObliviousHttp(options.ohttp);
-    this.transport =
-      this.protocol === 'v5'
-        ? new V5Transport(settings, oblivious === undefined ? undefined : (request, http) => oblivious.send(request, http))
-        : new V4Transport(settings, this.threatListNames);
+    try {
+      // Every list named must exist in v4, in no-storage mode too, where none is kept: the name is a mistake.
+      if (this.protocol === 'v4') for (const name of options.lists ?? []) v4ListOf(name);
+      this.transport =
+        this.protocol === 'v5'
+          ? new V5Transport(settings, oblivious === undefined ? undefined : (request, http) => oblivious.send(request, http))
+          : new V4Transport(settings, this.threatListNames);
+    } catch (err) {
+      if (err instanceof NoV4ListError) throw new ClientOptionError(err.message, { cause: err });
+      throw err;
+    }
   }
 
   private allListNames(): string[] {
@@ -235,21 +286,31 @@ export class SafeBrowsingClient {
   }
 
   private async load(): Promise<void> {
-    const now = this.clock.now();
-    if (this.options.dataDir !== undefined && this.mode !== 'nostorage') {
-      this.database = await LocalDatabase.open(this.options.dataDir, (error) => this.emit({ type: 'damaged-file', error }));
-      for (const name of this.allListNames()) {
-        const stored = this.database.get(name);
-        if (stored === undefined) continue;
-        this.lists.set(name, stored.list);
-        this.updatedAt.set(name, stored.updatedAt);
-      }
-    }
-    const state = ((await this.database?.readState()) ?? {}) as PersistedState;
+    if (this.options.dataDir === undefined || this.mode === 'nostorage') return;
+    const reportDamage = (error: Error) => this.emit({ type: 'damaged-file', error });
+    const database = await LocalDatabase.open(this.options.dataDir, { onDamaged: reportDamage, readOnly: this.options.readOnly === true });
+    this.database = database;
     for (const name of this.allListNames()) {
-      const saved = state.updates?.[name];
-      this.updateSchedules.set(name, saved === undefined ? new RequestSchedule(now, 0, 0) : RequestSchedule.restore(saved));
+      const stored = database.get(name);
+      if (stored === undefined) continue;
+      const width = widthOfName(name);
+      if (stored.list.width !== width) {
+        // Not this list's width: fetched again in full, which then replaces the file.
+        reportDamage(new DatabaseFileError(database.fileOf(name), `it holds ${stored.list.width}-byte hashes, the list ${width}-byte ones`));
+        continue;
+      }
+      this.lists.set(name, stored.list);
+      this.updatedAt.set(name, stored.updatedAt);
     }
+    let state: ClientState = {};
+    try {
+      state = parseClientState(await database.readState(), database.stateFile);
+    } catch (err) {
+      // A state that cannot be used counts as none, reported once here and replaced at the next save.
+      if (!(err instanceof DatabaseFileError)) throw err;
+      reportDamage(err);
+    }
+    if (state.updates !== undefined) this.updateSchedule = new UpdateSchedule(this.allListNames(), this.clock.now(), state.updates);
     if (state.search !== undefined) this.searchSchedule = RequestSchedule.restore(state.search);
   }
 
@@ -259,27 +320,30 @@ export class SafeBrowsingClient {
    * back-off allow.
    */
   async start(): Promise<void> {
+    this.refuseWhenReadOnly('start');
     await this.open();
     if (this.allListNames().length === 0) return;
-    const rand = this.random();
-    for (const schedule of this.updateSchedules.values()) schedule.delayStart(this.clock.now(), rand, this.options.firstUpdateWindowMs);
+    this.updateSchedule.delayStart(this.clock.now(), this.random(), this.options.firstUpdateWindowMs);
     this.scheduleNextUpdate();
   }
 
-  /** Stops background updates and forgets the cache. */
+  /**
+   * Stops background updates, saves the request schedules (RF-3 and RF-4 waits, of searches too, outlive
+   * the process) and forgets the cache.
+   */
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
     await this.updating?.catch(() => undefined);
+    await this.opened?.catch(() => undefined);
+    await this.saveState();
     this.cache.clear();
   }
 
   /** The earliest moment any list may be fetched again. */
   get nextUpdateAt(): number | undefined {
-    let earliest: number | undefined;
-    for (const schedule of this.updateSchedules.values()) earliest = Math.min(earliest ?? Infinity, schedule.earliest);
-    return earliest;
+    return this.updateSchedule.earliest;
   }
 
   private scheduleNextUpdate(): void {
@@ -289,8 +353,18 @@ export class SafeBrowsingClient {
     if (next === undefined) return;
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
-      void this.update().finally(() => this.scheduleNextUpdate());
+      // Nobody awaits a background update: whatever goes wrong is a failed update, reported and backed
+      // off (RF-4), never an unhandled rejection.
+      void this.update()
+        .catch((err: unknown) => {
+          this.updateFailed(err);
+        })
+        .finally(() => this.scheduleNextUpdate());
     }, Math.max(0, next - this.clock.now()));
+  }
+
+  private refuseWhenReadOnly(method: 'start' | 'update'): void {
+    if (this.options.readOnly === true) throw new ClientOptionError(`${method}() refused: this client opens its data folder read-only (readOnly: true) and never changes its lists`);
   }
 
   /**
@@ -306,54 +380,76 @@ export class SafeBrowsingClient {
   }
 
   private async runUpdate(): Promise<UpdateSummary> {
+    this.refuseWhenReadOnly('update');
     await this.open();
-    const summary: UpdateSummary = { updated: [], failed: [], error: undefined, nextUpdateAt: 0 };
+    const summary: UpdateSummary = { updated: [], failed: [], error: undefined, nextUpdateAt: 0, backoffUntil: undefined };
     for (let round = 0; round < MAX_UPDATE_ROUNDS && !this.closed; round++) {
-      const now = this.clock.now();
-      const due = this.allListNames().filter((name) => this.updateSchedules.get(name)!.mayRequest(now));
+      const due = this.updateSchedule.due(this.clock.now());
       if (due.length === 0) break;
-      const asked = this.listStates(due);
       let response;
       try {
-        response = await this.transport.fetchUpdates(asked);
+        response = await this.transport.fetchUpdates(this.listStates(due));
       } catch (err) {
-        const error = err instanceof Error ? err : new Error(String(err));
-        const rand = this.random();
-        for (const name of due) this.updateSchedules.get(name)!.failed(this.clock.now(), rand);
-        this.counters.updateFailures++;
-        summary.error = error;
-        const consecutiveFailures = this.updateSchedules.get(due[0]!)!.consecutiveFailures;
-        this.emit({ type: 'update-failed', error, consecutiveFailures, nextUpdateAt: this.nextUpdateAt! });
+        summary.error = this.updateFailed(err);
         break;
       }
       const answeredAt = this.clock.now();
+      // RF-5: a 200 answer ends back-off; each list then waits as long as the server said (RF-3, SB-12).
+      this.updateSchedule.answered(answeredAt);
+      let storageError: Error | undefined;
       for (const fetched of response.lists) {
-        const schedule = this.updateSchedules.get(fetched.name)!;
-        if ('error' in fetched) {
-          schedule.succeeded(answeredAt, this.updateWait(response.minimumWaitMs));
-          summary.failed.push({ list: fetched.name, error: fetched.error });
-          await this.dropList(fetched.name, fetched.error);
+        const waitMs = 'error' in fetched ? response.minimumWaitMs : (fetched.minimumWaitMs ?? response.minimumWaitMs);
+        this.updateSchedule.listAnswered(fetched.name, answeredAt, this.updateWait(waitMs));
+        const next = 'error' in fetched ? fetched.error : this.applied(fetched.name, fetched.update);
+        if (next instanceof Error) {
+          summary.failed.push({ list: fetched.name, error: next });
+          storageError ??= await this.dropList(fetched.name, next);
           continue;
         }
-        schedule.succeeded(answeredAt, this.updateWait(fetched.minimumWaitMs ?? response.minimumWaitMs));
         try {
-          const next = this.lists.get(fetched.name)!.applyUpdate(fetched.update);
           await this.database?.save(next, answeredAt);
-          this.lists.set(fetched.name, next);
-          this.updatedAt.set(fetched.name, answeredAt);
-          if (!summary.updated.includes(fetched.name)) summary.updated.push(fetched.name);
         } catch (err) {
-          if (!(err instanceof HashListUpdateError)) throw err;
-          summary.failed.push({ list: fetched.name, error: err });
-          await this.dropList(fetched.name, err);
+          // The old list stays, in memory as on disk, so that the version asked for next is the one kept.
+          storageError ??= asError(err);
+          continue;
         }
+        this.lists.set(fetched.name, next);
+        this.updatedAt.set(fetched.name, answeredAt);
+        if (!summary.updated.includes(fetched.name)) summary.updated.push(fetched.name);
       }
       this.counters.updates++;
       this.emit({ type: 'update', lists: due, nextUpdateAt: this.nextUpdateAt! });
+      if (storageError !== undefined) {
+        // A list that cannot be stored (a full disk, a folder gone) is a failed update: back off (RF-4)
+        // rather than download it again and again.
+        summary.error = this.updateFailed(storageError);
+        break;
+      }
     }
-    await this.saveState();
+    const stateError = await this.saveState();
+    summary.error ??= stateError;
     summary.nextUpdateAt = this.nextUpdateAt ?? this.clock.now();
+    summary.backoffUntil = this.updateSchedule.backoffUntil;
     return summary;
+  }
+
+  /** The list after an update, or why the update cannot be applied (SB-9). */
+  private applied(name: string, update: HashListUpdate): HashList | HashListUpdateError {
+    try {
+      return this.lists.get(name)!.applyUpdate(update);
+    } catch (err) {
+      if (err instanceof HashListUpdateError) return err;
+      throw err;
+    }
+  }
+
+  /** An update that failed, whatever the cause: the next back-off step for all lists (RF-4), counted and reported. */
+  private updateFailed(err: unknown): Error {
+    const error = asError(err);
+    this.updateSchedule.failed(this.clock.now(), this.random());
+    this.counters.updateFailures++;
+    this.emit({ type: 'update-failed', error, consecutiveFailures: this.updateSchedule.consecutiveFailures, nextUpdateAt: this.nextUpdateAt! });
+    return error;
   }
 
   private listStates(names: readonly string[]): ListState[] {
@@ -369,20 +465,50 @@ export class SafeBrowsingClient {
     return serverWaitMs === undefined || serverWaitMs === 0 ? serverWaitMs : Math.max(serverWaitMs, floor);
   }
 
-  /** SB-9: a list that failed to update is dropped and fetched again from scratch. */
-  private async dropList(name: string, error: Error): Promise<void> {
-    const width = this.lists.get(name)?.width ?? widthOfName(name);
-    this.lists.set(name, HashList.empty(name, width));
+  /**
+   * SB-9: a list that failed to update is dropped and fetched again from scratch, at the width its name
+   * gives. Resolves to the error when its file could not be removed.
+   */
+  private async dropList(name: string, error: Error): Promise<Error | undefined> {
+    this.lists.set(name, HashList.empty(name, widthOfName(name)));
     this.updatedAt.delete(name);
-    await this.database?.drop(name);
     this.emit({ type: 'list-dropped', list: name, error });
+    try {
+      await this.database?.drop(name);
+      return undefined;
+    } catch (err) {
+      return asError(err);
+    }
   }
 
-  private async saveState(): Promise<void> {
-    if (this.database === undefined) return;
-    const updates: Record<string, ScheduleState> = {};
-    for (const [name, schedule] of this.updateSchedules) updates[name] = schedule.state;
-    await this.database.writeState({ updates, search: this.searchSchedule.state } satisfies PersistedState);
+  /**
+   * Writes the request schedules beside the lists, so that RF-3 and RF-4 outlive the process. Writes asked
+   * for while one is under way become one write after it. Never rejects: resolves to the error of the last
+   * write, which is also reported as a `state-not-saved` event.
+   */
+  private saveState(): Promise<Error | undefined> {
+    const database = this.database;
+    if (database === undefined || database.readOnly) return Promise.resolve(undefined);
+    this.stateChanged = true;
+    this.stateWrite ??= this.writeState(database);
+    return this.stateWrite;
+  }
+
+  private async writeState(database: LocalDatabase): Promise<Error | undefined> {
+    let error: Error | undefined;
+    while (this.stateChanged) {
+      this.stateChanged = false;
+      try {
+        await database.writeState({ updates: this.updateSchedule.state, search: this.searchSchedule.state } satisfies ClientState);
+        error = undefined;
+      } catch (err) {
+        error = asError(err);
+        this.emit({ type: 'state-not-saved', error });
+      }
+    }
+    // Cleared with no await after the last check: a change made from here on starts a new write.
+    this.stateWrite = undefined;
+    return error;
   }
 
   private emit(event: ClientEvent): void {
@@ -397,17 +523,28 @@ export class SafeBrowsingClient {
   private async askServer(prefixes: readonly number[]): Promise<SearchResult> {
     const now = this.clock.now();
     if (!this.searchSchedule.mayRequest(now)) throw new SearchDeferredError(this.searchSchedule.earliest);
+    const failuresBefore = this.searchSchedule.consecutiveFailures;
     try {
       const lists = this.listStates(this.threatListNames);
       const chunks: (readonly number[])[] = [];
       for (let start = 0; start < prefixes.length; start += SEARCH_PREFIXES_PER_REQUEST) chunks.push(prefixes.slice(start, start + SEARCH_PREFIXES_PER_REQUEST));
       const result = mergeSearchResults(await Promise.all(chunks.map((chunk) => this.transport.search(chunk, lists))));
       this.searchSchedule.succeeded(this.clock.now(), result.minimumWaitMs);
+      await this.searchScheduleChanged(failuresBefore);
       return result;
     } catch (err) {
       this.searchSchedule.failed(this.clock.now(), this.random());
+      await this.searchScheduleChanged(failuresBefore);
       throw err;
     }
+  }
+
+  /**
+   * RF-3 and RF-4 outlive the process: a search wait now in force, or back-off begun or ended, is saved
+   * at once (a v5 search without a wait writes nothing).
+   */
+  private async searchScheduleChanged(failuresBefore: number): Promise<void> {
+    if (this.searchSchedule.earliest > this.clock.now() || this.searchSchedule.consecutiveFailures !== failuresBefore) await this.saveState();
   }
 
   /**
@@ -483,14 +620,37 @@ export class SafeBrowsingClient {
     } else {
       outcome = await noStorageCheck(ctx, prepared);
     }
-    this.count(outcome);
-    return { ...outcome, url, verdict: outcome.verdict === 'UNSAFE' ? 'UNSAFE' : 'SAFE' };
+    return this.result(url, outcome);
   }
 
+  /**
+   * Checks many URLs with few searches: each URL goes through the SB-8 procedure of the mode as checkUrl
+   * takes it, but the prefixes that the local cache cannot answer go to the server together, in one
+   * search (of several requests of at most SEARCH_PREFIXES_PER_REQUEST prefixes) per step of the
+   * procedure, so at most two in real-time mode. Each URL gets the verdict checkUrl would give it; a
+   * failed search gives each URL that needed it its procedure's fallback. Rejects with InvalidUrlError,
+   * before asking anything, when any URL is unusable.
+   */
   async checkUrls(urls: readonly string[], options: { inFrame?: boolean } = {}): Promise<CheckResult[]> {
-    const results: CheckResult[] = [];
-    for (const url of urls) results.push(await this.checkUrl(url, options));
-    return results;
+    await this.open();
+    const ctx = this.checkContext(options.inFrame ?? false);
+    const prepared = urls.map(prepareUrl);
+    const first = this.mode === 'realtime' ? realTimeStep : this.mode === 'local' ? localThreatListStep : noStorageStep;
+    const outcomes = await finishChecks(ctx, prepared.map((p) => first(ctx, p)));
+    // RealTimeCheck's UNSURE, from the global cache or a failed search: LocalThreatListCheck decides.
+    const unsure = outcomes.flatMap((outcome, i) => (outcome.verdict === 'UNSURE' ? [i] : []));
+    const local = await finishChecks(ctx, unsure.map((i) => localThreatListStep(ctx, prepared[i]!)));
+    unsure.forEach((i, k) => {
+      const outcome = local[k]!;
+      outcome.error ??= outcomes[i]!.error;
+      outcomes[i] = outcome;
+    });
+    return outcomes.map((outcome, i) => this.result(urls[i]!, outcome));
+  }
+
+  private result(url: string, outcome: CheckOutcome): CheckResult {
+    this.count(outcome);
+    return { ...outcome, url, verdict: outcome.verdict === 'UNSAFE' ? 'UNSAFE' : 'SAFE' };
   }
 
   private count(outcome: CheckOutcome): void {
@@ -525,11 +685,10 @@ export class SafeBrowsingClient {
     const now = this.clock.now();
     const times = this.allListNames().map((name) => this.updatedAt.get(name));
     const oldest = times.includes(undefined) || times.length === 0 ? undefined : Math.min(...(times as number[]));
-    const failures = [...this.updateSchedules.values()].map((s) => s.consecutiveFailures);
     return {
       ...this.counters,
       answeredBy: { ...this.counters.answeredBy },
-      consecutiveUpdateFailures: Math.max(0, ...failures),
+      consecutiveUpdateFailures: this.updateSchedule.consecutiveFailures,
       updateLagMs: oldest === undefined ? undefined : now - oldest,
       nextUpdateAt: this.nextUpdateAt,
       cachedPrefixes: this.cache.size,

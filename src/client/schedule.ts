@@ -18,6 +18,13 @@ export interface ScheduleState {
   failures: number;
 }
 
+/** A usable saved schedule: a finite moment and a whole, non-negative count of failures. */
+export function isScheduleState(value: unknown): value is ScheduleState {
+  if (typeof value !== 'object' || value === null) return false;
+  const { notBefore, failures } = value as Record<string, unknown>;
+  return Number.isFinite(notBefore) && Number.isSafeInteger(failures) && (failures as number) >= 0;
+}
+
 /**
  * When the next request of one kind (list updates, or hash searches) may go out, under the rules of
  * request frequency: a random first moment (RF-2), the server's minimum wait after a success (RF-3,
@@ -33,8 +40,12 @@ export class RequestSchedule {
     this.notBefore = Math.ceil(startedAt + rand * firstRequestWindowMs);
   }
 
-  /** A schedule carried over from an earlier process, so that waits outlive restarts. */
+  /**
+   * A schedule carried over from an earlier process, so that waits outlive restarts. RangeError for a
+   * state that is no ScheduleState: a NaN moment would make every comparison false and every timer 1 ms.
+   */
   static restore(state: ScheduleState): RequestSchedule {
+    if (!isScheduleState(state)) throw new RangeError(`not a saved request schedule: ${JSON.stringify(state)}`);
     const schedule = new RequestSchedule(state.notBefore, 0);
     schedule.failures = state.failures;
     return schedule;

@@ -7,9 +7,10 @@ import { answerCall, LIST_RPCS } from './api/dispatch.ts';
 import { catalogFullHashes, type FullHashSource } from './api/full-hash-source.ts';
 import { type ApiSettings, DEFAULT_API_SETTINGS } from './api/settings.ts';
 import type { ListCatalog } from './catalog.ts';
-import type { LoadControl } from './guard/load-control.ts';
+import { isOperatorPath, type LoadControl } from './guard/load-control.ts';
+import { refusal } from './guard/refusal.ts';
 import { registerWebRoutes } from './web/web-routes.ts';
-import type { KeyRing } from './ohttp/key-ring.ts';
+import type { GatewayKeys } from './ohttp/key-ring.ts';
 import { registerGatewayRoutes } from './ohttp/gateway-routes.ts';
 
 export interface AppOptions {
@@ -31,11 +32,20 @@ export interface AppOptions {
   serving?: string;
   /** Verdicts come from Google's data (a proxy of Google's server): the pages attribute them (SB-3). */
   googleData?: boolean;
+  /**
+   * False while the lists are not yet fit to serve (a proxy before its first copy of the upstream's):
+   * list requests then get 503 with Retry-After rather than empty lists that look final.
+   */
+  listsReady?: () => boolean;
   /** Serve as an Oblivious HTTP gateway (SB-2) with these keys: `/ohttp-keys`, `/ohttp-gateway`. */
-  ohttpKeys?: KeyRing;
+  ohttpKeys?: GatewayKeys;
 }
 
 const PAUSED_RETRY_AFTER_SECONDS = 60;
+/** RF-2 puts a mirror's first update within a minute of its start. */
+const LISTS_PENDING_RETRY_AFTER_SECONDS = 60;
+/** The requests that take lists' contents, as opposed to naming them. */
+const LIST_CONTENT_RPCS: ReadonlySet<string> = new Set(['GetHashList', 'BatchGetHashLists', 'FetchThreatListUpdates']);
 /** Largest request line and headers: room for a 1000-prefix search in the query string. */
 const MAX_REQUEST_HEAD_BYTES = 64 * 1024;
 
@@ -114,10 +124,31 @@ export function createApp(options: AppOptions): FastifyInstance {
     return sendError(reply, new WireError('INTERNAL', 'the server failed to answer; try again later'));
   });
 
+  // Methods no route takes (PUT, DELETE, OPTIONS…): the wire layer says 405 with Allow for an API path
+  // and 404 for anything else, Google-style, like every other refusal.
+  app.setNotFoundHandler(async (request, reply) => {
+    try {
+      decodeWireRequest({ method: request.method, url: request.url, headers: request.headers, body: new Uint8Array(0) }, { maxBodyBytes });
+    } catch (err) {
+      if (err instanceof WireError) return sendError(reply, err);
+      throw err;
+    }
+    return sendError(reply, new WireError('NOT_FOUND', `${request.method} ${request.url.split('?')[0]} is not served here`));
+  });
+
   const loadControl = options.loadControl;
+  const adminEndpoints = options.adminToken !== undefined;
   if (loadControl !== undefined) {
-    loadControl.register(app, () => paused);
+    loadControl.register(app, () => paused, adminEndpoints);
     app.get('/metrics', async (_request, reply) => reply.header('content-type', loadControl.metrics.contentType).send(await loadControl.metrics.metrics()));
+  }
+  if (loadControl === undefined) {
+    // Without load control, pausing (LC-5 service_paused) still refuses everything but the operator's paths.
+    app.addHook('onRequest', async (request, reply) => {
+      if (!paused || isOperatorPath(request.url, adminEndpoints)) return undefined;
+      const answer = refusal('paused', PAUSED_RETRY_AFTER_SECONDS, request.url, request.headers);
+      return reply.code(answer.status).headers(answer.headers).send(Buffer.from(answer.body));
+    });
   }
   app.get('/healthz', async () => ({ status: paused ? 'paused' : 'ok' }));
   if (options.ohttpKeys !== undefined) registerGatewayRoutes(app, options.ohttpKeys);
@@ -136,13 +167,12 @@ export function createApp(options: AppOptions): FastifyInstance {
     url: '/*',
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       try {
-        if (paused) {
-          reply.header('retry-after', String(PAUSED_RETRY_AFTER_SECONDS));
-          throw new WireError('UNAVAILABLE', 'the service is paused by its operator; try again later');
-        }
         const body = Buffer.isBuffer(request.body) ? request.body : new Uint8Array(0);
-        const call = decodeWireRequest({ method: request.method, url: request.url, headers: request.headers, body }, { maxBodyBytes });
-        checkApiKey(keys, call.apiKey);
+        const call = decodeWireRequest({ method: request.method, url: request.url, headers: request.headers, body }, { maxBodyBytes, checkApiKey: (key) => checkApiKey(keys, key) });
+        if (LIST_CONTENT_RPCS.has(call.rpc) && options.listsReady?.() === false) {
+          reply.header('retry-after', String(LISTS_PENDING_RETRY_AFTER_SECONDS));
+          throw new WireError('UNAVAILABLE', 'this server has no copy of its upstream\'s lists yet; try again in a minute');
+        }
         const answer = await answerCall(options.catalog, source, call, settings);
         const payload = encodeWireResponse(call.rpc, answer as never, call.responseEncoding);
         if (LIST_RPCS.has(call.rpc)) reply.header('cache-control', `public, max-age=${settings.listCacheSeconds}`);

@@ -5,11 +5,26 @@ import { ListHistory } from './lists/list-history.ts';
 import { memorySnapshotStore, type SnapshotStore } from './lists/snapshot-store.ts';
 import { SnapshotStoreError } from './lists/snapshot-store-error.ts';
 
+/** A bad line of a feed as the operator is told of it: where it is and why it is no entry. */
+export interface ReportedBadLine {
+  /** The file path or URL (without credentials), or a description of inline entries. */
+  source: string;
+  /** 1-based line number in the feed. */
+  line: number;
+  reason: string;
+}
+
+/** Enough of each source's bad lines to see what is wrong with it, few enough for a log line. */
+export const REPORTED_BAD_LINES_PER_SOURCE = 10;
+
 /** What one (re)load of a list did, for logs and the operator's reload endpoint. */
 export interface ListLoadReport {
   list: string;
   expressions: number;
+  /** Bad lines over the sources that loaded. */
   badLines: number;
+  /** The first bad lines of each source that loaded (up to REPORTED_BAD_LINES_PER_SOURCE), in source order. */
+  firstBadLines: ReportedBadLine[];
   /** Sources that failed, and a snapshot store that could not take the list, as messages. */
   errors: string[];
   /** False when a failed source, or a snapshot store that could not take the list, kept the previous snapshot in service. */
@@ -100,11 +115,14 @@ export class FeedLists {
           published = false;
         }
       }
-      report = { list: name, expressions: loaded.expressions, badLines: loaded.badLines, errors, published };
+      const firstBadLines = loaded.sources.flatMap(({ source, badLines }) =>
+        badLines.slice(0, REPORTED_BAD_LINES_PER_SOURCE).map(({ line, reason }) => ({ source, line, reason })),
+      );
+      report = { list: name, expressions: loaded.expressions, badLines: loaded.badLines, firstBadLines, errors, published };
     } catch (err) {
       // A refresh runs from a timer: whatever goes wrong is reported, and the list keeps its snapshot.
       errors.push(`reload failed unexpectedly: ${err instanceof Error ? err.message : String(err)}`);
-      report = { list: name, expressions: 0, badLines: 0, errors, published: false };
+      report = { list: name, expressions: 0, badLines: 0, firstBadLines: [], errors, published: false };
     }
     try {
       this.onReport(report);

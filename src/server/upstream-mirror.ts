@@ -3,6 +3,7 @@ import type { ThreatTypeName } from '../client/threats.ts';
 import { type FullHashSource, type SharedSearchCache, upstreamFullHashes } from './api/full-hash-source.ts';
 import { ListCatalog } from './catalog.ts';
 import type { ListDefinition } from './lists/list-definition.ts';
+import { hashCount } from './lists/sorted-hashes.ts';
 import { ListHistory } from './lists/list-history.ts';
 import { memorySnapshotStore, type SnapshotStore } from './lists/snapshot-store.ts';
 
@@ -64,6 +65,8 @@ export class UpstreamMirror {
   readonly catalog: ListCatalog;
   readonly fullHashes: FullHashSource;
   private readonly histories: Map<string, ListHistory>;
+  /** Lists published from a copy of the upstream's, by this instance. */
+  private readonly mirrored = new Set<string>();
 
   private constructor(
     readonly client: SafeBrowsingClient,
@@ -127,10 +130,23 @@ export class UpstreamMirror {
       if (list === undefined || at === undefined || list.width !== history.definition.hashLength) continue;
       try {
         await this.store.publishServed(history, list.sortedHashes(), at);
+        this.mirrored.add(name);
       } catch (error) {
         this.log(`mirrored list ${name} could not be published: ${(error as Error).message}`);
       }
     }
+  }
+
+  /**
+   * Whether every list holds a copy of the upstream's: mirrored here, or published by another instance
+   * through the shared store (an adopted list has entries). Before that, the lists are the empty ones a
+   * history starts with, which clients must not take for the upstream's lists.
+   */
+  listsReady(): boolean {
+    for (const [name, history] of this.histories) {
+      if (!this.mirrored.has(name) && hashCount(history.current().served()) === 0) return false;
+    }
+    return true;
   }
 
   close(): Promise<void> {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Dirent } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checksumOf, hashBytes, hashesFromBytes, HashList } from './hash-list.ts';
@@ -15,7 +16,8 @@ import { checksumOf, hashBytes, hashesFromBytes, HashList } from './hash-list.ts
  * one, and the folder is synced, so a crash leaves either the old file or the new one. On open every
  * file's checksum is recomputed; a damaged file is removed and reported, never trusted, and the list is
  * then fetched again in full. The versions are opaque bytes, so a database written while talking v4
- * (whose `new_client_state` is stored as the version) keeps working under v5 (SB-14).
+ * (whose `new_client_state` is stored as the version) keeps working under v5 (SB-14). Opened read-only
+ * (for people inspecting it), the folder is never changed: damaged files are reported and left alone.
  */
 const MAGIC = Buffer.from('SBKITHL1', 'latin1');
 const DIGEST_BYTES = 8;
@@ -23,6 +25,8 @@ const HEADER_BYTES = MAGIC.length + 1 + 4 + 4 + 8 + 32 + DIGEST_BYTES;
 const EXTENSION = '.sbl';
 const STATE_FILE = 'client-state.json';
 const TEMP_MARK = '.tmp-';
+/** What becomes of client state that cannot be read. */
+export const STATE_IGNORED = 'it is ignored, and written anew at the next save';
 /** List names become file names: only a safe alphabet, so a hostile name cannot leave the folder. */
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
@@ -39,9 +43,33 @@ export class DatabaseFileError extends Error {
   constructor(
     readonly file: string,
     detail: string,
+    consequence = 'the list will be fetched again',
   ) {
-    super(`database file ${file} was not loaded (${detail}); the list will be fetched again`);
+    super(`database file ${file} was not loaded (${detail}); ${consequence}`);
   }
+}
+
+/**
+ * The folder could not be created, read or written: a full disk, a path that is not a folder, missing
+ * permissions, or a database opened read-only. Nothing half-written is left behind.
+ */
+export class DatabaseStorageError extends Error {
+  override readonly name = 'DatabaseStorageError';
+
+  constructor(
+    readonly directory: string,
+    action: string,
+    cause: unknown,
+  ) {
+    super(`local database ${directory}: cannot ${action} (${cause instanceof Error ? cause.message : String(cause)})`, { cause });
+  }
+}
+
+export interface OpenOptions {
+  /** Called for each file that was not loaded (damaged, unreadable, not a list). */
+  onDamaged?: (error: DatabaseFileError) => void;
+  /** Look, do not touch: no folder is created, nothing is removed, and every write is refused. */
+  readOnly?: boolean;
 }
 
 export function isSafeListName(name: string): boolean {
@@ -99,21 +127,34 @@ function decodeFile(name: string, file: string, data: Buffer): StoredList {
 export class LocalDatabase {
   private readonly lists = new Map<string, StoredList>();
 
-  private constructor(readonly directory: string) {}
+  private constructor(
+    readonly directory: string,
+    readonly readOnly: boolean,
+  ) {}
 
   /**
    * Opens (creating if needed) the database folder and loads every list in it. Damaged files and
-   * leftovers of interrupted writes are removed; each damaged file is reported through `onDamaged`.
+   * leftovers of interrupted writes are removed (read-only: left alone); each damaged file is reported
+   * through `onDamaged`. Rejects with DatabaseStorageError when the folder cannot be used at all.
    */
-  static async open(directory: string, onDamaged: (error: DatabaseFileError) => void = () => {}): Promise<LocalDatabase> {
-    await mkdir(directory, { recursive: true });
-    const db = new LocalDatabase(directory);
-    for (const entry of await readdir(directory, { withFileTypes: true })) {
+  static async open(directory: string, options: OpenOptions = {}): Promise<LocalDatabase> {
+    const { onDamaged = () => {}, readOnly = false } = options;
+    const db = new LocalDatabase(directory, readOnly);
+    let entries: Dirent[];
+    try {
+      if (!readOnly) await mkdir(directory, { recursive: true });
+      entries = await readdir(directory, { withFileTypes: true });
+    } catch (err) {
+      // Read-only, a folder that does not exist yet is an empty database.
+      if (readOnly && (err as NodeJS.ErrnoException).code === 'ENOENT') return db;
+      throw new DatabaseStorageError(directory, readOnly ? 'read the folder' : 'create or read the folder', err);
+    }
+    for (const entry of entries) {
       if (!entry.isFile()) continue;
       const file = join(directory, entry.name);
       // Leftovers of a write that crashed before its rename; the database has one writer at a time.
       if (entry.name.includes(TEMP_MARK)) {
-        await rm(file, { force: true });
+        if (!readOnly) await db.remove(file);
         continue;
       }
       if (!entry.name.endsWith(EXTENSION)) continue;
@@ -132,10 +173,20 @@ export class LocalDatabase {
       } catch (err) {
         if (!(err instanceof DatabaseFileError)) throw err;
         onDamaged(err);
-        await rm(file, { force: true });
+        if (!readOnly) await db.remove(file);
       }
     }
     return db;
+  }
+
+  /** The file that holds a list. */
+  fileOf(name: string): string {
+    return join(this.directory, name + EXTENSION);
+  }
+
+  /** The file that holds the client state. */
+  get stateFile(): string {
+    return join(this.directory, STATE_FILE);
   }
 
   get(name: string): StoredList | undefined {
@@ -146,53 +197,77 @@ export class LocalDatabase {
     return [...this.lists.values()].sort((a, b) => a.list.name.localeCompare(b.list.name));
   }
 
-  /** Stores a list durably: temporary file, fsync, rename, fsync of the folder. */
+  /** Stores a list durably: temporary file, fsync, rename, fsync of the folder. Rejects with DatabaseStorageError. */
   async save(list: HashList, updatedAt: number): Promise<void> {
     if (!isSafeListName(list.name)) throw new RangeError(`"${list.name}" cannot be stored: list names are short ASCII words`);
     const stored = { list, updatedAt };
-    await this.writeDurably(join(this.directory, list.name + EXTENSION), encodeFile(stored));
+    await this.writeDurably(this.fileOf(list.name), encodeFile(stored), `save list ${list.name}`);
     this.lists.set(list.name, stored);
   }
 
-  private async writeDurably(target: string, data: Uint8Array): Promise<void> {
+  private async writeDurably(target: string, data: Uint8Array, action: string): Promise<void> {
+    if (this.readOnly) throw new DatabaseStorageError(this.directory, action, new Error('the database was opened read-only'));
     const temp = `${target}${TEMP_MARK}${process.pid}-${Math.random().toString(36).slice(2)}`;
-    const handle = await open(temp, 'w');
     try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
+      const handle = await open(temp, 'w');
+      try {
+        await handle.writeFile(data);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
       await rename(temp, target);
+      await this.syncDirectory();
     } catch (err) {
-      await rm(temp, { force: true });
-      throw err;
+      // ENOSPC, EIO, ENOTDIR…: the old file stays as it was, and no temporary file is left behind.
+      await rm(temp, { force: true }).catch(() => undefined);
+      throw new DatabaseStorageError(this.directory, action, err);
     }
-    await this.syncDirectory();
   }
 
   /**
-   * Small client state kept beside the lists (the request schedule, so that waits outlive restarts).
-   * Unreadable state counts as none.
+   * Small client state kept beside the lists (the request schedule, so that waits outlive restarts):
+   * undefined when there is none, DatabaseFileError when the file cannot be read or is not JSON.
    */
   async readState(): Promise<unknown> {
+    const file = this.stateFile;
+    let text: string;
     try {
-      return JSON.parse(await readFile(join(this.directory, STATE_FILE), 'utf8')) as unknown;
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new DatabaseFileError(file, `unreadable: ${(err as Error).message}`, STATE_IGNORED);
+    }
+    try {
+      return JSON.parse(text) as unknown;
     } catch {
-      return undefined;
+      throw new DatabaseFileError(file, 'not JSON', STATE_IGNORED);
     }
   }
 
+  /** Replaces the client state durably; rejects with DatabaseStorageError. */
   async writeState(state: unknown): Promise<void> {
-    await this.writeDurably(join(this.directory, STATE_FILE), Buffer.from(JSON.stringify(state)));
+    await this.writeDurably(this.stateFile, Buffer.from(JSON.stringify(state)), 'save the client state');
   }
 
-  /** Forgets a list (SB-9: after a failed update it is fetched again from scratch). */
+  /** Forgets a list (SB-9: after a failed update it is fetched again from scratch). Rejects with DatabaseStorageError. */
   async drop(name: string): Promise<void> {
+    if (this.readOnly) throw new DatabaseStorageError(this.directory, `drop list ${name}`, new Error('the database was opened read-only'));
     if (!this.lists.delete(name)) return;
-    await rm(join(this.directory, name + EXTENSION), { force: true });
-    await this.syncDirectory();
+    try {
+      await rm(this.fileOf(name), { force: true });
+      await this.syncDirectory();
+    } catch (err) {
+      throw new DatabaseStorageError(this.directory, `drop list ${name}`, err);
+    }
+  }
+
+  private async remove(file: string): Promise<void> {
+    try {
+      await rm(file, { force: true });
+    } catch (err) {
+      throw new DatabaseStorageError(this.directory, `remove ${file}`, err);
+    }
   }
 
   /** Makes the rename itself durable. Windows cannot open a folder for syncing; NTFS journals renames. */

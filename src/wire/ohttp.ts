@@ -10,6 +10,8 @@ import { Aes128Gcm, CipherSuite, DhkemX25519HkdfSha256, HkdfSha256, type Recipie
 export const KEM_X25519_HKDF_SHA256 = 0x0020;
 export const KDF_HKDF_SHA256 = 0x0001;
 export const AEAD_AES_128_GCM = 0x0001;
+/** RFC 9458 §5.3: the problem type a gateway answers for a request under a key it does not hold. */
+export const KEY_PROBLEM_TYPE = 'https://iana.org/assignments/http-problem-types#ohttp-key';
 
 const NPK = 32;
 const NK = 16;

@@ -33,6 +33,12 @@ export interface WireRequest {
 export interface DecodeWireRequestOptions {
   /** Largest request payload accepted, in bytes, for a body or a decoded `$req`. */
   maxBodyBytes?: number;
+  /**
+   * Called with the request's API key (`key=` or `X-Goog-Api-Key`) once the path is known and before
+   * the payload is decoded; throws to refuse. Google checks the key first: a malformed request without
+   * a valid key is refused for the key.
+   */
+  checkApiKey?: (key: string | undefined) => void;
 }
 
 /**
@@ -63,6 +69,8 @@ export function decodeWireRequest(request: WireRequest, options: DecodeWireReque
     const headers = lowercaseHeaders(request.headers);
     const plain = header(headers, 'x-http-method-override') === undefined ? readPlainSearch(request.url) : undefined;
     if (plain !== undefined) {
+      const apiKey = plain.apiKey ?? header(headers, 'x-goog-api-key');
+      options.checkApiKey?.(apiKey);
       return {
         rpc: 'SearchHashes',
         apiVersion: plain.apiVersion,
@@ -74,7 +82,7 @@ export function decodeWireRequest(request: WireRequest, options: DecodeWireReque
           accept: header(headers, 'accept'),
           googleApiClient: header(headers, 'x-goog-api-client') !== undefined,
         }),
-        apiKey: plain.apiKey ?? header(headers, 'x-goog-api-key'),
+        apiKey,
       };
     }
   }
@@ -97,6 +105,8 @@ export function decodeWireRequestInFull(request: WireRequest, options: DecodeWir
   // also puts `$httpMethod=POST` in the URL). An empty override is no override.
   const method = (header(headers, 'x-http-method-override') || system.$httpMethod || request.method).trim().toUpperCase();
   const { rpc, apiVersion, listName, encodedRequest } = matchRoute(method, path);
+  const apiKey = system.key ?? header(headers, 'x-goog-api-key');
+  options.checkApiKey?.(apiKey);
   const contentType = header(headers, 'content-type');
   const responseEncoding = chooseResponseEncoding({
     alt: system.alt ?? system.$alt,
@@ -132,7 +142,7 @@ export function decodeWireRequestInFull(request: WireRequest, options: DecodeWir
 
   const call = { rpc: rpc.id, apiVersion, request: message } as RpcCall;
   checkRequestRules(call);
-  return { ...call, responseEncoding, apiKey: system.key ?? header(headers, 'x-goog-api-key') };
+  return { ...call, responseEncoding, apiKey };
 }
 
 // `$req` carries the serialized request, base64url (padded or not; any base64 is accepted), typed by

@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { create } from '@bufbuild/protobuf';
-import { SearchHashesResponseSchema } from '../../src/proto/v5.ts';
+import { BatchGetHashListsResponseSchema, SearchHashesResponseSchema } from '../../src/proto/v5.ts';
+import { URLS_PER_BATCH } from '../../src/cli/check.ts';
 import { EXIT } from '../../src/cli/io.ts';
 import { expressionHashString } from '../../src/url/hash.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
 import { startFakeServer, type Answer, type FakeServer } from '../client/fake-server.ts';
+import { prefixList, prefixesOf } from '../client/lists-fixture.ts';
 import { run } from './run.ts';
 
 const BAD = 'malware.sbtest.example/';
@@ -15,6 +20,10 @@ let failing = false;
 before(async () => {
   server = await startFakeServer((call): Answer => {
     if (failing) return { status: 503 };
+    if (call.rpc === 'BatchGetHashLists') {
+      const lists = call.request.names.map((name) => prefixList(name, 'v1', name === 'mw-4b' ? prefixesOf(BAD) : new Uint32Array(0), { minimumWaitMs: 1_800_000 }));
+      return { rpc: 'BatchGetHashLists', message: create(BatchGetHashListsResponseSchema, { hashLists: lists }) };
+    }
     assert.equal(call.rpc, 'SearchHashes');
     const listed = expressionHashString(BAD);
     const asked = new Set(call.request.hashPrefixes.map((p) => Buffer.from(p).toString('latin1')));
@@ -48,6 +57,7 @@ describe('sbkit check', () => {
     const results = JSON.parse(out) as { url: string; verdict: string; threats: { threatType: string }[] }[];
     assert.deepEqual(results.map((r) => [r.url, r.verdict]), [[`http://${BAD}`, 'UNSAFE'], ['http://ok.example/', 'SAFE']]);
     assert.equal(results[0]!.threats[0]!.threatType, 'MALWARE');
+    assert.equal(out, `${JSON.stringify(results, null, 2)}\n`, 'one JSON array, laid out as JSON.stringify does');
   });
 
   it('exits 2 when the server fails, and says the verdict is not confirmed', async () => {
@@ -71,5 +81,53 @@ describe('sbkit check', () => {
     assert.equal(bad.status, EXIT.INVALID_INPUT);
     assert.match(bad.err, /--timeout must be a positive number/);
     assert.equal((await run(['check', '--mode', 'psychic', 'http://a.example/'])).status, EXIT.INVALID_INPUT);
+  });
+
+  it('checks many URLs with few searches, a batch at a time, in the order given', async () => {
+    const count = 2 * URLS_PER_BATCH + 50;
+    const urls = Array.from({ length: count }, (_, i) => `http://host${i}.example/page`);
+    urls.splice(150, 0, `http://${BAD}`, 'javascript:alert(1)');
+    const before = server.requests.length;
+    const { status, out } = await run(['check', '--server', server.url, '--stdin'], `${urls.join('\n')}\n`);
+    assert.equal(status, EXIT.INVALID_INPUT);
+    const lines = out.trimEnd().split('\n');
+    assert.deepEqual(lines.map((l) => l.split(/\s+/)[1]!.replace(/:$/, '')), urls);
+    assert.match(lines[150]!, /^UNSAFE\s+http:\/\/malware/);
+    assert.match(lines[151]!, /^INVALID/);
+    // Two prefixes per URL, at most 250 to a request: one search per batch of a hundred URLs.
+    assert.equal(server.requests.length - before, Math.ceil(count / URLS_PER_BATCH));
+  });
+});
+
+describe('sbkit check with local lists', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sbkit-check-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('says SAFE is not confirmed, and exits 2, while lists it needs were never downloaded; and says it is backing off', async () => {
+    const data = join(dir, 'never');
+    failing = true;
+    const first = await run(['check', '--server', server.url, '--mode', 'local', '--data', data, 'http://ok.example/']);
+    failing = false;
+    assert.equal(first.status, EXIT.FAILED);
+    assert.match(first.out, /^SAFE\?\s+http:\/\/ok\.example\/: not confirmed \(never downloaded: se-4b, mw-4b, uws-4b, uwsa-4b, pha-4b\)$/m);
+    assert.match(first.err, /^sbkit: lists not updated: the server answered HTTP 503.*; backing off until \d{4}-\d\d-\d\dT[\d:.]+Z \(RF-4\)$/m);
+    const before = server.requests.length;
+    const again = await run(['check', '--server', server.url, '--mode', 'local', '--data', data, '--json', 'http://ok.example/']);
+    assert.equal(server.requests.length, before, 'nothing asked during the back-off');
+    assert.equal(again.status, EXIT.FAILED);
+    assert.match(again.err, /^sbkit: lists not updated: the last update failed; backing off until \d{4}-.*Z \(RF-4\)$/m);
+    assert.deepEqual((JSON.parse(again.out) as { verdict: string; error: string }[]).map((r) => [r.verdict, r.error]), [['SAFE', 'never downloaded: se-4b, mw-4b, uws-4b, uwsa-4b, pha-4b']]);
+  });
+
+  it('says SAFE plainly once the lists are there', async () => {
+    const { status, out } = await run(['check', '--server', server.url, '--mode', 'local', '--data', join(dir, 'fresh'), 'http://ok.example/', `http://${BAD}`]);
+    assert.equal(status, EXIT.UNSAFE);
+    assert.match(out, /^SAFE\s+http:\/\/ok\.example\/$/m);
+    assert.match(out, /^UNSAFE\s+http:\/\/malware/m);
   });
 });

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { EXIT } from '../../src/cli/io.ts';
 import { deleteKeys, ensureRedis, keysUnder, REDIS_URL, uniqueKeyPrefix } from '../server/redis-fixture.ts';
+import { encodeBinaryHttpRequest } from '../../src/wire/binary-http.ts';
+import { encapsulateRequest, parseKeyConfigs } from '../../src/wire/ohttp.ts';
 import { run } from './run.ts';
 
 const BIN = new URL('../../bin/sbkit.js', import.meta.url).pathname;
@@ -61,13 +63,14 @@ describe('sbkit serve', () => {
   it('serves the lists of a configuration file', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'sbkit-serve-'));
     try {
-      await writeFile(join(dir, 'hosts.txt'), '0.0.0.0 evil.example\n127.0.0.1 localhost\n');
+      await writeFile(join(dir, 'hosts.txt'), '0.0.0.0 evil.example\n127.0.0.1 localhost\n0.0.0.0 -not-a-host-\n');
       await writeFile(
         join(dir, 'sbkit.json'),
         JSON.stringify({ lists: [{ name: 'mw-4b', threatTypes: ['MALWARE'], sources: [{ file: 'hosts.txt', format: 'hosts' }, { entries: ['bad.example/login'] }] }] }),
       );
       const { url, stderr } = await serve('--config', join(dir, 'sbkit.json'));
-      assert.match(stderr(), /list mw-4b: 2 entries, 0 bad lines/);
+      assert.match(stderr(), /list mw-4b: 2 entries, 1 bad lines/);
+      assert.match(stderr(), /sbkit serve: {3}\S*hosts\.txt, line 3: /, 'the bad line, where it is and why');
       const result = await run(['check', '--server', url, '--json', 'http://www.evil.example/any/page', 'http://bad.example/login', 'http://bad.example/']);
       assert.deepEqual((JSON.parse(result.out) as { verdict: string }[]).map((r) => r.verdict), ['UNSAFE', 'UNSAFE', 'SAFE']);
     } finally {
@@ -83,6 +86,28 @@ describe('sbkit serve', () => {
     assert.equal(result.status, EXIT.UNSAFE);
     assert.match(result.out, /^UNSAFE\s+http:\/\/testsafebrowsing\.appspot\.com\/s\/malware\.html: suspected malware/m);
     assert.match(result.out, /^SAFE\s+http:\/\/example\.com\/$/m);
+  });
+
+  it('takes a proxy\'s API keys, admin token and load control from a --config without lists', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sbkit-proxy-config-'));
+    try {
+      const config = join(dir, 'proxy.json');
+      await writeFile(config, JSON.stringify({ apiKeys: ['proxy-key'], adminToken: 'an-operator-token-of-24', loadControl: { burstMax: 50 } }));
+      const authority = await serve();
+      const proxy = await serve('--upstream', authority.url, '--config', config);
+      assert.equal((await fetch(`${proxy.url}/v5/hashLists`)).status, 403, 'no key: refused as Google refuses it');
+      assert.equal((await fetch(`${proxy.url}/v5/hashLists?key=proxy-key`)).status, 200);
+      const pause = await fetch(`${proxy.url}/admin/pause`, { method: 'POST', headers: { authorization: 'Bearer an-operator-token-of-24' } });
+      assert.equal(pause.status, 200);
+      assert.equal((await fetch(`${proxy.url}/v5/hashLists?key=proxy-key`)).status, 503);
+
+      await writeFile(config, JSON.stringify({ lists: [{ name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], sources: [] }] }));
+      const withLists = await run(['serve', '--port', '0', '--upstream', authority.url, '--config', config]);
+      assert.equal(withLists.status, EXIT.INVALID_INPUT);
+      assert.match(withLists.err, /a proxy serves its upstream's lists; leave "lists" out/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('shares a proxy\'s cached searches (and mirrored lists, once fetched) through Redis with --upstream --redis', async () => {
@@ -125,6 +150,9 @@ describe('sbkit serve', () => {
     const down = await run(['status', '--server', 'http://127.0.0.1:9']);
     assert.equal(down.status, EXIT.FAILED);
     assert.match(down.err, /sbkit status: cannot read http:\/\/127\.0\.0\.1:9\/status\.json: .*is "sbkit serve" running there\?/);
+    const notUrl = await run(['status', '--server', 'notaurl']);
+    assert.equal(notUrl.status, EXIT.INVALID_INPUT);
+    assert.match(notUrl.err, /--server must be an http\(s\) URL/);
   });
 
   it('checks URLs through an Oblivious HTTP relay with check --ohttp-relay (sbkit relay in front of sbkit serve)', async () => {
@@ -138,12 +166,36 @@ describe('sbkit serve', () => {
     assert.equal((await run(['check', '--ohttp-relay', relay.url, 'http://example.com/'])).status, EXIT.INVALID_INPUT);
   });
 
+  it('serves every client of a relay named with --trusted-relay, where an untrusted relay is one client limited to 11 requests in 15 s', async () => {
+    const counts = async (gatewayFlags: string[]) => {
+      const gateway = await serve(...gatewayFlags);
+      const relay = await start('relay', '--gateway', `${gateway.url}/ohttp-gateway`);
+      const [config] = parseKeyConfigs(new Uint8Array(await (await fetch(`${gateway.url}/ohttp-keys`)).arrayBuffer()));
+      const statuses: number[] = [];
+      for (let person = 0; person < 13; person++) {
+        const inner = encodeBinaryHttpRequest({ method: 'GET', scheme: 'http', authority: 'sb', path: '/v5/hashLists', headers: [], content: new Uint8Array(0) });
+        const { message } = await encapsulateRequest(config!, inner);
+        const answer = await fetch(relay.url, { method: 'POST', headers: { 'content-type': 'message/ohttp-req', 'user-agent': `person-${person}` }, body: message });
+        statuses.push(answer.status);
+      }
+      return statuses;
+    };
+    assert.deepEqual(await counts(['--trusted-relay', '127.0.0.1']), Array(13).fill(200));
+    assert.deepEqual(await counts([]), [...Array(11).fill(200), 503, 503]);
+  });
+
   it('refuses flags that do not go together', async () => {
-    assert.equal((await run(['serve', '--upstream', 'http://127.0.0.1:9', '--config', 'x.json'])).status, EXIT.INVALID_INPUT);
     assert.equal((await run(['serve', '--redis', 'redis://127.0.0.1:6379'])).status, EXIT.INVALID_INPUT);
     const proxy = await run(['serve', '--port', '0', '--trusted-proxy', '10.0.0.0/33']);
     assert.equal(proxy.status, EXIT.INVALID_INPUT);
     assert.match(proxy.err, /--trusted-proxy: trusted proxy "10\.0\.0\.0\/33" is neither an IP address nor a CIDR block/);
+    const relay = await run(['serve', '--port', '0', '--trusted-relay', 'relay.example']);
+    assert.equal(relay.status, EXIT.INVALID_INPUT);
+    assert.match(relay.err, /--trusted-relay: trusted relay "relay\.example" is neither an IP address nor a CIDR block/);
+    assert.equal((await run(['serve', '--port', '0', '--ohttp-overlap', '1440'])).status, EXIT.INVALID_INPUT, 'an overlap as long as the rotation');
+    const relayProxy = await run(['relay', '--gateway', 'http://127.0.0.1:9/ohttp-gateway', '--port', '0', '--trusted-proxy', 'lb']);
+    assert.equal(relayProxy.status, EXIT.INVALID_INPUT);
+    assert.match(relayProxy.err, /--trusted-proxy: trusted proxy "lb"/);
   });
 
   it('refuses a configuration with a clear message and exit status 4', async () => {

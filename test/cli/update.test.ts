@@ -73,6 +73,26 @@ describe('sbkit update and sbkit lists', () => {
     assert.match(err, /HTTP 503/);
   });
 
+  it('says it is backing off after a failure, until when, and exits 2, asking nothing (RF-4)', async () => {
+    const fresh = await mkdtemp(join(tmpdir(), 'sbkit-cli-'));
+    try {
+      failing = true;
+      assert.equal((await run(['update', '--server', server.url, '--data', fresh])).status, EXIT.FAILED);
+      failing = false;
+      const before = server.requests.length;
+      const { status, out, err } = await run(['update', '--server', server.url, '--data', fresh]);
+      assert.equal(server.requests.length, before);
+      assert.equal(status, EXIT.FAILED);
+      assert.match(err, /^sbkit update: backing off after 1 failed update until (\d{4}-\d\d-\d\dT[\d:.]+Z) \(RF-4\); nothing was asked$/m);
+      assert.doesNotMatch(out, /minimum wait/);
+      const json = JSON.parse((await run(['update', '--server', server.url, '--data', fresh, '--json'])).out) as { backoffUntil: string | null };
+      assert.equal(json.backoffUntil, /until (\S+) \(RF-4\)/.exec(err)![1]);
+    } finally {
+      failing = false;
+      await rm(fresh, { recursive: true, force: true });
+    }
+  });
+
   it('needs a data folder', async () => {
     assert.equal((await run(['update', '--server', server.url])).status, EXIT.INVALID_INPUT);
     assert.equal((await run(['lists'])).status, EXIT.INVALID_INPUT);

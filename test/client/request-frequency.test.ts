@@ -176,3 +176,93 @@ describe('request frequency of v4 fullHashes:find (RF-3, RF-4) against any seque
     }
   });
 });
+
+describe('request frequency of updates of lists with different waits (RF-3 per list, RF-4 for the client)', () => {
+  type ListAnswer = { kind: 'ok'; se: number | undefined; mw: number | undefined } | { kind: 'status'; status: number } | { kind: 'timeout' };
+  const wait = fc.option(fc.integer({ min: 0, max: 6 * 3600_000 }), { nil: undefined });
+  const listAnswer: fc.Arbitrary<ListAnswer> = fc.oneof(
+    { weight: 5, arbitrary: fc.record({ kind: fc.constant('ok' as const), se: wait, mw: wait }) },
+    { weight: 3, arbitrary: fc.record({ kind: fc.constant('status' as const), status: fc.constantFrom(429, 500, 503) }) },
+    { weight: 1, arbitrary: fc.constant({ kind: 'timeout' as const }) },
+  );
+
+  it('asks for no list during a back-off, and for each list no earlier than its own wait', async () => {
+    let sent: { at: number; names: string[] }[] = [];
+    let answers: ListAnswer[] = [];
+    const two = await startFakeServer((call): Answer => {
+      const names = call.rpc === 'BatchGetHashLists' ? call.request.names : [];
+      sent.push({ at: now, names });
+      const answer = answers[sent.length - 1] ?? { kind: 'status', status: 500 };
+      if (answer.kind === 'timeout') return { hang: true };
+      if (answer.kind === 'status') return { status: answer.status };
+      const lists = names.map((name) => {
+        const waitMs = name === 'se-4b' ? answer.se : answer.mw;
+        return prefixList(name, `v${sent.length}`, new Uint32Array(0), waitMs === undefined ? {} : { minimumWaitMs: waitMs });
+      });
+      return { rpc: 'BatchGetHashLists', message: create(BatchGetHashListsResponseSchema, { hashLists: lists }) };
+    });
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(listAnswer, { minLength: 1, maxLength: 10 }).filter((s) => s.filter((a) => a.kind === 'timeout').length <= 1),
+          fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 40, maxLength: 40 }),
+          fc.array(fc.double({ min: 0, max: 0.999, noNaN: true }), { minLength: 14, maxLength: 14 }),
+          async (script, randoms, earlyFractions) => {
+            now = 3_000_000_000;
+            const startedAt = now;
+            answers = script;
+            sent = [];
+            let r = 0;
+            const client = new SafeBrowsingClient({
+              server: two.url,
+              mode: 'local',
+              lists: ['se-4b', 'mw-4b'],
+              timeoutMs: 250,
+              clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => undefined },
+              random: () => randoms[r++ % randoms.length]!,
+            });
+            await client.start();
+            for (let step = 0; step < earlyFractions.length; step++) {
+              const next = client.nextUpdateAt!;
+              const sentBefore = sent.length;
+              now = Math.max(now, Math.floor(now + (next - now) * earlyFractions[step]!));
+              if (now < next) {
+                await client.update();
+                assert.equal(sent.length, sentBefore, `a request went out ${next - now} ms early`);
+              }
+              now = Math.max(now, next);
+              await client.update();
+            }
+            await client.close();
+
+            assert.ok(sent[0]!.at >= startedAt && sent[0]!.at <= startedAt + 60_000, 'RF-2: the first request in the first minute');
+            const allowedAt = new Map<string, number>();
+            let failures = 0;
+            sent.forEach(({ at, names }, i) => {
+              for (const name of names) assert.ok(at >= (allowedAt.get(name) ?? -Infinity), `request ${i} asked for ${name} ${allowedAt.get(name)! - at} ms before its wait ended`);
+              if (i > 0 && failures > 0) {
+                const least = Math.min(2 ** (failures - 1) * BACKOFF_BASE_MS, BACKOFF_CAP_MS);
+                assert.ok(at - sent[i - 1]!.at >= least, `request ${i} (${names.join(' ')}) came ${at - sent[i - 1]!.at} ms after failure ${failures}; back-off needs ${least}`);
+              }
+              const answer: ListAnswer = script[i] ?? { kind: 'status', status: 500 };
+              if (answer.kind !== 'ok') {
+                failures++;
+                return;
+              }
+              failures = 0;
+              for (const name of names) allowedAt.set(name, at + ((name === 'se-4b' ? answer.se : answer.mw) ?? 0));
+            });
+          },
+        ),
+        {
+          numRuns: 50,
+          // The case that per-list back-off got wrong: se-4b waits 5 min, mw-4b 10 min; a 503 for se-4b
+          // alone must hold mw-4b back too.
+          examples: [[[{ kind: 'ok', se: 300_000, mw: 600_000 }, { kind: 'status', status: 503 }, { kind: 'ok', se: 300_000, mw: 600_000 }], new Array<number>(40).fill(0), new Array<number>(14).fill(0)]],
+        },
+      );
+    } finally {
+      await two.close();
+    }
+  });
+});

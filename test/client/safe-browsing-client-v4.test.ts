@@ -123,6 +123,51 @@ describe('SafeBrowsingClient over v4', () => {
   });
 });
 
+describe('fullHashes:find waits outlive the process (RF-3, RF-4)', () => {
+  /** A v4 server whose fullHashes:find answers say: no search for an hour (or fail with 503). */
+  function hourlyServer(status = 200): () => number {
+    let finds = 0;
+    handler = (call) => {
+      if (call.rpc === 'FetchThreatListUpdates') return v4Update('mw-4b', 'state-1', prefixesOf(BAD));
+      finds++;
+      if (status !== 200) return { status } as Answer;
+      return { rpc: 'FindFullHashes', message: create(FindFullHashesResponseSchema, { minimumWaitDuration: durationFromMs(60 * MIN) }) };
+    };
+    return () => finds;
+  }
+
+  it('a second client on the same data folder does not search within the first one\'s minimum wait', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sbkit-v4-wait-'));
+    const finds = hourlyServer();
+    const first = new SafeBrowsingClient({ server: server.url, protocol: 'v4', lists: ['mw-4b'], dataDir: dir, clock });
+    await first.update();
+    await first.checkUrl(`http://${BAD}`);
+    await first.close();
+    assert.equal(finds(), 1);
+    now += 30 * MIN;
+    const second = new SafeBrowsingClient({ server: server.url, protocol: 'v4', lists: ['mw-4b'], dataDir: dir, clock });
+    const result = await second.checkUrl(`http://${BAD}`);
+    assert.equal(finds(), 1, 'no fullHashes:find within the hour');
+    assert.match(result.error!.message, /may not be asked again/);
+    await second.close();
+  });
+
+  it('keeps a search back-off even when the first client never closes (a crash)', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sbkit-v4-wait-'));
+    const finds = hourlyServer(503);
+    const first = new SafeBrowsingClient({ server: server.url, protocol: 'v4', lists: ['mw-4b'], dataDir: dir, clock, random: () => 0 });
+    await first.update();
+    assert.match((await first.checkUrl(`http://${BAD}`)).error!.message, /503/);
+    now += 10 * MIN;
+    const second = new SafeBrowsingClient({ server: server.url, protocol: 'v4', lists: ['mw-4b'], dataDir: dir, clock });
+    assert.match((await second.checkUrl(`http://${BAD}`)).error!.message, /may not be asked again/);
+    assert.equal(finds(), 1, 'no fullHashes:find during the 15-minute back-off');
+    now += 5 * MIN;
+    await second.checkUrl(`http://${BAD}`);
+    assert.equal(finds(), 2);
+  });
+});
+
 describe('moving a database from v4 to v5 (SB-14)', () => {
   it('sends the v4 state as the v5 version, with no reset of the local lists', async () => {
     dir = await mkdtemp(join(tmpdir(), 'sbkit-migrate-'));

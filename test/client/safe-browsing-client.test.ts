@@ -1,12 +1,24 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { create } from '@bufbuild/protobuf';
-import { BatchGetHashListsResponseSchema, type HashList, SearchHashesResponseSchema } from '../../src/proto/v5.ts';
-import { SafeBrowsingClient, SEARCH_PREFIXES_PER_REQUEST, type SafeBrowsingClientOptions } from '../../src/client/safe-browsing-client.ts';
+import fc from 'fast-check';
+import { encodeRice64 } from '../../src/codec/index.ts';
+import { BatchGetHashListsResponseSchema, type HashList, HashListSchema, SearchHashesResponseSchema } from '../../src/proto/v5.ts';
+import {
+  type CheckResult,
+  type ClientEvent,
+  ClientOptionError,
+  SafeBrowsingClient,
+  SEARCH_PREFIXES_PER_REQUEST,
+  type SafeBrowsingClientOptions,
+} from '../../src/client/safe-browsing-client.ts';
 import type { Clock } from '../../src/client/clock.ts';
+import { DatabaseStorageError, LocalDatabase } from '../../src/store/database.ts';
+import { checksumOf, HashList as StoredHashList } from '../../src/store/hash-list.ts';
+import { urlExpressions } from '../../src/url/expressions.ts';
 import { expressionHashString, prefix32 } from '../../src/url/hash.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
 import type { DecodedWireRequest } from '../../src/wire/server-request.ts';
@@ -338,5 +350,279 @@ describe('searchPrefixes (what a caching proxy asks its upstream)', () => {
     assert.deepEqual(server.requests.map((r) => r.rpc === 'SearchHashes' && r.request.hashPrefixes.length), [SEARCH_PREFIXES_PER_REQUEST, SEARCH_PREFIXES_PER_REQUEST, 1]);
     assert.deepEqual(answer.fullHashes.map((f) => f.fullHash), [listed]);
     assert.equal(answer.cacheDurationMs, 300_000);
+  });
+});
+
+/** A clock that moves only when told to and keeps each timer's callback and delay, to run by hand. */
+function timerClock(start = 1_700_000_000_000): Clock & { advance(ms: number): void; timers: { run: () => void; ms: number }[] } {
+  let now = start;
+  const timers: { run: () => void; ms: number }[] = [];
+  return {
+    now: () => now,
+    setTimeout: (run, ms) => timers.push({ run, ms }),
+    clearTimeout: () => undefined,
+    advance(ms) {
+      now += ms;
+    },
+    timers,
+  };
+}
+
+describe('a local database that cannot be written', () => {
+  it('takes a list it cannot store for a failed update: old list kept, reported, backed off, no unhandled rejection', async () => {
+    const dataDir = await tempDir();
+    let version = 0;
+    handler = () => {
+      version++;
+      const entries = version === 1 ? prefixesOf(BAD) : prefixesOf(BAD, 'other.sbtest.example/');
+      return batch(prefixList('mw-4b', `v${version}`, entries, { minimumWaitMs: MIN }));
+    };
+    const clock = timerClock();
+    const events: ClientEvent[] = [];
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const sb = client({ mode: 'local', lists: ['mw-4b'], dataDir, clock, random: () => 0, onEvent: (e) => events.push(e) });
+      await sb.update();
+      // The folder becomes a file: every write now fails with ENOTDIR, as on a disk gone wrong.
+      await rm(dataDir, { recursive: true });
+      await writeFile(dataDir, 'not a folder');
+      clock.advance(30 * MIN);
+      await sb.start();
+      clock.timers.at(-1)!.run();
+      // update() joins the background update under way.
+      const summary = await sb.update();
+      await new Promise(setImmediate);
+
+      assert.deepEqual(unhandled, []);
+      assert.ok(summary.error instanceof DatabaseStorageError, String(summary.error));
+      assert.match(summary.error.message, /local database .*: cannot save list mw-4b \(ENOTDIR/);
+      const failed = events.filter((e) => e.type === 'update-failed');
+      assert.equal(failed.length, 1);
+      assert.equal(server.requests.length, 2);
+      const [info] = sb.listInfo();
+      assert.deepEqual([info!.entries, Buffer.from(info!.version, 'base64').toString()], [1, 'v1'], 'the old list is kept');
+      assert.deepEqual([sb.stats().updateFailures, sb.stats().consecutiveUpdateFailures], [1, 1]);
+      assert.equal(summary.backoffUntil, clock.now() + 15 * MIN);
+      assert.equal(clock.timers.at(-1)!.ms, 15 * MIN, 'the next background update waits for the back-off (RF-4)');
+      assert.ok(events.some((e) => e.type === 'state-not-saved'));
+      await sb.close();
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it('reports a schedule it cannot save, and the lists it stored stand', async () => {
+    const dataDir = await tempDir();
+    await mkdir(join(dataDir, 'client-state.json'));
+    handler = () => batch(prefixList('mw-4b', 'v1', prefixesOf(BAD), { minimumWaitMs: 30 * MIN }));
+    const events: ClientEvent[] = [];
+    const sb = client({ mode: 'local', lists: ['mw-4b'], dataDir, onEvent: (e) => events.push(e) });
+    const summary = await sb.update();
+    assert.deepEqual(summary.updated, ['mw-4b']);
+    assert.match(summary.error!.message, /cannot save the client state/);
+    assert.deepEqual(events.map((e) => e.type), ['damaged-file', 'update', 'state-not-saved']);
+    await sb.close();
+  });
+});
+
+describe('update back-off is the client\'s, not a list\'s (RF-4)', () => {
+  it('asks for no list while backing off after a failure, and each list still keeps its own wait (RF-3)', async () => {
+    let failing = false;
+    handler = (call) => {
+      if (failing) return { status: 503 };
+      assert.equal(call.rpc, 'BatchGetHashLists');
+      const names = call.rpc === 'BatchGetHashLists' ? call.request.names : [];
+      return batch(...names.map((name) => prefixList(name, 'v1', new Uint32Array(0), { minimumWaitMs: name === 'se-4b' ? 5 * MIN : 30 * MIN })));
+    };
+    const asked = () => server.requests.map((r) => (r.rpc === 'BatchGetHashLists' ? r.request.names.join(' ') : r.rpc));
+    const clock = fakeClock();
+    const sb = client({ mode: 'local', clock, random: () => 1 });
+    await sb.update();
+    clock.advance(5 * MIN);
+    failing = true;
+    const failed = await sb.update();
+    assert.deepEqual(asked(), ['se-4b mw-4b', 'se-4b']);
+    assert.equal(failed.backoffUntil, clock.now() + 30 * MIN);
+    failing = false;
+    clock.advance(25 * MIN);
+    const held = await sb.update();
+    assert.deepEqual(asked(), ['se-4b mw-4b', 'se-4b'], 'mw-4b\'s wait is over, the back-off is not');
+    assert.equal(held.backoffUntil, clock.now() + 5 * MIN);
+    assert.equal(sb.nextUpdateAt, clock.now() + 5 * MIN);
+    clock.advance(5 * MIN);
+    const resumed = await sb.update();
+    assert.deepEqual(asked(), ['se-4b mw-4b', 'se-4b', 'se-4b mw-4b']);
+    assert.equal(resumed.backoffUntil, undefined);
+    assert.equal(sb.stats().consecutiveUpdateFailures, 0);
+  });
+});
+
+describe('the saved request schedule', () => {
+  it('counts one that is no schedule as none, says so once, and never spins the update timer', async () => {
+    const dataDir = await tempDir();
+    const wrong = [
+      { notBefore: 'soon' },
+      { updates: { waits: { 'mw-4b': 'soon' }, requests: { notBefore: 0, failures: 0 } } },
+      { updates: { waits: {}, requests: { notBefore: 1e400, failures: 0 } } },
+      { search: { notBefore: null, failures: 0 } },
+      { updates: { 'mw-4b': { notBefore: 'soon', failures: 0 } } },
+    ];
+    for (const state of wrong) {
+      await writeFile(join(dataDir, 'client-state.json'), JSON.stringify(state).replace('1e+400', '1e400'));
+      const clock = timerClock();
+      const events: ClientEvent[] = [];
+      const sb = client({ mode: 'local', lists: ['mw-4b'], dataDir, clock, random: () => 0.5, onEvent: (e) => events.push(e) });
+      await sb.start();
+      const damaged = events.filter((e) => e.type === 'damaged-file');
+      assert.equal(damaged.length, 1, JSON.stringify(state));
+      assert.match(damaged[0]!.error.message, /client-state\.json was not loaded \(.+\); it is ignored, and written anew at the next save/);
+      assert.deepEqual(clock.timers.map((t) => t.ms), [30_000], JSON.stringify(state));
+      assert.equal(sb.nextUpdateAt, clock.now() + 30_000);
+      await sb.close();
+    }
+  });
+});
+
+describe('list widths (the width comes from the list, not from the server)', () => {
+  it('drops a list sent at another width and asks for it from scratch', async () => {
+    let round = 0;
+    handler = (call) => {
+      round++;
+      if (round === 1) {
+        const hashes = new Uint8Array(Buffer.alloc(8, 7));
+        const encoded = encodeRice64(hashes)!;
+        return batch(create(HashListSchema, { name: 'mw-4b', version: Buffer.from('wide'), compressedAdditions: { case: 'additionsEightBytes', value: encoded }, sha256Checksum: checksumOf({ width: 8, bytes: hashes }) }));
+      }
+      assert.equal(call.rpc === 'BatchGetHashLists' && call.request.version[0]!.length, 0, 'asked from scratch');
+      return batch(prefixList('mw-4b', 'v1', prefixesOf(BAD), { minimumWaitMs: 30 * MIN }));
+    };
+    const sb = client({ mode: 'local', lists: ['mw-4b'], random: () => 0 });
+    const summary = await sb.update();
+    assert.match(summary.failed[0]!.error.message, /width-mismatch/);
+    assert.equal(round, 2);
+    assert.deepEqual([sb.listInfo()[0]!.width, sb.listInfo()[0]!.entries], [4, 1]);
+  });
+
+  it('does not load a stored list of another width than its name gives, and says so', async () => {
+    const dataDir = await tempDir();
+    const db = await LocalDatabase.open(dataDir);
+    await db.save(StoredHashList.fromSorted('mw-4b', Buffer.from('old'), { width: 8, bytes: Buffer.alloc(8, 1) }), 1);
+    const events: ClientEvent[] = [];
+    const sb = client({ mode: 'local', lists: ['mw-4b'], dataDir, onEvent: (e) => events.push(e) });
+    await sb.open();
+    assert.deepEqual([sb.listInfo()[0]!.width, sb.listInfo()[0]!.version], [4, '']);
+    assert.match(events.find((e) => e.type === 'damaged-file')!.error.message, /mw-4b\.sbl was not loaded \(it holds 8-byte hashes, the list 4-byte ones\)/);
+  });
+});
+
+describe('options that cannot work', () => {
+  it('are refused with ClientOptionError', () => {
+    const cases: [SafeBrowsingClientOptions, RegExp][] = [
+      [{ protocol: 'v4', mode: 'realtime' }, /real-time mode needs the v5 protocol/],
+      [{ protocol: 'v4', lists: ['gc-32b'] }, /list "gc-32b" has no v4 equivalent/],
+      [{ protocol: 'v4', mode: 'nostorage', lists: ['gc-32b'] }, /list "gc-32b" has no v4 equivalent/],
+      [{ server: 'not a url' }, /the server "not a url" is not an http or https URL/],
+      [{ server: 'ftp://example.com' }, /not an http or https URL/],
+      [{ lists: ['../../etc/passwd'] }, /is not a list name/],
+      [{ mode: 'nostorage', lists: ['../../etc/passwd'] }, /is not a list name/],
+    ];
+    for (const [options, message] of cases) assert.throws(() => new SafeBrowsingClient(options), (err) => err instanceof ClientOptionError && message.test(err.message));
+  });
+
+  it('a read-only client leaves its folder alone and refuses to update', async () => {
+    const dataDir = await tempDir();
+    await writeFile(join(dataDir, 'mw-4b.sbl'), 'damaged');
+    const events: ClientEvent[] = [];
+    const sb = client({ mode: 'local', lists: ['mw-4b'], dataDir, readOnly: true, onEvent: (e) => events.push(e) });
+    await sb.open();
+    await assert.rejects(sb.update(), ClientOptionError);
+    await assert.rejects(sb.start(), ClientOptionError);
+    await sb.close();
+    assert.deepEqual(events.map((e) => e.type), ['damaged-file']);
+    assert.deepEqual(await readdir(dataDir), ['mw-4b.sbl']);
+    assert.equal(server.requests.length, 0);
+  });
+});
+
+describe('checkUrls (many URLs, few searches)', () => {
+  it('sends the prefixes of many URLs together, SEARCH_PREFIXES_PER_REQUEST to a request', async () => {
+    handler = (call) => {
+      const asked = call.rpc === 'SearchHashes' ? call.request.hashPrefixes.map((p) => Buffer.from(p).toString('latin1')) : [];
+      return searchAnswer(asked.includes(expressionHashString(BAD).slice(0, 4)) ? [{ hash: expressionHashString(BAD), threatType: 1 }] : []);
+    };
+    const urls = [...Array.from({ length: 99 }, (_, i) => `http://host${i}.example/page`), BAD_URL];
+    const results = await client({ mode: 'nostorage' }).checkUrls(urls);
+    assert.deepEqual(results.map((r) => r.url), urls);
+    assert.deepEqual(results.filter((r) => r.verdict === 'UNSAFE').map((r) => r.url), [BAD_URL]);
+    // 100 URLs of two expressions each: 200 prefixes, one request.
+    assert.deepEqual(server.requests.map((r) => r.rpc === 'SearchHashes' && r.request.hashPrefixes.length), [200]);
+    const more = Array.from({ length: 200 }, (_, i) => `http://more${i}.example/page`);
+    await client({ mode: 'nostorage' }).checkUrls(more);
+    assert.deepEqual(server.requests.slice(1).map((r) => r.rpc === 'SearchHashes' && r.request.hashPrefixes.length), [SEARCH_PREFIXES_PER_REQUEST, 400 - SEARCH_PREFIXES_PER_REQUEST]);
+  });
+
+  it('rejects an unusable URL before asking anything', async () => {
+    handler = () => searchAnswer([]);
+    await assert.rejects(client({ mode: 'nostorage' }).checkUrls(['http://a.example/', 'javascript:alert(1)']), /invalid URL/);
+    assert.equal(server.requests.length, 0);
+  });
+
+  it('gives every URL the verdict checkUrl gives it, in every mode, with no more searches', async () => {
+    const hosts = ['a.example', 'b.a.example', 'c.example', 'sbtest.example', 'x.c.example'];
+    const paths = ['/', '/p', '/p/q.html', '/q?x=1'];
+    const pool = [...new Set(hosts.flatMap((h) => paths.flatMap((p) => urlExpressions(`http://${h}${p}`))))];
+    const url = fc.tuple(fc.constantFrom(...hosts), fc.constantFrom(...paths)).map(([h, p]) => `http://${h}${p}`);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(url, { minLength: 1, maxLength: 12 }),
+        fc.subarray(pool),
+        fc.subarray(pool),
+        fc.subarray(pool),
+        fc.subarray(pool),
+        fc.constantFrom('realtime' as const, 'local' as const, 'nostorage' as const),
+        fc.boolean(),
+        async (urls, threats, canaries, listedOnly, popular, mode, failing) => {
+          handler = (call) => {
+            if (call.rpc === 'BatchGetHashLists') {
+              return batch(
+                ...call.request.names.map((name) =>
+                  name === 'gc-32b' ? fullHashList(name, 'g1', fullHashesOf(...popular)) : prefixList(name, 'v1', name === 'se-4b' ? prefixesOf(...threats, ...listedOnly) : new Uint32Array(0), { minimumWaitMs: 30 * MIN }),
+                ),
+              );
+            }
+            if (failing) return { status: 503 };
+            const asked = new Set(call.rpc === 'SearchHashes' ? call.request.hashPrefixes.map((p) => Buffer.from(p).toString('latin1')) : []);
+            const found = threats.map((e) => expressionHashString(e)).filter((hash) => asked.has(hash.slice(0, 4)));
+            return searchAnswer(found.map((hash) => ({ hash, threatType: 2, attributes: canaries.some((e) => expressionHashString(e) === hash) ? [1] : [] })));
+          };
+          const searches = () => server.requests.filter((r) => r.rpc === 'SearchHashes').length;
+          const single = client({ mode, random: () => 0.5 });
+          const batched = client({ mode, random: () => 0.5 });
+          if (mode !== 'nostorage') await Promise.all([single.update(), batched.update()]);
+          const start = searches();
+          const one: CheckResult[] = [];
+          for (const u of urls) one.push(await single.checkUrl(u));
+          const between = searches();
+          const many = await batched.checkUrls(urls);
+          const verdicts = (results: CheckResult[]) => results.map((r) => [r.url, r.canonicalUrl, r.verdict]);
+          assert.deepEqual(verdicts(many), verdicts(one));
+          // A URL the cache already shows unsafe stops there, with the threats found so far: which ones
+          // depends on what was asked before, so each list need only hold true threats of its URL.
+          for (const result of [...one, ...many]) {
+            const expressions = urlExpressions(result.url);
+            for (const threat of result.threats) {
+              assert.ok(threats.includes(threat.expression) && expressions.includes(threat.expression), `${result.url}: ${threat.expression} is no threat of it`);
+              assert.equal(threat.enforced, !canaries.includes(threat.expression));
+            }
+            assert.equal(result.verdict === 'UNSAFE', result.threats.some((t) => t.enforced));
+          }
+          assert.ok(searches() - between <= between - start, `${searches() - between} searches for ${between - start} one by one`);
+          await Promise.all([single.close(), batched.close()]);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, backoffDelay, RequestSchedule } from '../../src/client/schedule.ts';
+import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, backoffDelay, isScheduleState, RequestSchedule } from '../../src/client/schedule.ts';
 
 const MIN = 60_000;
 
@@ -57,5 +57,16 @@ describe('RequestSchedule', () => {
     assert.equal(schedule.earliest, 50 * MIN);
     schedule.failed(50 * MIN, 0);
     assert.equal(schedule.earliest, 65 * MIN);
+  });
+
+  it('carries a saved state over, and refuses one that is not a schedule', () => {
+    const schedule = new RequestSchedule(0, 0);
+    schedule.failed(0, 0);
+    assert.deepEqual(RequestSchedule.restore(schedule.state).state, { notBefore: 15 * MIN, failures: 1 });
+    const wrong = [{ notBefore: Number.NaN, failures: 0 }, { notBefore: Infinity, failures: 0 }, { notBefore: 'soon', failures: 0 }, { notBefore: 0, failures: -1 }, { notBefore: 0 }, null];
+    for (const state of wrong) {
+      assert.equal(isScheduleState(state), false, JSON.stringify(state));
+      assert.throws(() => RequestSchedule.restore(state as never), RangeError);
+    }
   });
 });

@@ -64,6 +64,7 @@ before(async () => {
   relay = createRelayApp({ gateway: `${localUrl}/ohttp-gateway` });
   await relay.listen({ host: '127.0.0.1', port: 0 });
   relayBase = `http://127.0.0.1:${(relay.server.address() as AddressInfo).port}`;
+  await writeFile(join(dir, 'proxy.json'), JSON.stringify({ apiKeys: ['a-client-key'], loadControl: { burstMax: 20 } }));
   await writeFile(
     join(dir, 'sbkit.json'),
     JSON.stringify({ lists: [{ name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], sources: [{ entries: ['evil.example/'] }] }] }),
@@ -87,6 +88,7 @@ function runnable(command: string): string[] {
     .replaceAll('YOUR_API_KEY', KEY)
     .replace(/--upstream-key KEY\b/, `--upstream-key ${KEY}`)
     .replaceAll('sbkit.json', join(dir, 'sbkit.json'))
+    .replaceAll('proxy.json', join(dir, 'proxy.json'))
     .replace(/\.\/([\w-]+)/g, (_m, name: string) => join(dir, name))
     .replace(/--port \d+/, '--port 0')
     .replace(/ URL$/, ' http://testsafebrowsing.appspot.com/s/phishing.html')

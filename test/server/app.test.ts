@@ -4,6 +4,7 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import * as v4 from '../../src/proto/v4.ts';
 import * as v5 from '../../src/proto/v5.ts';
 import { createApp } from '../../src/server/app.ts';
+import { KeyRing } from '../../src/server/ohttp/key-ring.ts';
 import { checksumOf } from '../../src/store/hash-list.ts';
 import { expressionHashString } from '../../src/url/hash.ts';
 import { demoCatalog } from './fixture.ts';
@@ -114,6 +115,14 @@ describe('API keys', () => {
     assert.equal(wrong.statusCode, 400);
     assert.match((wrong.json() as { error: { message: string } }).error.message, /API key not valid/);
     assert.equal((await server.inject({ url: '/v5/hashList/se-4b?key=right' })).statusCode, 200);
+  });
+
+  it('checks the key before the request itself, as Google does: a malformed request without a key is refused for the key', async () => {
+    const server = app({ apiKeys: ['right'] });
+    const garbage = { method: 'POST' as const, url: '/v4/fullHashes:find', headers: { 'content-type': 'application/x-protobuf' }, payload: Buffer.from([0xff, 0xff, 0xff]) };
+    assert.equal((await server.inject(garbage)).statusCode, 403);
+    assert.equal((await server.inject({ ...garbage, url: `${garbage.url}?key=right` })).statusCode, 400);
+    assert.equal((await server.inject({ url: '/v5/hashes:search?hashPrefixes=not-base64!' })).statusCode, 403);
   });
 });
 
@@ -236,14 +245,17 @@ describe('v4 API', () => {
 describe('operator endpoints', () => {
   const TOKEN = 'an-admin-token-of-length';
 
-  it('pause refuses every API request with 503 and Retry-After until resume (LC-5 service_paused)', async () => {
-    const server = createApp({ catalog: demoCatalog(), adminToken: TOKEN });
+  it('pause refuses every request but the operator\'s with 503 and Retry-After until resume, also without load control (LC-5 service_paused)', async () => {
+    const server = createApp({ catalog: demoCatalog(), adminToken: TOKEN, ohttpKeys: await KeyRing.create() });
     const auth = { authorization: `Bearer ${TOKEN}` };
     assert.equal((await server.inject({ method: 'POST', url: '/admin/pause', headers: auth })).statusCode, 200);
-    const refused = await server.inject({ url: '/v5/hashList/se-4b' });
+    const refused = await server.inject({ url: '/v5/hashList/se-4b?alt=json' });
     assert.equal(refused.statusCode, 503);
     assert.equal(refused.headers['retry-after'], '60');
     assert.equal((refused.json() as { error: { status: string } }).error.status, 'UNAVAILABLE');
+    const page = await server.inject({ url: '/?url=http%3A%2F%2Fexample.com%2F', headers: { accept: 'text/html' } });
+    assert.deepEqual([page.statusCode, page.headers['content-type']], [503, 'text/html; charset=utf-8']);
+    for (const url of ['/status.json', '/ohttp-keys']) assert.equal((await server.inject({ url })).statusCode, 503, url);
     assert.equal((await server.inject({ url: '/healthz' })).json().status, 'paused');
     assert.equal((await server.inject({ method: 'POST', url: '/admin/resume', headers: auth })).statusCode, 200);
     assert.equal((await server.inject({ url: '/v5/hashList/se-4b' })).statusCode, 200);
@@ -264,5 +276,17 @@ describe('operator endpoints', () => {
     assert.deepEqual([response.statusCode, response.json(), reloads], [200, { reloaded: 1 }, 1]);
     const demo = await createApp({ catalog: demoCatalog(), adminToken: TOKEN }).inject({ method: 'POST', url: '/admin/reload', headers: { authorization: `Bearer ${TOKEN}` } });
     assert.equal(demo.statusCode, 400);
+  });
+});
+
+describe('methods no route takes', () => {
+  it('get a Google-style 405 with Allow on API paths and 404 elsewhere', async () => {
+    const server = createApp({ catalog: demoCatalog() });
+    const put = await server.inject({ method: 'PUT', url: '/v5/hashLists?alt=json' });
+    assert.deepEqual([put.statusCode, put.headers.allow], [405, 'GET']);
+    assert.match((put.json() as { error: { message: string } }).error.message, /does not accept PUT; use GET/);
+    const elsewhere = await server.inject({ method: 'DELETE', url: '/nothing?alt=json' });
+    assert.equal(elsewhere.statusCode, 404);
+    assert.equal((elsewhere.json() as { error: { status: string } }).error.status, 'NOT_FOUND');
   });
 });

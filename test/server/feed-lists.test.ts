@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { FeedLists, type ListLoadReport } from '../../src/server/feed-lists.ts';
+import { FeedLists, type ListLoadReport, REPORTED_BAD_LINES_PER_SOURCE } from '../../src/server/feed-lists.ts';
 import { parseServerConfig } from '../../src/server/feeds/config.ts';
 import { memorySnapshotStore, type SnapshotStore } from '../../src/server/lists/snapshot-store.ts';
 import { expressionHashString } from '../../src/url/hash.ts';
@@ -83,6 +83,46 @@ describe('FeedLists reloads', () => {
     assert.deepEqual(reports.at(-1), report);
     assert.ok(holds(lists, 'kept.example/'));
     assert.ok(!holds(lists, 'replacement.example/'));
+    lists.close();
+  });
+});
+
+describe('FeedLists reports', () => {
+  it('name the first bad lines of each source with line number and reason, in the report and the reload answer', async () => {
+    const first = join(dir, 'first-bad.txt');
+    const second = join(dir, 'second-bad.txt');
+    await writeFile(first, ['good.example/', ...Array.from({ length: 14 }, (_, i) => `http://scheme${i}.example/`), 'also-good.example/', 'fine.example/', 'ok.example/'].join('\n'));
+    await writeFile(second, 'kept.example/\n-bad-.example/\n');
+    const config = parseServerConfig(
+      { lists: [{ name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], sources: [{ file: first, format: 'expressions' }, { file: second, format: 'expressions' }] }] },
+      dir,
+    );
+    const reports: ListLoadReport[] = [];
+    const lists = await FeedLists.start(config, (report) => reports.push(report), memorySnapshotStore);
+    const [reloaded] = await lists.reload();
+    for (const report of [reports[0]!, reloaded!]) {
+      assert.equal(report.badLines, 15);
+      assert.deepEqual(
+        report.firstBadLines.map(({ source, line }) => [source, line]),
+        [...Array.from({ length: REPORTED_BAD_LINES_PER_SOURCE }, (_, i) => [first, i + 2]), [second, 2]],
+      );
+      assert.match(report.firstBadLines[0]!.reason, /an expression is host\/path without a scheme/);
+      assert.match(report.firstBadLines.at(-1)!.reason, /"-bad-.example" is no host name/);
+    }
+    // What /admin/reload sends: the reports as JSON.
+    assert.deepEqual(JSON.parse(JSON.stringify(reloaded)).firstBadLines[10], { source: second, line: 2, reason: reloaded!.firstBadLines[10]!.reason });
+    lists.close();
+  });
+
+  it('keep the list as it was when a source turns into text of another kind, and say so', async () => {
+    const feed = join(dir, 'turns-to-html.txt');
+    await writeFile(feed, 'kept.example/\n');
+    const { lists } = await start(feed, memorySnapshotStore);
+    await writeFile(feed, '<html>\n<body>Service unavailable</body>\n</html>\n');
+    const [report] = await lists.reload();
+    assert.equal(report!.published, false);
+    assert.match(report!.errors.join('\n'), /turns-to-html\.txt: does not look like an expressions feed: 3 of its 3 lines are bad/);
+    assert.ok(holds(lists, 'kept.example/'));
     lists.close();
   });
 });

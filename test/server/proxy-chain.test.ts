@@ -3,9 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import { fromBinary } from '@bufbuild/protobuf';
 import * as v5 from '../../src/proto/v5.ts';
 import { SafeBrowsingClient, type Mode } from '../../src/client/safe-browsing-client.ts';
+import { createApp } from '../../src/server/app.ts';
 import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
 import { UpstreamMirror } from '../../src/server/upstream-mirror.ts';
 import { demoCatalog } from './fixture.ts';
+import { waitUntil } from './redis-fixture.ts';
 
 // client → proxy → authority: two sbkit servers on loopback, the second a caching proxy of the first.
 let authority: SafeBrowsingServer;
@@ -75,5 +77,36 @@ describe('client → proxy → authority', () => {
     const second = await client().checkUrl('http://testsafebrowsing.appspot.com/s/malware_in_iframe.html');
     assert.deepEqual([first.verdict, second.verdict], ['UNSAFE', 'UNSAFE']);
     assert.equal(authoritySearches - before, 1, 'only the first of these checks reached the authority');
+  });
+});
+
+describe('a proxy before its first copy of the upstream\'s lists', () => {
+  it('answers list requests with 503 and Retry-After, not with empty lists that look final, until it has mirrored them', async () => {
+    // An upstream that holds its list answers until the test lets them go.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow = createServer({ catalog: demoCatalog(), port: 0 });
+    slow.app.addHook('onRequest', async (request) => {
+      if (!request.url.includes('hashes:search')) await held;
+    });
+    const early = await UpstreamMirror.start({ url: await slow.listen(), firstUpdateWindowMs: 0 });
+    try {
+      const app = createApp({ catalog: early.catalog, fullHashes: early.fullHashes, listsReady: () => early.listsReady() });
+      const batch = '/v5/hashLists:batchGet?names=se-4b&names=mw-4b&alt=json';
+      const waiting = await app.inject({ url: batch });
+      assert.deepEqual([waiting.statusCode, waiting.headers['retry-after']], [503, '60']);
+      const fetch = { listUpdateRequests: [{ threatType: 'MALWARE', platformType: 'ANY_PLATFORM', threatEntryType: 'URL', state: '' }] };
+      assert.equal((await app.inject({ url: '/v4/threatListUpdates:fetch?alt=json', method: 'POST', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(fetch) })).statusCode, 503);
+      assert.equal((await app.inject({ url: '/v5/hashLists?alt=json' })).statusCode, 200, 'naming the lists needs no copy');
+      release();
+      await waitUntil(() => early.listsReady(), 'the mirror has its first copy');
+      const served = await app.inject({ url: batch });
+      assert.equal(served.statusCode, 200);
+      assert.ok((served.json() as { hashLists: { additionsFourBytes?: unknown }[] }).hashLists.every((list) => list.additionsFourBytes !== undefined), 'the mirrored lists, with their entries');
+    } finally {
+      release();
+      await early.close();
+      await slow.close();
+    }
   });
 });

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { DatabaseFileError, LocalDatabase } from '../../src/store/database.ts';
+import { DatabaseFileError, DatabaseStorageError, LocalDatabase } from '../../src/store/database.ts';
 import { HashList } from '../../src/store/hash-list.ts';
 
 let dir: string;
@@ -19,7 +19,7 @@ const fullHashes = HashList.fromSorted('gc-32b', Buffer.from('state-from-v4'), {
 
 async function reopen(): Promise<{ db: LocalDatabase; damaged: DatabaseFileError[] }> {
   const damaged: DatabaseFileError[] = [];
-  const db = await LocalDatabase.open(dir, (e) => damaged.push(e));
+  const db = await LocalDatabase.open(dir, { onDamaged: (e) => damaged.push(e) });
   return { db, damaged };
 }
 
@@ -78,6 +78,51 @@ describe('LocalDatabase', () => {
     assert.equal(await db.readState(), undefined);
     await db.writeState({ next: 5 });
     assert.deepEqual(await (await reopen()).db.readState(), { next: 5 });
+  });
+
+  it('reports client state that is not JSON, rather than taking it for none', async () => {
+    await writeFile(join(dir, 'client-state.json'), '{"next": ');
+    const db = await LocalDatabase.open(dir);
+    await assert.rejects(db.readState(), (err) => err instanceof DatabaseFileError && /client-state\.json was not loaded \(not JSON\); it is ignored/.test(err.message));
+  });
+
+  it('fails a write it cannot make with DatabaseStorageError, keeping the old list and leaving no temporary file', async () => {
+    const db = await LocalDatabase.open(dir);
+    await db.save(prefixes, 1);
+    await rm(dir, { recursive: true });
+    await writeFile(dir, 'not a folder');
+    const next = HashList.fromSorted('se-4b', Buffer.from('v9'), { width: 4, values: Uint32Array.of(7) });
+    await assert.rejects(db.save(next, 2), (err) => err instanceof DatabaseStorageError && /local database .*: cannot save list se-4b \(ENOTDIR/.test(err.message));
+    await assert.rejects(db.writeState({}), (err) => err instanceof DatabaseStorageError && /cannot save the client state/.test(err.message));
+    assert.deepEqual(db.get('se-4b')!.list.sortedHashes(), prefixes.sortedHashes());
+  });
+
+  it('says which folder it cannot open', async () => {
+    await writeFile(join(dir, 'file'), '');
+    await assert.rejects(LocalDatabase.open(join(dir, 'file', 'db')), (err) => err instanceof DatabaseStorageError && /local database .*file\/db: cannot create or read the folder \(ENOTDIR/.test(err.message));
+  });
+
+  it('opened read-only, reports damaged files and leftovers but changes nothing, and refuses writes', async () => {
+    const db = await LocalDatabase.open(dir);
+    await db.save(prefixes, 1);
+    await writeFile(join(dir, 'junk.sbl'), 'hello');
+    await writeFile(join(dir, 'se-4b.sbl.tmp-123-abc'), 'half a file');
+    const before = (await readdir(dir)).sort();
+    const damaged: DatabaseFileError[] = [];
+    const readOnly = await LocalDatabase.open(dir, { readOnly: true, onDamaged: (e) => damaged.push(e) });
+    assert.equal(damaged.length, 1);
+    assert.ok(readOnly.get('se-4b'));
+    await assert.rejects(readOnly.save(prefixes, 2), /opened read-only/);
+    await assert.rejects(readOnly.writeState({}), /opened read-only/);
+    await assert.rejects(readOnly.drop('se-4b'), /opened read-only/);
+    assert.deepEqual((await readdir(dir)).sort(), before);
+  });
+
+  it('opened read-only, takes a folder that does not exist for an empty database and does not create it', async () => {
+    const missing = join(dir, 'missing');
+    const db = await LocalDatabase.open(missing, { readOnly: true });
+    assert.deepEqual(db.all(), []);
+    assert.deepEqual(await readdir(dir), []);
   });
 
   it('drops truncated files and files that are not list files', async () => {

@@ -95,11 +95,18 @@ describe('HashList.applyUpdate (SB-9)', () => {
     }
   });
 
-  it('takes an update without checksum and without changes as a new version only (API.md)', () => {
-    for (const partial of [true, false]) {
-      const next = base.applyUpdate(update(partial, [], four()));
-      assert.deepEqual(next.sortedHashes(), four(10, 20, 30, 40));
-      assert.deepEqual(Buffer.from(next.checksum), Buffer.from(base.checksum));
+  it('takes a partial update without checksum and without changes as a new version only (API.md)', () => {
+    const next = base.applyUpdate(update(true, [], four()));
+    assert.deepEqual(next.sortedHashes(), four(10, 20, 30, 40));
+    assert.deepEqual(Buffer.from(next.checksum), Buffer.from(base.checksum));
+    assert.equal(Buffer.from(next.version).toString(), 'v2');
+  });
+
+  it('empties the list on a full update without additions, checksum or not', () => {
+    for (const checksum of [undefined, checksumOf(four())]) {
+      const next = base.applyUpdate(update(false, [], four(), checksum));
+      assert.equal(next.size, 0);
+      assert.deepEqual(Buffer.from(next.checksum), Buffer.from(checksumOf(four())));
       assert.equal(Buffer.from(next.version).toString(), 'v2');
     }
   });
@@ -109,11 +116,14 @@ describe('HashList.applyUpdate (SB-9)', () => {
     assert.throws(() => base.applyUpdate(update(false, [], four(1))), failsWith('checksum-missing'));
   });
 
-  it('lets a full update change the width, which a partial one may not', () => {
+  it('refuses hashes of another width than the list\'s, in full updates as in partial ones', () => {
     const wideHashes = { width: 8 as const, bytes: Buffer.alloc(8, 1) };
-    const wide = base.applyUpdate(update(false, [], wideHashes, checksumOf(wideHashes)));
-    assert.equal(wide.width, 8);
-    assert.equal(wide.size, 1);
+    for (const partial of [false, true]) {
+      assert.throws(() => base.applyUpdate(update(partial, [], wideHashes, checksumOf(wideHashes))), failsWith('width-mismatch'));
+    }
+    const global = HashList.empty('gc-32b', 32);
+    assert.throws(() => global.applyUpdate(update(false, [], four(1), checksumOf(four(1)))), failsWith('width-mismatch'));
+    assert.equal(global.width, 32);
   });
 
   it('agrees with a model for any partial update of any width', () => {

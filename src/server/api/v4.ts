@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { encodeV4RiceHashes, encodeV4RiceIndices, prefixesToBytes } from '../../codec/index.ts';
 import type { ThreatTypeName } from '../../client/threats.ts';
-import { v4ThreatTypeName } from '../../client/v4-lists.ts';
+import { V4_LISTS, v4ThreatTypeName } from '../../client/v4-lists.ts';
 import {
   CompressionType,
   type FetchThreatListUpdatesRequest,
@@ -35,7 +35,7 @@ import type { ListHistory, ServedUpdate } from '../lists/list-history.ts';
 import type { ApiSettings } from './settings.ts';
 import { EMPTY_LIST_CHECKSUM, NO_LIST_VERSION } from './unknown-list.ts';
 import type { FullHashSource } from './full-hash-source.ts';
-import { matchesOfUrl } from './v5.ts';
+import { expressionHashesOfUrl, matchesOfUrls } from './v5.ts';
 
 /**
  * The v4 threat-type numbers that stand for each v5 threat type. Browsers send SOCIAL_ENGINEERING as
@@ -184,25 +184,33 @@ export async function findFullHashes(catalog: ListCatalog, source: FullHashSourc
   return create(FindFullHashesResponseSchema, { matches, negativeCacheDuration: durationFromMs(answer.cacheDurationMs) });
 }
 
+/** The full hashes of a URL's expressions, or undefined for a URL that cannot be read. */
+function expressionHashesOrSkip(url: string): string[] | undefined {
+  try {
+    return expressionHashesOfUrl(url);
+  } catch (err) {
+    // The Lookup API answers for the URLs it can read; one bad URL does not void the others.
+    if (err instanceof WireError && err.status === 'INVALID_ARGUMENT') return undefined;
+    throw err;
+  }
+}
+
 /**
  * `threatMatches:find` (the v4 Lookup API): URLs whose expressions are listed, by the types asked for;
- * a malicious binary is MALWARE, and MALICIOUS_BINARY too when the request asks for that.
+ * a malicious binary is MALWARE, and MALICIOUS_BINARY too when the request asks for that. All URLs (up
+ * to 500) are looked up in one search of the source, which in proxy mode is the upstream.
  */
 export async function findThreatMatches(catalog: ListCatalog, source: FullHashSource, request: FindThreatMatchesRequest, settings: ApiSettings): Promise<FindThreatMatchesResponse> {
-  const matches: ThreatMatch[] = [];
   const asked = request.threatInfo?.threatTypes ?? [];
-  for (const entry of request.threatInfo?.threatEntries ?? []) {
-    if (entry.url === '') continue;
-    let found;
-    try {
-      found = await matchesOfUrl(source, entry.url);
-    } catch (err) {
-      // The Lookup API answers for the URLs it can read; one bad URL does not void the others.
-      if (err instanceof WireError && err.status === 'INVALID_ARGUMENT') continue;
-      throw err;
-    }
+  const readable = (request.threatInfo?.threatEntries ?? []).flatMap((entry) => {
+    const hashes = entry.url === '' ? undefined : expressionHashesOrSkip(entry.url);
+    return hashes === undefined ? [] : [{ url: entry.url, hashes }];
+  });
+  const found = await matchesOfUrls(source, readable.map((entry) => entry.hashes));
+  const matches: ThreatMatch[] = [];
+  for (const [i, { url }] of readable.entries()) {
     const numbers = new Set<number>();
-    for (const { fullHash, details } of found) {
+    for (const { fullHash, details } of found[i]!) {
       const types = [...new Set(details.map((d) => d.threatType))];
       // A Lookup API caller asking for MALWARE is told of malicious binaries as malware, as before;
       // one that asks for MALICIOUS_BINARY is told that too.
@@ -212,19 +220,32 @@ export async function findThreatMatches(catalog: ListCatalog, source: FullHashSo
       }
       if (asked.includes(ThreatType.MALICIOUS_BINARY)) for (const number of fullHashNumbers(catalog, fullHash, types, asked)) numbers.add(number);
     }
-    for (const number of numbers) matches.push(threatMatch(number, { url: entry.url }, request.threatInfo, settings.cacheDurationMs));
+    for (const number of numbers) matches.push(threatMatch(number, { url }, request.threatInfo, settings.cacheDurationMs));
   }
   return create(FindThreatMatchesResponseSchema, { matches });
 }
 
-/** `threatLists`: the v4 triples this server answers with real lists. */
+/**
+ * The v4 triples that name a list (SB-14), one per list, in SB-11 order: the client's own table (browsers
+ * ask for these), then malicious binaries, which v4 clients keep under their own type (Firefox).
+ */
+const V4_TRIPLES = [
+  ...Object.values(V4_LISTS),
+  { threatType: ThreatType.MALICIOUS_BINARY, platformType: PlatformType.ANY_PLATFORM, threatEntryType: ThreatEntryType.URL },
+];
+
+/**
+ * `threatLists`: the v4 triples this server answers with real lists. Only triples that
+ * threatListUpdates:fetch maps to a list of the catalog (listNameForV4): lists of other names or widths
+ * have no v4 triple, and one list is named once, however many lists share its threat type.
+ */
 export function listThreatLists(catalog: ListCatalog): ListThreatListsResponse {
-  const threatLists = catalog.threatSnapshots().flatMap(({ definition }) =>
-    definition.threatTypes.map((type) => ({
-      threatType: v4NumbersIn(definition.name, type)[0]!,
-      platformType: definition.name === 'uwsa-4b' || definition.name === 'pha-4b' ? PlatformType.ANDROID : PlatformType.ANY_PLATFORM,
-      threatEntryType: ThreatEntryType.URL,
-    })),
-  );
+  const named = new Set<string>();
+  const threatLists = V4_TRIPLES.filter((triple) => {
+    const name = listNameForV4(triple.threatType, triple.platformType, triple.threatEntryType);
+    if (name === undefined || named.has(name) || catalog.get(name) === undefined) return false;
+    named.add(name);
+    return true;
+  });
   return create(ListThreatListsResponseSchema, { threatLists });
 }

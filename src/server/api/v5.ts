@@ -169,28 +169,40 @@ export function listHashLists(catalog: ListCatalog, request: ListHashListsReques
   });
 }
 
-/** The 4-byte prefixes of a URL's expressions and their full hashes; a bad URL is the caller's mistake. */
-function hashesOfUrl(url: string): { hashes: string[]; prefixes: number[] } {
+/** The full hashes of a URL's expressions (SB-6, SB-7); a bad URL is the caller's mistake. */
+export function expressionHashesOfUrl(url: string): string[] {
   try {
-    const hashes = expressionsOf(parseCanonicalUrl(url)).map(expressionHashString);
-    return { hashes, prefixes: hashes.map(prefix32) };
+    return expressionsOf(parseCanonicalUrl(url)).map(expressionHashString);
   } catch (err) {
     if (!(err instanceof InvalidUrlError)) throw err;
     throw new WireError('INVALID_ARGUMENT', err.message);
   }
 }
 
-/** The full hashes of a URL's expressions that the source knows, with their details (exact-URL lookups). */
-export async function matchesOfUrl(source: FullHashSource, url: string): Promise<FullHashMatch[]> {
-  const { hashes, prefixes } = hashesOfUrl(url);
-  const answer = await source.find(prefixes);
-  return answer.fullHashes.filter((match) => hashes.includes(match.fullHash));
+/**
+ * For each URL, given as the full hashes of its expressions, the full hashes the source knows among
+ * them with their details, in the order of the URL's expressions. One search of the source for the
+ * prefixes of all URLs: in proxy mode each search costs the upstream a request (or, past its per-request
+ * limit, a few sent together by the client), so a batch of 500 URLs must not cost 500 searches.
+ */
+export async function matchesOfUrls(source: FullHashSource, urls: readonly (readonly string[])[]): Promise<FullHashMatch[][]> {
+  const prefixes = new Set<number>();
+  for (const hashes of urls) for (const hash of hashes) prefixes.add(prefix32(hash));
+  if (prefixes.size === 0) return urls.map(() => []);
+  const answer = await source.find([...prefixes]);
+  const byHash = new Map<string, FullHashMatch[]>();
+  for (const match of answer.fullHashes) {
+    const matches = byHash.get(match.fullHash);
+    if (matches === undefined) byHash.set(match.fullHash, [match]);
+    else matches.push(match);
+  }
+  return urls.map((hashes) => hashes.flatMap((hash) => byHash.get(hash) ?? []));
 }
 
-/** The threat types the source knows for any of a URL's expressions. */
-export async function threatTypesOfUrl(source: FullHashSource, url: string): Promise<ThreatTypeName[]> {
+/** The threat types of these matches, each once, in the order they first appear. */
+function threatTypesOf(matches: readonly FullHashMatch[]): ThreatTypeName[] {
   const types = new Set<ThreatTypeName>();
-  for (const match of await matchesOfUrl(source, url)) for (const detail of match.details) types.add(detail.threatType);
+  for (const match of matches) for (const detail of match.details) types.add(detail.threatType);
   return [...types];
 }
 
@@ -214,11 +226,15 @@ export async function searchHashes(source: FullHashSource, request: SearchHashes
   return { $typeName: 'google.security.safebrowsing.v5.SearchHashesResponse', fullHashes, cacheDuration: durationFromMs(answer.cacheDurationMs) };
 }
 
-/** `GET /v5/urls:search`: the URLs (at most 50, checked by the wire layer) that are listed. */
+/**
+ * `GET /v5/urls:search`: the URLs (at most 50, checked by the wire layer) that are listed, found with
+ * one search of the source for all of them. One unreadable URL makes the whole request INVALID_ARGUMENT.
+ */
 export async function searchUrls(source: FullHashSource, request: SearchUrlsRequest, settings: ApiSettings): Promise<SearchUrlsResponse> {
+  const found = await matchesOfUrls(source, request.urls.map(expressionHashesOfUrl));
   const threats = [];
-  for (const url of request.urls) {
-    const types = await threatTypesOfUrl(source, url);
+  for (const [i, url] of request.urls.entries()) {
+    const types = threatTypesOf(found[i]!);
     if (types.length > 0) threats.push({ url, threatTypes: types.map((type) => ThreatType[type]) });
   }
   return create(SearchUrlsResponseSchema, { threats, cacheDuration: durationFromMs(settings.cacheDurationMs) });

@@ -80,6 +80,7 @@ export function parseCsvFeed(text: string, kind: CsvFeedKind, option: CsvColumn 
     const recordEnd = text.charCodeAt(record.next - 1) === 0x0a ? record.next - 1 : record.next;
 
     if (record.unterminated) {
+      collector.line();
       collector.bad(recordLine, lineAt(text, recordStart, recordEnd), 'a quoted field is never closed (RFC 4180: a field in quotes ends with a quote)');
       continue;
     }
@@ -92,6 +93,7 @@ export function parseCsvFeed(text: string, kind: CsvFeedKind, option: CsvColumn 
       }
     }
     column ??= columnWithoutHeader(kind, option, record.fields.length, recordLine);
+    collector.line();
     try {
       const value = record.fields[column]?.trim();
       if (value === undefined) {

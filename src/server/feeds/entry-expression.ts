@@ -1,5 +1,6 @@
 import { type CanonicalUrl, parseCanonicalUrl } from '../../url/canonicalize.ts';
 import { BadEntryError } from './feed-error.ts';
+import { realHost } from './real-host.ts';
 
 /**
  * The one expression that names exactly what a canonical URL names: the full host with the full path and,
@@ -12,9 +13,15 @@ export function canonicalExpression(url: CanonicalUrl): string {
   return url.query === undefined || url.query === '' ? url.host + url.path : `${url.host}${url.path}?${url.query}`;
 }
 
-/** A feed URL as its canonical expression; throws InvalidUrlError for text that names no web page. */
+/**
+ * A feed URL as its canonical expression. Throws InvalidUrlError for text that names no web page and
+ * BadEntryError for a host no browser could visit: SB-5 canonicalizes any text into some URL, so that
+ * `try again later` would otherwise become the entry `try%20again%20later/`.
+ */
 export function urlExpression(url: string): string {
-  return canonicalExpression(parseCanonicalUrl(url));
+  const canonical = parseCanonicalUrl(url);
+  realHost(canonical.host);
+  return canonicalExpression(canonical);
 }
 
 /** A scheme such as `http://` in front of what should be an expression. */
@@ -38,10 +45,23 @@ export function expressionLineExpression(text: string): string {
  */
 const NOT_IN_A_HOST = /[/\\?#@\s]/;
 
-/** A bare host name (hosts files, domain lists) as the expression for the whole host, `host/`. */
-export function hostExpression(host: string): string {
+/**
+ * The canonical host (SB-5) of a bare host name as hosts files and domain lists give it, not yet checked
+ * to be a real host: hosts files name the machine itself with single words such as `localhost`.
+ */
+export function canonicalBareHost(host: string): string {
   if (NOT_IN_A_HOST.test(host)) {
     throw new BadEntryError(`${JSON.stringify(host.length > 100 ? `${host.slice(0, 100)}…` : host)} is not a bare host name`);
   }
-  return `${parseCanonicalUrl(`http://${host}/`).host}/`;
+  return parseCanonicalUrl(`http://${host}/`).host;
+}
+
+/** A canonical host as the expression for the whole host, `host/`; BadEntryError when it is no real host. */
+export function wholeHostExpression(canonicalHost: string): string {
+  return `${realHost(canonicalHost)}/`;
+}
+
+/** A bare host name (hosts files, domain lists) as the expression for the whole host, `host/`. */
+export function hostExpression(host: string): string {
+  return wholeHostExpression(canonicalBareHost(host));
 }

@@ -17,6 +17,8 @@ export interface ParsedFeed {
   /** The first MAX_REPORTED_BAD_LINES bad lines; badLineCount has them all. */
   badLines: BadLine[];
   badLineCount: number;
+  /** Lines (CSV records) that held an entry, good or bad: neither blank, a comment nor a header. */
+  lineCount: number;
   /** Entries that became an expression, duplicates included (so entryCount - expressions.length repeat). */
   entryCount: number;
 }
@@ -31,7 +33,13 @@ export class FeedCollector {
   private readonly seen = new Set<string>();
   private readonly badLines: BadLine[] = [];
   private badLineCount = 0;
+  private lineCount = 0;
   private entryCount = 0;
+
+  /** A line (CSV record) holding an entry was read; add() and bad() follow for what it held. */
+  line(): void {
+    this.lineCount++;
+  }
 
   add(expression: string): void {
     this.entryCount++;
@@ -47,7 +55,7 @@ export class FeedCollector {
 
   result(): ParsedFeed {
     // A Set iterates in insertion order: first-seen order for free.
-    return { expressions: [...this.seen], badLines: this.badLines, badLineCount: this.badLineCount, entryCount: this.entryCount };
+    return { expressions: [...this.seen], badLines: this.badLines, badLineCount: this.badLineCount, lineCount: this.lineCount, entryCount: this.entryCount };
   }
 }
 

@@ -1,5 +1,5 @@
 import { type CsvColumn, parseCsvFeed } from './csv-feed.ts';
-import { expressionLineExpression, hostExpression, urlExpression } from './entry-expression.ts';
+import { canonicalBareHost, expressionLineExpression, urlExpression, wholeHostExpression } from './entry-expression.ts';
 import { badEntryReason, FeedCollector, type ParsedFeed } from './feed-collector.ts';
 import { forEachLine, isBlankOrComment, withoutByteOrderMark } from './feed-lines.ts';
 import { hostsLineNames, isLocalName } from './hosts-file.ts';
@@ -58,6 +58,7 @@ export function parseFeed(text: string, format: FeedFormat, options: FeedOptions
 function parseLines(text: string, collector: FeedCollector, take: (line: string) => void): void {
   forEachLine(text, (line, number) => {
     if (isBlankOrComment(line)) return;
+    collector.line();
     try {
       take(line);
     } catch (error) {
@@ -74,8 +75,9 @@ function addHostsLine(line: string, collector: FeedCollector): void {
   let firstError: unknown;
   for (const name of hostsLineNames(line)) {
     try {
-      const expression = hostExpression(name);
-      if (!isLocalName(expression.slice(0, -1))) collector.add(expression);
+      // The machine's own names are single words, which are no real host: skipped before that check.
+      const host = canonicalBareHost(name);
+      if (!isLocalName(host)) collector.add(wholeHostExpression(host));
     } catch (error) {
       firstError ??= error;
     }

@@ -2,6 +2,7 @@ import { DEFAULT_FEED_LIMITS, type FeedLimits, type ListConfig, type SourceConfi
 import type { BadLine } from './feed-collector.ts';
 import { FeedFormatError } from './feed-error.ts';
 import { type ParsedFeed, parseFeed } from './feed-formats.ts';
+import { notAFeedReason } from './feed-plausibility.ts';
 import { sortedFullHashes } from './full-hashes.ts';
 import { SourceError } from './source-error.ts';
 import { readFileSource, readUrlSource, urlLabel } from './source-reader.ts';
@@ -20,8 +21,8 @@ export function sourceLabel(source: SourceConfig): string {
 
 /**
  * Reads and parses one source: a file, an http(s) download, or inline entries. Throws SourceError
- * (typed by `failure`) when the source gives nothing usable; bad lines are not failures but counts in
- * the result. No retries here: the next refresh is the retry.
+ * (typed by `failure`) when the source gives nothing usable, a text of almost only bad lines included;
+ * other bad lines are not failures but counts in the result. No retries here: the next refresh is the retry.
  */
 export async function loadSource(source: SourceConfig, limits: FeedLimits = DEFAULT_FEED_LIMITS): Promise<ParsedFeed> {
   const label = sourceLabel(source);
@@ -37,12 +38,16 @@ export async function loadSource(source: SourceConfig, limits: FeedLimits = DEFA
       text = source.entries.join('\n');
       break;
   }
+  let feed: ParsedFeed;
   try {
-    return parseFeed(text, source.format, { csvColumn: source.csvColumn });
+    feed = parseFeed(text, source.format, { csvColumn: source.csvColumn });
   } catch (error) {
     if (error instanceof FeedFormatError) throw new SourceError(label, 'format', `cannot be read as ${source.format}: ${error.message}`, { cause: error });
     throw error;
   }
+  const notAFeed = notAFeedReason(feed, source.format);
+  if (notAFeed !== undefined) throw new SourceError(label, 'not-a-feed', notAFeed);
+  return feed;
 }
 
 /** What one source contributed to a list, for the operator's log and status page. */

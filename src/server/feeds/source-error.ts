@@ -13,7 +13,9 @@ export type SourceFailure =
   /** The server could not be reached (DNS, refused, reset, TLS). */
   | 'network'
   /** The text cannot be read in the configured format (FeedFormatError), e.g. a CSV without URL column. */
-  | 'format';
+  | 'format'
+  /** Almost every line is bad (feed-plausibility.ts): an error page, or a feed of another format. */
+  | 'not-a-feed';
 
 /**
  * A source that could not be loaded. Never retried here: the caller logs it, keeps the list's other

@@ -45,7 +45,7 @@ export class AgentClassifier {
 
   private match(userAgent: string): AgentClass {
     if (this.anyCrawler.test(userAgent)) {
-      // The pattern that matched names the crawler: its hits are counted as one crawler's (LC-2).
+      // The pattern that matched names the crawler, for the metrics; LC-5's "this crawler" is ip+agent.
       const pattern = this.patterns.find(({ regexp }) => regexp.test(userAgent))!;
       return { kind: 'crawler', crawler: pattern.source };
     }

@@ -11,8 +11,8 @@ export class TrustedProxies {
   private readonly list = new BlockList();
   readonly empty: boolean;
 
-  /** Throws RangeError naming an entry that is neither an address nor a CIDR block. */
-  constructor(entries: readonly string[]) {
+  /** Throws RangeError naming an entry that is neither an address nor a CIDR block; `what` names the entries. */
+  constructor(entries: readonly string[], what = 'trusted proxy') {
     this.empty = entries.length === 0;
     for (const entry of entries) {
       const [address = '', bits] = entry.split('/');
@@ -20,7 +20,7 @@ export class TrustedProxies {
       const prefix = bits === undefined ? undefined : Number(bits);
       const maxBits = family === 'ipv4' ? 32 : 128;
       if (family === undefined || (prefix !== undefined && !(Number.isInteger(prefix) && prefix >= 0 && prefix <= maxBits && /^\d+$/.test(bits!)))) {
-        throw new RangeError(`trusted proxy "${entry}" is neither an IP address nor a CIDR block such as 10.0.0.0/8`);
+        throw new RangeError(`${what} "${entry}" is neither an IP address nor a CIDR block such as 10.0.0.0/8`);
       }
       if (prefix === undefined) this.list.addAddress(address, family);
       else this.list.addSubnet(address, prefix, family);

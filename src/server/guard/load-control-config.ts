@@ -2,7 +2,7 @@
 // the units people write them in, checked like every other field.
 
 import { ConfigError } from '../feeds/config-error.ts';
-import { elementOf, expectArray, expectKnownFields, expectNumber, expectObject, expectString, fieldOf } from '../feeds/config-fields.ts';
+import { elementOf, expectArray, expectKnownFields, expectNumber, expectObject, expectString, fieldOf, type JsonObject } from '../feeds/config-fields.ts';
 import { TrustedProxies } from './client-address.ts';
 import type { LoadControlSettings } from './load-control.ts';
 
@@ -25,6 +25,7 @@ const FIELDS = [
   'burstMax',
   'maxClients',
   'trustedProxies',
+  'trustedRelays',
   'crawlerPatterns',
 ] as const;
 
@@ -47,15 +48,8 @@ export function parseLoadControlConfig(value: unknown, field: string): LoadContr
   assign('burstWindowMs', number('burstWindowSeconds', 1, 86_400, 1000));
   assign('burstMax', number('burstMax', 0, 10_000));
   assign('maxClients', number('maxClients', 2, 10_000_000));
-  if (section.trustedProxies !== undefined) {
-    const proxies = expectArray(section.trustedProxies, fieldOf(field, 'trustedProxies')).map((entry, i) => expectString(entry, elementOf(fieldOf(field, 'trustedProxies'), i)));
-    try {
-      new TrustedProxies(proxies);
-    } catch (error) {
-      throw new ConfigError(fieldOf(field, 'trustedProxies'), (error as Error).message);
-    }
-    settings.trustedProxies = proxies;
-  }
+  assign('trustedProxies', addresses(section, 'trustedProxies', field, 'trusted proxy'));
+  assign('trustedRelays', addresses(section, 'trustedRelays', field, 'trusted relay'));
   if (section.crawlerPatterns !== undefined) {
     const patterns = expectArray(section.crawlerPatterns, fieldOf(field, 'crawlerPatterns')).map((entry, i) => {
       const at = elementOf(fieldOf(field, 'crawlerPatterns'), i);
@@ -70,6 +64,19 @@ export function parseLoadControlConfig(value: unknown, field: string): LoadContr
     settings.extraCrawlers = patterns;
   }
   return { enabled, settings };
+}
+
+/** A list of addresses and CIDR blocks, checked as the server will read it. */
+function addresses(section: JsonObject, key: 'trustedProxies' | 'trustedRelays', field: string, what: string): string[] | undefined {
+  if (section[key] === undefined) return undefined;
+  const at = fieldOf(field, key);
+  const entries = expectArray(section[key], at).map((entry, i) => expectString(entry, elementOf(at, i)));
+  try {
+    new TrustedProxies(entries, what);
+  } catch (error) {
+    throw new ConfigError(at, (error as Error).message);
+  }
+  return entries;
 }
 
 function expectBoolean(value: unknown, field: string): boolean {

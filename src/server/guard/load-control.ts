@@ -19,11 +19,16 @@ export interface LoadControlSettings extends RateRules, LoadRules {
   maxClients: number;
   /** Proxies whose X-Forwarded-For is believed: addresses and CIDR blocks. */
   trustedProxies: readonly string[];
+  /**
+   * Oblivious HTTP relays (addresses and CIDR blocks) in front of this gateway: each carries many
+   * clients under one address, so only the load rules apply to what they post to /ohttp-gateway.
+   */
+  trustedRelays: readonly string[];
   /** Regular expressions of further User-Agents to treat as search-engine crawlers. */
   extraCrawlers: readonly string[];
 }
 
-export const DEFAULT_LOAD_CONTROL: LoadControlSettings = { ...LC_RATE_RULES, ...LC_LOAD_RULES, maxClients: 100_000, trustedProxies: [], extraCrawlers: [] };
+export const DEFAULT_LOAD_CONTROL: LoadControlSettings = { ...LC_RATE_RULES, ...LC_LOAD_RULES, maxClients: 100_000, trustedProxies: [], trustedRelays: [], extraCrawlers: [] };
 
 export interface LoadControlOptions {
   settings?: Partial<LoadControlSettings>;
@@ -35,11 +40,17 @@ export interface LoadControlOptions {
   sleep?: Sleep;
 }
 
+const ADMIN_PATH = /^\/admin\/(?:pause|resume|reload)(?:\?|$)/;
+const MONITORING_PATH = /^\/(?:healthz|metrics)(?:\?|$)/;
+
 /**
- * The operator's paths pass by the gate: /admin (behind its token) must resume a paused service and
- * pause an overloaded one, and health checks and metrics are most needed exactly under load.
+ * The operator's paths pass by the gate: the admin endpoints (behind their token) must resume a paused
+ * service and pause an overloaded one, and health checks and metrics are most needed exactly under load.
+ * Without an admin token there are no admin endpoints, so nothing under /admin passes by.
  */
-const OPERATOR_PATH = /^\/(?:admin\/|healthz(?:\?|$)|metrics(?:\?|$))/;
+export function isOperatorPath(url: string, adminEndpoints: boolean): boolean {
+  return MONITORING_PATH.test(url) || (adminEndpoints && ADMIN_PATH.test(url));
+}
 const GATEWAY_PATH = /^\/ohttp-gateway(?:\?|$)/;
 /** The part of a User-Agent that is classified and keyed. */
 const MAX_AGENT_LENGTH = 512;
@@ -59,17 +70,21 @@ export class LoadControl {
   readonly metrics = new Registry();
   private readonly admitted: Counter<'class'>;
   private readonly refused: Counter<'class' | 'reason'>;
+  private readonly crawlers: Counter<'crawler' | 'outcome'>;
 
   private constructor(
     private readonly settings: LoadControlSettings,
     private readonly classifier: AgentClassifier,
     private readonly trusted: TrustedProxies,
+    private readonly relays: TrustedProxies,
     readonly gate: LoadGate,
     private readonly redisStore: RedisHitStore | undefined,
     fallbacks: Counter,
   ) {
     this.admitted = new Counter({ name: 'sbkit_requests_admitted_total', help: 'Requests load control let through, by client class', labelNames: ['class'], registers: [this.metrics] });
     this.refused = new Counter({ name: 'sbkit_requests_refused_total', help: 'Requests load control answered with 503, by client class and reason', labelNames: ['class', 'reason'], registers: [this.metrics] });
+    // Labelled by the crawler-user-agents pattern that matched: as many series as patterns, at most.
+    this.crawlers = new Counter({ name: 'sbkit_crawler_requests_total', help: 'Requests of known crawlers, by the pattern that named the crawler and what load control did', labelNames: ['crawler', 'outcome'], registers: [this.metrics] });
     this.metrics.registerMetric(fallbacks);
     // Gauges are read at scrape time rather than kept up to date per request.
     const gauge = (name: string, help: string, read: () => number) =>
@@ -98,12 +113,15 @@ export class LoadControl {
       store = redisStore;
     }
     const sleep: Sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
-    return new LoadControl(settings, new AgentClassifier(settings.extraCrawlers), new TrustedProxies(settings.trustedProxies), new LoadGate(settings, store, sleep), redisStore, fallbacks);
+    return new LoadControl(settings, new AgentClassifier(settings.extraCrawlers), new TrustedProxies(settings.trustedProxies), new TrustedProxies(settings.trustedRelays, 'trusted relay'), new LoadGate(settings, store, sleep), redisStore, fallbacks);
   }
 
-  /** Puts the gate in front of every route of `app`; `paused` is the operator's switch (LC-5 service_paused). */
-  register(app: FastifyInstance, paused: () => boolean): void {
-    app.addHook('onRequest', async (request, reply) => this.guard(request, reply, paused()));
+  /**
+   * Puts the gate in front of every route of `app`; `paused` is the operator's switch (LC-5
+   * service_paused); `adminEndpoints` says whether the admin endpoints exist and so pass by.
+   */
+  register(app: FastifyInstance, paused: () => boolean, adminEndpoints: boolean): void {
+    app.addHook('onRequest', async (request, reply) => this.guard(request, reply, paused(), adminEndpoints));
   }
 
   async close(): Promise<void> {
@@ -117,8 +135,9 @@ export class LoadControl {
   async decide(request: { url: string; headers: IncomingHttpHeaders; peer: string }, paused: boolean, gone?: () => boolean): Promise<{ decision: Decision; agent: AgentClass }> {
     // An OHTTP gateway's requests from a trusted relay carry many clients under one address: only the
     // load rules apply, as to any program (the relay enforces the per-client rules). Anyone else who
-    // posts to the gateway directly is one client like any other.
-    if (GATEWAY_PATH.test(request.url) && this.trusted.has(clientAddress(request.peer, request.headers['x-forwarded-for'], this.trusted))) {
+    // posts to the gateway directly is one client like any other. The relay's address is found as any
+    // client's is, so a relay behind this server's own load balancer is recognised too.
+    if (GATEWAY_PATH.test(request.url) && this.relays.has(clientAddress(request.peer, request.headers['x-forwarded-for'], this.trusted))) {
       const agent: AgentClass = { kind: 'bot' };
       const decision = await this.gate.decide('', agent, paused, gone, false);
       this.counted(decision, agent);
@@ -152,12 +171,13 @@ export class LoadControl {
   private counted(decision: Decision, agent: AgentClass): void {
     if (decision.admit) this.admitted.inc({ class: agent.kind });
     else this.refused.inc({ class: agent.kind, reason: decision.reason });
+    if (agent.kind === 'crawler') this.crawlers.inc({ crawler: agent.crawler, outcome: decision.admit ? 'admitted' : decision.reason });
   }
 
-  private async guard(request: FastifyRequest, reply: FastifyReply, paused: boolean): Promise<FastifyReply | undefined> {
+  private async guard(request: FastifyRequest, reply: FastifyReply, paused: boolean, adminEndpoints: boolean): Promise<FastifyReply | undefined> {
     // Operator paths pass by; so do the requests an OHTTP gateway serves from inside encapsulations,
     // whose encapsulating request passed the gate already.
-    if (OPERATOR_PATH.test(request.url) || request.socket.remoteAddress === INNER_REQUEST_ADDRESS) return undefined;
+    if (isOperatorPath(request.url, adminEndpoints) || request.socket.remoteAddress === INNER_REQUEST_ADDRESS) return undefined;
     // Watched from the start: a client that leaves while its request waits must not stay in the load.
     let gone = false;
     const leave = () => {

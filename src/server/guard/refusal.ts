@@ -24,7 +24,8 @@ export function retryAfterSeconds(reason: RefusalReason, windows: { crawlerInter
   return Math.max(1, Math.ceil(ms / 1000));
 }
 
-const API_PATH = /^\/v(?:4|5|5alpha1)\//;
+/** Programs' paths: the APIs and the Oblivious HTTP resources, whose callers cannot show a page. */
+const API_PATH = /^\/(?:v(?:4|5|5alpha1)\/|ohttp-)/;
 
 const MESSAGES: Record<RefusalReason, string> = {
   paused: 'the service is paused by its operator',

@@ -6,9 +6,9 @@
 
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { BinaryHttpError, decodeBinaryHttpRequest, encodeBinaryHttpResponse, padded } from '../../wire/binary-http.ts';
-import { decapsulateRequest, encapsulateResponse, encodeKeyConfigs, OhttpError } from '../../wire/ohttp.ts';
+import { decapsulateRequest, encapsulateResponse, encodeKeyConfigs, KEY_PROBLEM_TYPE, OhttpError } from '../../wire/ohttp.ts';
 import { RecentCache } from '../guard/recent-cache.ts';
-import type { KeyRing } from './key-ring.ts';
+import { type GatewayKeys, GatewayKeysUnavailableError } from './key-ring.ts';
 
 /** The address inner requests carry: no socket has it, so load control can tell them from outside ones. */
 export const INNER_REQUEST_ADDRESS = 'ohttp-gateway';
@@ -23,15 +23,22 @@ const REMEMBERED_ENCAPSULATIONS = 200_000;
 /** Request headers passed to the API handlers; everything else stays outside (it could identify the client). */
 const PASSED_HEADERS = new Set(['accept', 'content-type', 'x-goog-api-key', 'x-goog-api-client']);
 
-export function registerGatewayRoutes(app: FastifyInstance, keys: KeyRing): void {
+export function registerGatewayRoutes(app: FastifyInstance, keys: GatewayKeys): void {
   const seen = new RecentCache<string, true>(REMEMBERED_ENCAPSULATIONS);
 
-  app.get('/ohttp-keys', async (_request, reply) =>
-    reply
+  app.get('/ohttp-keys', async (_request, reply) => {
+    let configs;
+    try {
+      configs = await keys.configs();
+    } catch (error) {
+      if (!(error instanceof GatewayKeysUnavailableError)) throw error;
+      return keysUnavailable(reply);
+    }
+    return reply
       .header('content-type', 'application/ohttp-keys')
       .header('cache-control', `public, max-age=${keys.secondsUntilRotation()}`)
-      .send(Buffer.from(encodeKeyConfigs(await keys.configs()))),
-  );
+      .send(Buffer.from(encodeKeyConfigs(configs)));
+  });
 
   app.post('/ohttp-gateway', async (request, reply) => {
     if (request.headers['content-type']?.split(';')[0]?.trim().toLowerCase() !== 'message/ohttp-req') {
@@ -43,9 +50,10 @@ export function registerGatewayRoutes(app: FastifyInstance, keys: KeyRing): void
     try {
       decapsulated = await decapsulateRequest(await keys.keys(), body);
     } catch (error) {
+      if (error instanceof GatewayKeysUnavailableError) return keysUnavailable(reply);
       if (!(error instanceof OhttpError)) throw error;
       // RFC 9458 §5.3: an unknown key is told apart, so that clients fetch the configuration again.
-      const type = error.reason === 'unknown-key' ? 'https://iana.org/assignments/http-problem-types#ohttp-key' : undefined;
+      const type = error.reason === 'unknown-key' ? KEY_PROBLEM_TYPE : undefined;
       return problem(reply, 400, error.message, type);
     }
     const enc = Buffer.from(decapsulated.context.enc).toString('base64');
@@ -105,6 +113,13 @@ function apiPath(path: string): string | undefined {
   if (/^\/v4\/encoded(?:FullHashes|Updates)\/[A-Za-z0-9_+%=-]+$/.test(pathname) && !/%2e|%5c/i.test(pathname)) return path;
   if (!API_PATH.test(pathname) || /(?:^|\/)\.{1,2}(?:\/|$)|%2e|%2f|%5c|\\/i.test(pathname)) return undefined;
   return path;
+}
+
+const KEYS_RETRY_AFTER_SECONDS = 10;
+
+/** The keys' keeper says what failed (once); the client is told to come back. */
+function keysUnavailable(reply: FastifyReply): FastifyReply {
+  return problem(reply.header('retry-after', String(KEYS_RETRY_AFTER_SECONDS)), 503, 'the gateway cannot reach its keys just now; try again shortly');
 }
 
 function problem(reply: FastifyReply, status: number, detail: string, type?: string): FastifyReply {

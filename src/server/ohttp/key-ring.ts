@@ -5,6 +5,21 @@
 import { randomInt } from 'node:crypto';
 import { type GatewayKey, generateGatewayKey, type KeyConfig } from '../../wire/ohttp.ts';
 
+/** The keys a gateway publishes and accepts: one instance's own (KeyRing) or shared ones (SharedKeyRing). */
+export interface GatewayKeys {
+  /** The configurations to publish: the current key first, then replaced ones still accepted. */
+  configs(): Promise<KeyConfig[]>;
+  /** The keys a request may use; rejects with GatewayKeysUnavailableError when they cannot be had. */
+  keys(): Promise<GatewayKey[]>;
+  /** Seconds until the published configuration may change: what clients may cache it for. */
+  secondsUntilRotation(): number;
+}
+
+/** The keys are kept elsewhere (Redis) and cannot be had just now: the gateway answers 503. */
+export class GatewayKeysUnavailableError extends Error {
+  override readonly name = 'GatewayKeysUnavailableError';
+}
+
 export interface KeyRingOptions {
   /** How long a key is the current one; a day by default. */
   rotateMs?: number;
@@ -19,7 +34,7 @@ interface HeldKey {
   until: number;
 }
 
-export class KeyRing {
+export class KeyRing implements GatewayKeys {
   private current: HeldKey;
   private replaced: HeldKey[] = [];
   private rotating: Promise<void> | undefined;

@@ -22,7 +22,7 @@ export function createRelayApp(options: RelayOptions): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: MAX_REQUEST_BYTES });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-  options.loadControl?.register(app, () => false);
+  options.loadControl?.register(app, () => false, false);
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   const relay = async (request: { headers: Record<string, unknown>; body: unknown }, reply: FastifyReply) => {

@@ -37,6 +37,10 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/**
+ * The empty icon keeps browsers from asking for /favicon.ico with every page: a request that would count
+ * against the person's budget under load control (LC-1) and end in a 404.
+ */
 function layout(title: string, body: string, extraHead = ''): string {
   return `<!doctype html>
 <html lang="en">
@@ -44,6 +48,7 @@ function layout(title: string, body: string, extraHead = ''): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · sbkit</title>
+<link rel="icon" href="data:,">
 ${extraHead}<style>
 body{font-family:system-ui,sans-serif;max-width:56rem;margin:2rem auto;padding:0 1rem;color:#1f2328;line-height:1.5}
 nav a{margin-right:1rem}

@@ -83,6 +83,7 @@ describe('parseServerConfig', () => {
           burstMax: 50,
           maxClients: 500_000,
           trustedProxies: ['10.0.0.0/8', '::1'],
+          trustedRelays: ['192.0.2.10'],
           crawlerPatterns: ['MyCrawler/\\d'],
         },
       },
@@ -100,11 +101,13 @@ describe('parseServerConfig', () => {
         burstMax: 50,
         maxClients: 500_000,
         trustedProxies: ['10.0.0.0/8', '::1'],
+        trustedRelays: ['192.0.2.10'],
         extraCrawlers: ['MyCrawler/\\d'],
       },
     });
     assert.equal(parseServerConfig({ loadControl: { enabled: false } }, BASE).loadControl.enabled, false);
     assert.throws(() => parseServerConfig({ loadControl: { trustedProxies: ['10.0.0.0/33'] } }, BASE), /loadControl\.trustedProxies: trusted proxy "10\.0\.0\.0\/33" is neither/);
+    assert.throws(() => parseServerConfig({ loadControl: { trustedRelays: ['relay.example'] } }, BASE), /loadControl\.trustedRelays: trusted relay "relay\.example" is neither/);
     assert.throws(() => parseServerConfig({ loadControl: { crawlerPatterns: ['('] } }, BASE), /loadControl\.crawlerPatterns\[0\]: is not a regular expression/);
     assert.throws(() => parseServerConfig({ loadControl: { maxConcurrent: 0 } }, BASE), /loadControl\.maxConcurrent/);
     assert.throws(() => parseServerConfig({ loadControl: { limit: 3 } }, BASE), /loadControl/);

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { FeedFormatError } from '../../../src/server/feeds/feed-error.ts';
 import { FEED_FORMATS, type FeedFormat, type ParsedFeed, parseFeed } from '../../../src/server/feeds/feed-formats.ts';
 import { MAX_BAD_LINE_TEXT, MAX_REPORTED_BAD_LINES } from '../../../src/server/feeds/feed-collector.ts';
+import { realHost } from '../../../src/server/feeds/real-host.ts';
 import { parseCanonicalUrl } from '../../../src/url/canonicalize.ts';
 import { expressionsOf } from '../../../src/url/expressions.ts';
 
@@ -106,6 +107,25 @@ describe('parseFeed: formats people publish (API.md §4)', () => {
     assert.match(feed.badLines[0]!.reason, /format "urls"/);
   });
 
+  it('urls: text that names no host is a bad line, not an entry (an HTML error page, words)', () => {
+    const page = '<html>\n<head><title>503 Service Unavailable</title></head>\n<body>\ntry again later\n</body>\n</html>\nnot a url at all\n';
+    const feed = parseFeed(page, 'urls');
+    assert.deepEqual(feed.expressions, []);
+    assert.equal(feed.lineCount, 7);
+    assert.equal(feed.badLineCount, 7);
+    assert.match(feed.badLines[0]!.reason, /"<html>" is no host name/);
+    assert.match(feed.badLines[6]!.reason, /"not%20a%20url%20at%20all" is no host name/);
+  });
+
+  it('hosts and expressions: a name must be a real host; the machine\'s own names are still skipped silently', () => {
+    const hosts = parseFeed('0.0.0.0 -bad-\n0.0.0.0 *.evil.example\n||ads.example^\n127.0.0.1 localhost\n0.0.0.0 good.example\n0.0.0.0 xn--bcher-kva.example\n', 'hosts');
+    assert.deepEqual(hosts.expressions, ['good.example/', 'xn--bcher-kva.example/']);
+    assert.deepEqual(badLineNumbers(hosts), [1, 2, 3]);
+    const expressions = parseFeed('evil.example/\nnot an expression/\n-x-.example/a\n', 'expressions');
+    assert.deepEqual(expressions.expressions, ['evil.example/']);
+    assert.deepEqual(badLineNumbers(expressions), [2, 3]);
+  });
+
   it('a URL becomes the first SB-6 expression of its canonical form; a bare host the whole host', () => {
     const urls = ['http://a.b.com/1/2.html?param=1', 'http://www.google.com/blah/..', 'www.GOOgle.com', 'http://evil.com/foo#bar#baz', 'http://www.google.com/q?'];
     const feed = parseFeed(urls.join('\n'), 'urls');
@@ -135,7 +155,7 @@ describe('parseFeed: line handling', () => {
 
   it('skips blank lines and comments silently, however indented', () => {
     const feed = parseFeed('\n   \n\t# indented comment\n  # another\r\n\r\n', 'urls');
-    assert.deepEqual(feed, { expressions: [], badLines: [], badLineCount: 0, entryCount: 0 });
+    assert.deepEqual(feed, { expressions: [], badLines: [], badLineCount: 0, lineCount: 0, entryCount: 0 });
   });
 
   it('keeps the first bad lines with their text shortened, and counts all of them', () => {
@@ -221,7 +241,9 @@ function assertCanonicalExpression(expression: string): void {
   assert.match(expression, /^[\x21-\x7e]+$/);
   assert.ok(expression.indexOf('/') > 0, `${expression} has a host and a path`);
   assert.ok(!expression.includes('#'));
-  assert.equal(expressionsOf(parseCanonicalUrl(`http://${expression}`))[0], expression);
+  const canonical = parseCanonicalUrl(`http://${expression}`);
+  assert.equal(expressionsOf(canonical)[0], expression);
+  assert.equal(realHost(canonical.host), canonical.host);
 }
 
 const feedPiece = fc.oneof(
@@ -254,6 +276,7 @@ describe('parseFeed: properties', () => {
           for (const expression of feed.expressions) assertCanonicalExpression(expression);
           assert.equal(new Set(feed.expressions).size, feed.expressions.length);
           assert.ok(feed.entryCount >= feed.expressions.length);
+          assert.ok(feed.badLineCount <= feed.lineCount);
           assert.ok(feed.badLines.length <= Math.min(feed.badLineCount, MAX_REPORTED_BAD_LINES));
         }),
         { numRuns: 1000 },

@@ -60,6 +60,10 @@ before(async () => {
           response.writeHead(401, { 'www-authenticate': 'Basic realm="feeds"' }).end();
         }
         return;
+      case '/maintenance':
+        // An error page served as a success, as CDNs and captive portals do.
+        response.writeHead(200, { 'content-type': 'text/html' }).end('<!DOCTYPE html>\n<html>\n<body>\n<h1>Down for maintenance</h1>\n<p>Please try again later.</p>\n</body>\n</html>\n');
+        return;
       case '/missing':
         response.writeHead(404, { 'content-type': 'text/plain' }).end('not here');
         return;
@@ -171,6 +175,28 @@ describe('loadSource: http(s)', () => {
     const feed = await loadSource(fromUrl(`http://user:s3cret%21@127.0.0.1:${port}/private`, 'hosts'), LIMITS);
     assert.deepEqual(feed.expressions, HOSTS_EXPRESSIONS);
     await rejectsWith(loadSource(fromUrl(`http://user:wrong@127.0.0.1:${port}/private`, 'hosts'), LIMITS), 'http-status', new RegExp(`^http://127\\.0\\.0\\.1:${port}/private: the server answered HTTP 401`));
+  });
+});
+
+describe('loadSource: text that is no feed of its format', () => {
+  const entries = (lines: string[], format: SourceConfig['format'] = 'urls'): SourceConfig => ({ kind: 'entries', entries: lines, format, csvColumn: undefined });
+  const good = (n: number) => Array.from({ length: n }, (_, i) => `http://good${i}.example/`);
+  const bad = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`);
+
+  it('fails a download that is an HTML page, as a failed download, saying it does not look like the format', async () => {
+    await rejectsWith(loadSource(fromUrl(`${base}/maintenance`, 'urls'), LIMITS), 'not-a-feed', /\/maintenance: does not look like a urls feed: 7 of its 7 lines are bad; line 1: .*"format" is right/);
+  });
+
+  it('fails a source whose every line is bad, and one with more than 90 % bad of at least 20 lines', async () => {
+    await rejectsWith(loadSource(entries(bad(1))), 'not-a-feed', /does not look like a urls feed: 1 of its 1 lines are bad; line 1: "word0" is no host name/);
+    await rejectsWith(loadSource(entries([...good(1), ...bad(19)])), 'not-a-feed', /19 of its 20 lines are bad/);
+    await rejectsWith(loadSource(entries(['0.0.0.0 a.example', ...bad(9).map((w) => `0.0.0.0 ${w}`)].concat(bad(190)), 'hosts')), 'not-a-feed', /not look like a hosts feed: 199 of its 200 lines/);
+  });
+
+  it('keeps a source with a few good lines among bad ones, and one with fewer than 20 lines not all bad', async () => {
+    assert.equal((await loadSource(entries([...good(2), ...bad(18)]))).badLineCount, 18);
+    assert.equal((await loadSource(entries([...good(1), ...bad(18)]))).badLineCount, 18);
+    assert.equal((await loadSource(entries(['# only comments', '']))).lineCount, 0);
   });
 });
 

@@ -52,6 +52,15 @@ describe('load control in front of the server', () => {
     await a.inject({ method: 'POST', url: '/admin/pause', headers: { authorization: 'Bearer T' } });
     const huge = await a.inject({ method: 'POST', url: '/v4/fullHashes:find', headers: { 'content-type': 'application/json' }, payload: `{"x":"${'a'.repeat(2 * 1024 * 1024)}"}` });
     assert.equal(huge.statusCode, 503, 'not 413: the body was never parsed');
+    const underAdmin = await a.inject({ method: 'POST', url: '/admin/other', headers: { 'content-type': 'application/json' }, payload: `{"x":"${'a'.repeat(2 * 1024 * 1024)}"}` });
+    assert.equal(underAdmin.statusCode, 503, 'only the admin endpoints themselves pass by the gate');
+  });
+
+  it('lets nothing under /admin pass by when there is no admin token, and so no admin endpoint', async () => {
+    const loadControl = await LoadControl.create({ settings: { burstMax: 1 } });
+    const noToken = createApp({ catalog: demoCatalog(), loadControl });
+    const pause = () => noToken.inject({ method: 'POST', url: '/admin/pause', remoteAddress: '192.0.2.1' });
+    assert.deepEqual([(await pause()).statusCode, (await pause()).statusCode, (await pause()).statusCode], [404, 404, 503]);
   });
 
   it('serves a known crawler once in 30 s, and no two crawlers within 2 s', async () => {
@@ -66,6 +75,10 @@ describe('load control in front of the server', () => {
     assert.equal((await crawl(GOOGLEBOT, '66.249.66.1')).statusCode, 503);
     advance(28_000);
     assert.equal((await crawl(GOOGLEBOT, '66.249.66.1')).statusCode, 200);
+    const metrics = (await a.inject({ url: '/metrics' })).body;
+    assert.match(metrics, /sbkit_crawler_requests_total\{crawler="Googlebot\\\\\/",outcome="admitted"\} 2/);
+    assert.match(metrics, /sbkit_crawler_requests_total\{crawler="Googlebot\\\\\/",outcome="crawler-recent"\} 1/);
+    assert.match(metrics, /sbkit_crawler_requests_total\{crawler="bingbot",outcome="crawlers-busy"\} 1/);
   });
 
   it('believes X-Forwarded-For only from trusted proxies, and groups IPv6 clients by /64', async () => {

@@ -12,7 +12,7 @@ import { createApp } from '../../../src/server/app.ts';
 import { createServer, type SafeBrowsingServer } from '../../../src/server/server.ts';
 import { expressionHashString } from '../../../src/url/hash.ts';
 import { decodeBinaryHttpResponse, encodeBinaryHttpRequest } from '../../../src/wire/binary-http.ts';
-import { decapsulateResponse, encapsulateRequest, parseKeyConfigs } from '../../../src/wire/ohttp.ts';
+import { decapsulateResponse, encapsulateRequest, encodeKeyConfigs, parseKeyConfigs } from '../../../src/wire/ohttp.ts';
 import { demoCatalog } from '../fixture.ts';
 
 const URLS = [
@@ -158,20 +158,27 @@ describe('the relay behind load control', () => {
 
 describe('a gateway behind load control', () => {
   it('applies only the load rules to what trusted relays send, and the rate rule to anyone else posting directly', async () => {
-    const control = await LoadControl.create({ settings: { trustedProxies: ['10.0.0.5'] } });
+    // 10.0.0.7 is a load balancer: trusted for X-Forwarded-For, but not a relay itself.
+    const control = await LoadControl.create({ settings: { trustedRelays: ['10.0.0.5'], trustedProxies: ['10.0.0.7'] } });
     const app = createApp({ catalog: demoCatalog(), ohttpKeys: await KeyRing.create(), loadControl: control });
     const keys = parseKeyConfigs((await app.inject({ url: '/ohttp-keys', remoteAddress: '10.0.0.5' })).rawPayload);
     const inner = encodeBinaryHttpRequest({ method: 'GET', scheme: 'http', authority: 'sb', path: '/v5/hashLists', headers: [], content: new Uint8Array(0) });
-    const post = async (remoteAddress: string) =>
-      (await app.inject({ method: 'POST', url: '/ohttp-gateway', remoteAddress, headers: { 'content-type': 'message/ohttp-req', 'user-agent': 'sbkit-relay' }, payload: Buffer.from((await encapsulateRequest(keys[0]!, inner)).message) })).statusCode;
+    const post = async (remoteAddress: string, forwardedFor?: string) =>
+      (await app.inject({ method: 'POST', url: '/ohttp-gateway', remoteAddress, headers: { 'content-type': 'message/ohttp-req', 'user-agent': 'sbkit-relay', ...(forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor }) }, payload: Buffer.from((await encapsulateRequest(keys[0]!, inner)).message) })).statusCode;
     const fromRelay: number[] = [];
+    const fromRelayBehindBalancer: number[] = [];
     const direct: number[] = [];
+    const balancer: number[] = [];
     for (let i = 0; i < 13; i++) {
       fromRelay.push(await post('10.0.0.5'));
+      fromRelayBehindBalancer.push(await post('10.0.0.7', '10.0.0.5'));
       direct.push(await post('192.0.2.9'));
+      balancer.push(await post('10.0.0.7'));
     }
     assert.deepEqual(fromRelay, Array(13).fill(200));
+    assert.deepEqual(fromRelayBehindBalancer, Array(13).fill(200), 'the relay is recognised behind a trusted load balancer');
     assert.deepEqual(direct, [...Array(11).fill(200), 503, 503]);
+    assert.deepEqual(balancer, [...Array(11).fill(200), 503, 503], 'a trusted proxy is not a relay');
     assert.equal(control.gate.load, 0, 'inner requests are not counted, outer ones counted out');
     await control.close();
   });
@@ -222,6 +229,33 @@ describe('the client through a relay', () => {
     const result = await client.checkUrl(URLS[0]!);
     assert.match(result.error?.message ?? '', /the relay answered HTTP 200, not an encapsulated answer/);
     await forger.close();
+  });
+
+  it('tries again with fresh keys only when the gateway says the key is unknown, not after any other refusal', async () => {
+    const keys = await KeyRing.create();
+    const attempts = async (problemType: string | undefined) => {
+      const counts = { keys: 0, posts: 0 };
+      const gatewayStandIn = Fastify();
+      gatewayStandIn.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+      gatewayStandIn.get('/ohttp-keys', async (_request, reply) => {
+        counts.keys++;
+        return reply.header('content-type', 'application/ohttp-keys').send(Buffer.from(encodeKeyConfigs(await keys.configs())));
+      });
+      gatewayStandIn.post('/ohttp-gateway', async (_request, reply) => {
+        counts.posts++;
+        return reply.code(400).header('content-type', 'application/problem+json').send(JSON.stringify({ ...(problemType === undefined ? {} : { type: problemType }), status: 400 }));
+      });
+      await gatewayStandIn.listen({ host: '127.0.0.1', port: 0 });
+      const base = `http://127.0.0.1:${(gatewayStandIn.server.address() as AddressInfo).port}`;
+      const client = new SafeBrowsingClient({ server: base, mode: 'nostorage', ohttp: { relay: `${base}/ohttp-gateway`, keys: `${base}/ohttp-keys` } });
+      const result = await client.checkUrl(URLS[0]!);
+      assert.match(result.error?.message ?? '', /HTTP 400/);
+      await client.close();
+      await gatewayStandIn.close();
+      return counts;
+    };
+    assert.deepEqual(await attempts('https://iana.org/assignments/http-problem-types#ohttp-key'), { keys: 2, posts: 2 });
+    assert.deepEqual(await attempts(undefined), { keys: 1, posts: 1 });
   });
 
   it('reads the gateway\'s keys again when its key is gone, and the search succeeds', async () => {

@@ -58,6 +58,13 @@ describe('the lookup page', () => {
     assert.match((await app.inject({ url: '/advisory/MALWARE' })).body, /Suspected malware/);
     assert.equal((await app.inject({ url: '/advisory/NONSENSE' })).statusCode, 404);
   });
+
+  it('name an empty icon, so that browsers spend none of a person\'s request budget on /favicon.ico', async () => {
+    const app = createApp({ catalog: demoCatalog() });
+    for (const url of ['/', '/?url=example.com', '/status', '/advisory/MALWARE']) {
+      assert.match((await app.inject({ url })).body, /<link rel="icon" href="data:,">/, url);
+    }
+  });
 });
 
 describe('the status page', () => {

@@ -1,0 +1,47 @@
+import { DatabaseFileError, STATE_IGNORED } from '../store/database.ts';
+import { isScheduleState, type ScheduleState } from './schedule.ts';
+import type { UpdateScheduleState } from './update-schedule.ts';
+
+/** What a client keeps beside its lists between runs: its request schedules, so that RF-3 and RF-4 outlive restarts. */
+export interface ClientState {
+  updates?: UpdateScheduleState;
+  search?: ScheduleState;
+}
+
+const SCHEDULE_SHAPE = '{"notBefore": <ms>, "failures": <count>}';
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The client state read from `file`, checked field by field: a moment that is not a finite number would
+ * make every wait comparison false and the update timer fire every millisecond. Throws DatabaseFileError
+ * naming the first field that is wrong; undefined (no file) is no state.
+ */
+export function parseClientState(value: unknown, file: string): ClientState {
+  const wrong = (detail: string) => new DatabaseFileError(file, detail, STATE_IGNORED);
+  if (value === undefined) return {};
+  if (!isRecord(value)) throw wrong('not a JSON object');
+  const unknown = Object.keys(value).find((key) => key !== 'updates' && key !== 'search');
+  if (unknown !== undefined) throw wrong(`unknown field "${unknown}"`);
+  const state: ClientState = {};
+  if (value['search'] !== undefined) {
+    if (!isScheduleState(value['search'])) throw wrong(`"search" is ${JSON.stringify(value['search'])}, not ${SCHEDULE_SHAPE}`);
+    state.search = value['search'];
+  }
+  const updates = value['updates'];
+  if (updates !== undefined) {
+    if (!isRecord(updates) || !isRecord(updates['waits']) || Object.keys(updates).some((key) => key !== 'waits' && key !== 'requests')) {
+      throw wrong('"updates" is not {"waits": {<list>: <ms>}, "requests": ' + SCHEDULE_SHAPE + '}');
+    }
+    if (!isScheduleState(updates['requests'])) throw wrong(`"updates.requests" is ${JSON.stringify(updates['requests'])}, not ${SCHEDULE_SHAPE}`);
+    const waits: Record<string, number> = {};
+    for (const [name, notBefore] of Object.entries(updates['waits'])) {
+      if (typeof notBefore !== 'number' || !Number.isFinite(notBefore)) throw wrong(`"updates.waits.${name}" is ${JSON.stringify(notBefore)}, not a moment in ms`);
+      waits[name] = notBefore;
+    }
+    state.updates = { waits, requests: updates['requests'] };
+  }
+  return state;
+}

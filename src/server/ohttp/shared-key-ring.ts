@@ -1,0 +1,106 @@
+// Gateway keys shared by every instance behind one address (SB-2, RFC 9458 §3), so that a client
+// holding the configuration one instance published is understood by all of them. The schedule comes
+// from the clock, not from any instance: generation g = floor(now / rotateMs) is current during
+// [g·rotateMs, (g+1)·rotateMs) and still accepted for overlapMs after that. Each generation's key is
+// made by whichever instance needs it first and kept in Redis:
+//   {prefix}ohttp-key:{g}   the 32-byte X25519 private key, set only if absent (all instances agree
+//                           on the first one written); Redis drops it once it is accepted no more.
+// Its key ID is g mod 256. The instances' clocks must agree to within the overlap (NTP does).
+
+import { randomBytes } from 'node:crypto';
+import { type GatewayKey, importGatewayKey, type KeyConfig } from '../../wire/ohttp.ts';
+import { connectRedis, type RedisClient } from '../redis-connection.ts';
+import { type GatewayKeys, GatewayKeysUnavailableError, type KeyRingOptions } from './key-ring.ts';
+
+export interface SharedKeyRingOptions extends KeyRingOptions {
+  /** `redis://[[user]:password@]host[:port][/db]`. */
+  url: string;
+  /** Starts every key: the instances that publish one gateway share it. */
+  keyPrefix?: string;
+  timeoutMs?: number;
+  /** Where to say that Redis failed, and that it answers again. */
+  log?: (message: string) => void;
+}
+
+const PRIVATE_KEY_BYTES = 32;
+const DEFAULT_TIMEOUT_MS = 1000;
+
+export class SharedKeyRing implements GatewayKeys {
+  /** Keys of the generations in use, fetched once per instance; a failed fetch is not kept. */
+  private readonly held = new Map<number, Promise<GatewayKey>>();
+  private reachable = true;
+
+  private constructor(
+    private readonly client: RedisClient,
+    private readonly label: string,
+    private readonly keyPrefix: string,
+    private readonly rotateMs: number,
+    private readonly overlapMs: number,
+    private readonly now: () => number,
+    private readonly log: (message: string) => void,
+  ) {
+    // Failures are reported by the commands that meet them; the client reconnects on its own.
+    client.on('error', () => {});
+  }
+
+  /** Connects to Redis; rejects with RedisConnectionError when it cannot. */
+  static async connect(options: SharedKeyRingOptions): Promise<SharedKeyRing> {
+    const { client, label } = await connectRedis(options.url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const rotateMs = options.rotateMs ?? 24 * 3_600_000;
+    const overlapMs = options.overlapMs ?? 3_600_000;
+    if (!(overlapMs < rotateMs)) throw new RangeError(`the overlap (${overlapMs} ms) must be shorter than the rotation period (${rotateMs} ms)`);
+    return new SharedKeyRing(client, label, options.keyPrefix ?? 'sbkit:', rotateMs, overlapMs, options.now ?? Date.now, options.log ?? (() => {}));
+  }
+
+  async keys(): Promise<GatewayKey[]> {
+    const now = this.now();
+    const current = Math.floor(now / this.rotateMs);
+    const generations = now - current * this.rotateMs < this.overlapMs ? [current, current - 1] : [current];
+    for (const generation of this.held.keys()) if (generation < current - 1) this.held.delete(generation);
+    return Promise.all(generations.map((generation) => this.key(generation)));
+  }
+
+  async configs(): Promise<KeyConfig[]> {
+    return (await this.keys()).map((key) => key.config);
+  }
+
+  secondsUntilRotation(): number {
+    const now = this.now();
+    return Math.max(0, Math.floor(((Math.floor(now / this.rotateMs) + 1) * this.rotateMs - now) / 1000));
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+
+  private key(generation: number): Promise<GatewayKey> {
+    let key = this.held.get(generation);
+    if (key === undefined) {
+      key = this.fetch(generation);
+      this.held.set(generation, key);
+      key.catch(() => this.held.delete(generation));
+    }
+    return key;
+  }
+
+  private async fetch(generation: number): Promise<GatewayKey> {
+    const name = `${this.keyPrefix}ohttp-key:${generation}`;
+    let stored: Buffer | null;
+    try {
+      // Kept until the generation after it has outlived its overlap too.
+      await this.client.set(name, randomBytes(PRIVATE_KEY_BYTES), { condition: 'NX', expiration: { type: 'PX', value: 2 * this.rotateMs + this.overlapMs } });
+      stored = (await this.client.get(name)) as Buffer | null;
+    } catch (error) {
+      const failure = new GatewayKeysUnavailableError(`the gateway keys in Redis at ${this.label} cannot be read: ${(error as Error).message}`, { cause: error });
+      if (this.reachable) this.log(`${failure.message}; Oblivious HTTP requests get 503 until it answers`);
+      this.reachable = false;
+      throw failure;
+    }
+    if (!this.reachable) this.log(`the gateway keys in Redis at ${this.label} can be read again`);
+    this.reachable = true;
+    if (stored === null || stored.length !== PRIVATE_KEY_BYTES) {
+      throw new GatewayKeysUnavailableError(`${name} in Redis at ${this.label} does not hold a ${PRIVATE_KEY_BYTES}-byte key`);
+    }
+    return importGatewayKey(generation % 256, new Uint8Array(stored));
+  }
+}

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createApp } from '../../../src/server/app.ts';
+import { SharedKeyRing } from '../../../src/server/ohttp/shared-key-ring.ts';
+import { encodeBinaryHttpRequest } from '../../../src/wire/binary-http.ts';
+import { decapsulateRequest, encapsulateRequest, parseKeyConfigs } from '../../../src/wire/ohttp.ts';
+import { demoCatalog } from '../fixture.ts';
+import { deleteKeys, ensureRedis, RedisRelay, REDIS_URL, uniqueKeyPrefix, waitUntil } from '../redis-fixture.ts';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const prefix = uniqueKeyPrefix();
+const rings: SharedKeyRing[] = [];
+
+async function ring(now: () => number, url = REDIS_URL): Promise<SharedKeyRing> {
+  const made = await SharedKeyRing.connect({ url, keyPrefix: prefix, rotateMs: DAY, overlapMs: HOUR, now });
+  rings.push(made);
+  return made;
+}
+
+before(ensureRedis);
+after(async () => {
+  for (const made of rings) await made.close();
+  await deleteKeys(prefix);
+});
+
+describe('gateway keys shared through Redis', () => {
+  it('are the same on two instances: a request encapsulated to one instance\'s configuration opens on the other', async () => {
+    let now = 1000 * DAY + 5 * HOUR;
+    const first = await ring(() => now);
+    const second = await ring(() => now);
+    const [config] = await first.configs();
+    assert.deepEqual(await second.configs(), await first.configs());
+    assert.equal(config!.keyId, 1000 % 256, 'the key ID is the generation modulo 256');
+    const { message } = await encapsulateRequest(config!, new TextEncoder().encode('a search'));
+    const opened = await decapsulateRequest(await second.keys(), message);
+    assert.equal(new TextDecoder().decode(opened.request), 'a search');
+    assert.equal(first.secondsUntilRotation(), 19 * 3600);
+    now += HOUR;
+    assert.equal(second.secondsUntilRotation(), 18 * 3600);
+  });
+
+  it('rotate on the clock: the replaced key is accepted for the overlap and then no more', async () => {
+    let now = 2000 * DAY + 23 * HOUR;
+    const first = await ring(() => now);
+    const second = await ring(() => now);
+    const [old] = await first.configs();
+    now = 2001 * DAY + 1;
+    const configs = await second.configs();
+    assert.deepEqual(
+      configs.map((c) => c.keyId),
+      [2001 % 256, 2000 % 256],
+      'the new key first, the old one still accepted',
+    );
+    assert.deepEqual(configs[1], old);
+    assert.deepEqual(await first.configs(), configs, 'both instances rotated to the same key');
+    now = 2001 * DAY + HOUR;
+    assert.deepEqual(
+      (await first.configs()).map((c) => c.keyId),
+      [2001 % 256],
+      'the overlap is over',
+    );
+    const { message } = await encapsulateRequest(old!, new Uint8Array([1]));
+    await assert.rejects(decapsulateRequest(await first.keys(), message), /key/);
+  });
+
+  it('make the gateway answer 503 with Retry-After while Redis is away and a new key is due, and serve again when it is back', async () => {
+    const relay = await RedisRelay.start();
+    try {
+      let now = 3000 * DAY + 2 * HOUR;
+      const app = createApp({ catalog: demoCatalog(), ohttpKeys: await ring(() => now, relay.url) });
+      const [config] = parseKeyConfigs((await app.inject({ url: '/ohttp-keys' })).rawPayload);
+      await relay.cut();
+      const inner = encodeBinaryHttpRequest({ method: 'GET', scheme: 'http', authority: 'sb', path: '/v5/hashLists', headers: [], content: new Uint8Array(0) });
+      const post = async () =>
+        app.inject({ method: 'POST', url: '/ohttp-gateway', headers: { 'content-type': 'message/ohttp-req' }, payload: Buffer.from((await encapsulateRequest(config!, inner)).message) });
+      assert.equal((await post()).statusCode, 200, 'keys in hand serve on while Redis is away');
+      now = 3001 * DAY + 2 * HOUR;
+      const away = await app.inject({ url: '/ohttp-keys' });
+      assert.deepEqual([away.statusCode, away.headers['retry-after']], [503, '10']);
+      assert.equal((await post()).statusCode, 503);
+      await relay.restore();
+      await waitUntil(async () => (await app.inject({ url: '/ohttp-keys' })).statusCode === 200, 'the keys are read again once Redis is back');
+    } finally {
+      await relay.cut();
+    }
+  });
+});
