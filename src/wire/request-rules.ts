@@ -3,6 +3,7 @@
 
 import type { SizeConstraints } from '../proto/v5.ts';
 import { checkListName } from './list-name.ts';
+import { parseSearchFilter } from './search-filter.ts';
 import type { RpcCall } from './routes.ts';
 import { WireError } from './wire-error.ts';
 
@@ -47,6 +48,7 @@ export function checkRequestRules(call: RpcCall): void {
       if (call.request.filter !== '' && call.apiVersion !== 'v5alpha1') {
         throw invalid('filter is only available under /v5alpha1/');
       }
+      parseSearchFilter(call.request.filter);
       return;
     }
     case 'GetHashList':

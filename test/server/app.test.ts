@@ -40,6 +40,18 @@ describe('v5 API', () => {
     assert.equal(json.cacheDuration, '300s');
   });
 
+  it('applies the v5alpha1 filter: a full hash of a type filtered out is not answered', async () => {
+    const prefix = Buffer.from(phishingHash.slice(0, 4), 'latin1').toString('base64url');
+    const search = async (filter: string) => {
+      const response = await app().inject({ url: `/v5alpha1/hashes:search?hashPrefixes=${prefix}&filter=${encodeURIComponent(filter)}&alt=json` });
+      assert.equal(response.statusCode, 200);
+      return (response.json() as { fullHashes?: unknown[] }).fullHashes ?? [];
+    };
+    assert.equal((await search('threat_type == ThreatType.SOCIAL_ENGINEERING')).length, 1);
+    assert.equal((await search('threat_type == ThreatType.MALWARE || threat_type == ThreatType.UNWANTED_SOFTWARE')).length, 0);
+    assert.equal((await app().inject({ url: `/v5alpha1/hashes:search?hashPrefixes=${prefix}&filter=${encodeURIComponent('threat_type != ThreatType.MALWARE')}` })).statusCode, 400);
+  });
+
   it('hashLists:batchGet answers every list in request order with version, checksum and wait', async () => {
     const url = '/v5/hashLists:batchGet?key=K&names=se-4b&names=mw-4b&names=gc-32b&version=&version=&version=';
     const response = await app().inject({ method: 'GET', url });

@@ -32,6 +32,7 @@ import { expressionsOf } from '../../url/expressions.ts';
 import { expressionHashString, prefix32 } from '../../url/hash.ts';
 import { InvalidUrlError } from '../../url/invalid-url.ts';
 import { durationFromMs } from '../../wire/duration.ts';
+import { parseSearchFilter } from '../../wire/search-filter.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import type { ListCatalog } from '../catalog.ts';
 import type { ListDefinition } from '../lists/list-definition.ts';
@@ -214,7 +215,10 @@ function threatTypesOf(matches: readonly FullHashMatch[]): ThreatTypeName[] {
 export async function searchHashes(source: FullHashSource, request: SearchHashesRequest): Promise<SearchHashesResponse> {
   const prefixes = request.hashPrefixes.map((prefix) => prefix32(Buffer.from(prefix.buffer, prefix.byteOffset, prefix.byteLength).toString('latin1')));
   const answer = await source.find(prefixes);
-  const fullHashes: FullHash[] = answer.fullHashes.map(({ fullHash, details }) => ({
+  // v5alpha1's filter: a full hash whose details are all filtered out is not answered at all.
+  const kept = parseSearchFilter(request.filter);
+  const found = kept === undefined ? answer.fullHashes : answer.fullHashes.map((match) => ({ ...match, details: match.details.filter((d) => kept.has(d.threatType)) })).filter((match) => match.details.length > 0);
+  const fullHashes: FullHash[] = found.map(({ fullHash, details }) => ({
     $typeName: 'google.security.safebrowsing.v5.FullHash',
     fullHash: Buffer.from(fullHash, 'latin1'),
     fullHashDetails: details.map((d) => ({
