@@ -126,7 +126,7 @@ async function upstreamSetup(flags: ServeFlags, upstream: string, io: CliIo): Pr
     });
     return {
       // SB-3: verdicts from Google's data say so on the lookup page; another upstream's do not.
-      options: { catalog: mirror.catalog, fullHashes: mirror.fullHashes, listsReady: () => mirror.listsReady(), googleData: isGoogle(upstream), ...(config === undefined ? {} : accessOptions(config)) },
+      options: { catalog: mirror.catalog, fullHashes: mirror.fullHashes, listReady: (name) => mirror.listReady(name), googleData: isGoogle(upstream), ...(config === undefined ? {} : accessOptions(config)) },
       describe: `a mirror of ${upstream}${flags.redis === undefined ? '' : ' shared through Redis'}`,
       loadControl: config?.loadControl ?? DEFAULT_LOAD_CONTROL_CONFIG,
       close: async () => {

@@ -541,7 +541,8 @@ export class SafeBrowsingClient {
 
   /**
    * RF-3 and RF-4 outlive the process: a search wait now in force, or back-off begun or ended, is saved
-   * at once (a v5 search without a wait writes nothing).
+   * before the check answers (a v5 search without a wait writes nothing), so that not even a crash right
+   * after it lets the next process break the rule. That costs the check a synced write, only then.
    */
   private async searchScheduleChanged(failuresBefore: number): Promise<void> {
     if (this.searchSchedule.earliest > this.clock.now() || this.searchSchedule.consecutiveFailures !== failuresBefore) await this.saveState();

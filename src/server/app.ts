@@ -1,9 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { RpcCall } from '../wire/routes.ts';
 import { decodeWireRequest, DEFAULT_MAX_BODY_BYTES } from '../wire/server-request.ts';
 import { encodeWireResponse } from '../wire/server-response.ts';
 import { renderWireError, WireError } from '../wire/wire-error.ts';
 import { answerCall, LIST_RPCS } from './api/dispatch.ts';
+import { listNameForV4 } from './api/v4.ts';
 import { catalogFullHashes, type FullHashSource } from './api/full-hash-source.ts';
 import { type ApiSettings, DEFAULT_API_SETTINGS } from './api/settings.ts';
 import type { ListCatalog } from './catalog.ts';
@@ -33,10 +35,10 @@ export interface AppOptions {
   /** Verdicts come from Google's data (a proxy of Google's server): the pages attribute them (SB-3). */
   googleData?: boolean;
   /**
-   * False while the lists are not yet fit to serve (a proxy before its first copy of the upstream's):
-   * list requests then get 503 with Retry-After rather than empty lists that look final.
+   * False for a list not yet fit to serve (a proxy's before its first copy of the upstream's): requests
+   * for it get 503 with Retry-After rather than an empty list that looks final.
    */
-  listsReady?: () => boolean;
+  listReady?: (name: string) => boolean;
   /** Serve as an Oblivious HTTP gateway (SB-2) with these keys: `/ohttp-keys`, `/ohttp-gateway`. */
   ohttpKeys?: GatewayKeys;
 }
@@ -44,8 +46,15 @@ export interface AppOptions {
 const PAUSED_RETRY_AFTER_SECONDS = 60;
 /** RF-2 puts a mirror's first update within a minute of its start. */
 const LISTS_PENDING_RETRY_AFTER_SECONDS = 60;
-/** The requests that take lists' contents, as opposed to naming them. */
-const LIST_CONTENT_RPCS: ReadonlySet<string> = new Set(['GetHashList', 'BatchGetHashLists', 'FetchThreatListUpdates']);
+/** The lists whose contents a call asks for (by their names in the catalog; aliases resolved). */
+function listsAskedFor(call: RpcCall, catalog: ListCatalog): string[] {
+  let names: string[];
+  if (call.rpc === 'GetHashList') names = [call.request.name];
+  else if (call.rpc === 'BatchGetHashLists') names = call.request.names;
+  else if (call.rpc === 'FetchThreatListUpdates') names = call.request.listUpdateRequests.flatMap((r) => listNameForV4(r.threatType, r.platformType, r.threatEntryType) ?? []);
+  else return [];
+  return names.flatMap((name) => catalog.get(name)?.definition.name ?? []);
+}
 /** Largest request line and headers: room for a 1000-prefix search in the query string. */
 const MAX_REQUEST_HEAD_BYTES = 64 * 1024;
 
@@ -77,7 +86,7 @@ function registerOperatorEndpoints(app: FastifyInstance, options: AppOptions, sw
   });
   app.post('/admin/reload', async (request, reply) => {
     if (!guard(request, reply)) return reply;
-    if (options.reload === undefined) return sendError(reply, new WireError('FAILED_PRECONDITION', 'this server has no feeds to reload (it serves the embedded demo lists)'));
+    if (options.reload === undefined) return sendError(reply, new WireError('FAILED_PRECONDITION', 'this server has no feeds to reload (it serves the embedded demo lists, or mirrors an upstream)'));
     return { reloaded: await options.reload() };
   });
 }
@@ -169,9 +178,11 @@ export function createApp(options: AppOptions): FastifyInstance {
       try {
         const body = Buffer.isBuffer(request.body) ? request.body : new Uint8Array(0);
         const call = decodeWireRequest({ method: request.method, url: request.url, headers: request.headers, body }, { maxBodyBytes, checkApiKey: (key) => checkApiKey(keys, key) });
-        if (LIST_CONTENT_RPCS.has(call.rpc) && options.listsReady?.() === false) {
+        const listReady = options.listReady;
+        const pending = listReady === undefined ? [] : listsAskedFor(call, options.catalog).filter((name) => !listReady(name));
+        if (pending.length > 0) {
           reply.header('retry-after', String(LISTS_PENDING_RETRY_AFTER_SECONDS));
-          throw new WireError('UNAVAILABLE', 'this server has no copy of its upstream\'s lists yet; try again in a minute');
+          throw new WireError('UNAVAILABLE', `this server has no copy of the upstream's ${pending.join(', ')} yet; try again in a minute`);
         }
         const answer = await answerCall(options.catalog, source, call, settings);
         const payload = encodeWireResponse(call.rpc, answer as never, call.responseEncoding);

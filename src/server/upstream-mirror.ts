@@ -138,15 +138,13 @@ export class UpstreamMirror {
   }
 
   /**
-   * Whether every list holds a copy of the upstream's: mirrored here, or published by another instance
-   * through the shared store (an adopted list has entries). Before that, the lists are the empty ones a
-   * history starts with, which clients must not take for the upstream's lists.
+   * Whether a list holds a copy of the upstream's: mirrored here, or published by another instance
+   * through the shared store (an adopted list has entries). Before that it is the empty list a history
+   * starts with, which clients must not take for the upstream's.
    */
-  listsReady(): boolean {
-    for (const [name, history] of this.histories) {
-      if (!this.mirrored.has(name) && hashCount(history.current().served()) === 0) return false;
-    }
-    return true;
+  listReady(name: string): boolean {
+    const history = this.histories.get(name);
+    return history !== undefined && (this.mirrored.has(name) || hashCount(history.current().served()) > 0);
   }
 
   close(): Promise<void> {

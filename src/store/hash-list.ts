@@ -139,7 +139,7 @@ export class HashList {
   }
 
   /**
-   * SB-9: a full update replaces the list (with no additions it is empty); a partial one removes the
+   * SB-9: a full update replaces the list; a partial one removes the
    * entries at the removal indices of the sorted old list, then adds the additions (removals before
    * additions). The result must match the server's checksum when it sent one. Nothing is changed on
    * failure: this returns a new list or throws HashListUpdateError, never a half-applied list.
@@ -150,25 +150,26 @@ export class HashList {
     // The width belongs to the list (its name's -4b…-32b suffix, or the width it was created with): hashes
     // of another width are an answer about another list, full update or not.
     if (additions.width !== this.width) throw fail('width-mismatch', `the list holds ${this.width}-byte hashes, the update ${additions.width}-byte ones`);
+    // API.md: the checksum is omitted "when no update was provided (keep existing checksum)". Such an
+    // answer keeps the list under the new version, full or partial: in v5 a missing partial_update reads
+    // as false, and taking it for an empty replacement would wipe the list. A list that is really empty
+    // now comes with the checksum of nothing.
+    if (update.checksum === undefined && update.removals.length === 0 && count(additions) === 0) {
+      return new HashList(this.name, update.version, this.set, this.checksum);
+    }
+    // A change that cannot be verified is refused, as the Go reference client does.
+    if (update.checksum === undefined) throw fail('checksum-missing', 'the update changes the list but carries no checksum to verify it by');
     let merged: SortedHashes;
     if (!update.partial) {
       if (update.removals.length > 0) throw fail('removals-in-full-update', `${update.removals.length} removal indices`);
-      // An empty replacement needs no checksum to be verified: it is the empty list whatever was there.
-      if (update.checksum === undefined && count(additions) > 0) throw fail('checksum-missing', 'the full update carries no checksum to verify it by');
       assertAscending(additions, fail);
       merged = additions;
     } else {
-      if (update.checksum === undefined) {
-        // API.md: the checksum is omitted "when no update was provided (keep existing checksum)". A change
-        // that cannot be verified is refused, as the Go reference client does.
-        if (update.removals.length === 0 && count(additions) === 0) return new HashList(this.name, update.version, this.set, this.checksum);
-        throw fail('checksum-missing', 'the update changes the list but carries no checksum to verify it by');
-      }
       const kept = removeIndices(this.sortedHashes(), update.removals, fail);
       merged = mergeAdditions(kept, additions, fail);
     }
     const checksum = checksumOf(merged);
-    if (update.checksum !== undefined && !Buffer.from(update.checksum).equals(checksum)) {
+    if (!Buffer.from(update.checksum).equals(checksum)) {
       throw fail('checksum-mismatch', `expected ${Buffer.from(update.checksum).toString('hex')}, computed ${Buffer.from(checksum).toString('hex')}`);
     }
     return HashList.fromSorted(this.name, update.version, merged, checksum);

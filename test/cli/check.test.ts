@@ -97,6 +97,17 @@ describe('sbkit check', () => {
     // Two prefixes per URL, at most 250 to a request: one search per batch of a hundred URLs.
     assert.equal(server.requests.length - before, Math.ceil(count / URLS_PER_BATCH));
   });
+
+  it('makes batches of deep URLs smaller, so that each batch is one search request of at most 250 prefixes', async () => {
+    // Each has 30 expressions (5 hosts × 6 paths): eight URLs fill a request.
+    const urls = Array.from({ length: 40 }, (_, i) => `http://a.b.c.d.host${i}.example/1/2/3/4/5.html?q=${i}`);
+    const before = server.requests.length;
+    const { status } = await run(['check', '--server', server.url, '--stdin'], `${urls.join('\n')}\n`);
+    assert.equal(status, EXIT.SAFE);
+    const searches = server.requests.slice(before);
+    const sizes = searches.map((call) => (call.request as { hashPrefixes: Uint8Array[] }).hashPrefixes.length);
+    assert.deepEqual(sizes, Array(5).fill(240), 'five requests of eight URLs, one at a time');
+  });
 });
 
 describe('sbkit check with local lists', () => {

@@ -302,3 +302,20 @@ describe('methods no route takes', () => {
     assert.equal((elsewhere.json() as { error: { status: string } }).error.status, 'NOT_FOUND');
   });
 });
+
+describe('lists not yet fit to serve (a proxy before its first copy)', () => {
+  it('get 503 with Retry-After, by name, alias or v4 triple, while the other lists are served', async () => {
+    const server = createApp({ catalog: demoCatalog(), listReady: (name) => name !== 'mw-4b' });
+    const status = async (url: string, init: { method?: 'POST'; payload?: string } = {}) =>
+      (await server.inject({ url, ...init, headers: { 'content-type': 'application/json' } })).statusCode;
+    assert.equal(await status('/v5/hashLists:batchGet?names=se-4b&alt=json'), 200);
+    const refused = await server.inject({ url: '/v5/hashLists:batchGet?names=se-4b&names=mw&alt=json' });
+    assert.deepEqual([refused.statusCode, refused.headers['retry-after']], [503, '60']);
+    assert.match((refused.json() as { error: { message: string } }).error.message, /no copy of the upstream's mw-4b yet/);
+    assert.equal(await status('/v5/hashList/mw-4b?alt=json'), 503);
+    const fetch = (threatType: string) => JSON.stringify({ listUpdateRequests: [{ threatType, platformType: 'ANY_PLATFORM', threatEntryType: 'URL', state: '' }] });
+    assert.equal(await status('/v4/threatListUpdates:fetch?alt=json', { method: 'POST', payload: fetch('MALWARE') }), 503);
+    assert.equal(await status('/v4/threatListUpdates:fetch?alt=json', { method: 'POST', payload: fetch('SOCIAL_ENGINEERING') }), 200);
+    assert.equal(await status('/v5/hashLists?alt=json'), 200, 'naming the lists needs no copy');
+  });
+});

@@ -92,7 +92,7 @@ describe('FeedLists reports', () => {
     const first = join(dir, 'first-bad.txt');
     const second = join(dir, 'second-bad.txt');
     await writeFile(first, ['good.example/', ...Array.from({ length: 14 }, (_, i) => `http://scheme${i}.example/`), 'also-good.example/', 'fine.example/', 'ok.example/'].join('\n'));
-    await writeFile(second, 'kept.example/\n-bad-.example/\n');
+    await writeFile(second, 'kept.example/\nbad*.example/\n');
     const config = parseServerConfig(
       { lists: [{ name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], sources: [{ file: first, format: 'expressions' }, { file: second, format: 'expressions' }] }] },
       dir,
@@ -107,7 +107,7 @@ describe('FeedLists reports', () => {
         [...Array.from({ length: REPORTED_BAD_LINES_PER_SOURCE }, (_, i) => [first, i + 2]), [second, 2]],
       );
       assert.match(report.firstBadLines[0]!.reason, /an expression is host\/path without a scheme/);
-      assert.match(report.firstBadLines.at(-1)!.reason, /"-bad-.example" is no host name/);
+      assert.match(report.firstBadLines.at(-1)!.reason, /"bad\*.example" is no host name/);
     }
     // What /admin/reload sends: the reports as JSON.
     assert.deepEqual(JSON.parse(JSON.stringify(reloaded)).firstBadLines[10], { source: second, line: 2, reason: reloaded!.firstBadLines[10]!.reason });

@@ -91,7 +91,7 @@ describe('a proxy before its first copy of the upstream\'s lists', () => {
     });
     const early = await UpstreamMirror.start({ url: await slow.listen(), firstUpdateWindowMs: 0 });
     try {
-      const app = createApp({ catalog: early.catalog, fullHashes: early.fullHashes, listsReady: () => early.listsReady() });
+      const app = createApp({ catalog: early.catalog, fullHashes: early.fullHashes, listReady: (name) => early.listReady(name) });
       const batch = '/v5/hashLists:batchGet?names=se-4b&names=mw-4b&alt=json';
       const waiting = await app.inject({ url: batch });
       assert.deepEqual([waiting.statusCode, waiting.headers['retry-after']], [503, '60']);
@@ -99,7 +99,7 @@ describe('a proxy before its first copy of the upstream\'s lists', () => {
       assert.equal((await app.inject({ url: '/v4/threatListUpdates:fetch?alt=json', method: 'POST', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(fetch) })).statusCode, 503);
       assert.equal((await app.inject({ url: '/v5/hashLists?alt=json' })).statusCode, 200, 'naming the lists needs no copy');
       release();
-      await waitUntil(() => early.listsReady(), 'the mirror has its first copy');
+      await waitUntil(() => early.listReady('se-4b') && early.listReady('mw-4b'), 'the mirror has its first copy');
       const served = await app.inject({ url: batch });
       assert.equal(served.statusCode, 200);
       assert.ok((served.json() as { hashLists: { additionsFourBytes?: unknown }[] }).hashLists.every((list) => list.additionsFourBytes !== undefined), 'the mirrored lists, with their entries');

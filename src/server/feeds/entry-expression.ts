@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { type CanonicalUrl, parseCanonicalUrl } from '../../url/canonicalize.ts';
 import { BadEntryError } from './feed-error.ts';
 import { realHost } from './real-host.ts';
@@ -50,10 +51,13 @@ const NOT_IN_A_HOST = /[/\\?#@\s]/;
  * to be a real host: hosts files name the machine itself with single words such as `localhost`.
  */
 export function canonicalBareHost(host: string): string {
-  if (NOT_IN_A_HOST.test(host)) {
+  // A bare IPv6 address is bracketed as in a URL; any other colon would be read as a port
+  // (`2001:db8::1` as host 2001, `a.example:8080` as a.example), so it is refused rather than guessed at.
+  const bracketed = isIP(host) === 6 ? `[${host}]` : host;
+  if (NOT_IN_A_HOST.test(bracketed) || bracketed.replace(/^\[[0-9a-fA-F:.]*\]$/, '').includes(':')) {
     throw new BadEntryError(`${JSON.stringify(host.length > 100 ? `${host.slice(0, 100)}…` : host)} is not a bare host name`);
   }
-  return parseCanonicalUrl(`http://${host}/`).host;
+  return parseCanonicalUrl(`http://${bracketed}/`).host;
 }
 
 /** A canonical host as the expression for the whole host, `host/`; BadEntryError when it is no real host. */

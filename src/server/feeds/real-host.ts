@@ -2,12 +2,12 @@ import { isIP } from 'node:net';
 import { BadEntryError } from './feed-error.ts';
 
 /**
- * A label of a host name: letters, digits, hyphens and underscores, neither first nor last a hyphen.
- * Canonical hosts are lowercase and IDNs Punycode (SB-5), so `xn--…` labels pass. Underscores are not
- * DNS's LDH rule but browsers visit such hosts and wildcard DNS gives them to anyone for free: refusing
- * them would let a listed `evil_1.example` out of every list built from feeds.
+ * A label of a host name: letters, digits, hyphens and underscores. Canonical hosts are lowercase and
+ * IDNs Punycode (SB-5), so `xn--…` labels pass. Underscores, and hyphens at either end of a label, are
+ * not DNS's LDH rule, but browsers visit such hosts and wildcard DNS gives them to anyone for free
+ * (`evil-.blogspot.com`): refusing them would let listed hosts out of every list built from feeds.
  */
-const LABEL = /^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$/;
+const LABEL = /^[a-z0-9_-]+$/;
 /** RFC 1035 limits: 63 bytes a label, 253 characters a name written without its final dot. */
 const MAX_LABEL_LENGTH = 63;
 const MAX_NAME_LENGTH = 253;
@@ -37,7 +37,7 @@ export function realHost(canonicalHost: string): string {
     if (label.length > MAX_LABEL_LENGTH) throw new BadEntryError(`the host name ${shown(canonicalHost)} has a label longer than ${MAX_LABEL_LENGTH} characters`);
     if (!LABEL.test(label)) {
       throw new BadEntryError(
-        `${shown(canonicalHost)} is no host name: its labels are letters, digits, hyphens and underscores (IDNs in Punycode), not starting or ending with a hyphen`,
+        `${shown(canonicalHost)} is no host name: its labels are letters, digits, hyphens and underscores (IDNs in Punycode)`,
       );
     }
   }

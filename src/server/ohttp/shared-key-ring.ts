@@ -3,11 +3,15 @@
 // from the clock, not from any instance: generation g = floor(now / rotateMs) is current during
 // [g·rotateMs, (g+1)·rotateMs) and still accepted for overlapMs after that. Each generation's key is
 // made by whichever instance needs it first and kept in Redis:
-//   {prefix}ohttp-key:{g}   the 32-byte X25519 private key, set only if absent (all instances agree
-//                           on the first one written); Redis drops it once it is accepted no more.
-// Its key ID is g mod 256. The instances' clocks must agree to within the overlap (NTP does).
+//   {prefix}ohttp-key:{rotateMs}:{g}   a random key ID (1 byte) and the 32-byte X25519 private key, set
+//                                      only if absent (all instances agree on the first one written);
+//                                      Redis drops it once it is accepted no more.
+// Each instance reads its keys again every minute: should Redis lose one (a restart without
+// persistence, eviction), the instances agree again on its replacement within that time, and its new
+// random key ID tells clients holding the lost one that their key is unknown (RFC 9458 §5.3), so that
+// they fetch the configuration again. The instances' clocks must agree to within the overlap (NTP does).
 
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { type GatewayKey, importGatewayKey, type KeyConfig } from '../../wire/ohttp.ts';
 import { connectRedis, type RedisClient } from '../redis-connection.ts';
 import { type GatewayKeys, GatewayKeysUnavailableError, type KeyRingOptions } from './key-ring.ts';
@@ -24,10 +28,19 @@ export interface SharedKeyRingOptions extends KeyRingOptions {
 
 const PRIVATE_KEY_BYTES = 32;
 const DEFAULT_TIMEOUT_MS = 1000;
+/** How long a key read from Redis is used before it is read again. */
+const REREAD_MS = 60_000;
+
+interface HeldKey {
+  key: GatewayKey;
+  readAt: number;
+}
 
 export class SharedKeyRing implements GatewayKeys {
-  /** Keys of the generations in use, fetched once per instance; a failed fetch is not kept. */
-  private readonly held = new Map<number, Promise<GatewayKey>>();
+  /** Keys of the generations in use, as last read from Redis. */
+  private readonly held = new Map<number, HeldKey>();
+  /** Reads under way, one per generation however many requests need it. */
+  private readonly reading = new Map<number, Promise<GatewayKey>>();
   private reachable = true;
 
   private constructor(
@@ -57,7 +70,7 @@ export class SharedKeyRing implements GatewayKeys {
     const current = Math.floor(now / this.rotateMs);
     const generations = now - current * this.rotateMs < this.overlapMs ? [current, current - 1] : [current];
     for (const generation of this.held.keys()) if (generation < current - 1) this.held.delete(generation);
-    return Promise.all(generations.map((generation) => this.key(generation)));
+    return Promise.all(generations.map((generation) => this.key(generation, now)));
   }
 
   async configs(): Promise<KeyConfig[]> {
@@ -73,22 +86,44 @@ export class SharedKeyRing implements GatewayKeys {
     return this.client.close();
   }
 
-  private key(generation: number): Promise<GatewayKey> {
-    let key = this.held.get(generation);
-    if (key === undefined) {
-      key = this.fetch(generation);
-      this.held.set(generation, key);
-      key.catch(() => this.held.delete(generation));
+  private async key(generation: number, now: number): Promise<GatewayKey> {
+    const held = this.held.get(generation);
+    if (held !== undefined && now - held.readAt < REREAD_MS) return held.key;
+    let reading = this.reading.get(generation);
+    if (reading === undefined) {
+      reading = this.read(generation, held?.key.config.keyId).finally(() => this.reading.delete(generation));
+      this.reading.set(generation, reading);
     }
-    return key;
+    try {
+      const key = await reading;
+      this.held.set(generation, { key, readAt: now });
+      return key;
+    } catch (error) {
+      // Redis away: a key in hand still serves; only a key never read cannot be had.
+      if (held !== undefined) return held.key;
+      throw error;
+    }
   }
 
-  private async fetch(generation: number): Promise<GatewayKey> {
-    const name = `${this.keyPrefix}ohttp-key:${generation}`;
+  private keyName(generation: number): string {
+    return `${this.keyPrefix}ohttp-key:${this.rotateMs}:${generation}`;
+  }
+
+  /** The generation's key from Redis, made and stored first if it has none; `heldId` is the ID this instance last read for it. */
+  private async read(generation: number, heldId: number | undefined): Promise<GatewayKey> {
+    const name = this.keyName(generation);
     let stored: Buffer | null;
     try {
+      // Another ID than the previous generation's (during the overlap both are accepted, and the ID in
+      // a request picks the key) and than a lost key's of this generation (so that its holders are told
+      // their key is unknown rather than fail to decrypt).
+      const previous = (await this.client.get(this.keyName(generation - 1))) as Buffer | null;
+      const taken = new Set([previous?.[0], heldId].filter((id) => id !== undefined));
+      const free = Array.from({ length: 256 }, (_, id) => id).filter((id) => !taken.has(id));
+      const keyId = free[randomInt(free.length)]!;
+      const candidate = Buffer.concat([Buffer.from([keyId]), randomBytes(PRIVATE_KEY_BYTES)]);
       // Kept until the generation after it has outlived its overlap too.
-      await this.client.set(name, randomBytes(PRIVATE_KEY_BYTES), { condition: 'NX', expiration: { type: 'PX', value: 2 * this.rotateMs + this.overlapMs } });
+      await this.client.set(name, candidate, { condition: 'NX', expiration: { type: 'PX', value: 2 * this.rotateMs + this.overlapMs } });
       stored = (await this.client.get(name)) as Buffer | null;
     } catch (error) {
       const failure = new GatewayKeysUnavailableError(`the gateway keys in Redis at ${this.label} cannot be read: ${(error as Error).message}`, { cause: error });
@@ -98,9 +133,9 @@ export class SharedKeyRing implements GatewayKeys {
     }
     if (!this.reachable) this.log(`the gateway keys in Redis at ${this.label} can be read again`);
     this.reachable = true;
-    if (stored === null || stored.length !== PRIVATE_KEY_BYTES) {
-      throw new GatewayKeysUnavailableError(`${name} in Redis at ${this.label} does not hold a ${PRIVATE_KEY_BYTES}-byte key`);
+    if (stored === null || stored.length !== 1 + PRIVATE_KEY_BYTES) {
+      throw new GatewayKeysUnavailableError(`${name} in Redis at ${this.label} does not hold a key ID and a ${PRIVATE_KEY_BYTES}-byte key`);
     }
-    return importGatewayKey(generation % 256, new Uint8Array(stored));
+    return importGatewayKey(stored[0]!, new Uint8Array(stored.subarray(1)));
   }
 }

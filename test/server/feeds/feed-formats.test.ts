@@ -94,6 +94,13 @@ describe('parseFeed: formats people publish (API.md §4)', () => {
     assert.deepEqual(parseFeed(majestic, 'domains').expressions, ['google.com/', 'facebook.com/']);
   });
 
+  it('bare hosts: an IPv6 address is the address, a host with a port is a bad line, not another host', () => {
+    const feed = parseFeed('2001:db8::1\n0:0:0:0:0:ffff:102:304\na.example:8080\n', 'domains');
+    assert.deepEqual(feed.expressions, ['[2001:db8::1]/', '1.2.3.4/']);
+    assert.deepEqual(badLineNumbers(feed), [3]);
+    assert.deepEqual(parseFeed('0.0.0.0 2001:db8::2\n', 'hosts').expressions, ['[2001:db8::2]/']);
+  });
+
   it('expressions: host/path lines, canonicalized anyway; a URL with a scheme is a bad line', () => {
     const feed = parseFeed(fixture('expressions.txt'), 'expressions');
     assert.deepEqual(feed.expressions, [
@@ -118,10 +125,10 @@ describe('parseFeed: formats people publish (API.md §4)', () => {
   });
 
   it('hosts and expressions: a name must be a real host; the machine\'s own names are still skipped silently', () => {
-    const hosts = parseFeed('0.0.0.0 -bad-\n0.0.0.0 *.evil.example\n||ads.example^\n127.0.0.1 localhost\n0.0.0.0 good.example\n0.0.0.0 xn--bcher-kva.example\n', 'hosts');
+    const hosts = parseFeed('0.0.0.0 bad_word\n0.0.0.0 *.evil.example\n||ads.example^\n127.0.0.1 localhost\n0.0.0.0 good.example\n0.0.0.0 xn--bcher-kva.example\n', 'hosts');
     assert.deepEqual(hosts.expressions, ['good.example/', 'xn--bcher-kva.example/']);
     assert.deepEqual(badLineNumbers(hosts), [1, 2, 3]);
-    const expressions = parseFeed('evil.example/\nnot an expression/\n-x-.example/a\n', 'expressions');
+    const expressions = parseFeed('evil.example/\nnot an expression/\n*.x.example/a\n', 'expressions');
     assert.deepEqual(expressions.expressions, ['evil.example/']);
     assert.deepEqual(badLineNumbers(expressions), [2, 3]);
   });

@@ -19,7 +19,7 @@ function refused(host: string): string {
 
 describe('realHost', () => {
   it('takes names of two or more labels, IDNs as Punycode, and IP literals', () => {
-    for (const host of ['bad.example', 'a-b.c-d.example', 'xn--bcher-kva.example', '1.2.3.4', '[2001:db8::1]', 'evil_1.example', 'x.y']) {
+    for (const host of ['bad.example', 'a-b.c-d.example', 'xn--bcher-kva.example', '1.2.3.4', '[2001:db8::1]', 'evil_1.example', 'x.y', 'evil-.blogspot.com', '-x.example']) {
       assert.equal(realHost(host), host);
     }
     assert.equal(realHost(canonicalHost('Bücher.example')), 'xn--bcher-kva.example');
@@ -28,8 +28,7 @@ describe('realHost', () => {
   it('refuses text that is no host, saying why', () => {
     assert.match(refused(canonicalHost('<html>')), /"<html>" is no host name: a name has a dot/);
     assert.match(refused(canonicalHost('try again later')), /"try%20again%20later" is no host name/);
-    assert.match(refused('-bad-.example'), /not starting or ending with a hyphen/);
-    assert.match(refused('bad-.example'), /not starting or ending with a hyphen/);
+    assert.match(refused('bad..example'), /labels are letters, digits/);
     assert.match(refused('*.evil.example'), /labels are letters, digits/);
     assert.match(refused('||ads.example^'), /labels are letters, digits/);
     assert.match(refused('localhost'), /a name has a dot/);
@@ -48,12 +47,10 @@ describe('realHost', () => {
     );
   });
 
-  it('refuses a domain name with a character no host name has, a label cut to a hyphen at either end, or a single word', () => {
+  it('refuses a domain name with a character no host name has, or a single word', () => {
     const junk = fc.constantFrom('*', '|', '^', '<', '>', '!', '$', '&', "'", '(', ')', '+', ',', ';', '=', '~', '`', '{', '}', '"', ' ', '%20');
     const spoiled = fc.oneof(
       fc.tuple(fc.domain(), junk, fc.nat()).map(([domain, bad, at]) => domain.slice(0, at % (domain.length + 1)) + bad + domain.slice(at % (domain.length + 1))),
-      fc.domain().map((domain) => `-${domain}`),
-      fc.domain().map((domain) => domain.replace('.', '-.')),
       fc.stringMatching(/^[a-z][a-z0-9-]{0,30}[a-z0-9]$/),
     );
     fc.assert(
