@@ -163,8 +163,9 @@ export function checkCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
       }
     } finally {
       await client.close();
+      // Also when a batch failed: what was printed stays well-formed JSON.
+      output.end();
     }
-    output.end();
     if (!seen.any) throw new UsageError('no URLs on standard input; give one per line');
     // The Go reference client's convention: 4 invalid input, then 1 unsafe, then 2 failed, else 0.
     setExit(seen.invalid ? EXIT.INVALID_INPUT : seen.unsafe ? EXIT.UNSAFE : seen.notConfirmed ? EXIT.FAILED : EXIT.SAFE);
