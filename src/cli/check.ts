@@ -162,9 +162,9 @@ export function checkCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
         output.print(lines);
       }
     } finally {
-      await client.close();
       // Also when a batch failed: what was printed stays well-formed JSON.
       output.end();
+      await client.close();
     }
     if (!seen.any) throw new UsageError('no URLs on standard input; give one per line');
     // The Go reference client's convention: 4 invalid input, then 1 unsafe, then 2 failed, else 0.

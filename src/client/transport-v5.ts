@@ -10,7 +10,7 @@ import {
   type HashList as HashListMessage,
   SearchHashesRequestSchema,
 } from '../proto/v5.ts';
-import type { HashListUpdate, SortedHashes } from '../store/hash-list.ts';
+import { type HashListUpdate, hashCount, type SortedHashes } from '../store/hash-list.ts';
 import type { HashWidth } from '../store/hash-set.ts';
 import { buildWireRequest, type OutgoingRequest } from '../wire/client-request.ts';
 import { decodeWireResponse, type WireResponse } from '../wire/client-response.ts';
@@ -32,13 +32,14 @@ export interface ServerSettings extends HttpSettings {
 
 /** A `HashList` message as the store's update, Rice-decoded; throws RiceDecodeError on bad data. */
 export function hashListUpdate(message: HashListMessage, expectedWidth: HashWidth): HashListUpdate {
-  return {
-    partial: message.partialUpdate,
-    version: message.version,
-    removals: decodeRice32(message.compressedRemovals),
-    additions: additionsOf(message, expectedWidth),
-    checksum: message.sha256Checksum.length > 0 ? message.sha256Checksum : undefined,
-  };
+  const removals = decodeRice32(message.compressedRemovals);
+  const additions = additionsOf(message, expectedWidth);
+  const checksum = message.sha256Checksum.length > 0 ? message.sha256Checksum : undefined;
+  // API.md: the checksum is omitted "when no update was provided". proto3 cannot tell an absent
+  // partial_update from false ("full replacement"), so a list answered with nothing but a version would
+  // read as "replace with nothing": it is read as the no-change answer it is.
+  const noUpdate = checksum === undefined && removals.length === 0 && hashCount(additions) === 0;
+  return { partial: message.partialUpdate || noUpdate, version: message.version, removals, additions, checksum };
 }
 
 function additionsOf(message: HashListMessage, expectedWidth: HashWidth): SortedHashes {

@@ -139,7 +139,7 @@ export class HashList {
   }
 
   /**
-   * SB-9: a full update replaces the list; a partial one removes the
+   * SB-9: a full update replaces the list (with no additions it is empty); a partial one removes the
    * entries at the removal indices of the sorted old list, then adds the additions (removals before
    * additions). The result must match the server's checksum when it sent one. Nothing is changed on
    * failure: this returns a new list or throws HashListUpdateError, never a half-applied list.
@@ -150,26 +150,28 @@ export class HashList {
     // The width belongs to the list (its name's -4b…-32b suffix, or the width it was created with): hashes
     // of another width are an answer about another list, full update or not.
     if (additions.width !== this.width) throw fail('width-mismatch', `the list holds ${this.width}-byte hashes, the update ${additions.width}-byte ones`);
-    // API.md: the checksum is omitted "when no update was provided (keep existing checksum)". Such an
-    // answer keeps the list under the new version, full or partial: in v5 a missing partial_update reads
-    // as false, and taking it for an empty replacement would wipe the list. A list that is really empty
-    // now comes with the checksum of nothing.
-    if (update.checksum === undefined && update.removals.length === 0 && count(additions) === 0) {
-      return new HashList(this.name, update.version, this.set, this.checksum);
+    if (update.removals.length === 0 && hashCount(additions) === 0) {
+      // API.md: a partial answer without a checksum provides no update ("keep existing checksum"); an
+      // answer whose checksum is the list's own confirms the list as it is. Either keeps the list under
+      // the new version.
+      const confirmed = update.checksum !== undefined && Buffer.from(update.checksum).equals(this.checksum);
+      if ((update.partial && update.checksum === undefined) || confirmed) return new HashList(this.name, update.version, this.set, this.checksum);
     }
-    // A change that cannot be verified is refused, as the Go reference client does.
-    if (update.checksum === undefined) throw fail('checksum-missing', 'the update changes the list but carries no checksum to verify it by');
     let merged: SortedHashes;
     if (!update.partial) {
       if (update.removals.length > 0) throw fail('removals-in-full-update', `${update.removals.length} removal indices`);
+      // An empty replacement needs no checksum to be verified: it is the empty list whatever was there.
+      if (update.checksum === undefined && hashCount(additions) > 0) throw fail('checksum-missing', 'the full update carries no checksum to verify it by');
       assertAscending(additions, fail);
       merged = additions;
     } else {
+      // A change that cannot be verified is refused, as the Go reference client does.
+      if (update.checksum === undefined) throw fail('checksum-missing', 'the update changes the list but carries no checksum to verify it by');
       const kept = removeIndices(this.sortedHashes(), update.removals, fail);
       merged = mergeAdditions(kept, additions, fail);
     }
     const checksum = checksumOf(merged);
-    if (!Buffer.from(update.checksum).equals(checksum)) {
+    if (update.checksum !== undefined && !Buffer.from(update.checksum).equals(checksum)) {
       throw fail('checksum-mismatch', `expected ${Buffer.from(update.checksum).toString('hex')}, computed ${Buffer.from(checksum).toString('hex')}`);
     }
     return HashList.fromSorted(this.name, update.version, merged, checksum);
@@ -178,7 +180,8 @@ export class HashList {
 
 type Fail = (reason: HashListFailure, detail: string) => HashListUpdateError;
 
-function count(hashes: SortedHashes): number {
+/** Number of hashes in a sorted list of any width. */
+export function hashCount(hashes: SortedHashes): number {
   return hashes.width === 4 ? hashes.values.length : hashes.bytes.length / hashes.width;
 }
 
@@ -191,7 +194,7 @@ function assertAscending(hashes: SortedHashes, fail: Fail): void {
 
 /** The first index whose hash is not above the one before it; -1 when the hashes are strictly ascending. */
 export function firstUnordered(hashes: SortedHashes): number {
-  const n = count(hashes);
+  const n = hashCount(hashes);
   for (let i = 1; i < n; i++) if (orderAt(hashes, i) <= 0) return i;
   return -1;
 }
@@ -204,7 +207,7 @@ function orderAt(hashes: SortedHashes, i: number): number {
 }
 
 function removeIndices(old: SortedHashes, removals: Uint32Array, fail: Fail): SortedHashes {
-  const n = count(old);
+  const n = hashCount(old);
   for (let r = 0; r < removals.length; r++) {
     if (removals[r]! >= n) throw fail('removal-index-out-of-range', `index ${removals[r]} in a list of ${n}`);
     if (r > 0 && removals[r]! <= removals[r - 1]!) throw fail('removals-not-ascending', `index ${removals[r]} after ${removals[r - 1]}`);
@@ -230,8 +233,8 @@ function removeIndices(old: SortedHashes, removals: Uint32Array, fail: Fail): So
 
 function mergeAdditions(kept: SortedHashes, additions: SortedHashes, fail: Fail): SortedHashes {
   assertAscending(additions, fail);
-  const a = count(kept);
-  const b = count(additions);
+  const a = hashCount(kept);
+  const b = hashCount(additions);
   if (b === 0) return kept;
   if (kept.width === 4 && additions.width === 4) {
     const out = new Uint32Array(a + b);

@@ -8,7 +8,8 @@ import { WireError } from './wire-error.ts';
 
 /** Longer than any sensible filter; bounds the work on hostile input. */
 const MAX_FILTER_LENGTH = 1000;
-const COMPARISON = /^\(?\s*threat_type\s*==\s*ThreatType\.([A-Z_]+)\s*\)?$/;
+/** One comparison, bare or in one pair of parentheses. */
+const COMPARISON = /^(?:threat_type\s*==\s*ThreatType\.([A-Z_]+)|\(\s*threat_type\s*==\s*ThreatType\.([A-Z_]+)\s*\))$/;
 
 /** The threat type names a filter keeps; undefined for no filter. Throws WireError (400) for one sbkit cannot apply. */
 export function parseSearchFilter(filter: string): ReadonlySet<string> | undefined {
@@ -16,7 +17,8 @@ export function parseSearchFilter(filter: string): ReadonlySet<string> | undefin
   if (filter.length > MAX_FILTER_LENGTH) throw unsupported(`a filter has at most ${MAX_FILTER_LENGTH} characters`);
   const kept = new Set<string>();
   for (const term of filter.split('||')) {
-    const name = COMPARISON.exec(term.trim())?.[1];
+    const match = COMPARISON.exec(term.trim());
+    const name = match?.[1] ?? match?.[2];
     if (name === undefined) throw unsupported(`"${term.trim().slice(0, 80)}" is not a comparison of threat_type`);
     if (!(name in ThreatType) || name === 'THREAT_TYPE_UNSPECIFIED') throw unsupported(`ThreatType.${name} is not a threat type`);
     kept.add(name);

@@ -95,21 +95,22 @@ describe('HashList.applyUpdate (SB-9)', () => {
     }
   });
 
-  it('takes an answer without checksum and without changes as a new version only, partial or not (API.md: no update provided)', () => {
-    // In v5 a missing partial_update reads as false: "nothing changed" must not become "replace with nothing".
-    for (const partial of [true, false]) {
-      const next = base.applyUpdate(update(partial, [], four()));
+  it('takes a partial update without checksum and without changes, or any answer confirming the list\'s own checksum, as a new version only (API.md)', () => {
+    for (const unchanged of [update(true, [], four()), update(false, [], four(), base.checksum), update(true, [], four(), base.checksum)]) {
+      const next = base.applyUpdate(unchanged);
       assert.deepEqual(next.sortedHashes(), four(10, 20, 30, 40));
       assert.deepEqual(Buffer.from(next.checksum), Buffer.from(base.checksum));
       assert.equal(Buffer.from(next.version).toString(), 'v2');
     }
   });
 
-  it('empties the list on a full update without additions that carries the checksum of nothing', () => {
-    const next = base.applyUpdate(update(false, [], four(), checksumOf(four())));
-    assert.equal(next.size, 0);
-    assert.deepEqual(Buffer.from(next.checksum), Buffer.from(checksumOf(four())));
-    assert.equal(Buffer.from(next.version).toString(), 'v2');
+  it('empties the list on a full update without additions (a v4 FULL_UPDATE of nothing), with the checksum of nothing or none', () => {
+    for (const checksum of [undefined, checksumOf(four())]) {
+      const next = base.applyUpdate(update(false, [], four(), checksum));
+      assert.equal(next.size, 0);
+      assert.deepEqual(Buffer.from(next.checksum), Buffer.from(checksumOf(four())));
+      assert.equal(Buffer.from(next.version).toString(), 'v2');
+    }
     assert.throws(() => base.applyUpdate(update(false, [], four(), checksumOf(four(10)))), failsWith('checksum-mismatch'));
   });
 

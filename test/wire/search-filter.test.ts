@@ -15,7 +15,7 @@ describe('the v5alpha1 search filter', () => {
   });
 
   it('refuses what it cannot apply, with a 400 that shows the form it understands', () => {
-    for (const filter of ['threat_type != ThreatType.MALWARE', 'threat_type == ThreatType.MALWARE && true', 'threat_type == 2', 'threat_type == ThreatType.NOPE', 'threat_type == ThreatType.THREAT_TYPE_UNSPECIFIED', 'x'.repeat(2000)]) {
+    for (const filter of ['threat_type != ThreatType.MALWARE', 'threat_type == ThreatType.MALWARE && true', 'threat_type == 2', 'threat_type == ThreatType.NOPE', 'threat_type == ThreatType.THREAT_TYPE_UNSPECIFIED', '(threat_type == ThreatType.MALWARE', 'threat_type == ThreatType.MALWARE)', 'x'.repeat(2000)]) {
       assert.throws(
         () => parseSearchFilter(filter),
         (error: unknown) => error instanceof WireError && error.status === 'INVALID_ARGUMENT' && /sbkit understands filters such as/.test(error.message),

@@ -34,10 +34,25 @@ const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
  * scheme; one with a scheme is refused, as it means the feed was configured with the wrong format.
  */
 export function expressionLineExpression(text: string): string {
-  if (SCHEME.test(text.trimStart())) {
+  const trimmed = text.trim();
+  if (SCHEME.test(trimmed)) {
     throw new BadEntryError('an expression is host/path without a scheme; use the format "urls" for a list of URLs');
   }
-  return urlExpression(text);
+  const hostEnd = trimmed.search(/[/?#]/);
+  const host = hostEnd < 0 ? trimmed : trimmed.slice(0, hostEnd);
+  return urlExpression(bracketedHost(host) + trimmed.slice(host.length));
+}
+
+/**
+ * A host as a URL writes it: a bare IPv6 address bracketed. Any other colon would be read as a port
+ * (`2001:db8::1` as host 2001, `a.example:8080` as a.example), so it is refused rather than guessed at.
+ */
+function bracketedHost(host: string): string {
+  const bracketed = isIP(host) === 6 ? `[${host}]` : host;
+  if (bracketed.replace(/^\[[0-9a-fA-F:.]*\]$/, '').includes(':')) {
+    throw new BadEntryError(`${JSON.stringify(host.length > 100 ? `${host.slice(0, 100)}…` : host)} is not a host: a colon here would be read as a port`);
+  }
+  return bracketed;
 }
 
 /**
@@ -51,13 +66,10 @@ const NOT_IN_A_HOST = /[/\\?#@\s]/;
  * to be a real host: hosts files name the machine itself with single words such as `localhost`.
  */
 export function canonicalBareHost(host: string): string {
-  // A bare IPv6 address is bracketed as in a URL; any other colon would be read as a port
-  // (`2001:db8::1` as host 2001, `a.example:8080` as a.example), so it is refused rather than guessed at.
-  const bracketed = isIP(host) === 6 ? `[${host}]` : host;
-  if (NOT_IN_A_HOST.test(bracketed) || bracketed.replace(/^\[[0-9a-fA-F:.]*\]$/, '').includes(':')) {
+  if (NOT_IN_A_HOST.test(host)) {
     throw new BadEntryError(`${JSON.stringify(host.length > 100 ? `${host.slice(0, 100)}…` : host)} is not a bare host name`);
   }
-  return parseCanonicalUrl(`http://${bracketed}/`).host;
+  return parseCanonicalUrl(`http://${bracketedHost(host)}/`).host;
 }
 
 /** A canonical host as the expression for the whole host, `host/`; BadEntryError when it is no real host. */

@@ -1,10 +1,7 @@
 import type { SortedHashes } from '../../store/hash-list.ts';
 import type { HashWidth } from '../../store/hash-set.ts';
 
-/** Number of hashes in a sorted list of any width. */
-export function hashCount(hashes: SortedHashes): number {
-  return hashes.width === 4 ? hashes.values.length : hashes.bytes.length / hashes.width;
-}
+export { hashCount } from '../../store/hash-list.ts';
 
 export function emptyHashes(width: HashWidth): SortedHashes {
   return width === 4 ? { width, values: new Uint32Array(0) } : { width, bytes: new Uint8Array(0) };

@@ -24,6 +24,8 @@ export interface SharedKeyRingOptions extends KeyRingOptions {
   timeoutMs?: number;
   /** Where to say that Redis failed, and that it answers again. */
   log?: (message: string) => void;
+  /** Uniform in [0, 1): picks key IDs; tests pass a fixed one. */
+  random?: () => number;
 }
 
 const PRIVATE_KEY_BYTES = 32;
@@ -40,7 +42,7 @@ export class SharedKeyRing implements GatewayKeys {
   /** Keys of the generations in use, as last read from Redis. */
   private readonly held = new Map<number, HeldKey>();
   /** Reads under way, one per generation however many requests need it. */
-  private readonly reading = new Map<number, Promise<GatewayKey>>();
+  private readonly reading = new Map<number, Promise<GatewayKey | undefined>>();
   private reachable = true;
 
   private constructor(
@@ -51,6 +53,7 @@ export class SharedKeyRing implements GatewayKeys {
     private readonly overlapMs: number,
     private readonly now: () => number,
     private readonly log: (message: string) => void,
+    private readonly random: () => number,
   ) {
     // Failures are reported by the commands that meet them; the client reconnects on its own.
     client.on('error', () => {});
@@ -62,15 +65,21 @@ export class SharedKeyRing implements GatewayKeys {
     const rotateMs = options.rotateMs ?? 24 * 3_600_000;
     const overlapMs = options.overlapMs ?? 3_600_000;
     if (!(overlapMs < rotateMs)) throw new RangeError(`the overlap (${overlapMs} ms) must be shorter than the rotation period (${rotateMs} ms)`);
-    return new SharedKeyRing(client, label, options.keyPrefix ?? 'sbkit:', rotateMs, overlapMs, options.now ?? Date.now, options.log ?? (() => {}));
+    return new SharedKeyRing(client, label, options.keyPrefix ?? 'sbkit:', rotateMs, overlapMs, options.now ?? Date.now, options.log ?? (() => {}), options.random ?? (() => randomInt(2 ** 32) / 2 ** 32));
   }
 
   async keys(): Promise<GatewayKey[]> {
     const now = this.now();
     const current = Math.floor(now / this.rotateMs);
-    const generations = now - current * this.rotateMs < this.overlapMs ? [current, current - 1] : [current];
     for (const generation of this.held.keys()) if (generation < current - 1) this.held.delete(generation);
-    return Promise.all(generations.map((generation) => this.key(generation, now)));
+    const keys = [(await this.key(current, now, true))!];
+    // The replaced key, during the overlap, as Redis or this instance holds it: never made afresh, since
+    // no client could hold a key made after its period.
+    if (now - current * this.rotateMs < this.overlapMs) {
+      const previous = await this.key(current - 1, now, false).catch(() => undefined);
+      if (previous !== undefined) keys.push(previous);
+    }
+    return keys;
   }
 
   async configs(): Promise<KeyConfig[]> {
@@ -86,22 +95,25 @@ export class SharedKeyRing implements GatewayKeys {
     return this.client.close();
   }
 
-  private async key(generation: number, now: number): Promise<GatewayKey> {
+  /** A generation's key, read again once a minute; `make`: store one first if Redis has none. */
+  private async key(generation: number, now: number, make: boolean): Promise<GatewayKey | undefined> {
     const held = this.held.get(generation);
     if (held !== undefined && now - held.readAt < REREAD_MS) return held.key;
     let reading = this.reading.get(generation);
     if (reading === undefined) {
-      reading = this.read(generation, held?.key.config.keyId).finally(() => this.reading.delete(generation));
+      reading = this.read(generation, make, held?.key.config.keyId).finally(() => this.reading.delete(generation));
       this.reading.set(generation, reading);
     }
     try {
-      const key = await reading;
-      this.held.set(generation, { key, readAt: now });
+      const key = (await reading) ?? held?.key;
+      if (key !== undefined) this.held.set(generation, { key, readAt: now });
       return key;
     } catch (error) {
-      // Redis away: a key in hand still serves; only a key never read cannot be had.
-      if (held !== undefined) return held.key;
-      throw error;
+      // Redis away: a key in hand still serves, and is not asked about again for a minute, so that
+      // requests do not each wait for Redis's timeout; only a key never read cannot be had.
+      if (held === undefined) throw error;
+      held.readAt = now;
+      return held.key;
     }
   }
 
@@ -109,23 +121,18 @@ export class SharedKeyRing implements GatewayKeys {
     return `${this.keyPrefix}ohttp-key:${this.rotateMs}:${generation}`;
   }
 
-  /** The generation's key from Redis, made and stored first if it has none; `heldId` is the ID this instance last read for it. */
-  private async read(generation: number, heldId: number | undefined): Promise<GatewayKey> {
+  /**
+   * The generation's key from Redis (undefined when it has none and `make` is false), made and stored
+   * first if it has none; `heldId` is the ID this instance last read for it.
+   */
+  private async read(generation: number, make: boolean, heldId: number | undefined): Promise<GatewayKey | undefined> {
     const name = this.keyName(generation);
     let stored: Buffer | null;
     try {
-      // Another ID than the previous generation's (during the overlap both are accepted, and the ID in
-      // a request picks the key) and than a lost key's of this generation (so that its holders are told
-      // their key is unknown rather than fail to decrypt).
-      const previous = (await this.client.get(this.keyName(generation - 1))) as Buffer | null;
-      const taken = new Set([previous?.[0], heldId].filter((id) => id !== undefined));
-      const free = Array.from({ length: 256 }, (_, id) => id).filter((id) => !taken.has(id));
-      const keyId = free[randomInt(free.length)]!;
-      const candidate = Buffer.concat([Buffer.from([keyId]), randomBytes(PRIVATE_KEY_BYTES)]);
-      // Kept until the generation after it has outlived its overlap too.
-      await this.client.set(name, candidate, { condition: 'NX', expiration: { type: 'PX', value: 2 * this.rotateMs + this.overlapMs } });
+      if (make) await this.make(generation, heldId);
       stored = (await this.client.get(name)) as Buffer | null;
     } catch (error) {
+
       const failure = new GatewayKeysUnavailableError(`the gateway keys in Redis at ${this.label} cannot be read: ${(error as Error).message}`, { cause: error });
       if (this.reachable) this.log(`${failure.message}; Oblivious HTTP requests get 503 until it answers`);
       this.reachable = false;
@@ -133,9 +140,25 @@ export class SharedKeyRing implements GatewayKeys {
     }
     if (!this.reachable) this.log(`the gateway keys in Redis at ${this.label} can be read again`);
     this.reachable = true;
+    if (stored === null && !make) return undefined;
     if (stored === null || stored.length !== 1 + PRIVATE_KEY_BYTES) {
       throw new GatewayKeysUnavailableError(`${name} in Redis at ${this.label} does not hold a key ID and a ${PRIVATE_KEY_BYTES}-byte key`);
     }
     return importGatewayKey(stored[0]!, new Uint8Array(stored.subarray(1)));
+  }
+
+  /**
+   * Stores a key for the generation unless Redis has one (the first instance's wins). Its ID is another
+   * than the previous generation's (during the overlap both are accepted, and the ID in a request picks
+   * the key) and than a lost key's this instance held (so that holders of the lost key are told their key
+   * is unknown rather than fail to decrypt).
+   */
+  private async make(generation: number, heldId: number | undefined): Promise<void> {
+    const previous = (await this.client.get(this.keyName(generation - 1))) as Buffer | null;
+    const taken = new Set([previous?.[0], heldId].filter((id) => id !== undefined));
+    const free = Array.from({ length: 256 }, (_, id) => id).filter((id) => !taken.has(id));
+    const candidate = Buffer.concat([Buffer.from([free[Math.floor(this.random() * free.length)]!]), randomBytes(PRIVATE_KEY_BYTES)]);
+    // Kept until the generation after it has outlived its overlap too.
+    await this.client.set(this.keyName(generation), candidate, { condition: 'NX', expiration: { type: 'PX', value: 2 * this.rotateMs + this.overlapMs } });
   }
 }

@@ -94,11 +94,14 @@ describe('parseFeed: formats people publish (API.md §4)', () => {
     assert.deepEqual(parseFeed(majestic, 'domains').expressions, ['google.com/', 'facebook.com/']);
   });
 
-  it('bare hosts: an IPv6 address is the address, a host with a port is a bad line, not another host', () => {
+  it('bare hosts and expressions: an IPv6 address is the address, a host with a port is a bad line, not another host', () => {
     const feed = parseFeed('2001:db8::1\n0:0:0:0:0:ffff:102:304\na.example:8080\n', 'domains');
     assert.deepEqual(feed.expressions, ['[2001:db8::1]/', '1.2.3.4/']);
     assert.deepEqual(badLineNumbers(feed), [3]);
     assert.deepEqual(parseFeed('0.0.0.0 2001:db8::2\n', 'hosts').expressions, ['[2001:db8::2]/']);
+    const expressions = parseFeed('2001:db8::1/a\n[2001:db8::3]/b\na.example:8080/x\n', 'expressions');
+    assert.deepEqual(expressions.expressions, ['[2001:db8::1]/a', '[2001:db8::3]/b']);
+    assert.deepEqual(badLineNumbers(expressions), [3]);
   });
 
   it('expressions: host/path lines, canonicalized anyway; a URL with a scheme is a bad line', () => {

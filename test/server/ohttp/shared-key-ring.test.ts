@@ -12,8 +12,8 @@ const DAY = 24 * HOUR;
 const prefix = uniqueKeyPrefix();
 const rings: SharedKeyRing[] = [];
 
-async function ring(now: () => number, url = REDIS_URL): Promise<SharedKeyRing> {
-  const made = await SharedKeyRing.connect({ url, keyPrefix: prefix, rotateMs: DAY, overlapMs: HOUR, now });
+async function ring(now: () => number, url = REDIS_URL, random?: () => number): Promise<SharedKeyRing> {
+  const made = await SharedKeyRing.connect({ url, keyPrefix: prefix, rotateMs: DAY, overlapMs: HOUR, now, random });
   rings.push(made);
   return made;
 }
@@ -41,14 +41,17 @@ describe('gateway keys shared through Redis', () => {
 
   it('rotate on the clock: the replaced key is accepted for the overlap and then no more', async () => {
     let now = 2000 * DAY + 23 * HOUR;
-    const first = await ring(() => now);
-    const second = await ring(() => now);
+    // The lowest free key ID every time: 0 first, so the next period's must step aside.
+    const lowest = () => 0;
+    const first = await ring(() => now, REDIS_URL, lowest);
+    const second = await ring(() => now, REDIS_URL, lowest);
     const [old] = await first.configs();
+    assert.equal(old!.keyId, 0);
     now = 2001 * DAY + 1;
     const configs = await second.configs();
     assert.equal(configs.length, 2, 'the new key first, the old one still accepted');
     assert.deepEqual(configs[1], old);
-    assert.notEqual(configs[0]!.keyId, old!.keyId, 'a request\'s key ID picks one of the two');
+    assert.equal(configs[0]!.keyId, 1, 'not the old key\'s ID: a request\'s key ID picks one of the two');
     assert.deepEqual(await first.configs(), configs, 'both instances rotated to the same key');
     now = 2001 * DAY + HOUR;
     assert.deepEqual(await first.configs(), [configs[0]], 'the overlap is over');
@@ -57,18 +60,30 @@ describe('gateway keys shared through Redis', () => {
   });
 
   it('agree again within a minute when Redis loses the current key, under a new key ID that sends clients for the configuration', async () => {
-    let now = 4000 * DAY + HOUR;
-    const first = await ring(() => now);
-    const second = await ring(() => now);
+    let now = 4000 * DAY + 2 * HOUR;
+    const lowest = () => 0;
+    const first = await ring(() => now, REDIS_URL, lowest);
+    const second = await ring(() => now, REDIS_URL, lowest);
     const [lost] = await first.configs();
     assert.deepEqual(await second.configs(), [lost]);
+    assert.equal(lost!.keyId, 0);
     await deleteKeys(prefix);
     now += 61_000;
     const [replacement] = await second.configs();
-    assert.notDeepEqual(replacement, lost);
+    assert.equal(replacement!.keyId, 1, 'not the lost key\'s ID, though it is the lowest free one again');
     assert.deepEqual(await first.configs(), [replacement], 'the other instance reads the replacement');
     const { message } = await encapsulateRequest(lost!, new Uint8Array([1]));
     await assert.rejects(decapsulateRequest(await first.keys(), message), /is not one of this gateway's keys/, 'an unknown key ID: the client refetches');
+  });
+
+  it('never make a replaced period\'s key afresh: during the overlap, a key Redis lost and this instance never held is left out', async () => {
+    let now = 5000 * DAY + 23 * HOUR;
+    const before = await ring(() => now);
+    await before.configs();
+    await deleteKeys(prefix);
+    now = 5001 * DAY + 1;
+    const fresh = await ring(() => now);
+    assert.equal((await fresh.configs()).length, 1, 'only the current key: no client could hold one made now for the past period');
   });
 
   it('make the gateway answer 503 with Retry-After while Redis is away and a new key is due, and serve again when it is back', async () => {
