@@ -31,6 +31,10 @@ export function parseClientState(value: unknown, file: string): ClientState {
     state.search = value['search'];
   }
   const updates = value['updates'];
+  if (isEarlierUpdatesState(updates)) {
+    state.updates = fromEarlierUpdatesState(updates);
+    return state;
+  }
   if (updates !== undefined) {
     if (!isRecord(updates) || !isRecord(updates['waits']) || Object.keys(updates).some((key) => key !== 'waits' && key !== 'requests')) {
       throw wrong('"updates" is not {"waits": {<list>: <ms>}, "requests": ' + SCHEDULE_SHAPE + '}');
@@ -44,4 +48,25 @@ export function parseClientState(value: unknown, file: string): ClientState {
     state.updates = { waits, requests: updates['requests'] };
   }
   return state;
+}
+
+/** sbkit before the client-wide update back-off kept one schedule per list: `{"updates": {<list>: schedule}}`. */
+function isEarlierUpdatesState(updates: unknown): updates is Record<string, ScheduleState> {
+  return isRecord(updates) && !('waits' in updates) && Object.keys(updates).length > 0 && Object.values(updates).every(isScheduleState);
+}
+
+/**
+ * The earlier per-list schedules as today's state, losing no wait (RF-3, RF-4 across the upgrade): each
+ * list keeps its own moment, and a back-off any list was in holds back all, as back-off now does.
+ */
+function fromEarlierUpdatesState(updates: Record<string, ScheduleState>): UpdateScheduleState {
+  const schedules = Object.values(updates);
+  const failing = schedules.filter((schedule) => schedule.failures > 0);
+  return {
+    waits: Object.fromEntries(Object.entries(updates).map(([name, schedule]) => [name, schedule.notBefore])),
+    requests: {
+      notBefore: Math.max(0, ...failing.map((schedule) => schedule.notBefore)),
+      failures: Math.max(0, ...failing.map((schedule) => schedule.failures)),
+    },
+  };
 }

@@ -14,6 +14,15 @@ describe('parseClientState', () => {
     assert.deepEqual(parseClientState(undefined, FILE), {});
   });
 
+  it('takes the per-list schedules of earlier versions without losing a wait or a back-off (RF-3, RF-4)', () => {
+    const earlier = { updates: { 'se-4b': { notBefore: 100, failures: 0 }, 'mw-4b': { notBefore: 900, failures: 2 }, 'uws-4b': { notBefore: 700, failures: 1 } }, search: { notBefore: 7, failures: 0 } };
+    assert.deepEqual(parseClientState(earlier, FILE), {
+      updates: { waits: { 'se-4b': 100, 'mw-4b': 900, 'uws-4b': 700 }, requests: { notBefore: 900, failures: 2 } },
+      search: { notBefore: 7, failures: 0 },
+    });
+    assert.deepEqual(parseClientState({ updates: { 'se-4b': { notBefore: 100, failures: 0 } } }, FILE).updates?.requests, { notBefore: 0, failures: 0 }, 'no back-off where none was');
+  });
+
   it('refuses, naming the field, anything that is not a usable schedule', () => {
     const cases: [unknown, RegExp][] = [
       [{ notBefore: 'soon' }, /unknown field "notBefore"/],
@@ -26,7 +35,7 @@ describe('parseClientState', () => {
       [{ updates: { waits: { 'se-4b': null }, requests } }, /"updates\.waits\.se-4b" is null/],
       [{ updates: { waits: { 'se-4b': '5' }, requests } }, /"updates\.waits\.se-4b" is "5"/],
       [{ updates: { waits: {}, requests: { notBefore: null, failures: 0 } } }, /"updates\.requests"/],
-      [{ updates: { 'se-4b': requests } }, /"updates" is not/],
+      [{ updates: { 'se-4b': { notBefore: 'soon', failures: 0 } } }, /"updates" is not/],
       [{ updates: { waits: {}, requests, extra: 1 } }, /"updates" is not/],
     ];
     for (const [value, message] of cases) {
