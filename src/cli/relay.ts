@@ -1,8 +1,8 @@
 import { Command } from 'commander';
-import { TrustedProxies } from '../server/guard/client-address.ts';
 import { LoadControl } from '../server/guard/load-control.ts';
 import { RedisConnectionError } from '../server/redis-connection.ts';
 import { createRelayApp } from '../server/ohttp/relay.ts';
+import { addressFlag } from './serve.ts';
 import { EXIT, type CliIo, type ExitStatus, untilStopped, UsageError } from './io.ts';
 
 interface RelayFlags {
@@ -35,12 +35,7 @@ export function relayCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
       } catch {
         throw new UsageError(`--gateway must be a URL such as https://sb.example/ohttp-gateway, not "${flags.gateway}"`);
       }
-      const trustedProxies = flags.trustedProxy ?? [];
-      try {
-        new TrustedProxies(trustedProxies);
-      } catch (error) {
-        throw new UsageError(`--trusted-proxy: ${(error as Error).message}`);
-      }
+      const trustedProxies = addressFlag('--trusted-proxy', flags.trustedProxy ?? [], 'trusted proxy');
       let loadControl: LoadControl | undefined;
       try {
         loadControl = flags.loadControl

@@ -160,7 +160,8 @@ async function startLoadControl(flags: ServeFlags, config: LoadControlConfig, io
   });
 }
 
-function addressFlag(flag: string, entries: string[], what: string): string[] {
+/** Addresses and CIDR blocks given to `flag`, checked as load control will read them; UsageError otherwise. */
+export function addressFlag(flag: string, entries: string[], what: string): string[] {
   try {
     new TrustedProxies(entries, what);
   } catch (error) {

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { isHttpUrl } from '../client/safe-browsing-client.ts';
 import type { ServerStatus } from '../server/web/status.ts';
 import { EMBEDDED_SERVER } from './client-options.ts';
 import { EXIT, type CliIo, type ExitStatus, UsageError } from './io.ts';
@@ -11,14 +12,6 @@ interface StatusFlags {
 }
 
 const TIMEOUT_MS = 10_000;
-
-function isHttpUrl(text: string): boolean {
-  try {
-    return ['http:', 'https:'].includes(new URL(text).protocol);
-  } catch {
-    return false;
-  }
-}
 
 /** `sbkit status`: what a running sbkit server reports at /status.json, for people or as JSON. */
 export function statusCommand(io: CliIo, setExit: (status: ExitStatus) => void): Command {

@@ -181,7 +181,8 @@ function asError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
 
-function isHttpUrl(text: string): boolean {
+/** Whether `text` is an http or https URL: what a server address must be. */
+export function isHttpUrl(text: string): boolean {
   try {
     const { protocol } = new URL(text);
     return protocol === 'http:' || protocol === 'https:';
