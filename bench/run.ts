@@ -8,6 +8,7 @@ import { diffBenchmarks } from './diff.ts';
 import { guardBenchmarks } from './guard.ts';
 import { ohttpBenchmarks } from './ohttp.ts';
 import { type HttpRow, httpBenchmarks } from './http.ts';
+import { type StartupRow, startupBenchmarks } from './startup.ts';
 import { riceBenchmarks } from './rice.ts';
 import { storeBenchmarks } from './store.ts';
 import { urlBenchmarks } from './url.ts';
@@ -54,7 +55,16 @@ function judge(row: Row): [string, string] {
   return ['—', '—'];
 }
 
-function report(rows: Row[], facts: BenchFact[], http: HttpRow[]): string {
+function startupLine(row: StartupRow): string {
+  const value = row.unit === 'ms' ? `${row.value.toFixed(0)} ms` : `${row.value.toFixed(1)} MB`;
+  const ofFloor = row.ofFloor === undefined ? '—' : `${row.ofFloor.toFixed(2)}×`;
+  if (row.budget === undefined) return `| ${row.name} | ${value} | ${ofFloor} | — | — |`;
+  const budget = row.budget.of === 'ofFloor' ? `≤ ${row.budget.atMost}× the floor` : `≤ ${row.budget.atMost} ${row.unit}`;
+  const measured = row.budget.of === 'ofFloor' ? row.ofFloor! : row.value;
+  return `| ${row.name} | ${value} | ${ofFloor} | ${budget} | ${measured <= row.budget.atMost ? 'yes' : '**no**'} |`;
+}
+
+function report(rows: Row[], facts: BenchFact[], http: HttpRow[], startup: StartupRow[]): string {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   const lines = [
     '# Benchmark results',
@@ -91,6 +101,12 @@ function report(rows: Row[], facts: BenchFact[], http: HttpRow[]): string {
       return `| ${h.name} | ${formatRate(h.requestsPerSecond)} | ${h.latencyP50Ms} ms | ${share} | ${budget} | ${verdict} |`;
     }),
     '',
+    'Start-up of the built package, each a new process (medians of 11 rounds; every round also times `node -e 0`, the floor, and the ratio is taken per round):',
+    '',
+    '| measurement | median | of the floor | budget (DESIGN.md) | within budget |',
+    '|---|---|---|---|---|',
+    ...startup.map(startupLine),
+    '',
   ];
   return lines.join('\n');
 }
@@ -103,6 +119,7 @@ await store.cleanup();
 await guard.cleanup();
 await ohttp.cleanup();
 const http = await httpBenchmarks();
-const text = report(rows, [...store.facts, ...guard.facts], http);
+const startup = await startupBenchmarks();
+const text = report(rows, [...store.facts, ...guard.facts], http, startup);
 process.stdout.write(text);
 writeFileSync(new URL('./RESULTS.md', import.meta.url), text);

@@ -93,9 +93,9 @@ export interface SbkitServer {
   output: string[];
 }
 
-/** Starts `node bin/sbkit.js serve --port 0 [extraArgs]` in `repo` and reads its URL from stderr. */
+/** Starts `node dist/cli/bin.js serve --port 0 [extraArgs]` in `repo` and reads its URL from stderr. */
 export function startSbkitServer(repo: string, extraArgs: readonly string[] = [], timeoutMs = 60_000): Promise<SbkitServer> {
-  const child = spawn(process.execPath, [join(repo, 'bin', 'sbkit.js'), 'serve', '--port', '0', ...extraArgs], {
+  const child = spawn(process.execPath, [join(repo, 'dist', 'cli', 'bin.js'), 'serve', '--port', '0', ...extraArgs], {
     cwd: repo,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],

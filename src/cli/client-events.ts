@@ -1,4 +1,4 @@
-import type { ClientEvent } from '../client/safe-browsing-client.ts';
+import type { ClientEvent } from '../client/options.ts';
 import type { CliIo } from './io.ts';
 
 /**

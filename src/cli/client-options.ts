@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { UsageError } from './io.ts';
-import { GOOGLE_SERVER, type Mode, type SafeBrowsingClientOptions } from '../client/safe-browsing-client.ts';
+import { GOOGLE_SERVER, type Mode, type SafeBrowsingClientOptions } from '../client/options.ts';
 
 /** `sbkit serve` listens here by default, so the other commands find the embedded server with no flags. */
 export const EMBEDDED_SERVER = 'http://127.0.0.1:8080';

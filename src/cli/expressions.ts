@@ -1,7 +1,4 @@
 import { Command } from 'commander';
-import { parseCanonicalUrl, formatCanonicalUrl } from '../url/canonicalize.ts';
-import { expressionsOf } from '../url/expressions.ts';
-import { expressionHash, hashPrefix } from '../url/hash.ts';
 import { InvalidUrlError } from '../url/invalid-url.ts';
 import { EXIT, type CliIo, type ExitStatus } from './io.ts';
 
@@ -10,8 +7,12 @@ export interface ExpressionReport {
   expressions: { expression: string; sha256: string; prefixHex: string; prefixBase64: string }[];
 }
 
-/** What `sbkit expressions` shows: SB-5's canonical URL, then SB-6's expressions with SB-7's hashes. */
-export function expressionReport(url: string): ExpressionReport {
+/**
+ * What `sbkit expressions` shows: SB-5's canonical URL, then SB-6's expressions with SB-7's hashes. The
+ * URL pipeline (and its Public Suffix List) is loaded here, not when the CLI starts.
+ */
+export async function expressionReport(url: string): Promise<ExpressionReport> {
+  const { parseCanonicalUrl, formatCanonicalUrl, expressionsOf, expressionHash, hashPrefix } = await import('../url/index.ts');
   const canonical = parseCanonicalUrl(url);
   return {
     canonicalUrl: formatCanonicalUrl(canonical),
@@ -46,10 +47,10 @@ export function expressionsCommand(io: CliIo, setExit: (status: ExitStatus) => v
     .description('show the canonical URL and every expression checked for it, with SHA-256 and 4-byte prefix')
     .argument('<url>', 'the URL to take apart')
     .option('--json', 'print JSON instead of a table')
-    .action((url: string, options: { json?: boolean }) => {
+    .action(async (url: string, options: { json?: boolean }) => {
       let report: ExpressionReport;
       try {
-        report = expressionReport(url);
+        report = await expressionReport(url);
       } catch (err) {
         if (!(err instanceof InvalidUrlError)) throw err;
         io.err(`sbkit: ${err.message}\n`);

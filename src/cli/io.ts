@@ -23,6 +23,7 @@ export type ExitStatus = (typeof EXIT)[keyof typeof EXIT];
 
 /** A command line that cannot be run as written; main prints it and exits with INVALID_INPUT. */
 export class UsageError extends Error {
+  /** Always `"UsageError"`, as logs and stack traces show it. */
   override readonly name = 'UsageError';
 }
 

@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { SafeBrowsingClient } from '../client/safe-browsing-client.ts';
 import { reportDatabaseEvent } from './client-events.ts';
 import { addClientFlags, type ClientFlags, clientOptions } from './client-options.ts';
 import { type CliIo, type ExitStatus, UsageError } from './io.ts';
@@ -17,6 +16,7 @@ export function listsCommand(io: CliIo, _setExit: (status: ExitStatus) => void):
     if (flags.data === undefined) throw new UsageError('lists needs --data <dir>, the local database to show');
     const options = clientOptions(flags);
     if (options.protocol === 'v4') options.mode = 'local';
+    const { SafeBrowsingClient } = await import('../client/safe-browsing-client.ts');
     const client = new SafeBrowsingClient({ ...options, readOnly: true, onEvent: (event) => reportDatabaseEvent(io, event) });
     await client.open();
     const lists = client.listInfo();

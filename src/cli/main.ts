@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { ClientOptionError } from '../client/safe-browsing-client.ts';
+import { ClientOptionError } from '../client/options.ts';
 import { VERSION } from '../version.ts';
 import { checkCommand } from './check.ts';
 import { expressionsCommand } from './expressions.ts';

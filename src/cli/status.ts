@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { isHttpUrl } from '../client/safe-browsing-client.ts';
+import { isHttpUrl } from '../client/options.ts';
 import type { ServerStatus } from '../server/web/status.ts';
 import { EMBEDDED_SERVER } from './client-options.ts';
 import { EXIT, type CliIo, type ExitStatus, UsageError } from './io.ts';

@@ -1,6 +1,4 @@
 import { Command } from 'commander';
-import { SingleBar } from 'cli-progress';
-import { SafeBrowsingClient } from '../client/safe-browsing-client.ts';
 import { reportDatabaseEvent } from './client-events.ts';
 import { addClientFlags, type ClientFlags, clientOptions } from './client-options.ts';
 import { EXIT, type CliIo, type ExitStatus, UsageError } from './io.ts';
@@ -18,7 +16,9 @@ export function updateCommand(io: CliIo, setExit: (status: ExitStatus) => void):
     const options = clientOptions(flags);
     if (flags.data === undefined) throw new UsageError('update needs --data <dir>, to keep the lists somewhere');
     if (options.protocol === 'v4') options.mode = 'local';
-    const bar = io.interactive && flags.json !== true ? new SingleBar({ format: 'updating lists [{bar}] {value}/{total} {lists}', stream: process.stderr }) : undefined;
+    const { SafeBrowsingClient } = await import('../client/safe-browsing-client.ts');
+    // A progress bar only for people at a terminal, and its code only then.
+    const bar = io.interactive && flags.json !== true ? new (await import('cli-progress')).SingleBar({ format: 'updating lists [{bar}] {value}/{total} {lists}', stream: process.stderr }) : undefined;
     const done = new Set<string>();
     const client = new SafeBrowsingClient({
       ...options,

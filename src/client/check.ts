@@ -7,16 +7,21 @@ import { isEnforced, type FullHashMatch, type ThreatAttributeName, type ThreatTy
 /** SB-8: one request carries at most 30 prefixes, decoys included. */
 export const MAX_PREFIXES_PER_SEARCH = 30;
 
+/** SB-8's verdicts: UNSURE (RealTimeCheck only) hands the URL to LocalThreatListCheck. */
 export type Verdict = 'SAFE' | 'UNSAFE' | 'UNSURE';
 
 /** Where an answer came from, for `stats()` and for people reading a verdict. */
 export type AnsweredBy = 'cache' | 'database' | 'server';
 
+/** One threat a URL matched: which of its expressions, under which full hash, of what type. */
 export interface Threat {
+  /** The SB-6 expression of the URL whose hash matched, e.g. `evil.example/login`. */
   expression: string;
   /** The matching full hash, hex. */
   fullHash: string;
+  /** What the server says the threat is. */
   threatType: ThreatTypeName;
+  /** CANARY (never enforced) and FRAME_ONLY (enforced only in frames), when the server sets them. */
   attributes: ThreatAttributeName[];
   /** False for CANARY details, and for FRAME_ONLY ones outside frames: reported, not acted on. */
   enforced: boolean;
@@ -24,8 +29,11 @@ export interface Threat {
 
 export interface CheckOutcome {
   verdict: Verdict;
+  /** The URL after SB-5 canonicalization. */
   canonicalUrl: string;
+  /** Every threat the URL matched, enforced or not; empty for a SAFE verdict. */
   threats: Threat[];
+  /** Who gave the verdict: the memory cache, the local lists, or the server. */
   answeredBy: AnsweredBy;
   /** The server error behind a fallback verdict (SB-8: UNSURE or SAFE "on any error"). */
   error?: Error;

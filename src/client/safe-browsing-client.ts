@@ -20,12 +20,20 @@ import {
 import { type ClientState, parseClientState } from './client-state.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { LocalCache, type LocalCacheOptions } from './local-cache.ts';
-import { ObliviousHttp, type ObliviousHttpOptions } from './oblivious-http.ts';
+import {
+  type ClientEvent,
+  ClientOptionError,
+  DEFAULT_THREAT_LISTS,
+  GLOBAL_CACHE_LIST,
+  GOOGLE_SERVER,
+  isHttpUrl,
+  type Mode,
+  type SafeBrowsingClientOptions,
+} from './options.ts';
 import { RequestSchedule } from './schedule.ts';
 import type { FullHashMatch } from './threats.ts';
 import type { ListState, SearchResult, SizeConstraints, Transport } from './transport.ts';
-import { V4Transport } from './transport-v4.ts';
-import { V5Transport } from './transport-v5.ts';
+import type { ServerSettings } from './transport-v5.ts';
 import { UpdateSchedule } from './update-schedule.ts';
 import { NoV4ListError, v4ListOf } from './v4-lists.ts';
 
@@ -52,120 +60,92 @@ function mergeSearchResults(results: readonly SearchResult[]): SearchResult {
   };
 }
 
-export type Mode = 'realtime' | 'local' | 'nostorage';
-
-export const GOOGLE_SERVER = 'https://safebrowsing.googleapis.com';
-/** SB-11 threat lists as real v5 clients name them. */
-export const DEFAULT_THREAT_LISTS = ['se-4b', 'mw-4b', 'uws-4b', 'uwsa-4b', 'pha-4b'] as const;
-export const GLOBAL_CACHE_LIST = 'gc-32b';
 /** Several rounds are normal when the server sends a list in parts with zero waits (SB-12). */
 const MAX_UPDATE_ROUNDS = 64;
 
-export interface SafeBrowsingClientOptions {
-  /** Server origin; Google's by default. */
-  server?: string;
-  apiKey?: string;
-  protocol?: 'v5' | 'v4';
-  /** Real-time (v5 only, the default there), local lists (the default for v4), or no storage. */
-  mode?: Mode;
-  /** Folder of the local database; without one, lists live in memory only. */
-  dataDir?: string;
-  /** Threat lists to keep locally (SB-11); the global cache `gc-32b` is added in real-time mode. */
-  lists?: readonly string[];
-  encoding?: WireEncoding;
-  userAgent?: string;
-  timeoutMs?: number;
-  maxResponseBytes?: number;
-  sizeConstraints?: Partial<SizeConstraints>;
-  /** Random decoy prefixes added to each search (SB-8); 0 (the default) sends none. */
-  decoyPrefixes?: number;
-  cache?: LocalCacheOptions;
-  /** RF-2: the first automatic update happens at a random moment within this window after start(). */
-  firstUpdateWindowMs?: number;
-  /**
-   * The shortest wait between complete list updates, whatever the server says (a caching proxy keeps
-   * lists at least five minutes, SB-11). A zero wait, the server's "come back for the rest", still holds.
-   */
-  minimumUpdateWaitMs?: number;
-  /**
-   * Send searches through an Oblivious HTTP relay (SB-2): the relay sees that you search, the gateway
-   * (the server) what, neither both. Updates go to `server` directly: they reveal nothing.
-   */
-  ohttp?: ObliviousHttpOptions;
-  /**
-   * Open `dataDir` to look only (what `sbkit lists` does): nothing in it is created, changed or removed,
-   * damaged files are reported and left alone, and `update()` and `start()` are refused.
-   */
-  readOnly?: boolean;
-  clock?: Clock;
-  random?: () => number;
-  onEvent?: (event: ClientEvent) => void;
-}
-
-/**
- * What happened, for logs: every update round, failed updates (a list that could not be stored is one),
- * dropped lists, damaged files, and request schedules that could not be saved (waits may then not
- * outlive a restart).
- */
-export type ClientEvent =
-  | { type: 'update'; lists: string[]; nextUpdateAt: number }
-  | { type: 'update-failed'; error: Error; consecutiveFailures: number; nextUpdateAt: number }
-  | { type: 'list-dropped'; list: string; error: Error }
-  | { type: 'damaged-file'; error: Error }
-  | { type: 'state-not-saved'; error: Error };
-
+/** What {@link SafeBrowsingClient.checkUrl} found out about one URL. */
 export interface CheckResult extends Omit<CheckOutcome, 'verdict'> {
+  /** The URL as given. */
   url: string;
+  /**
+   * UNSAFE when an enforced threat matched: warn, and say the page is *suspected* (SB-3). SAFE otherwise;
+   * with `error` set, that SAFE is the procedure's fallback after a failed or deferred search.
+   */
   verdict: 'SAFE' | 'UNSAFE';
 }
 
+/** One local list as {@link SafeBrowsingClient.listInfo} describes it. */
 export interface ListInfo {
+  /** The list's v5 name, e.g. `se-4b`. */
   name: string;
-  /** Opaque version bytes, base64. */
+  /** Opaque version bytes, base64; empty before the first update. */
   version: string;
+  /** Bytes per stored hash: 4, 8, 16 or 32 (the name's `-4b`… suffix). */
   width: HashWidth;
+  /** Hashes or hash prefixes held. */
   entries: number;
+  /** SHA-256 of the sorted entries (SB-9), hex. */
   checksum: string;
   /** ms since the epoch of the last successful update, undefined when never updated. */
   updatedAt: number | undefined;
 }
 
+/** Counters since the client was made, from {@link SafeBrowsingClient.stats}. */
 export interface ClientStats {
+  /** URLs checked. */
   checks: number;
+  /** Checks by who gave the verdict: the memory cache, the local lists, or the server. */
   answeredBy: Record<AnsweredBy, number>;
+  /** UNSAFE verdicts. */
   unsafe: number;
   /** Checks whose server request failed, answered by the spec's fallback verdict (SB-8). */
   failures: number;
   /** Checks that could not ask the server because a wait was in force (RF-3, RF-4). */
   deferred: number;
+  /** Update rounds answered by the server. */
   updates: number;
+  /** Update requests that failed. */
   updateFailures: number;
+  /** Failures since the last answered update: N of RF-4's back-off. */
   consecutiveUpdateFailures: number;
   /** Time since the oldest list was last updated, ms; undefined before the first update. */
   updateLagMs: number | undefined;
+  /** ms since the epoch when the next update may go out; undefined when no list is kept. */
   nextUpdateAt: number | undefined;
+  /** Prefixes whose search answers the memory cache holds. */
   cachedPrefixes: number;
 }
 
-/** Options that cannot work together or at all; thrown by the constructor (and by update() when read-only). */
-export class ClientOptionError extends RangeError {
-  override readonly name = 'ClientOptionError';
-}
-
-/** A search could not be sent because RF-3 / RF-4 forbid it for now. */
+/**
+ * A search could not be sent because RF-3 / RF-4 forbid it for now. Checks do not throw it: they give
+ * the fallback verdict with this as their `error`.
+ */
 export class SearchDeferredError extends Error {
+  /** Always `"SearchDeferredError"`, as logs and stack traces show it. */
   override readonly name = 'SearchDeferredError';
 
-  constructor(readonly notBefore: number) {
+  constructor(
+    /** ms since the epoch when the server may be asked again. */
+    readonly notBefore: number,
+  ) {
     super(`the server may not be asked again before ${new Date(notBefore).toISOString()} (request-frequency rules)`);
   }
 }
 
+/** What one {@link SafeBrowsingClient.update} did. */
 export interface UpdateSummary {
+  /** Lists that changed (or were confirmed current) and are stored. */
   updated: string[];
-  failed: { list: string; error: Error }[];
+  /** Lists whose update could not be applied (a bad answer, a checksum mismatch): each is dropped and fetched in full next time (SB-9). */
+  failed: {
+    /** The list's name. */
+    list: string;
+    /** Why its update was refused. */
+    error: Error;
+  }[];
   /** Set when the whole request failed, when a list could not be stored, or when the schedule could not be saved. */
   error: Error | undefined;
+  /** ms since the epoch when the next update may go out. */
   nextUpdateAt: number;
   /** Set while updates back off after failures (RF-4): no update is asked for before this moment. */
   backoffUntil: number | undefined;
@@ -181,16 +161,6 @@ function asError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
 
-/** Whether `text` is an http or https URL: what a server address must be. */
-export function isHttpUrl(text: string): boolean {
-  try {
-    const { protocol } = new URL(text);
-    return protocol === 'http:' || protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The Safe Browsing client: keeps the local lists current (RF and SB-12 rules), answers URL checks by
  * the SB-8 procedure of its mode, and never asks the server more often than the rules allow.
@@ -201,9 +171,12 @@ export function isHttpUrl(text: string): boolean {
  *   each: expressions → hashes → local cache → [lists] → hashes:search → cache → verdict
  */
 export class SafeBrowsingClient {
+  /** The SB-4 mode checks run in. */
   readonly mode: Mode;
+  /** The protocol spoken to the server. */
   readonly protocol: 'v5' | 'v4';
-  private readonly transport: Transport;
+  private readonly serverSettings: ServerSettings;
+  private transport: Promise<Transport> | undefined;
   private readonly clock: Clock;
   private readonly random: () => number;
   private readonly cache: LocalCache;
@@ -231,7 +204,12 @@ export class SafeBrowsingClient {
     updateFailures: 0,
   };
 
-  /** Throws ClientOptionError for options that cannot work. */
+  /**
+   * Makes a client; nothing is read or asked until {@link open}, {@link start}, {@link update} or a check.
+   *
+   * @throws {@link ClientOptionError} for options that cannot work: real-time mode or Oblivious HTTP over
+   *   v4, a server that is no http(s) URL, a list name that is none, a list v4 does not have.
+   */
   constructor(private readonly options: SafeBrowsingClientOptions = {}) {
     this.protocol = options.protocol ?? 'v5';
     this.mode = options.mode ?? (this.protocol === 'v5' ? 'realtime' : 'local');
@@ -253,7 +231,7 @@ export class SafeBrowsingClient {
     const now = this.clock.now();
     this.updateSchedule = new UpdateSchedule(this.allListNames(), now);
     this.searchSchedule = new RequestSchedule(now, 0, 0);
-    const settings = {
+    this.serverSettings = {
       serverUrl,
       apiKey: options.apiKey,
       encoding: options.encoding ?? 'protobuf',
@@ -262,25 +240,47 @@ export class SafeBrowsingClient {
       maxResponseBytes: options.maxResponseBytes ?? 64 * 1024 * 1024,
       sizeConstraints: { maxUpdateEntries: 0, maxDatabaseEntries: 0, ...options.sizeConstraints },
     };
-    const oblivious = options.ohttp === undefined ? undefined : new ObliviousHttp(options.ohttp);
     try {
       // Every list named must exist in v4, in no-storage mode too, where none is kept: the name is a mistake.
       if (this.protocol === 'v4') for (const name of options.lists ?? []) v4ListOf(name);
-      this.transport =
-        this.protocol === 'v5'
-          ? new V5Transport(settings, oblivious === undefined ? undefined : (request, http) => oblivious.send(request, http))
-          : new V4Transport(settings, this.threatListNames);
     } catch (err) {
       if (err instanceof NoV4ListError) throw new ClientOptionError(err.message, { cause: err });
       throw err;
     }
   }
 
+  /**
+   * The protocol's transport, loaded at the first request: a program that makes a client, or checks
+   * URLs that its cache and lists answer, loads no protobuf or HPKE code.
+   */
+  private connection(): Promise<Transport> {
+    this.transport ??= this.loadTransport();
+    return this.transport;
+  }
+
+  private async loadTransport(): Promise<Transport> {
+    if (this.protocol === 'v4') {
+      const { V4Transport } = await import('./transport-v4.ts');
+      return new V4Transport(this.serverSettings, this.threatListNames);
+    }
+    const { V5Transport } = await import('./transport-v5.ts');
+    const relay = this.options.ohttp;
+    if (relay === undefined) return new V5Transport(this.serverSettings);
+    const { ObliviousHttp } = await import('./oblivious-http.ts');
+    const oblivious = new ObliviousHttp(relay);
+    return new V5Transport(this.serverSettings, (request, http) => oblivious.send(request, http));
+  }
+
   private allListNames(): string[] {
     return this.globalCacheName === undefined ? this.threatListNames : [...this.threatListNames, this.globalCacheName];
   }
 
-  /** Loads the local database and the persisted schedule; idempotent. */
+  /**
+   * Loads the local database and the persisted request schedules; idempotent, and done by every other
+   * method first. Damaged files are reported as `damaged-file` events, never thrown.
+   *
+   * @throws {@link DatabaseStorageError} when `dataDir` cannot be created or read.
+   */
   open(): Promise<void> {
     this.opened ??= this.load();
     return this.opened;
@@ -318,7 +318,9 @@ export class SafeBrowsingClient {
   /**
    * Starts keeping the lists current in the background. RF-2: the first update goes out at a random
    * moment within the first minute (`firstUpdateWindowMs`), later ones as the server's waits and
-   * back-off allow.
+   * back-off allow. Failed background updates are reported as `update-failed` events, never thrown.
+   *
+   * @throws {@link ClientOptionError} for a read-only client; {@link DatabaseStorageError} as {@link open}.
    */
   async start(): Promise<void> {
     this.refuseWhenReadOnly('start');
@@ -371,7 +373,10 @@ export class SafeBrowsingClient {
   /**
    * Fetches every list whose wait is over, and again at once while the server asks for that with a zero
    * wait (SB-12), within a bound of rounds. Lists still waiting are left alone: an explicit update obeys
-   * the minimum waits and back-off like the background one does.
+   * the minimum waits and back-off like the background one does. A failed request does not reject: the
+   * summary's `error` says what went wrong.
+   *
+   * @throws {@link ClientOptionError} for a read-only client; {@link DatabaseStorageError} as {@link open}.
    */
   update(): Promise<UpdateSummary> {
     this.updating ??= this.runUpdate().finally(() => {
@@ -389,7 +394,7 @@ export class SafeBrowsingClient {
       if (due.length === 0) break;
       let response;
       try {
-        response = await this.transport.fetchUpdates(this.listStates(due));
+        response = await (await this.connection()).fetchUpdates(this.listStates(due));
       } catch (err) {
         summary.error = this.updateFailed(err);
         break;
@@ -529,7 +534,8 @@ export class SafeBrowsingClient {
       const lists = this.listStates(this.threatListNames);
       const chunks: (readonly number[])[] = [];
       for (let start = 0; start < prefixes.length; start += SEARCH_PREFIXES_PER_REQUEST) chunks.push(prefixes.slice(start, start + SEARCH_PREFIXES_PER_REQUEST));
-      const result = mergeSearchResults(await Promise.all(chunks.map((chunk) => this.transport.search(chunk, lists))));
+      const transport = await this.connection();
+      const result = mergeSearchResults(await Promise.all(chunks.map((chunk) => transport.search(chunk, lists))));
       this.searchSchedule.succeeded(this.clock.now(), result.minimumWaitMs);
       await this.searchScheduleChanged(failuresBefore);
       return result;
@@ -552,7 +558,11 @@ export class SafeBrowsingClient {
   /**
    * The full hashes under 4-byte prefixes, from the local cache where it knows and from the server for
    * the rest (cached in turn, negative answers too): what a caching proxy needs of its upstream.
-   * `cacheDurationMs` is the shortest time any of the answers stays valid. Rejects like a search does.
+   * `cacheDurationMs` is the shortest time any of the answers stays valid.
+   *
+   * @throws {@link SearchDeferredError} while RF-3 or RF-4 forbid asking the server; the transport's
+   *   errors when the search fails.
+   * @internal
    */
   async searchPrefixes(prefixes: readonly number[]): Promise<{ fullHashes: FullHashMatch[]; cacheDurationMs: number }> {
     const now = this.clock.now();
@@ -580,7 +590,11 @@ export class SafeBrowsingClient {
     return { fullHashes, cacheDurationMs: Number.isFinite(validForMs) ? Math.max(0, validForMs) : 0 };
   }
 
-  /** A local list as it stands (a proxy republishes its upstream's lists from here). */
+  /**
+   * A local list as it stands (a proxy republishes its upstream's lists from here).
+   *
+   * @internal
+   */
   list(name: string): HashList | undefined {
     return this.lists.get(name);
   }
@@ -601,9 +615,11 @@ export class SafeBrowsingClient {
   }
 
   /**
-   * Checks one URL the user is about to visit (SB-3: the final URL after redirects). Throws
-   * InvalidUrlError for input that is no http(s) URL; server failures do not throw but give the
-   * spec's fallback verdict with `error` set.
+   * Checks one URL the user is about to visit (SB-3: the final URL after redirects) by the SB-8 procedure
+   * of the client's mode. Server failures do not throw but give the spec's fallback verdict with
+   * `error` set. `inFrame`: the URL is a frame's, where FRAME_ONLY threats count.
+   *
+   * @throws {@link InvalidUrlError} for input that is no http(s) URL.
    */
   async checkUrl(url: string, options: { inFrame?: boolean } = {}): Promise<CheckResult> {
     await this.open();
@@ -668,7 +684,7 @@ export class SafeBrowsingClient {
     this.cache.clear();
   }
 
-  /** The local lists, for `sbkit lists` and dashboards. */
+  /** The local lists (threat lists, and the global cache in real-time mode), for `sbkit lists` and dashboards. */
   listInfo(): ListInfo[] {
     return this.allListNames().map((name) => {
       const list = this.lists.get(name)!;
@@ -683,6 +699,7 @@ export class SafeBrowsingClient {
     });
   }
 
+  /** What the client has done since it was made, and how current its lists are. */
   stats(): ClientStats {
     const now = this.clock.now();
     const times = this.allListNames().map((name) => this.updatedAt.get(name));

@@ -9,19 +9,26 @@ export const THREAT_TYPES = {
   3: 'UNWANTED_SOFTWARE',
   4: 'POTENTIALLY_HARMFUL_APPLICATION',
 } as const;
+/** The threat types of SB-11 and API.md's `ThreatType`, by name. */
 export type ThreatTypeName = (typeof THREAT_TYPES)[keyof typeof THREAT_TYPES];
 
 export const THREAT_ATTRIBUTES = { 1: 'CANARY', 2: 'FRAME_ONLY' } as const;
+/** API.md's `ThreatAttribute`: CANARY details are not to be enforced, FRAME_ONLY ones only in frames. */
 export type ThreatAttributeName = (typeof THREAT_ATTRIBUTES)[keyof typeof THREAT_ATTRIBUTES];
 
+/** One FullHashDetail of a search answer: a threat type and its attributes. */
 export interface ThreatDetail {
+  /** What the server says the threat is. */
   threatType: ThreatTypeName;
+  /** CANARY and FRAME_ONLY, when set. */
   attributes: ThreatAttributeName[];
 }
 
 /** A full hash of a search response: 32 bytes as a byte string (url/hash.ts) and its usable details. */
 export interface FullHashMatch {
+  /** The 32 hash bytes as a 32-character byte string (latin1). */
   fullHash: string;
+  /** The threat details the client knows (unknown ones are dropped, SB-8). */
   details: ThreatDetail[];
   /** v4 only: how long this match may be cached, when it differs from the response's duration. */
   cacheDurationMs?: number | undefined;

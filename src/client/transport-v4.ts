@@ -6,6 +6,9 @@ import {
   FetchThreatListUpdatesRequestSchema,
   FindFullHashesRequestSchema,
   CompressionType,
+  PlatformType,
+  ThreatEntryType,
+  ThreatType,
   type ThreatEntrySet,
   type ThreatMatch,
 } from '../proto/v4.ts';
@@ -18,7 +21,6 @@ import type { FetchedList, ListState, SearchResult, Transport, UpdateResponse } 
 import { callRpc, prefixBytes, type ServerSettings } from './transport-v5.ts';
 import {
   canonicalV4ListName,
-  describeV4List,
   type V4List,
   V4_LIST_NAMES,
   v4ListKey,
@@ -53,6 +55,7 @@ export type V4ListFailure =
  * the caller drops the list and fetches it again in full (SB-9), while the other lists go on.
  */
 export class V4ListUpdateError extends Error {
+  /** Always `"V4ListUpdateError"`, as logs and stack traces show it. */
   override readonly name = 'V4ListUpdateError';
 
   constructor(
@@ -288,4 +291,14 @@ function fullHashMatches(matches: readonly ThreatMatch[]): FullHashMatch[] {
     if (cacheDurationMs !== undefined) known.cacheDurationMs = Math.min(known.cacheDurationMs ?? cacheDurationMs, cacheDurationMs);
   }
   return [...byHash.values()];
+}
+
+/** A triple as people read it, e.g. `SOCIAL_ENGINEERING/ANY_PLATFORM/URL`, for error messages. */
+export function describeV4List(list: V4List): string {
+  return `${enumName(ThreatType, list.threatType)}/${enumName(PlatformType, list.platformType)}/${enumName(ThreatEntryType, list.threatEntryType)}`;
+}
+
+// TypeScript's numeric enums map values back to names; values the .proto does not name show as numbers.
+function enumName(values: object, value: number): string {
+  return (values as Record<number, string | undefined>)[value] ?? String(value);
 }

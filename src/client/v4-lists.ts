@@ -2,8 +2,21 @@
 // type, platform and threat entry type, v5 by a short name. Only the threat lists of SB-11 existed in
 // v4; the global cache `gc-32b` and later v5-only lists (`mwb-4b`, `csdda-32b`) have no triple.
 
-import { PlatformType, ThreatEntryType, ThreatType } from '../proto/v4.ts';
+import type { PlatformType, ThreatEntryType, ThreatType } from '../proto/v4.ts';
 import type { ThreatTypeName } from './threats.ts';
+
+// The numbers of API.md §2's v4 enums that name the lists, written out rather than read from the
+// generated code, so that naming a list does not load the protobuf runtime (a client loads it at its
+// first request). test/client/v4-lists.test.ts holds them to the generated enums.
+const MALWARE = 1 as ThreatType;
+const SOCIAL_ENGINEERING = 2 as ThreatType;
+const UNWANTED_SOFTWARE = 3 as ThreatType;
+const POTENTIALLY_HARMFUL_APPLICATION = 4 as ThreatType;
+/** Browsers' number for SOCIAL_ENGINEERING (API.md §3 pitfall 3). */
+const SOCIAL_ENGINEERING_INTERNAL = 5 as ThreatType;
+const ANDROID = 3 as PlatformType;
+const ANY_PLATFORM = 6 as PlatformType;
+const URL = 1 as ThreatEntryType;
 
 /** A v4 list: the (threat type, platform, threat entry type) triple of a ListUpdateRequest. */
 export interface V4List {
@@ -17,11 +30,11 @@ export interface V4List {
  * public REST value 2; browsers' 5 is accepted in answers (v4ThreatTypeName), never sent.
  */
 export const V4_LISTS = {
-  'se-4b': { threatType: ThreatType.SOCIAL_ENGINEERING, platformType: PlatformType.ANY_PLATFORM, threatEntryType: ThreatEntryType.URL },
-  'mw-4b': { threatType: ThreatType.MALWARE, platformType: PlatformType.ANY_PLATFORM, threatEntryType: ThreatEntryType.URL },
-  'uws-4b': { threatType: ThreatType.UNWANTED_SOFTWARE, platformType: PlatformType.ANY_PLATFORM, threatEntryType: ThreatEntryType.URL },
-  'uwsa-4b': { threatType: ThreatType.UNWANTED_SOFTWARE, platformType: PlatformType.ANDROID, threatEntryType: ThreatEntryType.URL },
-  'pha-4b': { threatType: ThreatType.POTENTIALLY_HARMFUL_APPLICATION, platformType: PlatformType.ANDROID, threatEntryType: ThreatEntryType.URL },
+  'se-4b': { threatType: SOCIAL_ENGINEERING, platformType: ANY_PLATFORM, threatEntryType: URL },
+  'mw-4b': { threatType: MALWARE, platformType: ANY_PLATFORM, threatEntryType: URL },
+  'uws-4b': { threatType: UNWANTED_SOFTWARE, platformType: ANY_PLATFORM, threatEntryType: URL },
+  'uwsa-4b': { threatType: UNWANTED_SOFTWARE, platformType: ANDROID, threatEntryType: URL },
+  'pha-4b': { threatType: POTENTIALLY_HARMFUL_APPLICATION, platformType: ANDROID, threatEntryType: URL },
 } as const satisfies Record<string, V4List>;
 
 export type V4ListName = keyof typeof V4_LISTS;
@@ -34,6 +47,7 @@ const ALIASES: Readonly<Record<string, V4ListName>> = { se: 'se-4b', mw: 'mw-4b'
 
 /** A v5 list with no v4 counterpart was named where only v4 lists can be served or fetched. */
 export class NoV4ListError extends Error {
+  /** Always `"NoV4ListError"`, as logs and stack traces show it. */
   override readonly name = 'NoV4ListError';
 
   constructor(readonly listName: string) {
@@ -70,14 +84,14 @@ export function v5ListNameOf(list: V4List): V4ListName | undefined {
  */
 export function v4ThreatTypeName(threatType: number): ThreatTypeName | undefined {
   switch (threatType) {
-    case ThreatType.MALWARE:
+    case MALWARE:
       return 'MALWARE';
-    case ThreatType.SOCIAL_ENGINEERING:
-    case ThreatType.SOCIAL_ENGINEERING_INTERNAL:
+    case SOCIAL_ENGINEERING:
+    case SOCIAL_ENGINEERING_INTERNAL:
       return 'SOCIAL_ENGINEERING';
-    case ThreatType.UNWANTED_SOFTWARE:
+    case UNWANTED_SOFTWARE:
       return 'UNWANTED_SOFTWARE';
-    case ThreatType.POTENTIALLY_HARMFUL_APPLICATION:
+    case POTENTIALLY_HARMFUL_APPLICATION:
       return 'POTENTIALLY_HARMFUL_APPLICATION';
     default:
       return undefined;
@@ -91,14 +105,4 @@ export function v4ThreatTypeName(threatType: number): ThreatTypeName | undefined
 export function v4ListKey(list: V4List): string {
   const threat = v4ThreatTypeName(list.threatType) ?? `#${list.threatType}`;
   return `${threat}/${list.platformType}/${list.threatEntryType}`;
-}
-
-/** A triple as people read it, e.g. `SOCIAL_ENGINEERING/ANY_PLATFORM/URL`, for error messages. */
-export function describeV4List(list: V4List): string {
-  return `${enumName(ThreatType, list.threatType)}/${enumName(PlatformType, list.platformType)}/${enumName(ThreatEntryType, list.threatEntryType)}`;
-}
-
-// TypeScript's numeric enums map values back to names; values the .proto does not name show as numbers.
-function enumName(values: object, value: number): string {
-  return (values as Record<number, string | undefined>)[value] ?? String(value);
 }

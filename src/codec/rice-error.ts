@@ -27,10 +27,13 @@ const DECODE_EXPLANATIONS: Record<RiceDecodeReason, string> = {
  * discard it, and for a list update fall back to a full update (SB-9).
  */
 export class RiceDecodeError extends Error {
+  /** Always `"RiceDecodeError"`, as logs and stack traces show it. */
   override readonly name = 'RiceDecodeError';
 
   constructor(
+    /** What is wrong with the data, for callers to branch on. */
     readonly reason: RiceDecodeReason,
+    /** Which encoding was being read: v5 with 32-, 64-, 128- or 256-bit entries, or v4. */
     readonly format: RiceFormat,
     detail: string,
   ) {
@@ -52,6 +55,7 @@ const ENCODE_EXPLANATIONS: Record<RiceEncodeReason, string> = {
 
 /** Thrown when values handed to an encoder cannot be encoded as they are. */
 export class RiceEncodeError extends Error {
+  /** Always `"RiceEncodeError"`, as logs and stack traces show it. */
   override readonly name = 'RiceEncodeError';
 
   constructor(

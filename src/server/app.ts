@@ -16,9 +16,11 @@ import type { GatewayKeys } from './ohttp/key-ring.ts';
 import { registerGatewayRoutes } from './ohttp/gateway-routes.ts';
 
 export interface AppOptions {
+  /** The lists served, with their versions. */
   catalog: ListCatalog;
   /** Where searches find full hashes: the catalog's own lists unless a proxy passes its upstream. */
   fullHashes?: FullHashSource;
+  /** The waits and cache durations the answers carry (SB-12, SB-8). */
   settings?: Partial<ApiSettings>;
   /** When non-empty, every API request must carry one of these as `key=` (as Google requires). */
   apiKeys?: readonly string[];

@@ -20,12 +20,18 @@ export class ListCatalog {
     return this.histories.get(name) ?? this.histories.get(ALIASES[name] ?? '');
   }
 
+  /** Every list, with its history of published snapshots. */
   all(): ListHistory[] {
     return [...this.histories.values()];
   }
 
   /** Current snapshots of the threat lists (not the likely-safe ones such as the global cache). */
-  threatSnapshots(): { definition: ListDefinition; snapshot: Snapshot }[] {
+  threatSnapshots(): {
+    /** The list's name, hash length and types. */
+    definition: ListDefinition;
+    /** Its current content and version. */
+    snapshot: Snapshot;
+  }[] {
     return this.threatHistories.map((history) => ({ definition: history.definition, snapshot: history.current() }));
   }
 }

@@ -60,7 +60,10 @@ const DEMO_LISTS: readonly DemoList[] = [
   },
 ];
 
-/** The embedded default: every demo list published once. */
+/**
+ * The embedded default that `sbkit serve` serves with no configuration: Google's public test pages
+ * (`testsafebrowsing.appspot.com/s/…`) and sample entries in every SB-11 list, each published once.
+ */
 export function demoCatalog(): ListCatalog {
   return new ListCatalog(
     DEMO_LISTS.map((list) => {

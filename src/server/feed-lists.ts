@@ -11,6 +11,7 @@ export interface ReportedBadLine {
   source: string;
   /** 1-based line number in the feed. */
   line: number;
+  /** Why the line is no entry. */
   reason: string;
 }
 
@@ -19,7 +20,9 @@ export const REPORTED_BAD_LINES_PER_SOURCE = 10;
 
 /** What one (re)load of a list did, for logs and the operator's reload endpoint. */
 export interface ListLoadReport {
+  /** The list's name. */
   list: string;
+  /** Distinct expressions read from its sources. */
   expressions: number;
   /** Bad lines over the sources that loaded. */
   badLines: number;
@@ -40,6 +43,7 @@ export interface ListLoadReport {
  * several server instances share, which every instance publishes to and follows.
  */
 export class FeedLists {
+  /** The lists, for {@link createServer}'s `catalog`. */
   readonly catalog: ListCatalog;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly loaded = new Set<string>();
@@ -57,7 +61,9 @@ export class FeedLists {
 
   /**
    * Serves what `store` holds already, loads every list once, then keeps refreshing the ones whose
-   * sources have intervals. Rejects with SnapshotStoreError when the store cannot be read.
+   * sources have intervals. Each (re)load is told to `onReport`; a source that fails does not reject.
+   *
+   * @throws SnapshotStoreError when the store cannot be read.
    */
   static async start(config: ServerConfig, onReport: (report: ListLoadReport) => void = () => {}, store: SnapshotStore = memorySnapshotStore): Promise<FeedLists> {
     const histories = new Map(config.lists.map((list) => [list.name, new ListHistory(list, { keep: config.keepVersions })]));
@@ -132,6 +138,7 @@ export class FeedLists {
     return report;
   }
 
+  /** Stops the refreshes; what is published stays served. */
   close(): void {
     for (const timer of this.timers) clearInterval(timer);
     this.timers.length = 0;

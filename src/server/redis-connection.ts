@@ -1,4 +1,7 @@
-import { createClient, RESP_TYPES } from 'redis';
+// node-redis is loaded when a connection is first made: a server without Redis never loads it.
+
+/** The start of every Redis key of sbkit's, unless the operator chooses another (`--redis-prefix`). */
+export const DEFAULT_KEY_PREFIX = 'sbkit:';
 
 /** Back-off between reconnection attempts once Redis went away, capped: it comes back when it comes back. */
 const MAX_RECONNECT_DELAY_MS = 2000;
@@ -8,6 +11,7 @@ const MAX_RECONNECT_DELAY_MS = 2000;
  * configuration), `unavailable` when Redis did not answer in time or refused.
  */
 export class RedisConnectionError extends Error {
+  /** Always `"RedisConnectionError"`, as logs and stack traces show it. */
   override readonly name = 'RedisConnectionError';
 
   constructor(
@@ -19,9 +23,10 @@ export class RedisConnectionError extends Error {
   }
 }
 
-export type RedisClient = ReturnType<typeof createRedisClient>;
+export type RedisClient = Awaited<ReturnType<typeof createRedisClient>>;
 
-function createRedisClient(url: string, timeoutMs: number, hasConnected: () => boolean) {
+async function createRedisClient(url: string, timeoutMs: number, hasConnected: () => boolean) {
+  const { createClient, RESP_TYPES } = await import('redis');
   return createClient({
     url,
     // A command while Redis is away fails at once instead of waiting in a queue for it to come back:
@@ -45,7 +50,7 @@ export async function connectRedis(url: string, timeoutMs: number): Promise<{ cl
   let connected = false;
   let client: RedisClient;
   try {
-    client = createRedisClient(url, timeoutMs, () => connected);
+    client = await createRedisClient(url, timeoutMs, () => connected);
   } catch (error) {
     throw new RedisConnectionError('invalid-url', `${label} is not a Redis URL (redis://host:port): ${(error as Error).message}`, { cause: error });
   }

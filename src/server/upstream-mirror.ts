@@ -1,4 +1,5 @@
-import { type ClientEvent, DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST, SafeBrowsingClient } from '../client/safe-browsing-client.ts';
+import { type ClientEvent, DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST } from '../client/options.ts';
+import { SafeBrowsingClient } from '../client/safe-browsing-client.ts';
 import type { ThreatTypeName } from '../client/threats.ts';
 import { type FullHashSource, type SharedSearchCache, upstreamFullHashes } from './api/full-hash-source.ts';
 import { ListCatalog } from './catalog.ts';
@@ -21,18 +22,23 @@ const KNOWN_LISTS: Readonly<Record<string, { threatType?: ThreatTypeName; descri
 /** SB-11: a caching proxy keeps the lists it fetched "for at least a short while, e.g. five minutes". */
 export const PROXY_LIST_CACHE_MS = 5 * 60_000;
 
+/** What {@link UpstreamMirror.start} mirrors, and how. */
 export interface UpstreamOptions {
   /** The upstream's origin, e.g. https://safebrowsing.googleapis.com. */
   url: string;
+  /** API key for the upstream. */
   apiKey?: string | undefined;
+  /** Protocol spoken to the upstream; v5 by default. */
   protocol?: 'v5' | 'v4';
   /** Lists to mirror; by default the SB-11 threat lists, and the global cache over v5. */
   lists?: readonly string[];
   /** Where the mirror keeps its copy between restarts. */
   dataDir?: string | undefined;
+  /** Versions of each list kept for diffs; 10 by default. */
   keepVersions?: number;
   /** RF-2 window of the mirror's first update (tests shorten it). */
   firstUpdateWindowMs?: number;
+  /** The mirroring client's events (updates, failures, dropped lists, damaged files). */
   onEvent?: (event: ClientEvent) => void;
   /**
    * Where the mirrored lists are published: this process's memory by default, or a store shared by
@@ -62,13 +68,16 @@ function definitionOf(name: string): ListDefinition {
  * to the client's cache first and the upstream second (upstreamFullHashes).
  */
 export class UpstreamMirror {
+  /** The mirrored lists, for {@link createServer}'s `catalog`. */
   readonly catalog: ListCatalog;
+  /** Searches answered from the client's cache, then the upstream, for {@link createServer}'s `fullHashes`. */
   readonly fullHashes: FullHashSource;
   private readonly histories: Map<string, ListHistory>;
   /** Lists published from a copy of the upstream's, by this instance. */
   private readonly mirrored = new Set<string>();
 
   private constructor(
+    /** The client that follows the upstream. */
     readonly client: SafeBrowsingClient,
     names: readonly string[],
     keep: number,
@@ -81,7 +90,12 @@ export class UpstreamMirror {
     this.fullHashes = upstreamFullHashes(client, searchCache);
   }
 
-  /** Opens the mirror's copy (serving it at once) and starts following the upstream. */
+  /**
+   * Opens the mirror's copy (serving it at once) and starts following the upstream.
+   *
+   * @throws ClientOptionError for options the client refuses; DatabaseStorageError when
+   *   `dataDir` cannot be used; SnapshotStoreError when `store` cannot be read.
+   */
   static async start(options: UpstreamOptions): Promise<UpstreamMirror> {
     const protocol = options.protocol ?? 'v5';
     const threatLists = (options.lists ?? DEFAULT_THREAT_LISTS).filter((name) => name !== GLOBAL_CACHE_LIST);
@@ -147,6 +161,7 @@ export class UpstreamMirror {
     return history !== undefined && (this.mirrored.has(name) || hashCount(history.current().served()) > 0);
   }
 
+  /** Stops following the upstream and saves the client's request schedules. */
   close(): Promise<void> {
     return this.client.close();
   }

@@ -38,6 +38,7 @@ export interface StoredList {
 
 /** Why a file was not loaded. */
 export class DatabaseFileError extends Error {
+  /** Always `"DatabaseFileError"`, as logs and stack traces show it. */
   override readonly name = 'DatabaseFileError';
 
   constructor(
@@ -54,9 +55,11 @@ export class DatabaseFileError extends Error {
  * permissions, or a database opened read-only. Nothing half-written is left behind.
  */
 export class DatabaseStorageError extends Error {
+  /** Always `"DatabaseStorageError"`, as logs and stack traces show it. */
   override readonly name = 'DatabaseStorageError';
 
   constructor(
+    /** The database's folder. */
     readonly directory: string,
     action: string,
     cause: unknown,

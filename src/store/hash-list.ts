@@ -35,10 +35,13 @@ export type HashListFailure =
 
 /** SB-9: any of these means the local list is dropped and fetched again from scratch. */
 export class HashListUpdateError extends Error {
+  /** Always `"HashListUpdateError"`, as logs and stack traces show it. */
   override readonly name = 'HashListUpdateError';
 
   constructor(
+    /** Which rule the update broke, for callers to branch on. */
     readonly reason: HashListFailure,
+    /** The list the update was for. */
     readonly listName: string,
     detail: string,
   ) {

@@ -8,7 +8,9 @@ export const MAX_URL_LENGTH = 2 * 1024 * 1024;
 
 /** A canonical URL taken apart; every part is already percent-escaped as SB-5 requires. */
 export interface CanonicalUrl {
+  /** The scheme, lower case: only web pages are checked. */
   scheme: 'http' | 'https';
+  /** The host, lower case, without user, password or port: a name, dotted IPv4 or bracketed IPv6. */
   host: string;
   /** Starts with `/`. */
   path: string;
@@ -64,6 +66,11 @@ function splitAuthority(text: string): { host: string; tail: string } {
  * SB-5 canonicalization, taken apart. The raw URL is split first, the way a browser sees it, so that an
  * escaped `/` or `@` cannot move the host; then host and the rest are unescaped together and split once
  * more, as Chromium re-parses the unescaped URL, so that the result is a fixed point of the procedure.
+ *
+ * A string is taken as Unicode text (sent as UTF-8); a byte array as the bytes of a URL as it was seen.
+ *
+ * @throws {@link InvalidUrlError} for input that names no http(s) page: empty, longer than 2 MiB,
+ *   another scheme, no host, or a malformed bracketed host.
  */
 export function parseCanonicalUrl(url: string | Uint8Array): CanonicalUrl {
   const input = typeof url === 'string' ? url : Buffer.from(url).toString('latin1');
@@ -116,6 +123,7 @@ function stripLeadingSlashes(text: string): string {
   return i === 0 ? text : text.slice(i);
 }
 
+/** The canonical URL of its parts, as {@link canonicalizeUrl} gives it: `scheme://host/path?query`. */
 export function formatCanonicalUrl(url: CanonicalUrl): string {
   const base = `${url.scheme}://${url.host}${url.path}`;
   return url.query === undefined ? base : `${base}?${url.query}`;
@@ -123,7 +131,10 @@ export function formatCanonicalUrl(url: CanonicalUrl): string {
 
 /**
  * SB-5: the canonical form of a URL — fragment, user, password and port gone, escapes resolved and
- * re-applied, host and path normalised. Throws InvalidUrlError for input that names no http(s) page.
+ * re-applied, host and path normalised, e.g. `HTTP://www.GOOgle.com:80/a/../b#top` →
+ * `http://www.google.com/b`.
+ *
+ * @throws {@link InvalidUrlError} for input that names no http(s) page.
  */
 export function canonicalizeUrl(url: string | Uint8Array): string {
   return formatCanonicalUrl(parseCanonicalUrl(url));

@@ -1,4 +1,4 @@
-import { getPublicSuffix } from 'tldts';
+import { getPublicSuffix } from 'tldts/dist/index.esm.min.js';
 import { type CanonicalUrl, parseCanonicalUrl } from './canonicalize.ts';
 import { isIpLiteral } from './host.ts';
 
@@ -59,7 +59,8 @@ export function pathPrefixLengths(path: string, query: string | undefined): numb
 }
 
 /**
- * Every host/path combination of a canonical URL, hosts outermost, in the order of SB-6's examples.
+ * Every host/path combination of a canonical URL (from {@link parseCanonicalUrl}), hosts outermost, in
+ * the order of SB-6's examples.
  * Each expression is a substring of one string, host + path + query: slices share its memory, where
  * concatenating every expression would make V8 flatten each one again when it is hashed.
  */
@@ -73,7 +74,13 @@ export function expressionsOf(url: CanonicalUrl): string[] {
   return expressions;
 }
 
-/** SB-6: the host-suffix/path-prefix expressions of a URL, at most 30, no duplicates. */
+/**
+ * SB-6: the host-suffix/path-prefix expressions of a URL, at most 30, no duplicates, in the order of
+ * the spec's examples: `http://a.b.com/1/2.html?param=1` gives `a.b.com/1/2.html?param=1`,
+ * `a.b.com/1/2.html`, `a.b.com/`, `a.b.com/1/`, then the same paths under `b.com`.
+ *
+ * @throws {@link InvalidUrlError} for input that names no http(s) page.
+ */
 export function urlExpressions(url: string | Uint8Array): string[] {
   return expressionsOf(parseCanonicalUrl(url));
 }

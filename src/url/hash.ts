@@ -1,6 +1,9 @@
 import { hash } from 'node:crypto';
 
-/** SB-7: the SHA-256 of an expression, 32 bytes. Expressions are printable ASCII after SB-5 escaping. */
+/**
+ * SB-7: the SHA-256 of an expression, 32 bytes: the full hash that lists and search answers carry.
+ * Expressions are printable ASCII after SB-5 escaping.
+ */
 export function expressionHash(expression: string): Uint8Array {
   return hash('sha256', expression, 'buffer');
 }
@@ -25,7 +28,7 @@ export function prefix32(hashString: string): number {
   );
 }
 
-/** SB-7: the first `length` bytes of a full hash (4 for `hashes.search`). */
+/** SB-7: the first `length` bytes of a full hash (4 for `hashes.search`), sharing its memory. */
 export function hashPrefix(fullHash: Uint8Array, length = 4): Uint8Array {
   return fullHash.subarray(0, length);
 }

@@ -18,10 +18,13 @@ const EXPLANATIONS: Record<InvalidUrlReason, string> = {
 
 /** Thrown by the URL pipeline for input that names no checkable web page. */
 export class InvalidUrlError extends Error {
+  /** Always `"InvalidUrlError"`, as logs and stack traces show it. */
   override readonly name = 'InvalidUrlError';
 
   constructor(
+    /** Why the URL cannot be used, for callers to branch on. */
     readonly reason: InvalidUrlReason,
+    /** The URL as given (the message shows at most its first 200 characters). */
     readonly input: string,
     detail?: string,
   ) {

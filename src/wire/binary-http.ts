@@ -21,6 +21,7 @@ export interface BinaryHttpResponse {
 }
 
 export class BinaryHttpError extends Error {
+  /** Always `"BinaryHttpError"`, as logs and stack traces show it. */
   override readonly name = 'BinaryHttpError';
 }
 

@@ -23,6 +23,7 @@ export interface WireResponse {
  * so 204 and 304 are too), or a 200 whose body does not parse.
  */
 export class WireResponseError extends Error {
+  /** Always `"WireResponseError"`, as logs and stack traces show it. */
   override readonly name = 'WireResponseError';
 
   constructor(

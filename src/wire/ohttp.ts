@@ -34,6 +34,7 @@ export interface KeyConfig {
 
 /** Why an OHTTP message cannot be used; the gateway answers these with 400. */
 export class OhttpError extends Error {
+  /** Always `"OhttpError"`, as logs and stack traces show it. */
   override readonly name = 'OhttpError';
 
   constructor(

@@ -56,6 +56,7 @@ export interface WireErrorOptions {
 
 /** A request the REST surface refuses, with what to tell the client. */
 export class WireError extends Error {
+  /** Always `"WireError"`, as logs and stack traces show it. */
   override readonly name = 'WireError';
   readonly httpStatus: number;
   readonly allow: readonly string[] | undefined;

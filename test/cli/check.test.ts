@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { create } from '@bufbuild/protobuf';
 import { BatchGetHashListsResponseSchema, SearchHashesResponseSchema } from '../../src/proto/v5.ts';
-import { URLS_PER_BATCH } from '../../src/cli/check.ts';
+import { URLS_PER_BATCH } from '../../src/cli/check-run.ts';
 import { EXIT } from '../../src/cli/io.ts';
 import { expressionHashString } from '../../src/url/hash.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';

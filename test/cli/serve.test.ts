@@ -10,7 +10,7 @@ import { encodeBinaryHttpRequest } from '../../src/wire/binary-http.ts';
 import { encapsulateRequest, parseKeyConfigs } from '../../src/wire/ohttp.ts';
 import { run } from './run.ts';
 
-const BIN = new URL('../../bin/sbkit.js', import.meta.url).pathname;
+const BIN = new URL('../../dist/cli/bin.js', import.meta.url).pathname;
 const children: ChildProcess[] = [];
 
 /** Starts `sbkit serve …` in a child process and resolves to the URL it listens on. */

@@ -7,14 +7,8 @@ import { create } from '@bufbuild/protobuf';
 import fc from 'fast-check';
 import { encodeRice64 } from '../../src/codec/index.ts';
 import { BatchGetHashListsResponseSchema, type HashList, HashListSchema, SearchHashesResponseSchema } from '../../src/proto/v5.ts';
-import {
-  type CheckResult,
-  type ClientEvent,
-  ClientOptionError,
-  SafeBrowsingClient,
-  SEARCH_PREFIXES_PER_REQUEST,
-  type SafeBrowsingClientOptions,
-} from '../../src/client/safe-browsing-client.ts';
+import { type ClientEvent, ClientOptionError, type SafeBrowsingClientOptions } from '../../src/client/options.ts';
+import { type CheckResult, SafeBrowsingClient, SEARCH_PREFIXES_PER_REQUEST } from '../../src/client/safe-browsing-client.ts';
 import type { Clock } from '../../src/client/clock.ts';
 import { DatabaseStorageError, LocalDatabase } from '../../src/store/database.ts';
 import { checksumOf, HashList as StoredHashList } from '../../src/store/hash-list.ts';
@@ -300,13 +294,15 @@ describe('SafeBrowsingClient.start (RF-2)', () => {
 });
 
 describe('the public API', () => {
-  it('exports the client and the URL pipeline from the package entry', async () => {
+  it('exports the client and the URL pipeline from the package entry, and the server from sbkit/server', async () => {
     const api = await import('../../src/index.ts');
     assert.equal(typeof api.SafeBrowsingClient, 'function');
     assert.equal(api.canonicalizeUrl('HTTP://Example.COM:80'), 'http://example.com/');
     assert.equal(api.urlExpressions('http://a.b.example.com/x').length, 6);
+    assert.equal('createServer' in api, false, 'the root entry does not load the server');
     // DESIGN.md: createServer(options) is public too, with the parts a server is composed of.
-    for (const name of ['createServer', 'LoadControl', 'KeyRing', 'createRelayApp'] as const) assert.equal(typeof api[name], 'function', name);
+    const server = await import('../../src/server/index.ts');
+    for (const name of ['createServer', 'LoadControl', 'KeyRing', 'createRelayApp'] as const) assert.equal(typeof server[name], 'function', name);
   });
 
   it('drops its cache on request', async () => {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { describeV4List } from '../../src/client/transport-v4.ts';
 import {
   canonicalV4ListName,
-  describeV4List,
   NoV4ListError,
   V4_LIST_NAMES,
   type V4List,

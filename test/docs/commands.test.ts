@@ -18,7 +18,7 @@ import { demoCatalog } from '../server/fixture.ts';
 import { deleteKeys, ensureRedis, uniqueKeyPrefix } from '../server/redis-fixture.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const BIN = join(ROOT, 'bin', 'sbkit.js');
+const BIN = join(ROOT, 'dist', 'cli', 'bin.js');
 const KEY = 'doc-test-key';
 
 /** The commands of one Markdown text: lines of `sh` fences and inline code, that start `npx sbkit`. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { SafeBrowsingClient, type Mode } from '../../src/client/safe-browsing-client.ts';
+import type { Mode } from '../../src/client/options.ts';
+import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
 import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
 import { expressionHashString } from '../../src/url/hash.ts';
 import { demoCatalog } from './fixture.ts';

@@ -4,11 +4,15 @@
  * go straight to it; the message says what is allowed.
  */
 export class ConfigError extends Error {
+  /** Always `"ConfigError"`, as logs and stack traces show it. */
   override readonly name = 'ConfigError';
 
   constructor(
+    /** Path of the bad setting in the JSON, e.g. `lists[1].sources[0].refreshMinutes`; empty for the whole file. */
     readonly field: string,
+    /** What is wrong and what is allowed. */
     readonly problem: string,
+    /** The configuration file, when the configuration came from one. */
     readonly file?: string,
   ) {
     const where = [file, field].filter((part) => part !== undefined && part !== '').join(': ');

@@ -89,19 +89,27 @@ export interface ListConfig extends ListDefinition {
 
 /** Bounds on reading one source. */
 export interface FeedLimits {
+  /** Whole download or read of a source, in ms. */
   timeoutMs: number;
+  /** Largest source, in bytes. */
   maxBytes: number;
 }
 
+/** A server configuration file (docs/configuration.md), checked, with its defaults filled in. */
 export interface ServerConfig {
+  /** `minimum_wait_duration` of list answers (SB-12). */
   minimumWaitSeconds: number;
+  /** `cache_duration` of search answers (SB-8). */
   cacheDurationSeconds: number;
+  /** Versions of each list kept for diffs: a client holding an older one gets the whole list. */
   keepVersions: number;
   /** Empty: no key needed. */
   apiKeys: string[];
   /** Undefined: the operator endpoints are off. */
   adminToken: string | undefined;
+  /** Bounds on reading each source. */
   feedLimits: FeedLimits;
+  /** The lists to publish, with their sources. */
   lists: ListConfig[];
   /** LC-1..5: the gate in front of every route. */
   loadControl: LoadControlConfig;
@@ -141,7 +149,9 @@ const READING_FIELDS = ['format', 'csvColumn'] as const;
 
 /**
  * Checks a parsed JSON configuration and gives it its typed form, defaults filled in. `baseDir` is the
- * folder relative file paths are resolved against. Throws ConfigError naming the first bad field.
+ * folder relative file paths are resolved against.
+ *
+ * @throws {@link ConfigError} naming the first bad field.
  */
 export function parseServerConfig(json: unknown, baseDir: string): ServerConfig {
   const top = expectObject(json, '');
@@ -179,7 +189,12 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
   };
 }
 
-/** Reads and checks a configuration file; ConfigErrors name the file and the field. */
+/**
+ * Reads and checks a configuration file (docs/configuration.md); relative paths in it are resolved
+ * against its folder.
+ *
+ * @throws {@link ConfigError} naming the file and the first bad field.
+ */
 export async function readServerConfig(file: string): Promise<ServerConfig> {
   const path = resolve(file);
   let text: string;

@@ -3,6 +3,7 @@
  * column cannot be found. Single bad lines are never errors; they are counted in the parsed feed.
  */
 export class FeedFormatError extends Error {
+  /** Always `"FeedFormatError"`, as logs and stack traces show it. */
   override readonly name = 'FeedFormatError';
 }
 
@@ -12,5 +13,6 @@ export class FeedFormatError extends Error {
  * Caught per line by the feed parser and reported as a bad line.
  */
 export class BadEntryError extends Error {
+  /** Always `"BadEntryError"`, as logs and stack traces show it. */
   override readonly name = 'BadEntryError';
 }

@@ -22,6 +22,7 @@ export type SourceFailure =
  * sources, and tries again at the next refresh. The message starts with the source, then says what to fix.
  */
 export class SourceError extends Error {
+  /** Always `"SourceError"`, as logs and stack traces show it. */
   override readonly name = 'SourceError';
 
   constructor(

@@ -14,6 +14,7 @@ import { RedisHitStore } from './redis-hit-store.ts';
 import { refusal, retryAfterSeconds } from './refusal.ts';
 import { INNER_REQUEST_ADDRESS } from '../ohttp/gateway-routes.ts';
 
+/** LC-1..5's limits (defaults: LC's figures) and who is trusted to name clients. */
 export interface LoadControlSettings extends RateRules, LoadRules {
   /** Clients whose hits are remembered in memory at most (the least recently seen are forgotten first). */
   maxClients: number;
@@ -66,7 +67,13 @@ export interface LoadControlSummary {
   refused: Record<string, number>;
 }
 
+/**
+ * LC-1..5: browsers first, API clients next, crawlers last, HTTP 503 with `Retry-After` under load or
+ * for a client over its rate. Give it to {@link createServer} as `loadControl`; with `redis`, instances
+ * share the limits.
+ */
 export class LoadControl {
+  /** Prometheus metrics of what it admitted and refused, served at `/metrics`. */
   readonly metrics = new Registry();
   private readonly admitted: Counter<'class'>;
   private readonly refused: Counter<'class' | 'reason'>;
@@ -77,6 +84,7 @@ export class LoadControl {
     private readonly classifier: AgentClassifier,
     private readonly trusted: TrustedProxies,
     private readonly relays: TrustedProxies,
+    /** @internal */
     readonly gate: LoadGate,
     private readonly redisStore: RedisHitStore | undefined,
     fallbacks: Counter,
@@ -101,7 +109,12 @@ export class LoadControl {
     gauge('sbkit_load_control_shared', "1 while limits are shared through Redis, 0 while kept in this instance's memory", () => (redisStore?.shared === true ? 1 : 0));
   }
 
-  /** Builds the gate; with `redis`, connects first (rejects with RedisConnectionError when it cannot). */
+  /**
+   * Builds the gate; with `redis`, connects first.
+   *
+   * @throws RedisConnectionError when Redis cannot be reached; RangeError for a trusted proxy or relay
+   *   that is neither an address nor a CIDR block.
+   */
   static async create(options: LoadControlOptions = {}): Promise<LoadControl> {
     const settings: LoadControlSettings = { ...DEFAULT_LOAD_CONTROL, ...options.settings };
     const memory = new MemoryHitStore(settings, settings.maxClients, options.now ?? (() => performance.now()));
@@ -119,11 +132,14 @@ export class LoadControl {
   /**
    * Puts the gate in front of every route of `app`; `paused` is the operator's switch (LC-5
    * service_paused); `adminEndpoints` says whether the admin endpoints exist and so pass by.
+   *
+   * @internal
    */
   register(app: FastifyInstance, paused: () => boolean, adminEndpoints: boolean): void {
     app.addHook('onRequest', async (request, reply) => this.guard(request, reply, paused(), adminEndpoints));
   }
 
+  /** Closes the Redis connection, if any. */
   async close(): Promise<void> {
     await this.redisStore?.close();
   }
@@ -131,6 +147,8 @@ export class LoadControl {
   /**
    * The decision on one request, as LC-5 makes it, from what arrives before the body: its URL, its
    * headers and the peer's address. An admitted request counts in the load until `finished()`.
+   *
+   * @internal
    */
   async decide(request: { url: string; headers: IncomingHttpHeaders; peer: string }, paused: boolean, gone?: () => boolean): Promise<{ decision: Decision; agent: AgentClass }> {
     // An OHTTP gateway's requests from a trusted relay carry many clients under one address: only the
@@ -154,12 +172,21 @@ export class LoadControl {
     return { decision, agent };
   }
 
-  /** An admitted request has been answered. */
+  /**
+   * An admitted request has been answered.
+   *
+   * @internal
+   */
   finished(): void {
     this.gate.finished();
   }
 
-  /** The counts come from the metrics' own counters, so the two cannot disagree. */
+  /**
+   * What load control has done, for the status page. The counts come from the metrics' own counters,
+   * so the two cannot disagree.
+   *
+   * @internal
+   */
   async summary(): Promise<LoadControlSummary> {
     const admitted: Record<string, number> = {};
     for (const { labels, value } of (await this.admitted.get()).values) admitted[String(labels.class)] = value;

@@ -3,6 +3,7 @@ export type ListErrorReason = 'ragged-full-hashes' | 'served-width-mismatch' | '
 
 /** Thrown by snapshots and list histories on input they cannot work with; the message says what to fix. */
 export class ListError extends Error {
+  /** Always `"ListError"`, as logs and stack traces show it. */
   override readonly name = 'ListError';
 
   constructor(

@@ -1,6 +1,6 @@
 import { hashBytes, hashesFromBytes, type SortedHashes } from '../../store/hash-list.ts';
 import type { HashWidth } from '../../store/hash-set.ts';
-import { connectRedis, type RedisClient, RedisConnectionError } from '../redis-connection.ts';
+import { connectRedis, DEFAULT_KEY_PREFIX, type RedisClient, RedisConnectionError } from '../redis-connection.ts';
 import { BoundedCache } from './bounded-cache.ts';
 import { ListError } from './list-error.ts';
 import type { ListDefinition } from './list-definition.ts';
@@ -25,7 +25,6 @@ export interface RedisSnapshotStoreOptions {
   log?: (message: string) => void;
 }
 
-export const DEFAULT_KEY_PREFIX = 'sbkit:';
 const DEFAULT_REFRESH_MS = 1000;
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** Snapshots reported as unusable, remembered so that a look every second does not log each time. */

@@ -8,6 +8,7 @@ export type SnapshotStoreErrorReason = 'invalid-url' | 'unavailable';
 
 /** Thrown by shared snapshot stores; the message names the store (never its credentials) and the cause. */
 export class SnapshotStoreError extends Error {
+  /** Always `"SnapshotStoreError"`, as logs and stack traces show it. */
   override readonly name = 'SnapshotStoreError';
 
   constructor(

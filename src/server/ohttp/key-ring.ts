@@ -17,6 +17,7 @@ export interface GatewayKeys {
 
 /** The keys are kept elsewhere (Redis) and cannot be had just now: the gateway answers 503. */
 export class GatewayKeysUnavailableError extends Error {
+  /** Always `"GatewayKeysUnavailableError"`, as logs and stack traces show it. */
   override readonly name = 'GatewayKeysUnavailableError';
 }
 
@@ -34,6 +35,10 @@ interface HeldKey {
   until: number;
 }
 
+/**
+ * One instance's Oblivious HTTP gateway keys (SB-2), rotated on a schedule in memory. Give it to
+ * {@link createServer} as `ohttpKeys`; instances behind one address share keys with {@link SharedKeyRing}.
+ */
 export class KeyRing implements GatewayKeys {
   private current: HeldKey;
   private replaced: HeldKey[] = [];
@@ -48,6 +53,7 @@ export class KeyRing implements GatewayKeys {
     this.current = { key: first, until: now() + rotateMs };
   }
 
+  /** Makes the first key (X25519, HKDF-SHA256, AES-128-GCM). */
   static async create(options: KeyRingOptions = {}): Promise<KeyRing> {
     const now = options.now ?? Date.now;
     // A random first key ID: after a restart, clients holding the previous process's configuration

@@ -6,9 +6,11 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { LoadControl } from '../guard/load-control.ts';
 
+/** What {@link createRelayApp} forwards to, and who it admits. */
 export interface RelayOptions {
   /** The gateway's URL, e.g. https://sb.example/ohttp-gateway. */
   gateway: string;
+  /** Load control in front of the relay (LC-1..5, per client: the relay is where clients are known). */
   loadControl?: LoadControl | undefined;
   /** Bound on the gateway's answer. */
   timeoutMs?: number;
@@ -17,6 +19,12 @@ export interface RelayOptions {
 const MAX_REQUEST_BYTES = 64 * 1024;
 const MAX_RESPONSE_BYTES = 1024 * 1024;
 
+/**
+ * `sbkit relay` as a library: a fastify application whose `POST /ohttp-relay` forwards Oblivious HTTP
+ * requests to one gateway and its answers back, learning who asks but never what. Not yet listening.
+ *
+ * @throws TypeError when `options.gateway` is not a URL.
+ */
 export function createRelayApp(options: RelayOptions): FastifyInstance {
   const gateway = new URL(options.gateway);
   const app = Fastify({ logger: false, bodyLimit: MAX_REQUEST_BYTES });

@@ -38,6 +38,10 @@ interface HeldKey {
   readAt: number;
 }
 
+/**
+ * Oblivious HTTP gateway keys shared by every instance through Redis, so that a key configuration one
+ * instance published works with all; rotated by whichever instance sees the key expire first.
+ */
 export class SharedKeyRing implements GatewayKeys {
   /** Keys of the generations in use, as last read from Redis. */
   private readonly held = new Map<number, HeldKey>();
@@ -91,6 +95,7 @@ export class SharedKeyRing implements GatewayKeys {
     return Math.max(0, Math.floor(((Math.floor(now / this.rotateMs) + 1) * this.rotateMs - now) / 1000));
   }
 
+  /** Closes the Redis connection. */
   close(): Promise<void> {
     return this.client.close();
   }

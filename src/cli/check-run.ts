@@ -1,0 +1,185 @@
+// What `sbkit check` runs: URLs from the arguments and standard input, in batches, through the client.
+
+import { createInterface } from 'node:readline';
+import { GLOBAL_CACHE_LIST } from '../client/options.ts';
+import { type CheckResult, SafeBrowsingClient, SEARCH_PREFIXES_PER_REQUEST } from '../client/safe-browsing-client.ts';
+import { parseCanonicalUrl } from '../url/canonicalize.ts';
+import { urlExpressions } from '../url/expressions.ts';
+import { InvalidUrlError } from '../url/invalid-url.ts';
+import { reportDatabaseEvent } from './client-events.ts';
+import { type ClientFlags, clientOptions } from './client-options.ts';
+import { EXIT, type CliIo, type ExitStatus, UsageError } from './io.ts';
+import { paint } from './paint.ts';
+
+/**
+ * URLs checked together (SafeBrowsingClient.checkUrls): as many as one search request carries
+ * (SEARCH_PREFIXES_PER_REQUEST prefixes, counting every expression of each URL) rather than a request
+ * each, since a server with load control refuses more than 10 requests in 15 s (LC-1, LC-3); at most
+ * this many URLs, so that results of a long --stdin are printed as they come.
+ */
+export const URLS_PER_BATCH = 100;
+
+export interface CheckFlags extends ClientFlags {
+  stdin?: boolean;
+  json?: boolean;
+  ohttpRelay?: string;
+  ohttpKeys?: string;
+}
+
+/** A checked URL, with why its SAFE is not confirmed (a failed or deferred search, lists never downloaded); or an unusable one. */
+type Line = { url: string; result: CheckResult; notConfirmed: string | undefined } | { url: string; invalid: string };
+
+/** SB-3: warnings do not claim certainty. */
+function describeThreats(result: CheckResult): string {
+  const enforced = result.threats.filter((t) => t.enforced);
+  const types = [...new Set(enforced.map((t) => t.threatType.toLowerCase().replace(/_/g, ' ')))];
+  const expressions = [...new Set(enforced.map((t) => t.expression))];
+  return `suspected ${types.join(', ')} (matched ${expressions.join(', ')})`;
+}
+
+function formatLine(line: Line, color: boolean): string {
+  if ('invalid' in line) return `${paint('INVALID', 'yellow', color)}  ${line.url}: ${line.invalid}`;
+  const { result } = line;
+  if (result.verdict === 'UNSAFE') return `${paint('UNSAFE ', 'red', color)}  ${result.url}: ${describeThreats(result)}`;
+  if (line.notConfirmed !== undefined) return `${paint('SAFE?  ', 'yellow', color)}  ${result.url}: not confirmed (${line.notConfirmed})`;
+  return `${paint('SAFE   ', 'green', color)}  ${result.url}`;
+}
+
+function jsonLine(line: Line): unknown {
+  if ('invalid' in line) return { url: line.url, verdict: 'INVALID', error: line.invalid };
+  const { result } = line;
+  return {
+    url: result.url,
+    canonicalUrl: result.canonicalUrl,
+    verdict: result.verdict,
+    answeredBy: result.answeredBy,
+    threats: result.threats,
+    ...(line.notConfirmed === undefined ? {} : { error: line.notConfirmed }),
+  };
+}
+
+/** The URLs of the arguments, then those of standard input as its lines arrive (blank lines and # comments skipped). */
+async function* urlsOf(args: readonly string[], stdin: NodeJS.ReadableStream | undefined): AsyncGenerator<string> {
+  yield* args;
+  if (stdin === undefined) return;
+  for await (const line of createInterface({ input: stdin, crlfDelay: Infinity })) {
+    const url = line.trim();
+    if (url !== '' && !url.startsWith('#')) yield url;
+  }
+}
+
+async function* batchesOf(urls: AsyncIterable<string>, maxUrls: number, maxPrefixes: number): AsyncGenerator<string[]> {
+  let batch: string[] = [];
+  let prefixes = 0;
+  for await (const url of urls) {
+    const weight = expressionCount(url);
+    if (batch.length > 0 && prefixes + weight > maxPrefixes) {
+      yield batch;
+      batch = [];
+      prefixes = 0;
+    }
+    batch.push(url);
+    prefixes += weight;
+    if (batch.length === maxUrls) {
+      yield batch;
+      batch = [];
+      prefixes = 0;
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/** The prefixes a URL may need searched: one per expression (none for an unusable URL). */
+function expressionCount(url: string): number {
+  try {
+    return urlExpressions(url).length;
+  } catch (error) {
+    if (error instanceof InvalidUrlError) return 0;
+    throw error;
+  }
+}
+
+/** Prints lines as they come; JSON as one array, written element by element. */
+function printer(io: CliIo, json: boolean): { print(lines: readonly Line[]): void; end(): void } {
+  let printed = 0;
+  return {
+    print(lines) {
+      for (const line of lines) {
+        if (json) io.out(`${printed === 0 ? '[\n' : ',\n'}${JSON.stringify(jsonLine(line), null, 2).replace(/^/gm, '  ')}`);
+        else io.out(`${formatLine(line, io.color)}\n`);
+        printed++;
+      }
+    },
+    end() {
+      if (json && printed > 0) io.out('\n]\n');
+    },
+  };
+}
+
+/** Runs `sbkit check` on its arguments and flags; sets the exit status from what it found. */
+export async function check(urls: string[], flags: CheckFlags, io: CliIo, setExit: (status: ExitStatus) => void): Promise<void> {
+  if (urls.length === 0 && flags.stdin !== true) throw new UsageError('give URLs as arguments or with --stdin');
+  const options = clientOptions(flags);
+  if ((flags.ohttpRelay === undefined) !== (flags.ohttpKeys === undefined)) throw new UsageError('--ohttp-relay and --ohttp-keys go together: the relay to send through, and the gateway\'s keys');
+  if (flags.ohttpRelay !== undefined && flags.ohttpKeys !== undefined) {
+    if (options.protocol === 'v4') throw new UsageError('Oblivious HTTP carries v5 searches only; drop --protocol v4');
+    options.ohttp = { relay: flags.ohttpRelay, keys: flags.ohttpKeys };
+  }
+  options.mode ??= flags.data === undefined ? 'nostorage' : options.protocol === 'v4' ? 'local' : 'realtime';
+  const client = new SafeBrowsingClient({ ...options, onEvent: (event) => reportDatabaseEvent(io, event) });
+  const output = printer(io, flags.json === true);
+  const seen = { any: false, invalid: false, unsafe: false, notConfirmed: false };
+  try {
+    const batches = batchesOf(urlsOf(urls, flags.stdin === true ? io.stdin : undefined), URLS_PER_BATCH, SEARCH_PREFIXES_PER_REQUEST);
+    let neverUpdated: string[] = [];
+    if (client.mode !== 'nostorage') {
+      const summary = await client.update();
+      const nextTry = summary.backoffUntil === undefined ? '' : `; backing off until ${new Date(summary.backoffUntil).toISOString()} (RF-4)`;
+      if (summary.error !== undefined) io.err(`sbkit: lists not updated: ${summary.error.message}${nextTry}\n`);
+      else if (summary.backoffUntil !== undefined) io.err(`sbkit: lists not updated: the last update failed${nextTry}\n`);
+      // The global cache only sends URLs to the threat lists; without it they go to the server.
+      neverUpdated = client.listInfo().filter((list) => list.updatedAt === undefined && list.name !== GLOBAL_CACHE_LIST).map((list) => list.name);
+    }
+    // A SAFE from local lists of which some were never downloaded says nothing about those.
+    const unconfirmedByLists = neverUpdated.length === 0 ? undefined : `never downloaded: ${neverUpdated.join(', ')}`;
+    for await (const batch of batches) {
+      seen.any = true;
+      const lines = await checkBatch(client, batch, unconfirmedByLists);
+      for (const line of lines) {
+        if ('invalid' in line) seen.invalid = true;
+        else if (line.result.verdict === 'UNSAFE') seen.unsafe = true;
+        else if (line.notConfirmed !== undefined) seen.notConfirmed = true;
+      }
+      output.print(lines);
+    }
+  } finally {
+    // Also when a batch failed: what was printed stays well-formed JSON.
+    output.end();
+    await client.close();
+  }
+  if (!seen.any) throw new UsageError('no URLs on standard input; give one per line');
+  // The Go reference client's convention: 4 invalid input, then 1 unsafe, then 2 failed, else 0.
+  setExit(seen.invalid ? EXIT.INVALID_INPUT : seen.unsafe ? EXIT.UNSAFE : seen.notConfirmed ? EXIT.FAILED : EXIT.SAFE);
+}
+
+/** One batch: unusable URLs sorted out, the rest checked together, lines in the order given. */
+async function checkBatch(client: SafeBrowsingClient, batch: readonly string[], unconfirmedByLists: string | undefined): Promise<Line[]> {
+  const invalid = new Map<number, string>();
+  batch.forEach((url, i) => {
+    try {
+      parseCanonicalUrl(url);
+    } catch (err) {
+      if (!(err instanceof InvalidUrlError)) throw err;
+      invalid.set(i, err.message);
+    }
+  });
+  const results = await client.checkUrls(batch.filter((_, i) => !invalid.has(i)));
+  let next = 0;
+  return batch.map((url, i): Line => {
+    const reason = invalid.get(i);
+    if (reason !== undefined) return { url, invalid: reason };
+    const result = results[next++]!;
+    const fromLists = result.verdict === 'SAFE' && result.answeredBy === 'database' ? unconfirmedByLists : undefined;
+    return { url, result, notConfirmed: result.error?.message ?? fromLists };
+  });
+}

@@ -1,0 +1,29 @@
+/**
+ * `sbkit/client`: the Safe Browsing client. It keeps local lists current within the request-frequency
+ * rules (RF-1..5, SB-12) and checks URLs by the SB-8 procedure of its mode.
+ *
+ * @packageDocumentation
+ * @module sbkit/client
+ */
+export {
+  SafeBrowsingClient,
+  SearchDeferredError,
+  type CheckResult,
+  type ClientStats,
+  type ListInfo,
+  type UpdateSummary,
+} from './safe-browsing-client.ts';
+export {
+  GOOGLE_SERVER,
+  DEFAULT_THREAT_LISTS,
+  GLOBAL_CACHE_LIST,
+  ClientOptionError,
+  type SafeBrowsingClientOptions,
+  type Mode,
+  type ClientEvent,
+} from './options.ts';
+export type { Threat, Verdict, AnsweredBy } from './check.ts';
+export type { ThreatTypeName, ThreatAttributeName } from './threats.ts';
+export { HashListUpdateError, type HashListFailure } from '../store/hash-list.ts';
+export { DatabaseStorageError } from '../store/database.ts';
+export { RiceDecodeError } from '../codec/index.ts';

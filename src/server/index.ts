@@ -1,0 +1,19 @@
+/**
+ * `sbkit/server`: the Safe Browsing server that `sbkit serve` runs, as a library — the v5 and v4 APIs
+ * over a catalog of lists (an embedded demo set, your own feeds, or a mirror of an upstream), load
+ * control (LC-1..5), and the Oblivious HTTP gateway and relay (SB-2).
+ *
+ * @packageDocumentation
+ * @module sbkit/server
+ */
+export { createServer, type ServerOptions, type SafeBrowsingServer } from './server.ts';
+export type { ListCatalog } from './catalog.ts';
+export { demoCatalog } from './demo.ts';
+export { FeedLists, type ListLoadReport, type ReportedBadLine } from './feed-lists.ts';
+export { readServerConfig, parseServerConfig, type ServerConfig } from './feeds/config.ts';
+export { ConfigError } from './feeds/config-error.ts';
+export { UpstreamMirror, type UpstreamOptions } from './upstream-mirror.ts';
+export { LoadControl, type LoadControlSettings } from './guard/load-control.ts';
+export { KeyRing, type GatewayKeys, GatewayKeysUnavailableError } from './ohttp/key-ring.ts';
+export { SharedKeyRing } from './ohttp/shared-key-ring.ts';
+export { createRelayApp, type RelayOptions } from './ohttp/relay.ts';

@@ -1,0 +1,25 @@
+// The library prints nothing: it reports through return values, errors, and the `onEvent`, `log` and
+// `onReport` callbacks of its options. Only the CLI (dist/cli/) writes to the terminal.
+
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+
+const DIST = new URL('../../dist/', import.meta.url).pathname;
+const PRINTS = /\bconsole\s*\.\s*\w+|\bprocess\s*\.\s*(?:stdout|stderr)\b/;
+
+describe('the compiled library', () => {
+  it('never writes to the console or the standard streams outside the CLI', async () => {
+    const files = (await readdir(DIST, { recursive: true })).filter((file) => file.endsWith('.js') && !file.startsWith(`cli/`));
+    assert.ok(files.length > 50, `only ${files.length} compiled files found in dist/: run "npm run build" first`);
+    const printing: string[] = [];
+    for (const file of files) {
+      const lines = (await readFile(join(DIST, file), 'utf8')).split('\n');
+      lines.forEach((line, i) => {
+        if (PRINTS.test(line) && !/^\s*(\/\/|\*)/.test(line)) printing.push(`${file}:${i + 1}: ${line.trim()}`);
+      });
+    }
+    assert.deepEqual(printing, []);
+  });
+});
