@@ -26,4 +26,4 @@ export type { Threat, Verdict, AnsweredBy } from './check.ts';
 export type { ThreatTypeName, ThreatAttributeName } from './threats.ts';
 export { HashListUpdateError, type HashListFailure } from '../store/hash-list.ts';
 export { DatabaseStorageError } from '../store/database.ts';
-export { RiceDecodeError } from '../codec/index.ts';
+export { RiceDecodeError } from '../codec/rice-error.ts';
