@@ -21,8 +21,11 @@ function decisions(control: LoadControl): () => Promise<void> {
   let n = 0;
   return async () => {
     for (let i = 0; i < REQUESTS; i++) {
-      const peer = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n++ % CLIENTS & 255}`;
-      const { decision } = await control.decide({ url: '/v5/hashes:search?hashPrefixes=WwuJdQ', headers: { 'user-agent': FIREFOX }, peer }, false);
+      const peer = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${(n++ % CLIENTS) & 255}`;
+      const { decision } = await control.decide(
+        { url: '/v5/hashes:search?hashPrefixes=WwuJdQ', headers: { 'user-agent': FIREFOX }, peer },
+        false,
+      );
       if (decision.admit) control.finished();
     }
   };
@@ -41,13 +44,28 @@ function bytesPerClient(): number {
 
 export async function guardBenchmarks(): Promise<GuardBench> {
   const memory = await LoadControl.create({ settings: { burstMax: 1_000_000 } });
-  const shared = await LoadControl.create({ settings: { burstMax: 1_000_000 }, redis: { url: REDIS_URL, keyPrefix: `sbkit-bench:${process.pid}:` } });
+  const shared = await LoadControl.create({
+    settings: { burstMax: 1_000_000 },
+    redis: { url: REDIS_URL, keyPrefix: `sbkit-bench:${process.pid}:` },
+  });
   return {
     cases: [
-      { name: 'load-control decision in memory (classify, key, LC-5 gate), per request', unit: 'requests', unitsPerOp: REQUESTS, fn: decisions(memory) },
-      { name: 'load-control decision shared through Redis on loopback (one Lua script), per request', unit: 'requests', unitsPerOp: REQUESTS, fn: decisions(shared) },
+      {
+        name: 'load-control decision in memory (classify, key, LC-5 gate), per request',
+        unit: 'requests',
+        unitsPerOp: REQUESTS,
+        fn: decisions(memory),
+      },
+      {
+        name: 'load-control decision shared through Redis on loopback (one Lua script), per request',
+        unit: 'requests',
+        unitsPerOp: REQUESTS,
+        fn: decisions(shared),
+      },
     ],
-    facts: [{ name: 'heap per client remembered by load control (1 M distinct clients, exact windows)', value: bytesPerClient(), unit: 'B' }],
+    facts: [
+      { name: 'heap per client remembered by load control (1 M distinct clients, exact windows)', value: bytesPerClient(), unit: 'B' },
+    ],
     cleanup: async () => {
       await memory.close();
       await shared.close();

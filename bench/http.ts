@@ -35,11 +35,15 @@ async function load(url: string, seconds: number): Promise<{ rps: number; p50: n
 export async function httpBenchmarks(seconds = 3): Promise<HttpRow[]> {
   const child = fork(new URL('./http-server.ts', import.meta.url), { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
   try {
-    const { sbkitUrl, bareUrl, guardedUrl } = await new Promise<{ sbkitUrl: string; bareUrl: string; guardedUrl: string }>((resolve, reject) => {
-      child.once('message', (m) => resolve(m as { sbkitUrl: string; bareUrl: string; guardedUrl: string }));
-      child.once('exit', (code) => reject(new Error(`the benchmark server exited with ${code}`)));
-    });
-    const prefix = encodeURIComponent(Buffer.from(expressionHashString('testsafebrowsing.appspot.com/s/phishing.html').slice(0, 4), 'latin1').toString('base64'));
+    const { sbkitUrl, bareUrl, guardedUrl } = await new Promise<{ sbkitUrl: string; bareUrl: string; guardedUrl: string }>(
+      (resolve, reject) => {
+        child.once('message', (m) => resolve(m as { sbkitUrl: string; bareUrl: string; guardedUrl: string }));
+        child.once('exit', (code) => reject(new Error(`the benchmark server exited with ${code}`)));
+      },
+    );
+    const prefix = encodeURIComponent(
+      Buffer.from(expressionHashString('testsafebrowsing.appspot.com/s/phishing.html').slice(0, 4), 'latin1').toString('base64'),
+    );
     const names = ['se-4b', 'mw-4b', 'uws-4b', 'uwsa-4b', 'pha-4b'];
     const first = await fetch(`${sbkitUrl}/v5/hashLists:batchGet?${names.map((n) => `names=${n}`).join('&')}`);
     const lists = fromBinary(BatchGetHashListsResponseSchema, new Uint8Array(await first.arrayBuffer())).hashLists;
@@ -49,11 +53,21 @@ export async function httpBenchmarks(seconds = 3): Promise<HttpRow[]> {
     // A warm-up first (the first second runs unoptimised code on both sides), then rounds that take
     // the routes in turn, so that the shared machine's slow moments fall on all of them alike; each
     // route's rate is the median over rounds, and so is its share of the bare route's rate.
-    const routes = { bare: bareUrl, search: `${sbkitUrl}/v5/hashes:search?key=K&hashPrefixes=${prefix}`, guarded: `${guardedUrl}/v5/hashes:search?key=K&hashPrefixes=${prefix}`, batch: batchUrl };
+    const routes = {
+      bare: bareUrl,
+      search: `${sbkitUrl}/v5/hashes:search?key=K&hashPrefixes=${prefix}`,
+      guarded: `${guardedUrl}/v5/hashes:search?key=K&hashPrefixes=${prefix}`,
+      batch: batchUrl,
+    };
     for (const url of Object.values(routes)) await load(url, 2);
     const rounds: Record<keyof typeof routes, { rps: number; p50: number }>[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      rounds.push({ bare: await load(routes.bare, seconds), search: await load(routes.search, seconds), guarded: await load(routes.guarded, seconds), batch: await load(routes.batch, seconds) });
+      rounds.push({
+        bare: await load(routes.bare, seconds),
+        search: await load(routes.search, seconds),
+        guarded: await load(routes.guarded, seconds),
+        batch: await load(routes.batch, seconds),
+      });
     }
     const row = (route: keyof typeof routes, name: string, budgetOfBare: number | undefined): HttpRow => ({
       name,

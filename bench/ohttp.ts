@@ -20,7 +20,11 @@ export async function ohttpBenchmarks(): Promise<OhttpBench> {
   await relay.listen({ host: '127.0.0.1', port: 0 });
   const relayUrl = `http://127.0.0.1:${(relay.server.address() as AddressInfo).port}/ohttp-relay`;
   const direct = new SafeBrowsingClient({ server: gatewayUrl, mode: 'nostorage' });
-  const oblivious = new SafeBrowsingClient({ server: gatewayUrl, mode: 'nostorage', ohttp: { relay: relayUrl, keys: `${gatewayUrl}/ohttp-keys` } });
+  const oblivious = new SafeBrowsingClient({
+    server: gatewayUrl,
+    mode: 'nostorage',
+    ohttp: { relay: relayUrl, keys: `${gatewayUrl}/ohttp-keys` },
+  });
   // A new prefix for every search, so that no answer comes from the client's cache.
   let prefix = 1;
   const search = (client: SafeBrowsingClient) => async () => {
@@ -29,7 +33,12 @@ export async function ohttpBenchmarks(): Promise<OhttpBench> {
   return {
     cases: [
       { name: 'hashes:search of one prefix by our client, directly (loopback)', unit: 'searches', unitsPerOp: 1, fn: search(direct) },
-      { name: 'the same through an OHTTP relay and gateway (loopback; encapsulation, two hops)', unit: 'searches', unitsPerOp: 1, fn: search(oblivious) },
+      {
+        name: 'the same through an OHTTP relay and gateway (loopback; encapsulation, two hops)',
+        unit: 'searches',
+        unitsPerOp: 1,
+        fn: search(oblivious),
+      },
     ],
     cleanup: async () => {
       await relay.close();

@@ -1,19 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { BenchCase } from './case.ts';
 import { randomSortedPrefixes } from './data.ts';
-import {
-  decodeRice256,
-  decodeRice32,
-  decodeV4RiceHashes,
-  encodeRice256,
-  encodeRice32,
-  encodeV4RiceHashes,
-} from '../src/codec/index.ts';
+import { decodeRice256, decodeRice32, decodeV4RiceHashes, encodeRice256, encodeRice32, encodeV4RiceHashes } from '../src/codec/index.ts';
 
 /** Sorted full hashes of `count` distinct expressions, concatenated. */
 function fullHashes(count: number): Uint8Array {
   const hashes = Array.from({ length: count }, (_, i) => createHash('sha256').update(`host${i}.example/`).digest());
-  return new Uint8Array(Buffer.concat(hashes.sort(Buffer.compare)));
+  return new Uint8Array(Buffer.concat(hashes.sort((a, b) => Buffer.compare(a, b))));
 }
 
 /**

@@ -49,8 +49,10 @@ function formatTime(ms: number): string {
 function judge(row: Row): [string, string] {
   const c = row.benchCase;
   const yes = (ok: boolean) => (ok ? 'yes' : '**no**');
-  if (c.budgetPerSecond !== undefined) return [`≥ ${formatRate(c.budgetPerSecond)} ${c.unit}/s`, yes(row.ratePerSecond >= c.budgetPerSecond)];
-  if (c.budgetNsPerUnit !== undefined) return [`≤ ${c.budgetNsPerUnit} ns per ${c.unit.replace(/s$/, '')}`, yes((row.medianMs * 1e6) / c.unitsPerOp <= c.budgetNsPerUnit)];
+  if (c.budgetPerSecond !== undefined)
+    return [`≥ ${formatRate(c.budgetPerSecond)} ${c.unit}/s`, yes(row.ratePerSecond >= c.budgetPerSecond)];
+  if (c.budgetNsPerUnit !== undefined)
+    return [`≤ ${c.budgetNsPerUnit} ns per ${c.unit.replace(/s$/, '')}`, yes((row.medianMs * 1e6) / c.unitsPerOp <= c.budgetNsPerUnit)];
   if (c.budgetMsPerOp !== undefined) return [`≤ ${c.budgetMsPerOp} ms`, yes(row.medianMs <= c.budgetMsPerOp)];
   return ['—', '—'];
 }

@@ -80,7 +80,15 @@ async function startServer(): Promise<{ url: string; stop(): void }> {
 export async function startupBenchmarks(rounds = 11): Promise<StartupRow[]> {
   const server = await startServer();
   const scratch = await mkdtemp(join(tmpdir(), 'sbkit-bench-startup-'));
-  const samples = { floor: [] as number[], version: [] as number[], importMs: [] as number[], check: [] as number[], checkData: [] as number[], rss: [] as number[], rssData: [] as number[] };
+  const samples = {
+    floor: [] as number[],
+    version: [] as number[],
+    importMs: [] as number[],
+    check: [] as number[],
+    checkData: [] as number[],
+    rss: [] as number[],
+    rssData: [] as number[],
+  };
   const ratios = { version: [] as number[], importMs: [] as number[], check: [] as number[], checkData: [] as number[] };
   try {
     const check = ['check', '--server', server.url, PHISHING_TEST_URL];
@@ -90,7 +98,8 @@ export async function startupBenchmarks(rounds = 11): Promise<StartupRow[]> {
       const importMs = Number((await timed(['--input-type=module', '-e', TIME_IMPORT])).stdout);
       const checkMs = (await timed([BIN, ...check], [1])).ms;
       const checkDataMs = (await timed([BIN, ...check, '--data', join(scratch, `timed-${round}`)], [1])).ms;
-      const peak = async (args: string[]) => Number(/maxrss-kib=(\d+)/.exec((await timed(['--import', REPORT_PEAK_RSS, BIN, ...args], [1])).stderr)![1]) / 1024;
+      const peak = async (args: string[]) =>
+        Number(/maxrss-kib=(\d+)/.exec((await timed(['--import', REPORT_PEAK_RSS, BIN, ...args], [1])).stderr)![1]) / 1024;
       samples.rss.push(await peak(check));
       samples.rssData.push(await peak([...check, '--data', join(scratch, `peak-${round}`)]));
       samples.floor.push(floor);
@@ -117,10 +126,34 @@ export async function startupBenchmarks(rounds = 11): Promise<StartupRow[]> {
   return [
     { name: '`node -e 0` (the floor)', value: median(samples.floor), unit: 'ms', ofFloor: 1, budget: undefined },
     ms('`sbkit --version`', 'version', { atMost: 3, of: 'ofFloor' }),
-    ms("`import('sbkit')` of the built package, in a running module loader", 'importMs', { atMost: 60 / FLOOR_OF_THE_BUDGETS_MS, of: 'ofFloor', written: '60 ms' }),
-    ms('`sbkit check` of one URL against a local server (no storage)', 'check', { atMost: 350 / FLOOR_OF_THE_BUDGETS_MS, of: 'ofFloor', written: '0.35 s' }),
-    ms('`sbkit check` of one URL with a new, empty database (`--data`: lists downloaded first)', 'checkData', { atMost: 350 / FLOOR_OF_THE_BUDGETS_MS, of: 'ofFloor', written: '0.35 s' }),
-    { name: 'peak resident memory of `sbkit check` (no storage)', value: median(samples.rss), unit: 'MB', ofFloor: undefined, budget: { atMost: 70, of: 'value' } },
-    { name: 'peak resident memory of `sbkit check` with a new, empty database', value: median(samples.rssData), unit: 'MB', ofFloor: undefined, budget: { atMost: 70, of: 'value' } },
+    ms("`import('sbkit')` of the built package, in a running module loader", 'importMs', {
+      atMost: 60 / FLOOR_OF_THE_BUDGETS_MS,
+      of: 'ofFloor',
+      written: '60 ms',
+    }),
+    ms('`sbkit check` of one URL against a local server (no storage)', 'check', {
+      atMost: 350 / FLOOR_OF_THE_BUDGETS_MS,
+      of: 'ofFloor',
+      written: '0.35 s',
+    }),
+    ms('`sbkit check` of one URL with a new, empty database (`--data`: lists downloaded first)', 'checkData', {
+      atMost: 350 / FLOOR_OF_THE_BUDGETS_MS,
+      of: 'ofFloor',
+      written: '0.35 s',
+    }),
+    {
+      name: 'peak resident memory of `sbkit check` (no storage)',
+      value: median(samples.rss),
+      unit: 'MB',
+      ofFloor: undefined,
+      budget: { atMost: 70, of: 'value' },
+    },
+    {
+      name: 'peak resident memory of `sbkit check` with a new, empty database',
+      value: median(samples.rssData),
+      unit: 'MB',
+      ofFloor: undefined,
+      budget: { atMost: 70, of: 'value' },
+    },
   ];
 }

@@ -54,7 +54,13 @@ export async function storeBenchmarks(): Promise<StoreBench> {
         budgetMsPerOp: 1000,
         fn: async () => {
           const additions = { width: 4 as const, values: decodeRice32(encoded) };
-          const list = HashList.empty('mw-4b', 4).applyUpdate({ partial: false, version: Buffer.from('v1'), removals: new Uint32Array(0), additions, checksum });
+          const list = HashList.empty('mw-4b', 4).applyUpdate({
+            partial: false,
+            version: Buffer.from('v1'),
+            removals: new Uint32Array(0),
+            additions,
+            checksum,
+          });
           await updateDb.save(list, Date.now());
         },
       },

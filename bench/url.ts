@@ -4,15 +4,30 @@ import { expressionHashString, prefix32 } from '../src/url/hash.ts';
 import type { BenchCase } from './case.ts';
 
 /** A fixed, varied corpus: subdomains, public suffixes, IP hosts, deep paths, queries, escapes. */
-export function sampleUrls(count: number): string[] {
+function sampleUrls(count: number): string[] {
   const hosts = [
-    'www.example.com', 'a.b.c.d.example.co.uk', 'login.secure-bank.example.net', 'cdn.static.example.org',
-    'user.github.io', 'testsafebrowsing.appspot.com', '192.168.10.20', 'shop.example.de', 'xn--bcher-kva.de',
+    'www.example.com',
+    'a.b.c.d.example.co.uk',
+    'login.secure-bank.example.net',
+    'cdn.static.example.org',
+    'user.github.io',
+    'testsafebrowsing.appspot.com',
+    '192.168.10.20',
+    'shop.example.de',
+    'xn--bcher-kva.de',
     'mail.google.com',
   ];
   const paths = [
-    '/', '/index.html', '/s/phishing.html', '/a/b/c/d/e/f.php', '/login', '/wp-admin/includes/x.php',
-    '/download/setup.exe', '/%7Euser/page%20two.html', '/docs/2026/11/report.pdf', '/search',
+    '/',
+    '/index.html',
+    '/s/phishing.html',
+    '/a/b/c/d/e/f.php',
+    '/login',
+    '/wp-admin/includes/x.php',
+    '/download/setup.exe',
+    '/%7Euser/page%20two.html',
+    '/docs/2026/11/report.pdf',
+    '/search',
   ];
   const queries = ['', '?q=safe+browsing', '?id=12345&session=abcdef', '?redirect=http%3A%2F%2Fevil.example%2F', ''];
   const urls: string[] = [];
@@ -27,7 +42,7 @@ export function sampleUrls(count: number): string[] {
 }
 
 /** The client's hot path before any lookup: URL → canonical URL → expressions → SHA-256 and 4-byte prefix of each. */
-export function hashAllExpressions(url: string): number {
+function hashAllExpressions(url: string): number {
   let n = 0;
   for (const expression of expressionsOf(parseCanonicalUrl(url))) n ^= prefix32(expressionHashString(expression));
   return n;

@@ -2,7 +2,8 @@
 
 import { createInterface } from 'node:readline';
 import { GLOBAL_CACHE_LIST } from '../client/options.ts';
-import { type CheckResult, SafeBrowsingClient, SEARCH_PREFIXES_PER_REQUEST } from '../client/safe-browsing-client.ts';
+import { SEARCH_PREFIXES_PER_REQUEST } from '../client/hash-searcher.ts';
+import { type CheckResult, SafeBrowsingClient } from '../client/safe-browsing-client.ts';
 import { parseCanonicalUrl } from '../url/canonicalize.ts';
 import { urlExpressions } from '../url/expressions.ts';
 import { InvalidUrlError } from '../url/invalid-url.ts';
@@ -120,7 +121,8 @@ function printer(io: CliIo, json: boolean): { print(lines: readonly Line[]): voi
 export async function check(urls: string[], flags: CheckFlags, io: CliIo, setExit: (status: ExitStatus) => void): Promise<void> {
   if (urls.length === 0 && flags.stdin !== true) throw new UsageError('give URLs as arguments or with --stdin');
   const options = clientOptions(flags);
-  if ((flags.ohttpRelay === undefined) !== (flags.ohttpKeys === undefined)) throw new UsageError('--ohttp-relay and --ohttp-keys go together: the relay to send through, and the gateway\'s keys');
+  if ((flags.ohttpRelay === undefined) !== (flags.ohttpKeys === undefined))
+    throw new UsageError("--ohttp-relay and --ohttp-keys go together: the relay to send through, and the gateway's keys");
   if (flags.ohttpRelay !== undefined && flags.ohttpKeys !== undefined) {
     if (options.protocol === 'v4') throw new UsageError('Oblivious HTTP carries v5 searches only; drop --protocol v4');
     options.ohttp = { relay: flags.ohttpRelay, keys: flags.ohttpKeys };
@@ -134,11 +136,15 @@ export async function check(urls: string[], flags: CheckFlags, io: CliIo, setExi
     let neverUpdated: string[] = [];
     if (client.mode !== 'nostorage') {
       const summary = await client.update();
-      const nextTry = summary.backoffUntil === undefined ? '' : `; backing off until ${new Date(summary.backoffUntil).toISOString()} (RF-4)`;
+      const nextTry =
+        summary.backoffUntil === undefined ? '' : `; backing off until ${new Date(summary.backoffUntil).toISOString()} (RF-4)`;
       if (summary.error !== undefined) io.err(`sbkit: lists not updated: ${summary.error.message}${nextTry}\n`);
       else if (summary.backoffUntil !== undefined) io.err(`sbkit: lists not updated: the last update failed${nextTry}\n`);
       // The global cache only sends URLs to the threat lists; without it they go to the server.
-      neverUpdated = client.listInfo().filter((list) => list.updatedAt === undefined && list.name !== GLOBAL_CACHE_LIST).map((list) => list.name);
+      neverUpdated = client
+        .listInfo()
+        .filter((list) => list.updatedAt === undefined && list.name !== GLOBAL_CACHE_LIST)
+        .map((list) => list.name);
     }
     // A SAFE from local lists of which some were never downloaded says nothing about those.
     const unconfirmedByLists = neverUpdated.length === 0 ? undefined : `never downloaded: ${neverUpdated.join(', ')}`;

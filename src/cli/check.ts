@@ -6,11 +6,17 @@ import type { CliIo, ExitStatus } from './io.ts';
 /** `sbkit check`; the client's code is loaded when the command runs, never for `--help` or other commands. */
 export function checkCommand(io: CliIo, setExit: (status: ExitStatus) => void): Command {
   const command = new Command('check')
-    .description('check URLs against Safe Browsing lists; exit 0 all safe, 1 some unsafe, 2 some checks failed or not confirmed, 4 invalid input')
+    .description(
+      'check URLs against Safe Browsing lists; exit 0 all safe, 1 some unsafe, 2 some checks failed or not confirmed, 4 invalid input',
+    )
     .argument('[urls...]', 'URLs to check')
     .option('--stdin', 'read URLs from standard input, one per line (for thousands, use --mode local --data DIR)')
     .addOption(
-      new Option('--mode <mode>', 'check procedure (default: realtime with --data, else nostorage)').choices(['realtime', 'local', 'nostorage']),
+      new Option('--mode <mode>', 'check procedure (default: realtime with --data, else nostorage)').choices([
+        'realtime',
+        'local',
+        'nostorage',
+      ]),
     )
     .option('--json', 'print JSON')
     .option('--ohttp-relay <url>', 'send searches through this Oblivious HTTP relay (SB-2), e.g. http://relay.example/ohttp-relay')

@@ -29,7 +29,8 @@ export function addClientFlags(command: Command): Command {
 /** Client options from the flags: a key alone means Google's server, nothing at all the embedded one. */
 export function clientOptions(flags: ClientFlags): SafeBrowsingClientOptions {
   const timeoutMs = Number(flags.timeout ?? 10_000);
-  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError(`--timeout must be a positive number of milliseconds, not "${flags.timeout}"`);
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
+    throw new UsageError(`--timeout must be a positive number of milliseconds, not "${flags.timeout}"`);
   const options: SafeBrowsingClientOptions = {
     server: flags.server ?? (flags.key === undefined ? EMBEDDED_SERVER : GOOGLE_SERVER),
     protocol: flags.protocol ?? 'v5',
@@ -38,6 +39,10 @@ export function clientOptions(flags: ClientFlags): SafeBrowsingClientOptions {
   if (flags.key !== undefined) options.apiKey = flags.key;
   if (flags.data !== undefined) options.dataDir = flags.data;
   if (flags.mode !== undefined) options.mode = flags.mode;
-  if (flags.lists !== undefined) options.lists = flags.lists.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  if (flags.lists !== undefined)
+    options.lists = flags.lists
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== '');
   return options;
 }

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { InvalidUrlError } from '../url/invalid-url.ts';
 import { EXIT, type CliIo, type ExitStatus } from './io.ts';
 
-export interface ExpressionReport {
+interface ExpressionReport {
   canonicalUrl: string;
   expressions: { expression: string; sha256: string; prefixHex: string; prefixBase64: string }[];
 }
@@ -11,7 +11,7 @@ export interface ExpressionReport {
  * What `sbkit expressions` shows: SB-5's canonical URL, then SB-6's expressions with SB-7's hashes. The
  * URL pipeline (and its Public Suffix List) is loaded here, not when the CLI starts.
  */
-export async function expressionReport(url: string): Promise<ExpressionReport> {
+async function expressionReport(url: string): Promise<ExpressionReport> {
   const { parseCanonicalUrl, formatCanonicalUrl, expressionsOf, expressionHash, hashPrefix } = await import('../url/index.ts');
   const canonical = parseCanonicalUrl(url);
   return {
@@ -35,9 +35,7 @@ function formatReport(report: ExpressionReport): string {
     `canonical URL: ${report.canonicalUrl}`,
     '',
     `${'expression'.padEnd(width)}  ${'prefix'.padEnd(8)}  ${'base64'.padEnd(8)}  sha256`,
-    ...report.expressions.map(
-      (e) => `${e.expression.padEnd(width)}  ${e.prefixHex}  ${e.prefixBase64}  ${e.sha256}`,
-    ),
+    ...report.expressions.map((e) => `${e.expression.padEnd(width)}  ${e.prefixHex}  ${e.prefixBase64}  ${e.sha256}`),
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -1,7 +1,9 @@
 /** Where a command reads and writes; the real process streams in use, strings in tests. */
 export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
+  /** Writes to standard output. */
+  out: (text: string) => void;
+  /** Writes to standard error. */
+  err: (text: string) => void;
   stdin: NodeJS.ReadableStream;
   /** Whether standard output is a terminal that wants colour. */
   color: boolean;

@@ -10,7 +10,9 @@ interface ListsFlags extends ClientFlags {
 
 /** `sbkit lists`: what the local database holds; no network, and the folder is left as it is (damaged files are only reported). */
 export function listsCommand(io: CliIo, _setExit: (status: ExitStatus) => void): Command {
-  const command = new Command('lists').description('show the lists in the local database: name, version, entries, checksum, last update').option('--json', 'print JSON');
+  const command = new Command('lists')
+    .description('show the lists in the local database: name, version, entries, checksum, last update')
+    .option('--json', 'print JSON');
   addClientFlags(command);
   return command.action(async (flags: ListsFlags) => {
     if (flags.data === undefined) throw new UsageError('lists needs --data <dir>, the local database to show');
@@ -22,7 +24,13 @@ export function listsCommand(io: CliIo, _setExit: (status: ExitStatus) => void):
     const lists = client.listInfo();
     await client.close();
     if (flags.json === true) {
-      io.out(`${JSON.stringify(lists.map((l) => ({ ...l, updatedAt: l.updatedAt === undefined ? null : new Date(l.updatedAt).toISOString() })), null, 2)}\n`);
+      io.out(
+        `${JSON.stringify(
+          lists.map((l) => ({ ...l, updatedAt: l.updatedAt === undefined ? null : new Date(l.updatedAt).toISOString() })),
+          null,
+          2,
+        )}\n`,
+      );
       return;
     }
     const rows = lists.map((l) => [

@@ -13,7 +13,7 @@ import { EXIT, processIo, type CliIo, type ExitStatus, UsageError } from './io.t
 /** Set to any value but 0 to get the stack of an unexpected error, for a bug report. */
 export const DEBUG_VARIABLE = 'SBKIT_DEBUG';
 
-export function buildProgram(io: CliIo, setExit: (status: ExitStatus) => void): Command {
+function buildProgram(io: CliIo, setExit: (status: ExitStatus) => void): Command {
   const program = new Command('sbkit')
     .description('Safe Browsing toolkit: check URLs, inspect expressions, run a v5/v4 server')
     .version(VERSION)

@@ -21,7 +21,10 @@ export function relayCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0: any free port)', '8081')
     .option('--no-load-control', 'forward every request at once: no LC-1..5 limits')
-    .option('--trusted-proxy <address...>', 'load balancers (addresses or CIDR blocks) in front of the relay whose X-Forwarded-For names the client')
+    .option(
+      '--trusted-proxy <address...>',
+      'load balancers (addresses or CIDR blocks) in front of the relay whose X-Forwarded-For names the client',
+    )
     .option('--redis <url>', 'share the per-client limits with the other relay instances using this Redis')
     .option('--redis-prefix <prefix>', 'start of every Redis key of these relays', 'sbkit:relay:')
     .action(async (flags: RelayFlags) => {

@@ -62,13 +62,19 @@ async function configSetup(flags: ServeFlags, configFile: string, io: CliIo): Pr
   const store =
     flags.redis === undefined
       ? undefined
-      : await RedisSnapshotStore.connect({ url: flags.redis, keyPrefix: flags.redisPrefix, log: (message) => io.err(`sbkit serve: ${message}\n`) });
+      : await RedisSnapshotStore.connect({
+          url: flags.redis,
+          keyPrefix: flags.redisPrefix,
+          log: (message) => io.err(`sbkit serve: ${message}\n`),
+        });
   try {
     const feeds = await FeedLists.start(
       config,
       (report) => {
         const problems = report.errors.length === 0 ? '' : `; failed sources: ${report.errors.join('; ')}`;
-        io.err(`sbkit serve: list ${report.list}: ${report.expressions} entries, ${report.badLines} bad lines${problems}${report.published ? '' : ' (previous version kept)'}\n`);
+        io.err(
+          `sbkit serve: list ${report.list}: ${report.expressions} entries, ${report.badLines} bad lines${problems}${report.published ? '' : ' (previous version kept)'}\n`,
+        );
         for (const bad of report.firstBadLines) io.err(`sbkit serve:   ${bad.source}, line ${bad.line}: ${bad.reason}\n`);
       },
       store,
@@ -96,7 +102,9 @@ async function upstreamSetup(flags: ServeFlags, upstream: string, io: CliIo): Pr
   // A proxy's configuration holds everything but lists: keys, admin token, waits, load control.
   const config = flags.config === undefined ? undefined : await readServerConfig(flags.config);
   if (config !== undefined && config.lists.length > 0) {
-    throw new UsageError(`${flags.config}: a proxy serves its upstream's lists; leave "lists" out of the configuration given with --upstream`);
+    throw new UsageError(
+      `${flags.config}: a proxy serves its upstream's lists; leave "lists" out of the configuration given with --upstream`,
+    );
   }
   const log = (message: string) => io.err(`sbkit serve: ${message}\n`);
   const shared: { close(): Promise<void> }[] = [];
@@ -122,13 +130,20 @@ async function upstreamSetup(flags: ServeFlags, upstream: string, io: CliIo): Pr
       log,
       onEvent: (event) => {
         if (event.type === 'update') log(`mirrored ${event.lists.join(', ')} from ${upstream}`);
-        if (event.type === 'update-failed') log(`${upstream} failed (${event.error.message}); next try ${new Date(event.nextUpdateAt).toISOString()}`);
+        if (event.type === 'update-failed')
+          log(`${upstream} failed (${event.error.message}); next try ${new Date(event.nextUpdateAt).toISOString()}`);
         reportDatabaseEvent(io, event);
       },
     });
     return {
       // SB-3: verdicts from Google's data say so on the lookup page; another upstream's do not.
-      options: { catalog: mirror.catalog, fullHashes: mirror.fullHashes, listReady: (name) => mirror.listReady(name), googleData: isGoogle(upstream), ...(config === undefined ? {} : accessOptions(config)) },
+      options: {
+        catalog: mirror.catalog,
+        fullHashes: mirror.fullHashes,
+        listReady: (name) => mirror.listReady(name),
+        googleData: isGoogle(upstream),
+        ...(config === undefined ? {} : accessOptions(config)),
+      },
       describe: `a mirror of ${upstream}${flags.redis === undefined ? '' : ' shared through Redis'}`,
       loadControl: config?.loadControl ?? DEFAULT_LOAD_CONTROL_CONFIG,
       close: async () => {
@@ -153,8 +168,16 @@ function isGoogle(upstream: string): boolean {
 /** The LC-5 gate, unless switched off; with --redis its limits are shared by the instances. */
 async function startLoadControl(flags: ServeFlags, config: LoadControlConfig, io: CliIo): Promise<LoadControl | undefined> {
   if (!flags.loadControl || !config.enabled) return undefined;
-  const trustedProxies = addressFlag('--trusted-proxy', [...(config.settings.trustedProxies ?? []), ...(flags.trustedProxy ?? [])], 'trusted proxy');
-  const trustedRelays = addressFlag('--trusted-relay', [...(config.settings.trustedRelays ?? []), ...(flags.trustedRelay ?? [])], 'trusted relay');
+  const trustedProxies = addressFlag(
+    '--trusted-proxy',
+    [...(config.settings.trustedProxies ?? []), ...(flags.trustedProxy ?? [])],
+    'trusted proxy',
+  );
+  const trustedRelays = addressFlag(
+    '--trusted-relay',
+    [...(config.settings.trustedRelays ?? []), ...(flags.trustedRelay ?? [])],
+    'trusted relay',
+  );
   return LoadControl.create({
     settings: { ...config.settings, trustedProxies, trustedRelays },
     redis: flags.redis === undefined ? undefined : { url: flags.redis, keyPrefix: flags.redisPrefix },
@@ -179,13 +202,19 @@ export function addressFlag(flag: string, entries: string[], what: string): stri
 async function gatewayKeys(flags: ServeFlags, io: CliIo): Promise<GatewayKeys & { close?(): Promise<void> }> {
   const rotateHours = Number(flags.ohttpRotate);
   const overlapMinutes = Number(flags.ohttpOverlap);
-  if (!(Number.isFinite(rotateHours) && rotateHours > 0 && rotateHours <= 24 * 365)) throw new UsageError(`--ohttp-rotate is a number of hours, more than 0, not "${flags.ohttpRotate}"`);
+  if (!(Number.isFinite(rotateHours) && rotateHours > 0 && rotateHours <= 24 * 365))
+    throw new UsageError(`--ohttp-rotate is a number of hours, more than 0, not "${flags.ohttpRotate}"`);
   if (!(Number.isFinite(overlapMinutes) && overlapMinutes >= 0 && overlapMinutes < rotateHours * 60)) {
     throw new UsageError(`--ohttp-overlap is a number of minutes from 0 to less than the rotation period, not "${flags.ohttpOverlap}"`);
   }
   const timing = { rotateMs: rotateHours * 3_600_000, overlapMs: overlapMinutes * 60_000 };
   if (flags.redis === undefined) return KeyRing.create(timing);
-  return SharedKeyRing.connect({ ...timing, url: flags.redis, keyPrefix: flags.redisPrefix, log: (message) => io.err(`sbkit serve: ${message}\n`) });
+  return SharedKeyRing.connect({
+    ...timing,
+    url: flags.redis,
+    keyPrefix: flags.redisPrefix,
+    log: (message) => io.err(`sbkit serve: ${message}\n`),
+  });
 }
 
 async function setupFor(flags: ServeFlags, io: CliIo): Promise<Setup> {
@@ -194,7 +223,12 @@ async function setupFor(flags: ServeFlags, io: CliIo): Promise<Setup> {
   }
   if (flags.upstream !== undefined) return upstreamSetup(flags, flags.upstream, io);
   if (flags.config !== undefined) return configSetup(flags, flags.config, io);
-  return { options: { catalog: demoCatalog() }, describe: 'the embedded demo lists', loadControl: DEFAULT_LOAD_CONTROL_CONFIG, close: async () => {} };
+  return {
+    options: { catalog: demoCatalog() },
+    describe: 'the embedded demo lists',
+    loadControl: DEFAULT_LOAD_CONTROL_CONFIG,
+    close: async () => {},
+  };
 }
 
 /** Runs `sbkit serve` with its flags until a signal stops it. */

@@ -18,9 +18,10 @@ export function statusCommand(io: CliIo, setExit: (status: ExitStatus) => void):
   return new Command('status')
     .description('show what a running sbkit server serves: its lists, their versions and age, requests and load control')
     .option('--server <url>', 'the sbkit server to ask', EMBEDDED_SERVER)
-    .option('--json', 'print the server\'s JSON as it is')
+    .option('--json', "print the server's JSON as it is")
     .action(async (flags: StatusFlags) => {
-      if (!isHttpUrl(flags.server)) throw new UsageError(`--server must be an http(s) URL such as ${EMBEDDED_SERVER}, not "${flags.server}"`);
+      if (!isHttpUrl(flags.server))
+        throw new UsageError(`--server must be an http(s) URL such as ${EMBEDDED_SERVER}, not "${flags.server}"`);
       const url = `${flags.server.replace(/\/+$/, '')}/status.json`;
       let status: ServerStatus;
       try {
@@ -37,17 +38,23 @@ export function statusCommand(io: CliIo, setExit: (status: ExitStatus) => void):
         io.out(`${JSON.stringify(status, null, 2)}\n`);
         return;
       }
-      io.out(`${paint(`sbkit ${status.version}`, 'bold', io.color)} at ${flags.server}, serving ${status.serving}, up ${status.uptimeSeconds} s\n\n`);
+      io.out(
+        `${paint(`sbkit ${status.version}`, 'bold', io.color)} at ${flags.server}, serving ${status.serving}, up ${status.uptimeSeconds} s\n\n`,
+      );
       const rows = status.lists.map((l) => [l.name, l.version.slice(0, 12), String(l.entries), l.publishedAt, `${l.ageSeconds} s`]);
       io.out(formatTable(['list', 'version', 'entries', 'published', 'age'], rows, [2, 4]));
       const { answered, refused, failed } = status.requests;
-      io.out(`\nrequests in the last hour: ${answered} answered, ${refused > 0 ? paint(`${refused} refused`, 'yellow', io.color) : '0 refused'}, ${failed > 0 ? paint(`${failed} failed`, 'red', io.color) : '0 failed'}\n`);
+      io.out(
+        `\nrequests in the last hour: ${answered} answered, ${refused > 0 ? paint(`${refused} refused`, 'yellow', io.color) : '0 refused'}, ${failed > 0 ? paint(`${failed} failed`, 'red', io.color) : '0 failed'}\n`,
+      );
       const control = status.loadControl;
       if (control === null) {
         io.out('load control: off\n');
         return;
       }
       const refusals = Object.entries(control.refused).map(([key, n]) => `${key} ${n}`);
-      io.out(`load control: ${control.load} in progress, ${control.waiting} waiting, limits ${control.shared ? 'shared through Redis' : 'in memory'}; refused: ${refusals.length === 0 ? 'none' : refusals.join(', ')}\n`);
+      io.out(
+        `load control: ${control.load} in progress, ${control.waiting} waiting, limits ${control.shared ? 'shared through Redis' : 'in memory'}; refused: ${refusals.length === 0 ? 'none' : refusals.join(', ')}\n`,
+      );
     });
 }

@@ -9,7 +9,9 @@ interface UpdateFlags extends ClientFlags {
 
 export function updateCommand(io: CliIo, setExit: (status: ExitStatus) => void): Command {
   const command = new Command('update')
-    .description('bring the local lists up to date, as far as the server\'s waits and back-off allow (RF-3, RF-4); exit 2 when an update failed or is backing off')
+    .description(
+      "bring the local lists up to date, as far as the server's waits and back-off allow (RF-3, RF-4); exit 2 when an update failed or is backing off",
+    )
     .option('--json', 'print JSON');
   addClientFlags(command);
   return command.action(async (flags: UpdateFlags) => {
@@ -18,7 +20,10 @@ export function updateCommand(io: CliIo, setExit: (status: ExitStatus) => void):
     if (options.protocol === 'v4') options.mode = 'local';
     const { SafeBrowsingClient } = await import('../client/safe-browsing-client.ts');
     // A progress bar only for people at a terminal, and its code only then.
-    const bar = io.interactive && flags.json !== true ? new (await import('cli-progress')).SingleBar({ format: 'updating lists [{bar}] {value}/{total} {lists}', stream: process.stderr }) : undefined;
+    const bar =
+      io.interactive && flags.json !== true
+        ? new (await import('cli-progress')).SingleBar({ format: 'updating lists [{bar}] {value}/{total} {lists}', stream: process.stderr })
+        : undefined;
     const done = new Set<string>();
     const client = new SafeBrowsingClient({
       ...options,
@@ -50,10 +55,13 @@ export function updateCommand(io: CliIo, setExit: (status: ExitStatus) => void):
     } else {
       // Dropped lists were reported on standard error as they were dropped (reportDatabaseEvent).
       if (summary.updated.length > 0) io.out(`updated: ${summary.updated.join(', ')}\n`);
-      else if (summary.error === undefined && backoffUntil === undefined) io.out('nothing to update yet: every list is within its minimum wait\n');
+      else if (summary.error === undefined && backoffUntil === undefined)
+        io.out('nothing to update yet: every list is within its minimum wait\n');
       if (summary.error !== undefined) io.err(`sbkit update: ${summary.error.message}\n`);
       else if (backoffUntil !== undefined) {
-        io.err(`sbkit update: backing off after ${failures} failed update${failures === 1 ? '' : 's'} until ${backoffUntil} (RF-4); nothing was asked\n`);
+        io.err(
+          `sbkit update: backing off after ${failures} failed update${failures === 1 ? '' : 's'} until ${backoffUntil} (RF-4); nothing was asked\n`,
+        );
       }
       io.out(`next update: ${report.nextUpdateAt}\n`);
     }

@@ -2,6 +2,7 @@ import { parseCanonicalUrl, formatCanonicalUrl } from '../url/canonicalize.ts';
 import { expressionsOf } from '../url/expressions.ts';
 import { expressionHashString, prefix32 } from '../url/hash.ts';
 import type { LocalCache } from './local-cache.ts';
+import type { SearchResponse } from './transport.ts';
 import { isEnforced, type FullHashMatch, type ThreatAttributeName, type ThreatTypeName } from './threats.ts';
 
 /** SB-8: one request carries at most 30 prefixes, decoys included. */
@@ -39,21 +40,10 @@ export interface CheckOutcome {
   error?: Error;
 }
 
-export interface SearchResponse {
-  /** The full hashes the client can use (32 bytes, known threat details). */
-  fullHashes: FullHashMatch[];
-  /** How many full hashes the server sent, usable or not: only an answer without any may be cached longer. */
-  serverFullHashCount: number;
-  /** v5 `cache_duration`: applies to every prefix queried, found or not (SB-8). */
-  cacheDurationMs: number;
-  /** v4 `negative_cache_duration`: for queried prefixes without a match, when it differs. */
-  negativeCacheDurationMs?: number | undefined;
-}
-
 /** `hashes.search` (or v4 `fullHashes.find`) for 4-byte prefixes; rejects on any failure. */
-export type SearchHashes = (prefixes: number[]) => Promise<SearchResponse>;
+type SearchHashes = (prefixes: number[]) => Promise<SearchResponse>;
 
-export interface LocalLists {
+interface LocalLists {
   /** SB-8 RealTimeCheck step 3: does the global cache of likely-safe hashes hold this full hash? */
   inGlobalCache(fullHash: string): boolean;
   /** SB-8 LocalThreatListCheck: does any local threat list hold this hash (at the list's width)? */
@@ -114,15 +104,8 @@ const isUnsafe = (threats: Threat[]) => threats.some((t) => t.enforced);
  * of what must be asked; their full hashes that equal an expression hash are threats.
  */
 function consultCache(ctx: CheckContext, prepared: PreparedUrl): { remaining: Set<number>; threats: Threat[] } {
-  const now = ctx.now();
-  const remaining = new Set<number>();
-  const cached: FullHashMatch[] = [];
-  for (const prefix of new Set(prepared.prefixes)) {
-    const entry = ctx.cache.lookup(prefix, now);
-    if (entry === undefined) remaining.add(prefix);
-    else cached.push(...entry.fullHashes);
-  }
-  return { remaining, threats: threatsIn(cached, prepared, ctx.inFrame ?? false) };
+  const { remaining, fullHashes } = ctx.cache.consult(prepared.prefixes, ctx.now());
+  return { remaining, threats: threatsIn(fullHashes, prepared, ctx.inFrame ?? false) };
 }
 
 /** Adds decoys up to the request limit and shuffles, so that position does not give the real ones away. */
@@ -145,7 +128,7 @@ function withDecoys(ctx: CheckContext, prefixes: Set<number>): number[] {
  * What a procedure still needs from the server: the prefixes to ask about, the verdict should the
  * search fail, and the threats the cache already showed.
  */
-export interface PendingSearch {
+interface PendingSearch {
   prepared: PreparedUrl;
   prefixes: Set<number>;
   onError: 'UNSURE' | 'SAFE';
@@ -161,7 +144,8 @@ export type CheckStep = { outcome: CheckOutcome } | { pending: PendingSearch };
  */
 function judge(ctx: CheckContext, pending: PendingSearch, answer: SearchResponse | Error): CheckOutcome {
   const { prepared, earlierThreats } = pending;
-  if (answer instanceof Error) return { verdict: pending.onError, canonicalUrl: prepared.canonicalUrl, threats: earlierThreats, answeredBy: 'server', error: answer };
+  if (answer instanceof Error)
+    return { verdict: pending.onError, canonicalUrl: prepared.canonicalUrl, threats: earlierThreats, answeredBy: 'server', error: answer };
   const threats = [...earlierThreats, ...threatsIn(answer.fullHashes, prepared, ctx.inFrame ?? false)];
   return { verdict: isUnsafe(threats) ? 'UNSAFE' : 'SAFE', canonicalUrl: prepared.canonicalUrl, threats, answeredBy: 'server' };
 }

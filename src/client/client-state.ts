@@ -1,4 +1,4 @@
-import { DatabaseFileError, STATE_IGNORED } from '../store/database.ts';
+import { DatabaseFileError, type LocalDatabase, STATE_IGNORED } from '../store/database.ts';
 import { isScheduleState, type ScheduleState } from './schedule.ts';
 import type { UpdateScheduleState } from './update-schedule.ts';
 
@@ -39,10 +39,12 @@ export function parseClientState(value: unknown, file: string): ClientState {
     if (!isRecord(updates) || !isRecord(updates['waits']) || Object.keys(updates).some((key) => key !== 'waits' && key !== 'requests')) {
       throw wrong('"updates" is not {"waits": {<list>: <ms>}, "requests": ' + SCHEDULE_SHAPE + '}');
     }
-    if (!isScheduleState(updates['requests'])) throw wrong(`"updates.requests" is ${JSON.stringify(updates['requests'])}, not ${SCHEDULE_SHAPE}`);
+    if (!isScheduleState(updates['requests']))
+      throw wrong(`"updates.requests" is ${JSON.stringify(updates['requests'])}, not ${SCHEDULE_SHAPE}`);
     const waits: Record<string, number> = {};
     for (const [name, notBefore] of Object.entries(updates['waits'])) {
-      if (typeof notBefore !== 'number' || !Number.isFinite(notBefore)) throw wrong(`"updates.waits.${name}" is ${JSON.stringify(notBefore)}, not a moment in ms`);
+      if (typeof notBefore !== 'number' || !Number.isFinite(notBefore))
+        throw wrong(`"updates.waits.${name}" is ${JSON.stringify(notBefore)}, not a moment in ms`);
       waits[name] = notBefore;
     }
     state.updates = { waits, requests: updates['requests'] };
@@ -69,4 +71,59 @@ function fromEarlierUpdatesState(updates: Record<string, ScheduleState>): Update
       failures: Math.max(0, ...failing.map((schedule) => schedule.failures)),
     },
   };
+}
+
+/**
+ * The client state kept beside the lists (RF-3 and RF-4 outlive the process). Writes asked for while one
+ * is under way become one write after it, of the state as it then is.
+ */
+export class ClientStateFile {
+  /** The write under way; another follows it when the state changed meanwhile. */
+  private writing: Promise<Error | undefined> | undefined;
+  private changed = false;
+
+  constructor(
+    private readonly database: LocalDatabase,
+    private readonly current: () => ClientState,
+    private readonly report: { damaged(error: DatabaseFileError): void; notSaved(error: Error): void },
+  ) {}
+
+  /** The state an earlier process saved, checked; a damaged one is reported and counts as none. */
+  async read(): Promise<ClientState> {
+    try {
+      return parseClientState(await this.database.readState(), this.database.stateFile);
+    } catch (err) {
+      if (!(err instanceof DatabaseFileError)) throw err;
+      this.report.damaged(err);
+      return {};
+    }
+  }
+
+  /**
+   * Writes the current state (nothing for a read-only database). Never rejects: resolves to the error of
+   * the last write, which is also reported.
+   */
+  save(): Promise<Error | undefined> {
+    if (this.database.readOnly) return Promise.resolve(undefined);
+    this.changed = true;
+    this.writing ??= this.write();
+    return this.writing;
+  }
+
+  private async write(): Promise<Error | undefined> {
+    let error: Error | undefined;
+    while (this.changed) {
+      this.changed = false;
+      try {
+        await this.database.writeState(this.current());
+        error = undefined;
+      } catch (err) {
+        error = err instanceof Error ? err : new Error(String(err));
+        this.report.notSaved(error);
+      }
+    }
+    // Cleared with no await after the last check: a change made from here on starts a new write.
+    this.writing = undefined;
+    return error;
+  }
 }

@@ -62,7 +62,12 @@ export function sendRequest(request: OutgoingRequest, settings: HttpSettings): P
         }
         const body = decodedBody(response, fail);
         if (body === undefined) {
-          fail(new TransportError('network', `${where} answered in the content coding "${response.headers['content-encoding']}", which was not asked for`));
+          fail(
+            new TransportError(
+              'network',
+              `${where} answered in the content coding "${response.headers['content-encoding']}", which was not asked for`,
+            ),
+          );
           return;
         }
         const chunks: Buffer[] = [];

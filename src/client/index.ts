@@ -5,14 +5,9 @@
  * @packageDocumentation
  * @module sbkit/client
  */
-export {
-  SafeBrowsingClient,
-  SearchDeferredError,
-  type CheckResult,
-  type ClientStats,
-  type ListInfo,
-  type UpdateSummary,
-} from './safe-browsing-client.ts';
+export { SafeBrowsingClient, type CheckResult, type ClientStats } from './safe-browsing-client.ts';
+export { SearchDeferredError } from './hash-searcher.ts';
+export type { ListInfo, UpdateSummary } from './list-updater.ts';
 export {
   GOOGLE_SERVER,
   DEFAULT_THREAT_LISTS,

@@ -1,5 +1,5 @@
 import { prefix32 } from '../url/hash.ts';
-import type { SearchResponse } from './check.ts';
+import type { SearchResponse } from './transport.ts';
 import type { FullHashMatch } from './threats.ts';
 
 /** SB-8: a client may lengthen a cache duration only for empty responses, and never past 24 hours. */
@@ -54,6 +54,27 @@ export class LocalCache {
     if (now > entry.expiresAt) return undefined;
     this.entries.set(prefix, entry);
     return entry;
+  }
+
+  /**
+   * SB-8 step 5 for several prefixes at once: the full hashes their live entries hold, the prefixes
+   * without one (those must be asked about), and when the first of the live entries expires (Infinity
+   * when none is live).
+   */
+  consult(prefixes: Iterable<number>, now: number): { remaining: Set<number>; fullHashes: FullHashMatch[]; expiresAt: number } {
+    const remaining = new Set<number>();
+    const fullHashes: FullHashMatch[] = [];
+    let expiresAt = Infinity;
+    for (const prefix of new Set(prefixes)) {
+      const entry = this.lookup(prefix, now);
+      if (entry === undefined) {
+        remaining.add(prefix);
+        continue;
+      }
+      fullHashes.push(...entry.fullHashes);
+      expiresAt = Math.min(expiresAt, entry.expiresAt);
+    }
+    return { remaining, fullHashes, expiresAt };
   }
 
   /**

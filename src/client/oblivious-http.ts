@@ -57,12 +57,18 @@ export class ObliviousHttp {
     const config = (await this.keyConfigs(settings))[0];
     if (config === undefined) throw new TransportError('network', 'the gateway publishes no key configuration this client can use');
     const { message, context } = await encapsulateRequest(config, inner);
-    const outer = await sendRequest({ method: 'POST', url: this.options.relay, headers: { 'content-type': 'message/ohttp-req' }, body: message }, { ...settings, userAgent: 'sbkit' });
-    if (outer.httpStatus !== 200 || outer.contentType?.split(';')[0]?.trim() !== 'message/ohttp-res') return { status: outer.httpStatus, keyUnknown: isKeyProblem(outer) };
+    const outer = await sendRequest(
+      { method: 'POST', url: this.options.relay, headers: { 'content-type': 'message/ohttp-req' }, body: message },
+      { ...settings, userAgent: 'sbkit' },
+    );
+    if (outer.httpStatus !== 200 || outer.contentType?.split(';')[0]?.trim() !== 'message/ohttp-res')
+      return { status: outer.httpStatus, keyUnknown: isKeyProblem(outer) };
     try {
       return decodeBinaryHttpResponse(await decapsulateResponse(context, outer.body));
     } catch (error) {
-      throw new TransportError('network', `the gateway's encapsulated answer cannot be read: ${(error as Error).message}`, { cause: error });
+      throw new TransportError('network', `the gateway's encapsulated answer cannot be read: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
 
@@ -79,7 +85,8 @@ export class ObliviousHttp {
     if (typeof keys !== 'string') bytes = keys;
     else if (/^https?:\/\//.test(keys)) {
       const response = await sendRequest({ method: 'GET', url: keys, headers: {}, body: undefined }, settings);
-      if (response.httpStatus !== 200) throw new TransportError('network', `the gateway's key configuration at ${keys} answered HTTP ${response.httpStatus}`);
+      if (response.httpStatus !== 200)
+        throw new TransportError('network', `the gateway's key configuration at ${keys} answered HTTP ${response.httpStatus}`);
       bytes = response.body;
       // Read again when the gateway says it may rotate (Cache-Control max-age), an hour at most.
       expireAt = Date.now() + Math.min(response.maxAgeSeconds ?? 3600, 3600) * 1000;
@@ -87,7 +94,9 @@ export class ObliviousHttp {
       try {
         bytes = await readFile(keys);
       } catch (error) {
-        throw new TransportError('network', `cannot read the gateway's key configuration from ${keys}: ${(error as Error).message}`, { cause: error });
+        throw new TransportError('network', `cannot read the gateway's key configuration from ${keys}: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
     }
     try {
@@ -95,7 +104,8 @@ export class ObliviousHttp {
       // Only a configuration read in full replaces the lifetime: a failed reread is tried again next time.
       this.configsExpireAt = expireAt;
     } catch (error) {
-      if (error instanceof OhttpError) throw new TransportError('network', `the gateway's key configuration cannot be read: ${error.message}`, { cause: error });
+      if (error instanceof OhttpError)
+        throw new TransportError('network', `the gateway's key configuration cannot be read: ${error.message}`, { cause: error });
       throw error;
     }
     return this.configs;

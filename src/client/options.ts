@@ -39,7 +39,7 @@ export interface SafeBrowsingClientOptions {
   timeoutMs?: number;
   /** Largest answer read, in bytes once decompressed; 64 MiB by default. */
   maxResponseBytes?: number;
-  /** API.md's SizeConstraints sent with list updates: `maxUpdateEntries`, `maxDatabaseEntries` (0: no limit). */
+  /** docs/api.md's SizeConstraints sent with list updates: `maxUpdateEntries`, `maxDatabaseEntries` (0: no limit). */
   sizeConstraints?: Partial<SizeConstraints>;
   /** Random decoy prefixes added to each search (SB-8); 0 (the default) sends none. */
   decoyPrefixes?: number;

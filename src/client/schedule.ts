@@ -6,7 +6,7 @@ export const BACKOFF_CAP_MS = 24 * 60 * 60_000;
 
 /**
  * RF-4: the wait after the Nth consecutive failure, MIN(2^(N-1) × 15 min × (1 + RAND), 24 h), with RAND
- * in [0, 1] drawn anew for each failure. (The seeds print `2N-1`; SPEC.md reads the exponent N-1.)
+ * in [0, 1] drawn anew for each failure. (The seeds print `2N-1`; docs/protocol.md reads the exponent N-1.)
  */
 export function backoffDelay(consecutiveFailures: number, rand: number): number {
   const exponent = Math.min(consecutiveFailures - 1, 32);

@@ -1,6 +1,6 @@
 /**
- * Threat details as the client keeps them, with the v5 enum numbers of API.md. Values the client does
- * not know make a whole FullHashDetail void (SB-8, API.md: "disregard a whole FullHashDetail whose
+ * Threat details as the client keeps them, with the v5 enum numbers of docs/api.md. Values the client does
+ * not know make a whole FullHashDetail void (SB-8, docs/api.md: "disregard a whole FullHashDetail whose
  * ThreatType or any ThreatAttribute is unknown").
  */
 export const THREAT_TYPES = {
@@ -9,11 +9,11 @@ export const THREAT_TYPES = {
   3: 'UNWANTED_SOFTWARE',
   4: 'POTENTIALLY_HARMFUL_APPLICATION',
 } as const;
-/** The threat types of SB-11 and API.md's `ThreatType`, by name. */
+/** The threat types of SB-11 and docs/api.md's `ThreatType`, by name. */
 export type ThreatTypeName = (typeof THREAT_TYPES)[keyof typeof THREAT_TYPES];
 
 export const THREAT_ATTRIBUTES = { 1: 'CANARY', 2: 'FRAME_ONLY' } as const;
-/** API.md's `ThreatAttribute`: CANARY details are not to be enforced, FRAME_ONLY ones only in frames. */
+/** docs/api.md's `ThreatAttribute`: CANARY details are not to be enforced, FRAME_ONLY ones only in frames. */
 export type ThreatAttributeName = (typeof THREAT_ATTRIBUTES)[keyof typeof THREAT_ATTRIBUTES];
 
 /** One FullHashDetail of a search answer: a threat type and its attributes. */
@@ -48,7 +48,7 @@ export function knownDetail(threatType: number, attributes: readonly number[]): 
 }
 
 /**
- * API.md ThreatAttribute: CANARY "should not be used for enforcement", FRAME_ONLY "only be used for
+ * docs/api.md ThreatAttribute: CANARY "should not be used for enforcement", FRAME_ONLY "only be used for
  * enforcement on frames". A detail is acted on unless one of those says otherwise.
  */
 export function isEnforced(detail: ThreatDetail, inFrame: boolean): boolean {

@@ -17,18 +17,11 @@ import { WireResponseError } from '../wire/client-response.ts';
 import { durationToMs } from '../wire/duration.ts';
 import { VERSION } from '../version.ts';
 import type { FullHashMatch } from './threats.ts';
-import type { FetchedList, ListState, SearchResult, Transport, UpdateResponse } from './transport.ts';
-import { callRpc, prefixBytes, type ServerSettings } from './transport-v5.ts';
-import {
-  canonicalV4ListName,
-  type V4List,
-  V4_LIST_NAMES,
-  v4ListKey,
-  v4ListOf,
-  v4ThreatTypeName,
-} from './v4-lists.ts';
+import type { FetchedList, ListState, SearchResult, ServerSettings, Transport, UpdateResponse } from './transport.ts';
+import { callRpc, prefixBytes } from './rpc.ts';
+import { canonicalV4ListName, type V4List, V4_LIST_NAMES, v4ListKey, v4ListOf, v4ThreatTypeName } from './v4-lists.ts';
 
-/** API.md §2 ClientInfo: v4 names the client in every request (v5 uses the User-Agent instead, SB-14). */
+/** docs/api.md §2 ClientInfo: v4 names the client in every request (v5 uses the User-Agent instead, SB-14). */
 const CLIENT_INFO = { clientId: 'sbkit', clientVersion: VERSION };
 
 /** Why the v4 answer for one list could not be turned into an update. */
@@ -37,11 +30,11 @@ export type V4ListFailure =
   | 'not-four-bytes'
   /** Two names of one call (`se` and `se-4b`) are the same v4 list. */
   | 'repeated-list'
-  /** The server sent no ListUpdateResponse for the list (API.md §3 pitfall 3). */
+  /** The server sent no ListUpdateResponse for the list (docs/api.md §3 pitfall 3). */
   | 'missing-response'
   /** The server sent several ListUpdateResponses for the list. */
   | 'repeated-response'
-  /** `new_client_state` is empty (API.md §3 pitfall 4). */
+  /** `new_client_state` is empty (docs/api.md §3 pitfall 4). */
   | 'missing-state'
   /** `response_type` is neither FULL_UPDATE nor PARTIAL_UPDATE. */
   | 'unknown-response-type'
@@ -111,12 +104,20 @@ export class V4Transport implements Transport {
       try {
         const list = v4ListOf(state.name);
         if (state.width !== 4) {
-          throw new V4ListUpdateError('not-four-bytes', state.name, `v4 lists hold 4-byte prefixes; this list is kept with ${state.width}-byte hashes`);
+          throw new V4ListUpdateError(
+            'not-four-bytes',
+            state.name,
+            `v4 lists hold 4-byte prefixes; this list is kept with ${state.width}-byte hashes`,
+          );
         }
         const key = v4ListKey(list);
         const earlier = askedNames.get(key);
         if (earlier !== undefined) {
-          throw new V4ListUpdateError('repeated-list', state.name, `it is the same v4 list as "${earlier}" (${describeV4List(list)}); ask for it once`);
+          throw new V4ListUpdateError(
+            'repeated-list',
+            state.name,
+            `it is the same v4 list as "${earlier}" (${describeV4List(list)}); ask for it once`,
+          );
         }
         askedNames.set(key, state.name);
         asked.push({ index, state, list, key });
@@ -154,7 +155,8 @@ export class V4Transport implements Transport {
       const found = answers.get(key)!;
       try {
         if (found.length !== 1) {
-          const [reason, what] = found.length === 0 ? (['missing-response', 'no update'] as const) : (['repeated-response', `${found.length} updates`] as const);
+          const [reason, what] =
+            found.length === 0 ? (['missing-response', 'no update'] as const) : (['repeated-response', `${found.length} updates`] as const);
           throw new V4ListUpdateError(reason, state.name, `the server sent ${what} for ${describeV4List(list)}; expected exactly one`);
         }
         results[index] = { name: state.name, update: listUpdate(found[0]!, state.name), minimumWaitMs: undefined };
@@ -173,11 +175,15 @@ export class V4Transport implements Transport {
    */
   async search(prefixes: readonly number[], lists: readonly ListState[]): Promise<SearchResult> {
     const unique = <T>(values: T[]): T[] => [...new Set(values)];
-    // API.md §2 client_states: the states of the lists the client holds now.
+    // docs/api.md §2 client_states: the states of the lists the client holds now.
     const held = new Map(
-      lists.filter((list) => canonicalV4ListName(list.name) !== undefined).map((list) => [v4ListKey(v4ListOf(list.name)), list.version] as const),
+      lists
+        .filter((list) => canonicalV4ListName(list.name) !== undefined)
+        .map((list) => [v4ListKey(v4ListOf(list.name)), list.version] as const),
     );
-    const clientStates = this.searchLists.map((list) => held.get(v4ListKey(list))).filter((s): s is Uint8Array => s !== undefined && s.length > 0);
+    const clientStates = this.searchLists
+      .map((list) => held.get(v4ListKey(list)))
+      .filter((s): s is Uint8Array => s !== undefined && s.length > 0);
     const request = create(FindFullHashesRequestSchema, {
       client: CLIENT_INFO,
       clientStates,
@@ -209,8 +215,9 @@ function listUpdate(message: ListUpdateResponse, listName: string): HashListUpda
   if (message.responseType === ResponseType.FULL_UPDATE) partial = false;
   else if (message.responseType === ResponseType.PARTIAL_UPDATE) partial = true;
   else throw fail('unknown-response-type', `response_type is ${message.responseType}, neither FULL_UPDATE (2) nor PARTIAL_UPDATE (1)`);
-  // API.md §3 pitfall 4: without a state the next request could not say what the client holds.
-  if (message.newClientState.length === 0) throw fail('missing-state', 'new_client_state is empty, so the update cannot be continued later');
+  // docs/api.md §3 pitfall 4: without a state the next request could not say what the client holds.
+  if (message.newClientState.length === 0)
+    throw fail('missing-state', 'new_client_state is empty, so the update cannot be continued later');
   return {
     partial,
     // SB-14: the v4 state is the v5 version, unchanged.
@@ -226,20 +233,23 @@ type Fail = (reason: V4ListFailure, detail: string) => V4ListUpdateError;
 /**
  * The additions of all sets, as big-endian 4-byte prefixes in ascending order. The data a set carries
  * decides how it is read; `compression_type` only labels it. v4 Rice data holds 4-byte prefixes only
- * (API.md §2 RiceDeltaEncoding); RAW data may hold longer ones, which a 4-byte list cannot take.
+ * (docs/api.md §2 RiceDeltaEncoding); RAW data may hold longer ones, which a 4-byte list cannot take.
  * Duplicates are left for the store to refuse (HashListUpdateError 'duplicate-addition').
  */
 function additionsOf(sets: readonly ThreatEntrySet[], fail: Fail): Uint32Array {
   const sizes = [...new Set(sets.map((set) => (set.rawHashes !== undefined ? set.rawHashes.prefixSize : 4)))];
   if (sizes.some((size) => size !== 4)) {
-    const detail = sizes.length > 1 ? `the additions mix prefixes of ${sizes.join(', ')} bytes` : `the additions are ${sizes[0]}-byte prefixes`;
+    const detail =
+      sizes.length > 1 ? `the additions mix prefixes of ${sizes.join(', ')} bytes` : `the additions are ${sizes[0]}-byte prefixes`;
     throw fail('prefix-size', `${detail}; the list holds 4-byte prefixes only (use the v5 protocol for longer hashes)`);
   }
   const parts = sets.map((set, i) => {
-    if (set.rawHashes !== undefined && set.riceHashes !== undefined) throw fail('malformed-entry-set', `additions[${i}] carries both raw_hashes and rice_hashes`);
+    if (set.rawHashes !== undefined && set.riceHashes !== undefined)
+      throw fail('malformed-entry-set', `additions[${i}] carries both raw_hashes and rice_hashes`);
     if (set.rawHashes === undefined) return decodeV4RiceHashes(set.riceHashes);
     const bytes = set.rawHashes.rawHashes;
-    if (bytes.length % 4 !== 0) throw fail('malformed-entry-set', `additions[${i}] has ${bytes.length} bytes of raw_hashes, not a whole number of 4-byte prefixes`);
+    if (bytes.length % 4 !== 0)
+      throw fail('malformed-entry-set', `additions[${i}] has ${bytes.length} bytes of raw_hashes, not a whole number of 4-byte prefixes`);
     return prefixesFromBytes(bytes, 'v4');
   });
   return concatenated(parts).sort();
@@ -248,7 +258,8 @@ function additionsOf(sets: readonly ThreatEntrySet[], fail: Fail): Uint32Array {
 /** Removal indices of all sets, ascending (RAW indices come in no promised order). */
 function removalsOf(sets: readonly ThreatEntrySet[], fail: Fail): Uint32Array {
   const parts = sets.map((set, i) => {
-    if (set.rawIndices !== undefined && set.riceIndices !== undefined) throw fail('malformed-entry-set', `removals[${i}] carries both raw_indices and rice_indices`);
+    if (set.rawIndices !== undefined && set.riceIndices !== undefined)
+      throw fail('malformed-entry-set', `removals[${i}] carries both raw_indices and rice_indices`);
     if (set.rawIndices === undefined) return decodeV4RiceIndices(set.riceIndices);
     const negative = set.rawIndices.indices.find((index) => index < 0);
     if (negative !== undefined) throw fail('malformed-entry-set', `removals[${i}] has the negative index ${negative}`);

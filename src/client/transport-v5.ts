@@ -1,41 +1,20 @@
 import { create } from '@bufbuild/protobuf';
-import {
-  decodeRice128,
-  decodeRice256,
-  decodeRice32,
-  decodeRice64,
-} from '../codec/index.ts';
-import {
-  BatchGetHashListsRequestSchema,
-  type HashList as HashListMessage,
-  SearchHashesRequestSchema,
-} from '../proto/v5.ts';
+import { decodeRice128, decodeRice256, decodeRice32, decodeRice64 } from '../codec/index.ts';
+import { BatchGetHashListsRequestSchema, type HashList as HashListMessage, SearchHashesRequestSchema } from '../proto/v5.ts';
 import { type HashListUpdate, hashCount, type SortedHashes } from '../store/hash-list.ts';
 import type { HashWidth } from '../store/hash-set.ts';
-import { buildWireRequest, type OutgoingRequest } from '../wire/client-request.ts';
-import { decodeWireResponse, type WireResponse } from '../wire/client-response.ts';
 import { durationToMs } from '../wire/duration.ts';
-import type { WireEncoding } from '../wire/encoding.ts';
-import type { RpcId, RpcRequest, RpcResponse } from '../wire/routes.ts';
-import { type HttpSettings, sendRequest } from './http.ts';
+import { sendRequest } from './http.ts';
+import { callRpc, prefixBytes, type Sender } from './rpc.ts';
 import { knownDetail, type FullHashMatch, type ThreatDetail } from './threats.ts';
-import type { FetchedList, ListState, SearchResult, SizeConstraints, Transport, UpdateResponse } from './transport.ts';
-
-export interface ServerSettings extends HttpSettings {
-  /** Origin (and optional path prefix) of the server, e.g. https://safebrowsing.googleapis.com. */
-  serverUrl: string;
-  apiKey: string | undefined;
-  /** Binary protobuf by default; JSON is supported for servers and proxies that only speak it. */
-  encoding: WireEncoding;
-  sizeConstraints: SizeConstraints;
-}
+import type { FetchedList, ListState, SearchResult, ServerSettings, Transport, UpdateResponse } from './transport.ts';
 
 /** A `HashList` message as the store's update, Rice-decoded; throws RiceDecodeError on bad data. */
 export function hashListUpdate(message: HashListMessage, expectedWidth: HashWidth): HashListUpdate {
   const removals = decodeRice32(message.compressedRemovals);
   const additions = additionsOf(message, expectedWidth);
   const checksum = message.sha256Checksum.length > 0 ? message.sha256Checksum : undefined;
-  // API.md: the checksum is omitted "when no update was provided". proto3 cannot tell an absent
+  // docs/api.md: the checksum is omitted "when no update was provided". proto3 cannot tell an absent
   // partial_update from false ("full replacement"), so a list answered with nothing but a version would
   // read as "replace with nothing": it is read as the no-change answer it is.
   const noUpdate = checksum === undefined && removals.length === 0 && hashCount(additions) === 0;
@@ -60,7 +39,9 @@ function additionsOf(message: HashListMessage, expectedWidth: HashWidth): Sorted
 }
 
 /** Full hashes of a search answer that are 32 bytes long, with the details the client understands. */
-export function usableFullHashes(fullHashes: readonly { fullHash: Uint8Array; details: readonly { threatType: number; attributes: readonly number[] }[] }[]): FullHashMatch[] {
+function usableFullHashes(
+  fullHashes: readonly { fullHash: Uint8Array; details: readonly { threatType: number; attributes: readonly number[] }[] }[],
+): FullHashMatch[] {
   const out: FullHashMatch[] = [];
   for (const { fullHash, details } of fullHashes) {
     if (fullHash.length !== 32) continue;
@@ -69,16 +50,6 @@ export function usableFullHashes(fullHashes: readonly { fullHash: Uint8Array; de
   }
   return out;
 }
-
-/** Calls one RPC over HTTP and decodes its answer; rejects with TransportError or WireResponseError. */
-export async function callRpc<R extends RpcId>(settings: ServerSettings, rpc: R, request: RpcRequest<R>, send: Sender = sendRequest): Promise<RpcResponse<R>> {
-  const outgoing = buildWireRequest(settings.serverUrl, rpc, request, { apiKey: settings.apiKey, encoding: settings.encoding });
-  const response = await send(outgoing, settings);
-  return decodeWireResponse(rpc, response, settings.encoding);
-}
-
-/** How a request reaches the server: directly, or through an Oblivious HTTP relay. */
-export type Sender = (request: OutgoingRequest, settings: HttpSettings) => Promise<WireResponse>;
 
 /**
  * Safe Browsing v5: `hashLists:batchGet` for updates, `hashes:search` for lookups. With `searchSender`,
@@ -122,10 +93,4 @@ export class V5Transport implements Transport {
     const fullHashes = usableFullHashes(response.fullHashes.map((f) => ({ fullHash: f.fullHash, details: f.fullHashDetails })));
     return { fullHashes, serverFullHashCount: response.fullHashes.length, cacheDurationMs: durationToMs(response.cacheDuration) ?? 0 };
   }
-}
-
-export function prefixBytes(prefix: number): Uint8Array {
-  const bytes = new Uint8Array(4);
-  new DataView(bytes.buffer).setUint32(0, prefix);
-  return bytes;
 }

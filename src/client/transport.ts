@@ -1,6 +1,11 @@
+// How the client reaches a Safe Browsing server: the Transport interface both protocols implement, and
+// the answers they give (connect.ts makes one).
+
 import type { HashListUpdate } from '../store/hash-list.ts';
 import type { HashWidth } from '../store/hash-set.ts';
-import type { SearchResponse } from './check.ts';
+import type { WireEncoding } from '../wire/encoding.ts';
+import type { HttpSettings } from './http.ts';
+import type { FullHashMatch } from './threats.ts';
 
 /** A list the client asks about: its name, the version it holds (empty: none) and the width it expects. */
 export interface ListState {
@@ -19,6 +24,18 @@ export interface UpdateResponse {
   minimumWaitMs: number | undefined;
 }
 
+/** A `hashes.search` (or v4 `fullHashes.find`) answer, as the check procedures and the cache read it. */
+export interface SearchResponse {
+  /** The full hashes the client can use (32 bytes, known threat details). */
+  fullHashes: FullHashMatch[];
+  /** How many full hashes the server sent, usable or not: only an answer without any may be cached longer. */
+  serverFullHashCount: number;
+  /** v5 `cache_duration`: applies to every prefix queried, found or not (SB-8). */
+  cacheDurationMs: number;
+  /** v4 `negative_cache_duration`: for queried prefixes without a match, when it differs. */
+  negativeCacheDurationMs?: number | undefined;
+}
+
 export interface SearchResult extends SearchResponse {
   /** v4 `fullHashes.find` only: no search before this has passed (RF-3). */
   minimumWaitMs?: number | undefined;
@@ -32,8 +49,18 @@ export interface Transport {
   search(prefixes: readonly number[], lists: readonly ListState[]): Promise<SearchResult>;
 }
 
-/** SizeConstraints of API.md (v4 Constraints alike): 0 means no limit. */
+/** SizeConstraints of docs/api.md (v4 Constraints alike): 0 means no limit. */
 export interface SizeConstraints {
   maxUpdateEntries: number;
   maxDatabaseEntries: number;
+}
+
+/** Where and how a transport talks to its server. */
+export interface ServerSettings extends HttpSettings {
+  /** Origin (and optional path prefix) of the server, e.g. https://safebrowsing.googleapis.com. */
+  serverUrl: string;
+  apiKey: string | undefined;
+  /** Binary protobuf by default; JSON is supported for servers and proxies that only speak it. */
+  encoding: WireEncoding;
+  sizeConstraints: SizeConstraints;
 }

@@ -5,14 +5,14 @@
 import type { PlatformType, ThreatEntryType, ThreatType } from '../proto/v4.ts';
 import type { ThreatTypeName } from './threats.ts';
 
-// The numbers of API.md §2's v4 enums that name the lists, written out rather than read from the
+// The numbers of docs/api.md §2's v4 enums that name the lists, written out rather than read from the
 // generated code, so that naming a list does not load the protobuf runtime (a client loads it at its
 // first request). test/client/v4-lists.test.ts holds them to the generated enums.
 const MALWARE = 1 as ThreatType;
 const SOCIAL_ENGINEERING = 2 as ThreatType;
 const UNWANTED_SOFTWARE = 3 as ThreatType;
 const POTENTIALLY_HARMFUL_APPLICATION = 4 as ThreatType;
-/** Browsers' number for SOCIAL_ENGINEERING (API.md §3 pitfall 3). */
+/** Browsers' number for SOCIAL_ENGINEERING (docs/api.md §3 pitfall 3). */
 const SOCIAL_ENGINEERING_INTERNAL = 5 as ThreatType;
 const ANDROID = 3 as PlatformType;
 const ANY_PLATFORM = 6 as PlatformType;
@@ -26,7 +26,7 @@ export interface V4List {
 }
 
 /**
- * SB-11 and API.md §1 "List names": the v4 triple of each v5 threat list. SOCIAL_ENGINEERING is the
+ * SB-11 and docs/api.md §1 "List names": the v4 triple of each v5 threat list. SOCIAL_ENGINEERING is the
  * public REST value 2; browsers' 5 is accepted in answers (v4ThreatTypeName), never sent.
  */
 export const V4_LISTS = {
@@ -42,7 +42,7 @@ export type V4ListName = keyof typeof V4_LISTS;
 /** The v5 names with a v4 list, in SB-11 order. */
 export const V4_LIST_NAMES = Object.keys(V4_LISTS) as V4ListName[];
 
-// API.md §3: the overview's short names (`se`, `mw`, …) are aliases worth accepting.
+// docs/api.md §3: the overview's short names (`se`, `mw`, …) are aliases worth accepting.
 const ALIASES: Readonly<Record<string, V4ListName>> = { se: 'se-4b', mw: 'mw-4b', uws: 'uws-4b', uwsa: 'uwsa-4b', pha: 'pha-4b' };
 
 /** A v5 list with no v4 counterpart was named where only v4 lists can be served or fetched. */
@@ -79,11 +79,12 @@ export function v5ListNameOf(list: V4List): V4ListName | undefined {
 
 /**
  * The client's name for a v4 ThreatType number, or undefined for a type the client does not know,
- * whose whole match is then ignored (as SB-8 ignores unknown details). API.md §3 pitfall 3: browsers'
+ * whose whole match is then ignored (as SB-8 ignores unknown details). docs/api.md §3 pitfall 3: browsers'
  * SOCIAL_ENGINEERING is 5, the public enum's is 2; both are social engineering.
  */
 export function v4ThreatTypeName(threatType: number): ThreatTypeName | undefined {
-  switch (threatType) {
+  // Any number from the wire; the cases are the enum's values.
+  switch (threatType as ThreatType) {
     case MALWARE:
       return 'MALWARE';
     case SOCIAL_ENGINEERING:

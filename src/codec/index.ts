@@ -24,18 +24,7 @@ export {
   type RiceDeltaEncoded256Bit,
   type RiceDeltaEncoded64Bit,
 } from './rice-wide.ts';
-export {
-  decodeV4RiceHashes,
-  decodeV4RiceIndices,
-  encodeV4RiceHashes,
-  encodeV4RiceIndices,
-  type RiceDeltaEncoding,
-} from './rice-v4.ts';
-export {
-  RiceDecodeError,
-  RiceEncodeError,
-  type RiceDecodeReason,
-  type RiceEncodeReason,
-} from './rice-error.ts';
+export { decodeV4RiceHashes, decodeV4RiceIndices, encodeV4RiceHashes, encodeV4RiceIndices, type RiceDeltaEncoding } from './rice-v4.ts';
+export { RiceDecodeError, RiceEncodeError, type RiceDecodeReason, type RiceEncodeReason } from './rice-error.ts';
 export type { RiceFormat } from './rice-format.ts';
 export type { RiceEncodeOptions } from './rice-parameter.ts';

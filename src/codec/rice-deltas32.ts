@@ -66,13 +66,7 @@ export function decodeDeltas32(format: RiceFormat, deltas: RiceDeltas32): Uint32
 }
 
 /** The error for entry `index`, kept out of the loop so the loop stays small. */
-function entryFailure(
-  format: RiceFormat,
-  index: number,
-  position: number,
-  totalBits: number,
-  value: number,
-): RiceDecodeError {
+function entryFailure(format: RiceFormat, index: number, position: number, totalBits: number, value: number): RiceDecodeError {
   if (position > totalBits) {
     const detail = `entry ${index} ends at bit ${position} of ${totalBits}`;
     return new RiceDecodeError('out-of-bits', format, detail);
@@ -87,11 +81,7 @@ function entryFailure(
  * Rice-codes strictly ascending 32-bit integers with the given or the shortest-coding Rice parameter;
  * undefined for an empty list, which the protocols express by leaving the message out.
  */
-export function encodeDeltas32(
-  format: RiceFormat,
-  values: Uint32Array,
-  requestedParameter: number | undefined,
-): RiceDeltas32 | undefined {
+export function encodeDeltas32(format: RiceFormat, values: Uint32Array, requestedParameter: number | undefined): RiceDeltas32 | undefined {
   const first = values[0];
   if (first === undefined) return undefined;
   for (let i = 1; i < values.length; i++) {

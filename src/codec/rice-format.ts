@@ -1,19 +1,19 @@
 /**
  * The Rice-coded integer streams of the two protocols. They share one bit layout (SB-10) and differ
- * only in the width of the integers and in the Rice parameters a server may use (API.md).
+ * only in the width of the integers and in the Rice parameters a server may use (docs/api.md).
  */
 export type RiceFormat = 'v5-32bit' | 'v5-64bit' | 'v5-128bit' | 'v5-256bit' | 'v4';
 
 export interface RiceFormatFacts {
   /** Width of each integer in bits. */
   readonly bits: 32 | 64 | 128 | 256;
-  /** Smallest Rice parameter API.md allows when there are entries to decode. */
+  /** Smallest Rice parameter docs/api.md allows when there are entries to decode. */
   readonly minParameter: number;
-  /** Largest Rice parameter API.md allows. */
+  /** Largest Rice parameter docs/api.md allows. */
   readonly maxParameter: number;
   /**
    * What our encoders send as the Rice parameter of a single-value list, where it is never read: 0 in
-   * v4, as Google's v4 server does (API.md); in range for v5, whose documentation guarantees the range.
+   * v4, as Google's v4 server does (docs/api.md); in range for v5, whose documentation guarantees the range.
    */
   readonly parameterWithoutEntries: number;
   /** The protobuf message, for error messages. */
@@ -61,13 +61,9 @@ export const RICE_FORMATS: Readonly<Record<RiceFormat, RiceFormatFacts>> = {
 /**
  * Whether `riceParameter` may accompany `entriesCount` entries. A message with no delta-coded entries
  * carries only its first value, so the parameter is unused there and may be 0, the proto3 default that
- * Google's v4 server sends in that case (API.md: "0 if num_entries=0").
+ * Google's v4 server sends in that case (docs/api.md: "0 if num_entries=0").
  */
-export function isRiceParameterAllowed(
-  format: RiceFormat,
-  riceParameter: number,
-  entriesCount: number,
-): boolean {
+export function isRiceParameterAllowed(format: RiceFormat, riceParameter: number, entriesCount: number): boolean {
   const { minParameter, maxParameter } = RICE_FORMATS[format];
   if (entriesCount === 0 && riceParameter === 0) return true;
   return Number.isInteger(riceParameter) && riceParameter >= minParameter && riceParameter <= maxParameter;

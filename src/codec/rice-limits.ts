@@ -5,12 +5,7 @@ import { RICE_FORMATS, isRiceParameterAllowed, type RiceFormat } from './rice-fo
  * The checks every decoder makes on a message's header before it allocates or reads anything, so that
  * a forged entries_count of 2^31 costs nothing but this error.
  */
-export function checkRiceHeader(
-  format: RiceFormat,
-  riceParameter: number,
-  entriesCount: number,
-  encodedLength: number,
-): void {
+export function checkRiceHeader(format: RiceFormat, riceParameter: number, entriesCount: number, encodedLength: number): void {
   if (!Number.isInteger(entriesCount) || entriesCount < 0) {
     throw new RiceDecodeError('count-negative', format, `entries_count is ${entriesCount}`);
   }
@@ -39,12 +34,7 @@ export function checkRiceHeader(
  * entry count and the data disagree. The padding bits' values are not checked: SB-10 does not say they
  * are zero, and a miscount small enough to hide in them still fails the list checksum (SB-9).
  */
-export function checkNoTrailingData(
-  format: RiceFormat,
-  totalBits: number,
-  position: number,
-  entriesCount: number,
-): void {
+export function checkNoTrailingData(format: RiceFormat, totalBits: number, position: number, entriesCount: number): void {
   const left = totalBits - position;
   if (left > 7) {
     throw new RiceDecodeError(

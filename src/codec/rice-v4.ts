@@ -2,7 +2,7 @@ import { decodeDeltas32, encodeDeltas32, type RiceDeltas32 } from './rice-deltas
 import { RiceDecodeError, RiceEncodeError } from './rice-error.ts';
 import type { RiceEncodeOptions } from './rice-parameter.ts';
 
-/** v4 `RiceDeltaEncoding` (API.md), field for field as protoc-gen-es generates it. */
+/** v4 `RiceDeltaEncoding` (docs/api.md), field for field as protoc-gen-es generates it. */
 export interface RiceDeltaEncoding {
   /** An int64 on the wire, so a bigint, though only 0..2^32-1 is meaningful. */
   firstValue: bigint;
@@ -41,10 +41,7 @@ export function decodeV4RiceHashes(encoding: RiceDeltaEncoding | undefined): Uin
  * in 2..28 unless one is given. An empty list yields undefined. Throws RiceEncodeError for unsorted or
  * repeated indices.
  */
-export function encodeV4RiceIndices(
-  indices: Uint32Array,
-  options: RiceEncodeOptions = {},
-): RiceDeltaEncoding | undefined {
+export function encodeV4RiceIndices(indices: Uint32Array, options: RiceEncodeOptions = {}): RiceDeltaEncoding | undefined {
   return encodingOf(encodeDeltas32('v4', indices, options.riceParameter));
 }
 
@@ -53,18 +50,11 @@ export function encodeV4RiceIndices(
  * read as a little-endian integer and those are sorted before coding, as the v4 server does (SB-14
  * point 3). An empty list yields undefined. Throws RiceEncodeError for unsorted or repeated prefixes.
  */
-export function encodeV4RiceHashes(
-  prefixes: Uint32Array,
-  options: RiceEncodeOptions = {},
-): RiceDeltaEncoding | undefined {
+export function encodeV4RiceHashes(prefixes: Uint32Array, options: RiceEncodeOptions = {}): RiceDeltaEncoding | undefined {
   for (let i = 1; i < prefixes.length; i++) {
     if (prefixes[i]! <= prefixes[i - 1]!) {
       const shown = (value: number): string => `0x${value.toString(16).padStart(8, '0')}`;
-      throw new RiceEncodeError(
-        'not-ascending',
-        'v4',
-        `prefix ${shown(prefixes[i]!)} at index ${i} follows ${shown(prefixes[i - 1]!)}`,
-      );
+      throw new RiceEncodeError('not-ascending', 'v4', `prefix ${shown(prefixes[i]!)} at index ${i} follows ${shown(prefixes[i - 1]!)}`);
     }
   }
   const littleEndian = new Uint32Array(prefixes.length);

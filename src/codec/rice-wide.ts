@@ -5,7 +5,7 @@ import { RICE_FORMATS, type RiceFormat } from './rice-format.ts';
 import { checkNoTrailingData, checkRiceHeader } from './rice-limits.ts';
 import { chooseRiceParameter, type RiceEncodeOptions } from './rice-parameter.ts';
 
-/** v5 `RiceDeltaEncoded64Bit` (API.md), field for field as protoc-gen-es generates it. */
+/** v5 `RiceDeltaEncoded64Bit` (docs/api.md), field for field as protoc-gen-es generates it. */
 export interface RiceDeltaEncoded64Bit {
   firstValue: bigint;
   riceParameter: number;
@@ -61,10 +61,7 @@ export function decodeRice256(encoded: RiceDeltaEncoded256Bit | undefined): Uint
  * Rice parameter in 35..62 unless one is given. No hashes yield undefined: leave the message out.
  * Throws RiceEncodeError for unsorted or repeated hashes or a length that is not a multiple of 8.
  */
-export function encodeRice64(
-  hashes: Uint8Array,
-  options: RiceEncodeOptions = {},
-): RiceDeltaEncoded64Bit | undefined {
+export function encodeRice64(hashes: Uint8Array, options: RiceEncodeOptions = {}): RiceDeltaEncoded64Bit | undefined {
   const coded = encodeWide('v5-64bit', hashes, options.riceParameter);
   if (coded === undefined) return undefined;
   const [firstValue] = coded.firstParts as [bigint];
@@ -73,10 +70,7 @@ export function encodeRice64(
 }
 
 /** As `encodeRice64`, for 16-byte hashes (Rice parameter 99..126). */
-export function encodeRice128(
-  hashes: Uint8Array,
-  options: RiceEncodeOptions = {},
-): RiceDeltaEncoded128Bit | undefined {
+export function encodeRice128(hashes: Uint8Array, options: RiceEncodeOptions = {}): RiceDeltaEncoded128Bit | undefined {
   const coded = encodeWide('v5-128bit', hashes, options.riceParameter);
   if (coded === undefined) return undefined;
   const [firstValueHi, firstValueLo] = coded.firstParts as [bigint, bigint];
@@ -85,14 +79,15 @@ export function encodeRice128(
 }
 
 /** As `encodeRice64`, for 32-byte hashes (Rice parameter 227..254). */
-export function encodeRice256(
-  hashes: Uint8Array,
-  options: RiceEncodeOptions = {},
-): RiceDeltaEncoded256Bit | undefined {
+export function encodeRice256(hashes: Uint8Array, options: RiceEncodeOptions = {}): RiceDeltaEncoded256Bit | undefined {
   const coded = encodeWide('v5-256bit', hashes, options.riceParameter);
   if (coded === undefined) return undefined;
-  const [firstValueFirstPart, firstValueSecondPart, firstValueThirdPart, firstValueFourthPart] =
-    coded.firstParts as [bigint, bigint, bigint, bigint];
+  const [firstValueFirstPart, firstValueSecondPart, firstValueThirdPart, firstValueFourthPart] = coded.firstParts as [
+    bigint,
+    bigint,
+    bigint,
+    bigint,
+  ];
   const { riceParameter, entriesCount, encodedData } = coded;
   return {
     firstValueFirstPart,
@@ -134,7 +129,7 @@ function decodeWide(format: RiceFormat, firstParts: readonly bigint[], deltas: W
   writeLimbs(out, 0, value);
   const bits = new BitReader(encodedData);
   // The remainder fills `wholeLimbs` limbs and the low `tailBits` bits of the next one, where the
-  // quotient starts. API.md's ranges keep k at least width - 29, so a quotient that fits the width
+  // quotient starts. docs/api.md's ranges keep k at least width - 29, so a quotient that fits the width
   // has at most 29 bits and a double holds everything below.
   const wholeLimbs = k >>> 5;
   const tailBits = k & 31;
@@ -161,7 +156,7 @@ function decodeWide(format: RiceFormat, firstParts: readonly bigint[], deltas: W
       value[limb] = sum;
       carry = sum > MAX_UINT32 ? 1 : 0;
     }
-    // tailBits is never 0 within API.md's ranges, but a read of 0 bits would return 32.
+    // tailBits is never 0 within docs/api.md's ranges, but a read of 0 bits would return 32.
     const tail = tailBits === 0 ? 0 : bits.read(position, tailBits);
     position += tailBits;
     nonZero |= tail;
@@ -220,11 +215,7 @@ interface WideCoding {
  * Encodes sorted, distinct hashes of 64, 128 or 256 bits. The deltas are computed limb by limb, and
  * a delta that borrows out of the top limb or is zero means the input was not strictly ascending.
  */
-function encodeWide(
-  format: RiceFormat,
-  hashes: Uint8Array,
-  requested: number | undefined,
-): WideCoding | undefined {
+function encodeWide(format: RiceFormat, hashes: Uint8Array, requested: number | undefined): WideCoding | undefined {
   const limbCount = RICE_FORMATS[format].bits / 32;
   const hashBytes = limbCount * 4;
   if (hashes.length % hashBytes !== 0) {
@@ -234,8 +225,7 @@ function encodeWide(
   const count = hashes.length / hashBytes;
   if (count === 0) return undefined;
   const view = new DataView(hashes.buffer, hashes.byteOffset, hashes.byteLength);
-  const limbAt = (hash: number, limb: number): number =>
-    view.getUint32(hash * hashBytes + (limbCount - 1 - limb) * 4, false);
+  const limbAt = (hash: number, limb: number): number => view.getUint32(hash * hashBytes + (limbCount - 1 - limb) * 4, false);
 
   const deltaCount = count - 1;
   const deltas = new Uint32Array(deltaCount * limbCount);
@@ -258,7 +248,7 @@ function encodeWide(
     deltaSum += approximate;
   }
 
-  // floor(delta / 2^k) for a k in API.md's range: at most 29 bits, all in limbs j and j + 1.
+  // floor(delta / 2^k) for a k in docs/api.md's range: at most 29 bits, all in limbs j and j + 1.
   const quotientOf = (delta: number, k: number): number => {
     const limb = k >>> 5;
     const shift = k & 31;

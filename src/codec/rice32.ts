@@ -2,7 +2,7 @@ import { decodeDeltas32, encodeDeltas32 } from './rice-deltas32.ts';
 import type { RiceEncodeOptions } from './rice-parameter.ts';
 
 /**
- * v5 `RiceDeltaEncoded32Bit` (API.md), field for field as protoc-gen-es generates it: 4-byte hash
+ * v5 `RiceDeltaEncoded32Bit` (docs/api.md), field for field as protoc-gen-es generates it: 4-byte hash
  * prefixes read as big-endian integers, or removal indices.
  */
 export interface RiceDeltaEncoded32Bit {
@@ -28,9 +28,6 @@ export function decodeRice32(encoded: RiceDeltaEncoded32Bit | undefined): Uint32
  * with the shortest-coding Rice parameter in 3..30 unless one is given. An empty list yields undefined:
  * leave the message out. Throws RiceEncodeError for unsorted or repeated values.
  */
-export function encodeRice32(
-  values: Uint32Array,
-  options: RiceEncodeOptions = {},
-): RiceDeltaEncoded32Bit | undefined {
+export function encodeRice32(values: Uint32Array, options: RiceEncodeOptions = {}): RiceDeltaEncoded32Bit | undefined {
   return encodeDeltas32('v5-32bit', values, options.riceParameter);
 }

@@ -53,7 +53,8 @@ function listsAskedFor(call: RpcCall, catalog: ListCatalog): string[] {
   let names: string[];
   if (call.rpc === 'GetHashList') names = [call.request.name];
   else if (call.rpc === 'BatchGetHashLists') names = call.request.names;
-  else if (call.rpc === 'FetchThreatListUpdates') names = call.request.listUpdateRequests.flatMap((r) => listNameForV4(r.threatType, r.platformType, r.threatEntryType) ?? []);
+  else if (call.rpc === 'FetchThreatListUpdates')
+    names = call.request.listUpdateRequests.flatMap((r) => listNameForV4(r.threatType, r.platformType, r.threatEntryType) ?? []);
   else return [];
   return names.flatMap((name) => catalog.get(name)?.definition.name ?? []);
 }
@@ -88,7 +89,14 @@ function registerOperatorEndpoints(app: FastifyInstance, options: AppOptions, sw
   });
   app.post('/admin/reload', async (request, reply) => {
     if (!guard(request, reply)) return reply;
-    if (options.reload === undefined) return sendError(reply, new WireError('FAILED_PRECONDITION', 'this server has no feeds to reload (it serves the embedded demo lists, or mirrors an upstream)'));
+    if (options.reload === undefined)
+      return sendError(
+        reply,
+        new WireError(
+          'FAILED_PRECONDITION',
+          'this server has no feeds to reload (it serves the embedded demo lists, or mirrors an upstream)',
+        ),
+      );
     return { reloaded: await options.reload() };
   });
 }
@@ -107,21 +115,21 @@ function sendError(reply: FastifyReply, error: WireError): FastifyReply {
 function checkApiKey(keys: ReadonlySet<string>, key: string | undefined): void {
   if (keys.size === 0) return;
   if (key === undefined || key === '') {
-    throw new WireError('PERMISSION_DENIED', 'Method doesn\'t allow unregistered callers. Please use an API key (key=) to call this API.');
+    throw new WireError('PERMISSION_DENIED', "Method doesn't allow unregistered callers. Please use an API key (key=) to call this API.");
   }
   if (!keys.has(key)) throw new WireError('INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.');
 }
 
 /**
  * The HTTP application: every path of the v5 and v4 REST surface goes through the wire layer, which
- * parses all request forms of API.md §3 and chooses the answer's encoding; errors are Google-style.
+ * parses all request forms of docs/api.md §3 and chooses the answer's encoding; errors are Google-style.
  */
 export function createApp(options: AppOptions): FastifyInstance {
   const settings: ApiSettings = { ...DEFAULT_API_SETTINGS, ...options.settings };
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const keys = new Set(options.apiKeys ?? []);
   const source = options.fullHashes ?? catalogFullHashes(options.catalog, settings);
-  // API.md allows 1000 prefixes in one hashes:search, a GET: about 26 KB of query string, over Node's
+  // docs/api.md allows 1000 prefixes in one hashes:search, a GET: about 26 KB of query string, over Node's
   // 16 KB default for the request head.
   const app = Fastify({ logger: false, bodyLimit: maxBodyBytes, http: { maxHeaderSize: MAX_REQUEST_HEAD_BYTES } });
   // LC-5 `service_paused`: the operator's switch that refuses everything with 503.
@@ -151,7 +159,9 @@ export function createApp(options: AppOptions): FastifyInstance {
   const adminEndpoints = options.adminToken !== undefined;
   if (loadControl !== undefined) {
     loadControl.register(app, () => paused, adminEndpoints);
-    app.get('/metrics', async (_request, reply) => reply.header('content-type', loadControl.metrics.contentType).send(await loadControl.metrics.metrics()));
+    app.get('/metrics', async (_request, reply) =>
+      reply.header('content-type', loadControl.metrics.contentType).send(await loadControl.metrics.metrics()),
+    );
   }
   if (loadControl === undefined) {
     // Without load control, pausing (LC-5 service_paused) still refuses everything but the operator's paths.
@@ -163,7 +173,13 @@ export function createApp(options: AppOptions): FastifyInstance {
   }
   app.get('/healthz', async () => ({ status: paused ? 'paused' : 'ok' }));
   if (options.ohttpKeys !== undefined) registerGatewayRoutes(app, options.ohttpKeys);
-  registerWebRoutes(app, { catalog: options.catalog, source, loadControl, serving: options.serving ?? 'its lists', googleData: options.googleData ?? false });
+  registerWebRoutes(app, {
+    catalog: options.catalog,
+    source,
+    loadControl,
+    serving: options.serving ?? 'its lists',
+    googleData: options.googleData ?? false,
+  });
   registerOperatorEndpoints(app, options, {
     pause: () => {
       paused = true;
@@ -179,7 +195,10 @@ export function createApp(options: AppOptions): FastifyInstance {
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       try {
         const body = Buffer.isBuffer(request.body) ? request.body : new Uint8Array(0);
-        const call = decodeWireRequest({ method: request.method, url: request.url, headers: request.headers, body }, { maxBodyBytes, checkApiKey: (key) => checkApiKey(keys, key) });
+        const call = decodeWireRequest(
+          { method: request.method, url: request.url, headers: request.headers, body },
+          { maxBodyBytes, checkApiKey: (key) => checkApiKey(keys, key) },
+        );
         const listReady = options.listReady;
         const pending = listReady === undefined ? [] : listsAskedFor(call, options.catalog).filter((name) => !listReady(name));
         if (pending.length > 0) {

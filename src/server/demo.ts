@@ -51,11 +51,23 @@ const DEMO_LISTS: readonly DemoList[] = [
   // Firefox's v5 update always asks for mwb-4b and csdda-32b too (docs/firefox.md).
   threatList('mwb-4b', 'MALWARE', 'demo: malicious binaries', ['malicious-binary.sbtest.example/download.exe']),
   {
-    definition: { name: 'csdda-32b', hashLength: 32, threatTypes: [], likelySafeTypes: ['DOWNLOAD'], description: 'demo: the download allowlist' },
+    definition: {
+      name: 'csdda-32b',
+      hashLength: 32,
+      threatTypes: [],
+      likelySafeTypes: ['DOWNLOAD'],
+      description: 'demo: the download allowlist',
+    },
     expressions: ['downloads.sbtest.example/'],
   },
   {
-    definition: { name: 'gc-32b', hashLength: 32, threatTypes: [], likelySafeTypes: ['GENERAL_BROWSING'], description: 'demo: the global cache of likely safe sites' },
+    definition: {
+      name: 'gc-32b',
+      hashLength: 32,
+      threatTypes: [],
+      likelySafeTypes: ['GENERAL_BROWSING'],
+      description: 'demo: the global cache of likely safe sites',
+    },
     expressions: ['example.com/', 'example.org/', 'example.net/', 'safe.sbtest.example/'],
   },
 ];

@@ -65,7 +65,11 @@ export class FeedLists {
    *
    * @throws SnapshotStoreError when the store cannot be read.
    */
-  static async start(config: ServerConfig, onReport: (report: ListLoadReport) => void = () => {}, store: SnapshotStore = memorySnapshotStore): Promise<FeedLists> {
+  static async start(
+    config: ServerConfig,
+    onReport: (report: ListLoadReport) => void = () => {},
+    store: SnapshotStore = memorySnapshotStore,
+  ): Promise<FeedLists> {
     const histories = new Map(config.lists.map((list) => [list.name, new ListHistory(list, { keep: config.keepVersions })]));
     const lists = new FeedLists(config, histories, onReport, store);
     // A list another instance published counts as loaded: a source failing here then keeps that list in

@@ -52,7 +52,9 @@ export async function connectRedis(url: string, timeoutMs: number): Promise<{ cl
   try {
     client = await createRedisClient(url, timeoutMs, () => connected);
   } catch (error) {
-    throw new RedisConnectionError('invalid-url', `${label} is not a Redis URL (redis://host:port): ${(error as Error).message}`, { cause: error });
+    throw new RedisConnectionError('invalid-url', `${label} is not a Redis URL (redis://host:port): ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   // node-redis reports connection failures as 'error' events too: the rejection below says it.
   const ignore = () => {};

@@ -1,5 +1,12 @@
 import { MAX_CACHE_DURATION_MS } from '../client/local-cache.ts';
-import { THREAT_ATTRIBUTES, THREAT_TYPES, type FullHashMatch, type ThreatDetail } from '../client/threats.ts';
+import {
+  THREAT_ATTRIBUTES,
+  THREAT_TYPES,
+  type FullHashMatch,
+  type ThreatAttributeName,
+  type ThreatDetail,
+  type ThreatTypeName,
+} from '../client/threats.ts';
 import type { CachedSearch, SharedSearchCache } from './api/full-hash-source.ts';
 import { prefix32 } from '../url/hash.ts';
 import { connectRedis, type RedisClient } from './redis-connection.ts';
@@ -16,8 +23,10 @@ export interface RedisSearchCacheOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 500;
-const KNOWN_TYPES: ReadonlySet<string> = new Set(Object.values(THREAT_TYPES));
-const KNOWN_ATTRIBUTES: ReadonlySet<string> = new Set(Object.values(THREAT_ATTRIBUTES));
+const KNOWN_TYPES: ReadonlySet<unknown> = new Set(Object.values(THREAT_TYPES));
+const KNOWN_ATTRIBUTES: ReadonlySet<unknown> = new Set(Object.values(THREAT_ATTRIBUTES));
+const isThreatType = (value: unknown): value is ThreatTypeName => KNOWN_TYPES.has(value);
+const isAttribute = (value: unknown): value is ThreatAttributeName => KNOWN_ATTRIBUTES.has(value);
 
 /** What one key holds: when the answer expires, and the full hashes (base64) with their details. */
 interface StoredSearch {
@@ -76,7 +85,10 @@ export class RedisSearchCache implements SharedSearchCache {
   async store(prefixes: readonly number[], fullHashes: readonly FullHashMatch[], expiresAt: number): Promise<void> {
     const writes = prefixes.map((prefix) => {
       const under = fullHashes.filter((match) => match.fullHash.length === 32 && prefix32(match.fullHash) === prefix);
-      const stored: StoredSearch = { expiresAt, fullHashes: under.map((match) => ({ hash: Buffer.from(match.fullHash, 'latin1').toString('base64'), details: match.details })) };
+      const stored: StoredSearch = {
+        expiresAt,
+        fullHashes: under.map((match) => ({ hash: Buffer.from(match.fullHash, 'latin1').toString('base64'), details: match.details })),
+      };
       return this.client.set(this.key(prefix), JSON.stringify(stored), { expiration: { type: 'PXAT', value: Math.ceil(expiresAt) } });
     });
     try {
@@ -106,7 +118,9 @@ export class RedisSearchCache implements SharedSearchCache {
   private failed(error: unknown): void {
     if (!this.reachable) return;
     this.reachable = false;
-    this.log(`the search cache in Redis at ${this.label} failed (${error instanceof Error ? error.message : String(error)}): searches go to the upstream until it answers again`);
+    this.log(
+      `the search cache in Redis at ${this.label} failed (${error instanceof Error ? error.message : String(error)}): searches go to the upstream until it answers again`,
+    );
   }
 }
 
@@ -139,9 +153,8 @@ function parseMatch(entry: unknown): FullHashMatch | undefined {
   const known: ThreatDetail[] = [];
   for (const detail of details as unknown[]) {
     const { threatType, attributes } = (detail ?? {}) as { threatType?: unknown; attributes?: unknown };
-    if (typeof threatType !== 'string' || !KNOWN_TYPES.has(threatType) || !Array.isArray(attributes)) return undefined;
-    if (!attributes.every((a) => typeof a === 'string' && KNOWN_ATTRIBUTES.has(a))) return undefined;
-    known.push({ threatType, attributes } as ThreatDetail);
+    if (!isThreatType(threatType) || !Array.isArray(attributes) || !attributes.every(isAttribute)) return undefined;
+    known.push({ threatType, attributes });
   }
   return { fullHash: bytes.toString('latin1'), details: known };
 }

@@ -24,7 +24,7 @@ export interface SafeBrowsingServer {
 }
 
 /**
- * The server `sbkit serve` runs: the v5 and v4 APIs (API.md), the lookup and status pages, `/metrics`
+ * The server `sbkit serve` runs: the v5 and v4 APIs (docs/api.md), the lookup and status pages, `/metrics`
  * and the operator endpoints, over `options.catalog` (from {@link demoCatalog}, {@link FeedLists} or an
  * {@link UpstreamMirror}). Not yet listening.
  */

@@ -20,7 +20,7 @@ const KNOWN_LISTS: Readonly<Record<string, { threatType?: ThreatTypeName; descri
 };
 
 /** SB-11: a caching proxy keeps the lists it fetched "for at least a short while, e.g. five minutes". */
-export const PROXY_LIST_CACHE_MS = 5 * 60_000;
+const PROXY_LIST_CACHE_MS = 5 * 60_000;
 
 /** What {@link UpstreamMirror.start} mirrors, and how. */
 export interface UpstreamOptions {
@@ -116,7 +116,14 @@ export class UpstreamMirror {
       },
     });
     const names = [...threatLists, ...(withGlobalCache ? [GLOBAL_CACHE_LIST] : [])];
-    mirror = new UpstreamMirror(client, names, options.keepVersions ?? 10, options.store ?? memorySnapshotStore, options.log ?? (() => {}), options.searchCache);
+    mirror = new UpstreamMirror(
+      client,
+      names,
+      options.keepVersions ?? 10,
+      options.store ?? memorySnapshotStore,
+      options.log ?? (() => {}),
+      options.searchCache,
+    );
     await mirror.store.follow([...mirror.histories.values()]);
     await client.open();
     await mirror.republish();

@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Dirent } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { platform } from 'node:os';
 import { join } from 'node:path';
 import { checksumOf, hashBytes, hashesFromBytes, HashList } from './hash-list.ts';
 
@@ -210,7 +211,7 @@ export class LocalDatabase {
 
   private async writeDurably(target: string, data: Uint8Array, action: string): Promise<void> {
     if (this.readOnly) throw new DatabaseStorageError(this.directory, action, new Error('the database was opened read-only'));
-    const temp = `${target}${TEMP_MARK}${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const temp = `${target}${TEMP_MARK}${randomBytes(8).toString('hex')}`;
     try {
       const handle = await open(temp, 'w');
       try {
@@ -275,7 +276,7 @@ export class LocalDatabase {
 
   /** Makes the rename itself durable. Windows cannot open a folder for syncing; NTFS journals renames. */
   private async syncDirectory(): Promise<void> {
-    if (process.platform === 'win32') return;
+    if (platform() === 'win32') return;
     const dir = await open(this.directory, 'r');
     try {
       await dir.sync();

@@ -5,11 +5,9 @@ import { PrefixSet } from './prefix-set.ts';
 import { prefix32 } from '../url/hash.ts';
 
 /** The hashes of a list in ascending order: 4-byte prefixes as big-endian numbers, wider hashes as bytes. */
-export type SortedHashes =
-  | { width: 4; values: Uint32Array }
-  | { width: 8 | 16 | 32; bytes: Uint8Array };
+export type SortedHashes = { width: 4; values: Uint32Array } | { width: 8 | 16 | 32; bytes: Uint8Array };
 
-/** One list update as the wire delivers it after Rice decoding (SB-9, API.md HashList). */
+/** One list update as the wire delivers it after Rice decoding (SB-9, docs/api.md HashList). */
 export interface HashListUpdate {
   /** false: replace the list with the additions; true: remove, then add. */
   partial: boolean;
@@ -136,9 +134,7 @@ export class HashList {
   }
 
   sortedHashes(): SortedHashes {
-    return this.set instanceof PrefixSet
-      ? { width: 4, values: this.set.values() }
-      : { width: this.set.width, bytes: this.set.values() };
+    return this.set instanceof PrefixSet ? { width: 4, values: this.set.values() } : { width: this.set.width, bytes: this.set.values() };
   }
 
   /**
@@ -152,30 +148,37 @@ export class HashList {
     const additions = update.additions;
     // The width belongs to the list (its name's -4b…-32b suffix, or the width it was created with): hashes
     // of another width are an answer about another list, full update or not.
-    if (additions.width !== this.width) throw fail('width-mismatch', `the list holds ${this.width}-byte hashes, the update ${additions.width}-byte ones`);
+    if (additions.width !== this.width)
+      throw fail('width-mismatch', `the list holds ${this.width}-byte hashes, the update ${additions.width}-byte ones`);
     if (update.removals.length === 0 && hashCount(additions) === 0) {
-      // API.md: a partial answer without a checksum provides no update ("keep existing checksum"); an
+      // docs/api.md: a partial answer without a checksum provides no update ("keep existing checksum"); an
       // answer whose checksum is the list's own confirms the list as it is. Either keeps the list under
       // the new version.
       const confirmed = update.checksum !== undefined && Buffer.from(update.checksum).equals(this.checksum);
-      if ((update.partial && update.checksum === undefined) || confirmed) return new HashList(this.name, update.version, this.set, this.checksum);
+      if ((update.partial && update.checksum === undefined) || confirmed)
+        return new HashList(this.name, update.version, this.set, this.checksum);
     }
     let merged: SortedHashes;
     if (!update.partial) {
       if (update.removals.length > 0) throw fail('removals-in-full-update', `${update.removals.length} removal indices`);
       // An empty replacement needs no checksum to be verified: it is the empty list whatever was there.
-      if (update.checksum === undefined && hashCount(additions) > 0) throw fail('checksum-missing', 'the full update carries no checksum to verify it by');
+      if (update.checksum === undefined && hashCount(additions) > 0)
+        throw fail('checksum-missing', 'the full update carries no checksum to verify it by');
       assertAscending(additions, fail);
       merged = additions;
     } else {
       // A change that cannot be verified is refused, as the Go reference client does.
-      if (update.checksum === undefined) throw fail('checksum-missing', 'the update changes the list but carries no checksum to verify it by');
+      if (update.checksum === undefined)
+        throw fail('checksum-missing', 'the update changes the list but carries no checksum to verify it by');
       const kept = removeIndices(this.sortedHashes(), update.removals, fail);
       merged = mergeAdditions(kept, additions, fail);
     }
     const checksum = checksumOf(merged);
     if (update.checksum !== undefined && !Buffer.from(update.checksum).equals(checksum)) {
-      throw fail('checksum-mismatch', `expected ${Buffer.from(update.checksum).toString('hex')}, computed ${Buffer.from(checksum).toString('hex')}`);
+      throw fail(
+        'checksum-mismatch',
+        `expected ${Buffer.from(update.checksum).toString('hex')}, computed ${Buffer.from(checksum).toString('hex')}`,
+      );
     }
     return HashList.fromSorted(this.name, update.version, merged, checksum);
   }

@@ -1,6 +1,6 @@
 import { prefix32 } from '../url/hash.ts';
 
-/** Widths of hashes a list can hold, in bytes (API.md HashListMetadata.HashLength). */
+/** Widths of hashes a list can hold, in bytes (docs/api.md HashListMetadata.HashLength). */
 export type HashWidth = 4 | 8 | 16 | 32;
 
 /**

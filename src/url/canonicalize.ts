@@ -24,7 +24,21 @@ const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):/;
 /** `host:port` without a scheme (`www.example.com:8080/x`) looks like a scheme at first sight. */
 const PORT_THEN_PATH = /^[0-9]+(?:$|[/\\?])/;
 /** Schemes that are never a host name, even when digits follow the colon (`about:1/x`). */
-const NOT_WEB_SCHEMES = new Set(['about', 'blob', 'chrome', 'data', 'file', 'ftp', 'javascript', 'mailto', 'sms', 'tel', 'view-source', 'ws', 'wss']);
+const NOT_WEB_SCHEMES = new Set([
+  'about',
+  'blob',
+  'chrome',
+  'data',
+  'file',
+  'ftp',
+  'javascript',
+  'mailto',
+  'sms',
+  'tel',
+  'view-source',
+  'ws',
+  'wss',
+]);
 
 function splitScheme(text: string, input: string): { scheme: 'http' | 'https'; rest: string } {
   if (text.startsWith('http://')) return { scheme: 'http', rest: text.slice(7) };

@@ -20,11 +20,7 @@ export function expressionHashString(expression: string): string {
 /** The first four bytes of a hash byte string as a big-endian unsigned 32-bit number (a v5 4-byte prefix). */
 export function prefix32(hashString: string): number {
   return (
-    ((hashString.charCodeAt(0) << 24) |
-      (hashString.charCodeAt(1) << 16) |
-      (hashString.charCodeAt(2) << 8) |
-      hashString.charCodeAt(3)) >>>
-    0
+    ((hashString.charCodeAt(0) << 24) | (hashString.charCodeAt(1) << 16) | (hashString.charCodeAt(2) << 8) | hashString.charCodeAt(3)) >>> 0
   );
 }
 

@@ -17,6 +17,7 @@ function decodeUtf8(bytes: string): string | undefined {
  * Characters that end or break a host in a URL. Node's domainToASCII parses its input as a URL host, so
  * `255#ü` would come back as `0.0.0.255`: text holding any of these is no IDN and is left as it is.
  */
+// eslint-disable-next-line no-control-regex -- control characters are among what ends a host
 const NOT_IN_A_DOMAIN = /[\x00-\x20#%/:<>?@[\\\]^|\x7f]/;
 
 /** SB-5 "IDN hosts are converted to ASCII Punycode"; bytes that are not a valid IDN stay as they are. */

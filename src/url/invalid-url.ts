@@ -1,11 +1,5 @@
 /** Why a URL could not be turned into Safe Browsing expressions. */
-export type InvalidUrlReason =
-  | 'empty'
-  | 'too-long'
-  | 'unsupported-scheme'
-  | 'no-host'
-  | 'invalid-ipv6'
-  | 'invalid-host';
+export type InvalidUrlReason = 'empty' | 'too-long' | 'unsupported-scheme' | 'no-host' | 'invalid-ipv6' | 'invalid-host';
 
 const EXPLANATIONS: Record<InvalidUrlReason, string> = {
   empty: 'the URL is empty',

@@ -117,7 +117,7 @@ export function embeddedIPv4(groups: readonly number[]): number | undefined {
 export function formatIPv6(groups: readonly number[]): string {
   let bestStart = -1;
   let bestLength = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i++;
       continue;
@@ -130,7 +130,11 @@ export function formatIPv6(groups: readonly number[]): string {
     }
     i = j;
   }
-  const hex = (from: number, to: number) => groups.slice(from, to).map((g) => g.toString(16)).join(':');
+  const hex = (from: number, to: number) =>
+    groups
+      .slice(from, to)
+      .map((g) => g.toString(16))
+      .join(':');
   if (bestStart < 0) return hex(0, 8);
   return `${hex(0, bestStart)}::${hex(bestStart + bestLength, 8)}`;
 }

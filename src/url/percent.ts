@@ -62,6 +62,7 @@ function mustEscape(code: number): boolean {
   return code <= 0x20 || code >= 0x7f || code === 0x23 || code === 0x25;
 }
 
+// eslint-disable-next-line no-control-regex -- SB-5 escapes every byte up to 0x20, control characters included
 const NEEDS_ESCAPING = /[\x00-\x20\x7f-\xff#%]/;
 
 /** SB-5: percent-escape every byte <= 32, >= 127, `#` and `%`, with uppercase hex. */
@@ -78,5 +79,6 @@ export function escapeBytes(input: string): string {
 
 /** UTF-8 bytes of a JS string as a byte string; pure ASCII, the common case, is returned as it is. */
 export function toByteString(text: string): string {
+  // eslint-disable-next-line no-control-regex -- any ASCII, control characters included, is one byte in UTF-8
   return /^[\x00-\x7f]*$/.test(text) ? text : Buffer.from(text, 'utf8').toString('latin1');
 }

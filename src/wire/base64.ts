@@ -1,4 +1,4 @@
-// Base64 as Safe Browsing clients put bytes into URLs (API.md §3): Firefox sends standard base64 with
+// Base64 as Safe Browsing clients put bytes into URLs (docs/api.md §3): Firefox sends standard base64 with
 // padding (`v9APjg==`, percent-encoded by the query string), SB-13 and our client send base64url without
 // padding (`WwuJdQ`), Chromium and Firefox wrap whole requests in `$req=` as base64url (Firefox's is
 // padded). gRPC transcoding accepts either alphabet for bytes, so we do too, padded or not, and nothing
@@ -25,12 +25,18 @@ export function decodeBase64(text: string, what: string): Uint8Array {
   const unpadded = text.replace(/=+$/, '');
   // A single character after full groups of four cannot carry a whole byte.
   if (unpadded.length % 4 === 1) {
-    throw new WireError('INVALID_ARGUMENT', `${what} is not valid base64: its length (${unpadded.length} characters without padding) cannot encode whole bytes`);
+    throw new WireError(
+      'INVALID_ARGUMENT',
+      `${what} is not valid base64: its length (${unpadded.length} characters without padding) cannot encode whole bytes`,
+    );
   }
   // Padding is optional, but when present it must complete the last group of four.
   const padding = text.length - unpadded.length;
   if (padding > 0 && (unpadded.length + padding) % 4 !== 0) {
-    throw new WireError('INVALID_ARGUMENT', `${what} is not valid base64: ${padding} "=" do not complete its last group of four characters`);
+    throw new WireError(
+      'INVALID_ARGUMENT',
+      `${what} is not valid base64: ${padding} "=" do not complete its last group of four characters`,
+    );
   }
   // Node's base64 decoder accepts both alphabets; the checks above leave it nothing to skip silently.
   return new Uint8Array(Buffer.from(unpadded, 'base64'));

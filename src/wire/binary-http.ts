@@ -51,9 +51,16 @@ export function encodeBinaryHttpResponse(response: BinaryHttpResponse): Uint8Arr
 export function decodeBinaryHttpRequest(message: Uint8Array): BinaryHttpRequest {
   const input = new Reader(message);
   const framing = input.varint('framing indicator');
-  if (framing !== KNOWN_LENGTH_REQUEST) throw new BinaryHttpError(`framing indicator ${framing} is not a known-length request (0); other forms are not accepted`);
-  const [method, scheme, authority, path] = ['method', 'scheme', 'authority', 'path'].map((what) => input.string(what)) as [string, string, string, string];
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(method)) throw new BinaryHttpError(`method ${JSON.stringify(method.slice(0, 20))} is not an HTTP method token`);
+  if (framing !== KNOWN_LENGTH_REQUEST)
+    throw new BinaryHttpError(`framing indicator ${framing} is not a known-length request (0); other forms are not accepted`);
+  const [method, scheme, authority, path] = ['method', 'scheme', 'authority', 'path'].map((what) => input.string(what)) as [
+    string,
+    string,
+    string,
+    string,
+  ];
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(method))
+    throw new BinaryHttpError(`method ${JSON.stringify(method.slice(0, 20))} is not an HTTP method token`);
   if (!path.startsWith('/')) throw new BinaryHttpError('the path must start with "/"');
   const headers = input.atEnd() ? [] : input.fields('header section');
   const content = input.atEnd() ? new Uint8Array(0) : input.bytes('content');
@@ -81,7 +88,7 @@ export function decodeBinaryHttpResponse(message: Uint8Array): BinaryHttpRespons
 }
 
 /** Messages are padded to a multiple of this, so that their sizes tell little about what they hold. */
-export const PADDING_BLOCK = 256;
+const PADDING_BLOCK = 256;
 
 /** A binary HTTP message with zero padding up to the next multiple of PADDING_BLOCK (RFC 9292 §3.8). */
 export function padded(message: Uint8Array): Uint8Array {
@@ -174,7 +181,8 @@ class Reader {
   /** RFC 9292 §3.8: what follows a message may only be zeros. */
   padding(): void {
     for (let i = this.offset; i < this.data.length; i++) {
-      if (this.data[i] !== 0) throw new BinaryHttpError(`the message has ${this.data.length - this.offset} bytes after its end that are not padding`);
+      if (this.data[i] !== 0)
+        throw new BinaryHttpError(`the message has ${this.data.length - this.offset} bytes after its end that are not padding`);
     }
   }
 

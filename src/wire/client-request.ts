@@ -1,7 +1,7 @@
 // Client side: the HTTP request that calls an RPC on a Safe Browsing server (Google's or ours), built
 // from the route table so that client and server agree on every path. v5 requests are GETs whose
 // message travels in the query string (SB-13: prefixes as base64url); v4 requests are POSTs with a
-// binary or JSON body, as the Go reference client and the npm client send them (API.md §3).
+// binary or JSON body, as the Go reference client and the npm client send them (docs/api.md §3).
 
 import type { DescMessage } from '@bufbuild/protobuf';
 import type { GetHashListRequest } from '../proto/v5.ts';
@@ -30,7 +30,7 @@ export interface OutgoingRequestOptions {
   apiVersion?: 'v5' | 'v5alpha1' | undefined;
   /**
    * The encoding asked for with `alt` (and of a v4 body). Default protobuf: Google's REST default is
-   * JSON (API.md §1), so the request always says which it wants.
+   * JSON (docs/api.md §1), so the request always says which it wants.
    */
   encoding?: WireEncoding | undefined;
 }

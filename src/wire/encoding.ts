@@ -4,8 +4,8 @@ import { WireError } from './wire-error.ts';
 
 export type WireEncoding = 'protobuf' | 'json';
 
-export const PROTOBUF_CONTENT_TYPE = 'application/x-protobuf';
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+const PROTOBUF_CONTENT_TYPE = 'application/x-protobuf';
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 // Media types clients use for binary messages: Google's own, the newer registration, and the generic
 // byte stream some HTTP libraries default to.
@@ -49,7 +49,7 @@ export interface EncodingSignals {
 }
 
 /**
- * API.md §3 pitfall 1: browsers send no `alt` and no protobuf Accept header, yet expect binary
+ * docs/api.md §3 pitfall 1: browsers send no `alt` and no protobuf Accept header, yet expect binary
  * protobuf; Google's REST clients expect JSON. The first of these that speaks decides:
  * 1. `alt` / `$alt`: `json` → JSON; `proto` or `media` → protobuf; anything else is refused
  *    (parameters after `;`, as in `json;enum-encoding=int`, are ignored);

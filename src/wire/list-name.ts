@@ -1,4 +1,4 @@
-// v5 hash list names as clients send them (API.md §1 and §3): `se-4b`, `csdda-32b`, `gc-32b`, test
+// v5 hash list names as clients send them (docs/api.md §1 and §3): `se-4b`, `csdda-32b`, `gc-32b`, test
 // tables like `test-4b`, and the overview's short aliases (`se`, `mw`). They arrive in paths
 // (`hashList/{name}`) and in `names=` parameters, so the server checks them before using them as keys.
 

@@ -7,9 +7,9 @@
 import { createCipheriv, createDecipheriv, createPrivateKey, createPublicKey, hkdfSync, randomBytes } from 'node:crypto';
 import { Aes128Gcm, CipherSuite, DhkemX25519HkdfSha256, HkdfSha256, type RecipientContext, type SenderContext } from '@hpke/core';
 
-export const KEM_X25519_HKDF_SHA256 = 0x0020;
-export const KDF_HKDF_SHA256 = 0x0001;
-export const AEAD_AES_128_GCM = 0x0001;
+const KEM_X25519_HKDF_SHA256 = 0x0020;
+const KDF_HKDF_SHA256 = 0x0001;
+const AEAD_AES_128_GCM = 0x0001;
 /** RFC 9458 §5.3: the problem type a gateway answers for a request under a key it does not hold. */
 export const KEY_PROBLEM_TYPE = 'https://iana.org/assignments/http-problem-types#ohttp-key';
 
@@ -22,7 +22,7 @@ const RESPONSE_NONCE = Math.max(NN, NK);
 const REQUEST_LABEL = 'message/bhttp request';
 const RESPONSE_LABEL = 'message/bhttp response';
 
-export const suite = new CipherSuite({ kem: new DhkemX25519HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes128Gcm() });
+const suite = new CipherSuite({ kem: new DhkemX25519HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes128Gcm() });
 
 /** A gateway's key configuration (RFC 9458 §3). */
 export interface KeyConfig {
@@ -45,7 +45,7 @@ export class OhttpError extends Error {
   }
 }
 
-export function encodeKeyConfig(config: KeyConfig): Uint8Array {
+function encodeKeyConfig(config: KeyConfig): Uint8Array {
   const head = Buffer.alloc(5);
   head.writeUInt8(config.keyId);
   head.writeUInt16BE(config.kemId, 1);
@@ -96,7 +96,8 @@ function parseKeyConfig(data: Buffer): KeyConfig | undefined {
   if (data.length < 3 + NPK + 2) throw new OhttpError('malformed', `key configuration ${keyId} is too short for an X25519 key`);
   const publicKey = new Uint8Array(data.subarray(3, 3 + NPK));
   const suitesLength = data.readUInt16BE(3 + NPK);
-  if (suitesLength % 4 !== 0 || 5 + NPK + suitesLength !== data.length) throw new OhttpError('malformed', `key configuration ${keyId} has a broken list of algorithms`);
+  if (suitesLength % 4 !== 0 || 5 + NPK + suitesLength !== data.length)
+    throw new OhttpError('malformed', `key configuration ${keyId} has a broken list of algorithms`);
   const suites = [];
   for (let o = 5 + NPK; o < data.length; o += 4) suites.push({ kdfId: data.readUInt16BE(o), aeadId: data.readUInt16BE(o + 2) });
   return { keyId, kemId, publicKey, suites };
@@ -126,13 +127,27 @@ function requestInfo(header: Uint8Array): Uint8Array {
  * Encrypts a binary HTTP request to a gateway's configuration (`message/ohttp-req`). `ephemeral` fixes
  * the client's ephemeral key, for known-answer tests only. Throws OhttpError for an unusable configuration.
  */
-export async function encapsulateRequest(config: KeyConfig, request: Uint8Array, ephemeral?: Uint8Array): Promise<{ message: Uint8Array; context: ClientRequestContext }> {
+export async function encapsulateRequest(
+  config: KeyConfig,
+  request: Uint8Array,
+  ephemeral?: Uint8Array,
+): Promise<{ message: Uint8Array; context: ClientRequestContext }> {
   if (config.kemId !== KEM_X25519_HKDF_SHA256 || !config.suites.some((s) => s.kdfId === KDF_HKDF_SHA256 && s.aeadId === AEAD_AES_128_GCM)) {
-    throw new OhttpError('unsupported', `key configuration ${config.keyId} offers no suite this client speaks (X25519, HKDF-SHA256, AES-128-GCM)`);
+    throw new OhttpError(
+      'unsupported',
+      `key configuration ${config.keyId} offers no suite this client speaks (X25519, HKDF-SHA256, AES-128-GCM)`,
+    );
   }
   const header = requestHeader(config.keyId);
   const recipientPublicKey = await suite.kem.deserializePublicKey(config.publicKey);
-  const ekm = ephemeral === undefined ? undefined : { privateKey: await suite.kem.importKey('raw', ephemeral, false), publicKey: await suite.kem.deserializePublicKey(x25519PublicKey(ephemeral)) };
+  const ekm =
+    ephemeral === undefined
+      ? undefined
+      : {
+          // A copy: importKey takes an ArrayBuffer of the key's bytes alone.
+          privateKey: await suite.kem.importKey('raw', ephemeral.slice().buffer, false),
+          publicKey: await suite.kem.deserializePublicKey(x25519PublicKey(ephemeral)),
+        };
   const sender = await suite.createSenderContext({ recipientPublicKey, info: requestInfo(header), ...(ekm === undefined ? {} : { ekm }) });
   const enc = new Uint8Array(sender.enc);
   const sealed = new Uint8Array(await sender.seal(request));
@@ -164,7 +179,7 @@ export async function generateGatewayKey(keyId: number): Promise<GatewayKey> {
 
 /** A gateway key from a raw X25519 private key (RFC 9458's example gives one). */
 export async function importGatewayKey(keyId: number, privateKey: Uint8Array): Promise<GatewayKey> {
-  const imported = await suite.kem.importKey('raw', privateKey, false);
+  const imported = await suite.kem.importKey('raw', privateKey.slice().buffer, false);
   return gatewayKey(keyId, imported, x25519PublicKey(privateKey));
 }
 
@@ -178,7 +193,10 @@ function x25519PublicKey(privateKey: Uint8Array): Uint8Array {
 }
 
 function gatewayKey(keyId: number, privateKey: PrivateKey, publicKey: Uint8Array): GatewayKey {
-  return { config: { keyId, kemId: KEM_X25519_HKDF_SHA256, publicKey, suites: [{ kdfId: KDF_HKDF_SHA256, aeadId: AEAD_AES_128_GCM }] }, privateKey };
+  return {
+    config: { keyId, kemId: KEM_X25519_HKDF_SHA256, publicKey, suites: [{ kdfId: KDF_HKDF_SHA256, aeadId: AEAD_AES_128_GCM }] },
+    privateKey,
+  };
 }
 
 /** What a gateway keeps of a request to answer it. */
@@ -191,13 +209,21 @@ export interface GatewayRequestContext {
  * Decrypts a `message/ohttp-req` with whichever of `keys` it names. Throws OhttpError: malformed,
  * an unknown key ID, an unsupported suite, or a message that does not decrypt.
  */
-export async function decapsulateRequest(keys: readonly GatewayKey[], message: Uint8Array): Promise<{ request: Uint8Array; context: GatewayRequestContext }> {
+export async function decapsulateRequest(
+  keys: readonly GatewayKey[],
+  message: Uint8Array,
+): Promise<{ request: Uint8Array; context: GatewayRequestContext }> {
   if (message.length < 7 + NPK + TAG) throw new OhttpError('malformed', 'the encapsulated request is too short');
   const data = Buffer.from(message.buffer, message.byteOffset, message.byteLength);
   const keyId = data.readUInt8(0);
   const key = keys.find((k) => k.config.keyId === keyId);
-  if (key === undefined) throw new OhttpError('unknown-key', `key ID ${keyId} is not one of this gateway's keys; fetch its key configuration again`);
-  if (data.readUInt16BE(1) !== KEM_X25519_HKDF_SHA256 || data.readUInt16BE(3) !== KDF_HKDF_SHA256 || data.readUInt16BE(5) !== AEAD_AES_128_GCM) {
+  if (key === undefined)
+    throw new OhttpError('unknown-key', `key ID ${keyId} is not one of this gateway's keys; fetch its key configuration again`);
+  if (
+    data.readUInt16BE(1) !== KEM_X25519_HKDF_SHA256 ||
+    data.readUInt16BE(3) !== KDF_HKDF_SHA256 ||
+    data.readUInt16BE(5) !== AEAD_AES_128_GCM
+  ) {
     throw new OhttpError('unsupported', 'the request uses an HPKE suite this gateway does not offer');
   }
   const header = data.subarray(0, 7);
@@ -214,14 +240,22 @@ export async function decapsulateRequest(keys: readonly GatewayKey[], message: U
 }
 
 /** Encrypts the answer to a request (`message/ohttp-res`). `nonce` is fixed only in known-answer tests. */
-export async function encapsulateResponse(context: GatewayRequestContext, response: Uint8Array, nonce: Uint8Array = randomBytes(RESPONSE_NONCE)): Promise<Uint8Array> {
+export async function encapsulateResponse(
+  context: GatewayRequestContext,
+  response: Uint8Array,
+  nonce: Uint8Array = randomBytes(RESPONSE_NONCE),
+): Promise<Uint8Array> {
   const { key, iv } = await responseKeys(context.recipient, context.enc, nonce);
   const cipher = createCipheriv('aes-128-gcm', key, iv);
   return Buffer.concat([nonce, cipher.update(response), cipher.final(), cipher.getAuthTag()]);
 }
 
 /** RFC 9458 §4.4: the response's AEAD key and nonce, from the HPKE context's exported secret. */
-async function responseKeys(context: SenderContext | RecipientContext, enc: Uint8Array, nonce: Uint8Array): Promise<{ key: Buffer; iv: Buffer }> {
+async function responseKeys(
+  context: SenderContext | RecipientContext,
+  enc: Uint8Array,
+  nonce: Uint8Array,
+): Promise<{ key: Buffer; iv: Buffer }> {
   const secret = new Uint8Array(await context.export(Buffer.from(RESPONSE_LABEL), RESPONSE_NONCE));
   const salt = Buffer.concat([enc, nonce]);
   return { key: Buffer.from(hkdfSync('sha256', secret, salt, 'key', NK)), iv: Buffer.from(hkdfSync('sha256', secret, salt, 'nonce', NN)) };

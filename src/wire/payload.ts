@@ -1,5 +1,5 @@
 // Messages to and from bytes in either wire encoding: binary protobuf, or proto3 canonical JSON (bytes as
-// base64, 64-bit integers as strings, Duration as "300s", enums by name; API.md, JSON mapping).
+// base64, 64-bit integers as strings, Duration as "300s", enums by name; docs/api.md, JSON mapping).
 
 import type { DescMessage, MessageShape } from '@bufbuild/protobuf';
 import { create, fromBinary, fromJsonString, toBinary, toJsonString } from '@bufbuild/protobuf';
@@ -13,17 +13,13 @@ export interface EncodedPayload {
   body: Uint8Array;
 }
 
-export function encodePayload<Desc extends DescMessage>(
-  schema: Desc,
-  message: MessageShape<Desc>,
-  encoding: WireEncoding,
-): EncodedPayload {
+export function encodePayload<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>, encoding: WireEncoding): EncodedPayload {
   const body = encoding === 'json' ? new TextEncoder().encode(toJsonString(schema, message)) : toBinary(schema, message);
   return { contentType: encodingContentType(encoding), body };
 }
 
 /**
- * Parses a message. Binary parsing accepts repeated scalars packed and unpacked (API.md §3 pitfall 5)
+ * Parses a message. Binary parsing accepts repeated scalars packed and unpacked (docs/api.md §3 pitfall 5)
  * and drops unknown fields; JSON parsing ignores unknown fields and enum names, because real clients
  * send REST-only fields such as `apiClient` and `language`. An empty body is the empty message in both
  * encodings. Anything unparsable is INVALID_ARGUMENT; `what` names the payload in the message.

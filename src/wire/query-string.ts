@@ -1,5 +1,5 @@
 // Query strings as an ordered list of parameters. Order matters: Firefox's batchGet sends `version`
-// values positionally, one per `names` entry, with empty placeholders (API.md §3), so a map of
+// values positionally, one per `names` entry, with empty placeholders (docs/api.md §3), so a map of
 // name → last value (or an unordered multimap) would lose information.
 
 import { WireError } from './wire-error.ts';

@@ -7,17 +7,12 @@ import { parseSearchFilter } from './search-filter.ts';
 import type { RpcCall } from './routes.ts';
 import { WireError } from './wire-error.ts';
 
-/** SearchHashesRequest: "Clients MUST NOT send more than 1000 hash prefixes" (API.md §1). */
+/** SearchHashesRequest: "Clients MUST NOT send more than 1000 hash prefixes" (docs/api.md §1). */
 export const MAX_HASH_PREFIXES = 1000;
-/** SearchHashesRequest: currently each hash prefix must be exactly 4 bytes (API.md §1). */
-export const V5_HASH_PREFIX_LENGTH = 4;
-/** urls.search: "Clients MUST NOT send more than 50 URLs" (API.md §1). */
+/** SearchHashesRequest: currently each hash prefix must be exactly 4 bytes (docs/api.md §1). */
+const V5_HASH_PREFIX_LENGTH = 4;
+/** urls.search: "Clients MUST NOT send more than 50 URLs" (docs/api.md §1). */
 export const MAX_SEARCH_URLS = 50;
-/**
- * v4 fullHashes:find: Google documents no limit; sbkit takes v5's, so that a proxy can pass any request
- * it accepts to a v5 upstream in one search.
- */
-export const MAX_V4_HASH_PREFIXES = MAX_HASH_PREFIXES;
 /** v4 threatMatches:find: the Lookup API takes at most 500 URLs per request. */
 export const MAX_THREAT_MATCH_URLS = 500;
 /**
@@ -25,8 +20,8 @@ export const MAX_THREAT_MATCH_URLS = 500;
  * every triple answered can carry a whole list, so the count is bounded and a triple may be asked once.
  */
 export const MAX_LIST_UPDATE_REQUESTS = 100;
-/** v4 ThreatEntry.hash: 4..32 bytes (API.md §2). */
-export const V4_HASH_LENGTH = { min: 4, max: 32 } as const;
+/** v4 ThreatEntry.hash: 4..32 bytes (docs/api.md §2). */
+const V4_HASH_LENGTH = { min: 4, max: 32 } as const;
 
 /** Throws INVALID_ARGUMENT when a decoded request breaks a documented rule. */
 export function checkRequestRules(call: RpcCall): void {
@@ -41,10 +36,12 @@ export function checkRequestRules(call: RpcCall): void {
       }
       prefixes.forEach((prefix, i) => {
         if (prefix.length !== V5_HASH_PREFIX_LENGTH) {
-          throw invalid(`hashPrefixes[${i}] is ${prefix.length} bytes long; each hash prefix must be exactly ${V5_HASH_PREFIX_LENGTH} bytes`);
+          throw invalid(
+            `hashPrefixes[${i}] is ${prefix.length} bytes long; each hash prefix must be exactly ${V5_HASH_PREFIX_LENGTH} bytes`,
+          );
         }
       });
-      // The v5 SearchHashesRequest has no field 2; only v5alpha1 knows `filter` (API.md §1).
+      // The v5 SearchHashesRequest has no field 2; only v5alpha1 knows `filter` (docs/api.md §1).
       if (call.request.filter !== '' && call.apiVersion !== 'v5alpha1') {
         throw invalid('filter is only available under /v5alpha1/');
       }
@@ -86,14 +83,19 @@ export function checkRequestRules(call: RpcCall): void {
           );
         }
       });
-      if (entries.length > MAX_V4_HASH_PREFIXES) {
-        throw invalid(`${entries.length} threatInfo.threatEntries sent; at most ${MAX_V4_HASH_PREFIXES} hash prefixes are allowed per request`);
+      // Google documents no limit for v4; sbkit takes v5's, so that a proxy can pass any request it
+      // accepts to a v5 upstream in one search.
+      if (entries.length > MAX_HASH_PREFIXES) {
+        throw invalid(
+          `${entries.length} threatInfo.threatEntries sent; at most ${MAX_HASH_PREFIXES} hash prefixes are allowed per request`,
+        );
       }
       return;
     }
     case 'FindThreatMatches': {
       const count = call.request.threatInfo?.threatEntries.length ?? 0;
-      if (count > MAX_THREAT_MATCH_URLS) throw invalid(`${count} threatInfo.threatEntries sent; at most ${MAX_THREAT_MATCH_URLS} URLs are allowed per request`);
+      if (count > MAX_THREAT_MATCH_URLS)
+        throw invalid(`${count} threatInfo.threatEntries sent; at most ${MAX_THREAT_MATCH_URLS} URLs are allowed per request`);
       return;
     }
     case 'FetchThreatListUpdates': {
@@ -104,7 +106,10 @@ export function checkRequestRules(call: RpcCall): void {
       const seen = new Set<string>();
       requests.forEach(({ threatType, platformType, threatEntryType }, i) => {
         const triple = `${threatType}/${platformType}/${threatEntryType}`;
-        if (seen.has(triple)) throw invalid(`listUpdateRequests[${i}] repeats the list (threatType ${threatType}, platformType ${platformType}, threatEntryType ${threatEntryType}); ask for each list once`);
+        if (seen.has(triple))
+          throw invalid(
+            `listUpdateRequests[${i}] repeats the list (threatType ${threatType}, platformType ${platformType}, threatEntryType ${threatEntryType}); ask for each list once`,
+          );
         seen.add(triple);
       });
       return;

@@ -1,4 +1,4 @@
-// The route table of the REST surface (DESIGN.md "Server surface", API.md §1 and §2): which method and
+// The route table of the REST surface (DESIGN.md "Server surface", docs/api.md §1 and §2): which method and
 // path reach which RPC, and the message schemas of its request and response. The server dispatches on
 // it and the client builds its URLs from it, so the two cannot disagree about a path.
 
@@ -11,7 +11,7 @@ import { checkListName } from './list-name.ts';
 import { WireError } from './wire-error.ts';
 
 /** Request and response message of each RPC. */
-export interface RpcMessages {
+interface RpcMessages {
   SearchHashes: { request: v5.SearchHashesRequest; response: v5.SearchHashesResponse };
   GetHashList: { request: v5.GetHashListRequest; response: v5.HashList };
   ListHashLists: { request: v5.ListHashListsRequest; response: v5.ListHashListsResponse };
@@ -29,7 +29,7 @@ export type RpcId = keyof RpcMessages;
 export type RpcRequest<R extends RpcId> = RpcMessages[R]['request'];
 export type RpcResponse<R extends RpcId> = RpcMessages[R]['response'];
 
-/** The path prefix a request used; v5alpha1 serves the v5 RPCs (API.md §1, last note). */
+/** The path prefix a request used; v5alpha1 serves the v5 RPCs (docs/api.md §1, last note). */
 export type ApiVersion = 'v5' | 'v5alpha1' | 'v4';
 
 /** A request message together with the RPC it is for, narrowed by `rpc`. */
@@ -61,7 +61,7 @@ export const RPCS: { readonly [R in RpcId]: Rpc<R> } = {
     protocol: 'v5',
     httpMethod: 'GET',
     // The published path is singular `hashList/{name}` (the npm client uses it); the resource pattern
-    // is `hashLists/{hash_list}` (API.md §1), so DESIGN.md serves both.
+    // is `hashLists/{hash_list}` (docs/api.md §1), so DESIGN.md serves both.
     paths: ['hashList/{name}', 'hashLists/{name}'],
     requestSchema: v5.GetHashListRequestSchema,
     responseSchema: v5.HashListSchema,

@@ -1,4 +1,4 @@
-// The v5alpha1 `filter` of hashes:search (API.md §1: a CEL expression such as
+// The v5alpha1 `filter` of hashes:search (docs/api.md §1: a CEL expression such as
 // `threat_type == ThreatType.SOCIAL_ENGINEERING`). sbkit understands the part of CEL that selects
 // threat types: one comparison, or several joined by `||`. Anything else is refused rather than
 // ignored, since an ignored filter would answer with threats the client said it did not want.
@@ -27,5 +27,8 @@ export function parseSearchFilter(filter: string): ReadonlySet<string> | undefin
 }
 
 function unsupported(why: string): WireError {
-  return new WireError('INVALID_ARGUMENT', `filter: ${why}; sbkit understands filters such as threat_type == ThreatType.MALWARE || threat_type == ThreatType.SOCIAL_ENGINEERING`);
+  return new WireError(
+    'INVALID_ARGUMENT',
+    `filter: ${why}; sbkit understands filters such as threat_type == ThreatType.MALWARE || threat_type == ThreatType.SOCIAL_ENGINEERING`,
+  );
 }

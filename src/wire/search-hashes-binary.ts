@@ -4,7 +4,7 @@
 // ones toBinary writes, field order and packed enums included (test/wire/search-hashes-binary.test.ts).
 
 import type { Duration } from '@bufbuild/protobuf/wkt';
-import type { FullHash, FullHash_FullHashDetail as FullHashDetail, SearchHashesResponse } from '../proto/v5.ts';
+import { type FullHash, type FullHash_FullHashDetail as FullHashDetail, type SearchHashesResponse, ThreatType } from '../proto/v5.ts';
 
 /** SearchHashesResponse as binary protobuf. Messages carrying unknown fields must use toBinary instead. */
 export function encodeSearchHashesResponse(message: SearchHashesResponse): Buffer {
@@ -23,7 +23,7 @@ export function encodeSearchHashesResponse(message: SearchHashesResponse): Buffe
     for (const detail of fullHash.fullHashDetails) {
       out.tag(2, LENGTH_DELIMITED);
       out.uint32(detailSize(detail));
-      if (detail.threatType !== 0) {
+      if (detail.threatType !== ThreatType.THREAT_TYPE_UNSPECIFIED) {
         out.tag(1, VARINT);
         out.int32(detail.threatType);
       }
@@ -61,7 +61,7 @@ function fullHashSize(fullHash: FullHash): number {
 }
 
 function detailSize(detail: FullHashDetail): number {
-  let size = detail.threatType !== 0 ? 1 + int32Size(detail.threatType) : 0;
+  let size = detail.threatType !== ThreatType.THREAT_TYPE_UNSPECIFIED ? 1 + int32Size(detail.threatType) : 0;
   if (detail.attributes.length > 0) size += delimitedSize(packedSize(detail.attributes));
   return size;
 }

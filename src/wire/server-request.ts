@@ -1,5 +1,5 @@
 // Server side: an HTTP request, as any framework can describe it, to the RPC it calls, its request
-// message, the encoding the answer must use and the API key it carried. Every form of API.md §3 is
+// message, the encoding the answer must use and the API key it carried. Every form of docs/api.md §3 is
 // accepted: v5 GET query strings (Firefox, the npm client, our client), `$req` envelopes (Chromium v5,
 // Chromium and Firefox v4), binary POST bodies (the Go client) and JSON POST bodies (the npm client).
 // Whatever arrives, the result is a decoded request or a thrown WireError.
@@ -61,7 +61,7 @@ type SystemParameter = (typeof SYSTEM_PARAMETERS)[number];
 const IS_SYSTEM_PARAMETER: ReadonlySet<string> = new Set(SYSTEM_PARAMETERS);
 
 /**
- * Decodes any request form of API.md §3. The plain hashes:search GET of browsers takes a shortcut
+ * Decodes any request form of docs/api.md §3. The plain hashes:search GET of browsers takes a shortcut
  * (search-request-fast.ts) to the same result; everything else goes through decodeWireRequestInFull.
  */
 export function decodeWireRequest(request: WireRequest, options: DecodeWireRequestOptions = {}): DecodedWireRequest {
@@ -89,7 +89,7 @@ export function decodeWireRequest(request: WireRequest, options: DecodeWireReque
   return decodeWireRequestInFull(request, options);
 }
 
-/** Decodes any request form of API.md §3 by the general rules, whatever it is. */
+/** Decodes any request form of docs/api.md §3 by the general rules, whatever it is. */
 export function decodeWireRequestInFull(request: WireRequest, options: DecodeWireRequestOptions = {}): DecodedWireRequest {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (request.body.byteLength > maxBodyBytes) {
@@ -101,7 +101,7 @@ export function decodeWireRequestInFull(request: WireRequest, options: DecodeWir
   const system = systemParameters(parameters);
   const headers = lowercaseHeaders(request.headers);
 
-  // API.md §3: Chromium and Firefox send v4 POSTs as GET with `X-HTTP-Method-Override: POST` (Firefox
+  // docs/api.md §3: Chromium and Firefox send v4 POSTs as GET with `X-HTTP-Method-Override: POST` (Firefox
   // also puts `$httpMethod=POST` in the URL). An empty override is no override.
   const method = (header(headers, 'x-http-method-override') || system.$httpMethod || request.method).trim().toUpperCase();
   const { rpc, apiVersion, listName, encodedRequest } = matchRoute(method, path);

@@ -1,8 +1,8 @@
-// Query parameters ↔ message fields, as gRPC transcoding binds them for the v5 GET methods (API.md §1:
+// Query parameters ↔ message fields, as gRPC transcoding binds them for the v5 GET methods (docs/api.md §1:
 // "The URL uses gRPC Transcoding syntax"): a parameter names a field by its JSON or proto name, nested
 // fields by a dotted path (`sizeConstraints.maxUpdateEntries`), a repeated field by repeating the
 // parameter (`names=a&names=b`), bytes as base64. Repeated values keep their order, so Firefox's
-// positional `version=` placeholders survive as empty entries (API.md §3).
+// positional `version=` placeholders survive as empty entries (docs/api.md §3).
 
 import type { DescField, DescMessage, Message } from '@bufbuild/protobuf';
 import { ScalarType } from '@bufbuild/protobuf';

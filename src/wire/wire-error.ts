@@ -76,20 +76,12 @@ export class WireError extends Error {
    * such status, and UNIMPLEMENTED ("not supported") is the one grpc-gateway reports for it.
    */
   static methodNotAllowed(method: string, path: string, allow: readonly string[]): WireError {
-    return new WireError(
-      'UNIMPLEMENTED',
-      `${path} does not accept ${method}; use ${allow.join(' or ')}`,
-      { httpStatus: 405, allow },
-    );
+    return new WireError('UNIMPLEMENTED', `${path} does not accept ${method}; use ${allow.join(' or ')}`, { httpStatus: 405, allow });
   }
 
   /** A body over the server's size cap: HTTP 413, RESOURCE_EXHAUSTED. */
   static payloadTooLarge(what: string, size: number, limit: number): WireError {
-    return new WireError(
-      'RESOURCE_EXHAUSTED',
-      `${what} is ${size} bytes; this server accepts at most ${limit}`,
-      { httpStatus: 413 },
-    );
+    return new WireError('RESOURCE_EXHAUSTED', `${what} is ${size} bytes; this server accepts at most ${limit}`, { httpStatus: 413 });
   }
 }
 
@@ -101,9 +93,12 @@ export interface RenderedWireError {
 }
 
 export function renderWireError(error: WireError, encoding: 'json' | 'protobuf' = 'json'): RenderedWireError {
-  const headers: Record<string, string> = { 'content-type': encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json; charset=utf-8' };
+  const headers: Record<string, string> = {
+    'content-type': encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json; charset=utf-8',
+  };
   if (error.allow !== undefined) headers['allow'] = error.allow.join(', ');
-  if (encoding === 'protobuf') return { httpStatus: error.httpStatus, headers, body: statusMessage(CODE_NUMBER[error.status], error.message) };
+  if (encoding === 'protobuf')
+    return { httpStatus: error.httpStatus, headers, body: statusMessage(CODE_NUMBER[error.status], error.message) };
   const json = { error: { code: error.httpStatus, message: error.message, status: error.status } };
   return {
     httpStatus: error.httpStatus,

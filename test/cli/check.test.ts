@@ -21,7 +21,9 @@ before(async () => {
   server = await startFakeServer((call): Answer => {
     if (failing) return { status: 503 };
     if (call.rpc === 'BatchGetHashLists') {
-      const lists = call.request.names.map((name) => prefixList(name, 'v1', name === 'mw-4b' ? prefixesOf(BAD) : new Uint32Array(0), { minimumWaitMs: 1_800_000 }));
+      const lists = call.request.names.map((name) =>
+        prefixList(name, 'v1', name === 'mw-4b' ? prefixesOf(BAD) : new Uint32Array(0), { minimumWaitMs: 1_800_000 }),
+      );
       return { rpc: 'BatchGetHashLists', message: create(BatchGetHashListsResponseSchema, { hashLists: lists }) };
     }
     assert.equal(call.rpc, 'SearchHashes');
@@ -52,10 +54,19 @@ describe('sbkit check', () => {
   });
 
   it('reads URLs from standard input and prints JSON', async () => {
-    const { status, out } = await run(['check', '--server', server.url, '--stdin', '--json'], `# comment\nhttp://${BAD}\n\nhttp://ok.example/\n`);
+    const { status, out } = await run(
+      ['check', '--server', server.url, '--stdin', '--json'],
+      `# comment\nhttp://${BAD}\n\nhttp://ok.example/\n`,
+    );
     assert.equal(status, EXIT.UNSAFE);
     const results = JSON.parse(out) as { url: string; verdict: string; threats: { threatType: string }[] }[];
-    assert.deepEqual(results.map((r) => [r.url, r.verdict]), [[`http://${BAD}`, 'UNSAFE'], ['http://ok.example/', 'SAFE']]);
+    assert.deepEqual(
+      results.map((r) => [r.url, r.verdict]),
+      [
+        [`http://${BAD}`, 'UNSAFE'],
+        ['http://ok.example/', 'SAFE'],
+      ],
+    );
     assert.equal(results[0]!.threats[0]!.threatType, 'MALWARE');
     assert.equal(out, `${JSON.stringify(results, null, 2)}\n`, 'one JSON array, laid out as JSON.stringify does');
   });
@@ -91,7 +102,10 @@ describe('sbkit check', () => {
     const { status, out } = await run(['check', '--server', server.url, '--stdin'], `${urls.join('\n')}\n`);
     assert.equal(status, EXIT.INVALID_INPUT);
     const lines = out.trimEnd().split('\n');
-    assert.deepEqual(lines.map((l) => l.split(/\s+/)[1]!.replace(/:$/, '')), urls);
+    assert.deepEqual(
+      lines.map((l) => l.split(/\s+/)[1]!.replace(/:$/, '')),
+      urls,
+    );
     assert.match(lines[150]!, /^UNSAFE\s+http:\/\/malware/);
     assert.match(lines[151]!, /^INVALID/);
     // Two prefixes per URL, at most 250 to a request: one search per batch of a hundred URLs.
@@ -125,18 +139,37 @@ describe('sbkit check with local lists', () => {
     const first = await run(['check', '--server', server.url, '--mode', 'local', '--data', data, 'http://ok.example/']);
     failing = false;
     assert.equal(first.status, EXIT.FAILED);
-    assert.match(first.out, /^SAFE\?\s+http:\/\/ok\.example\/: not confirmed \(never downloaded: se-4b, mw-4b, uws-4b, uwsa-4b, pha-4b\)$/m);
-    assert.match(first.err, /^sbkit: lists not updated: the server answered HTTP 503.*; backing off until \d{4}-\d\d-\d\dT[\d:.]+Z \(RF-4\)$/m);
+    assert.match(
+      first.out,
+      /^SAFE\?\s+http:\/\/ok\.example\/: not confirmed \(never downloaded: se-4b, mw-4b, uws-4b, uwsa-4b, pha-4b\)$/m,
+    );
+    assert.match(
+      first.err,
+      /^sbkit: lists not updated: the server answered HTTP 503.*; backing off until \d{4}-\d\d-\d\dT[\d:.]+Z \(RF-4\)$/m,
+    );
     const before = server.requests.length;
     const again = await run(['check', '--server', server.url, '--mode', 'local', '--data', data, '--json', 'http://ok.example/']);
     assert.equal(server.requests.length, before, 'nothing asked during the back-off');
     assert.equal(again.status, EXIT.FAILED);
     assert.match(again.err, /^sbkit: lists not updated: the last update failed; backing off until \d{4}-.*Z \(RF-4\)$/m);
-    assert.deepEqual((JSON.parse(again.out) as { verdict: string; error: string }[]).map((r) => [r.verdict, r.error]), [['SAFE', 'never downloaded: se-4b, mw-4b, uws-4b, uwsa-4b, pha-4b']]);
+    assert.deepEqual(
+      (JSON.parse(again.out) as { verdict: string; error: string }[]).map((r) => [r.verdict, r.error]),
+      [['SAFE', 'never downloaded: se-4b, mw-4b, uws-4b, uwsa-4b, pha-4b']],
+    );
   });
 
   it('says SAFE plainly once the lists are there', async () => {
-    const { status, out } = await run(['check', '--server', server.url, '--mode', 'local', '--data', join(dir, 'fresh'), 'http://ok.example/', `http://${BAD}`]);
+    const { status, out } = await run([
+      'check',
+      '--server',
+      server.url,
+      '--mode',
+      'local',
+      '--data',
+      join(dir, 'fresh'),
+      'http://ok.example/',
+      `http://${BAD}`,
+    ]);
     assert.equal(status, EXIT.UNSAFE);
     assert.match(out, /^SAFE\s+http:\/\/ok\.example\/$/m);
     assert.match(out, /^UNSAFE\s+http:\/\/malware/m);

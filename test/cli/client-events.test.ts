@@ -21,7 +21,10 @@ before(async () => {
     const lists = names.map((name) =>
       name === 'gc-32b'
         ? fullHashList(name, 'gc-v1', fullHashesOf('popular.example/'))
-        : prefixList(name, `${name}-v1`, prefixesOf(`${name}.sbtest.example/`), { minimumWaitMs: 1_800_000, ...(badChecksum ? { checksum: new Uint8Array(32) } : {}) }),
+        : prefixList(name, `${name}-v1`, prefixesOf(`${name}.sbtest.example/`), {
+            minimumWaitMs: 1_800_000,
+            ...(badChecksum ? { checksum: new Uint8Array(32) } : {}),
+          }),
     );
     return { rpc: 'BatchGetHashLists', message: create(BatchGetHashListsResponseSchema, { hashLists: lists }) };
   });

@@ -8,7 +8,10 @@ describe('sbkit expressions', () => {
     const { status, out } = await run(['expressions', 'HTTP://Malware.SBTEST.example:8080']);
     assert.equal(status, EXIT.SAFE);
     assert.match(out, /^canonical URL: http:\/\/malware\.sbtest\.example\/$/m);
-    assert.match(out, /^malware\.sbtest\.example\/\s+bfd00f8e\s+v9APjg==\s+bfd00f8e2fe3c810bd449e28af095aa010d0ebc11875a2bab2f19b9147cf086f$/m);
+    assert.match(
+      out,
+      /^malware\.sbtest\.example\/\s+bfd00f8e\s+v9APjg==\s+bfd00f8e2fe3c810bd449e28af095aa010d0ebc11875a2bab2f19b9147cf086f$/m,
+    );
     assert.match(out, /^sbtest\.example\/\s/m);
   });
 

@@ -15,7 +15,10 @@ describe('sbkit exit statuses for errors', () => {
     const cases: [string[], RegExp][] = [
       [['check', '--protocol', 'v4', '--mode', 'realtime', 'http://a.example/'], /real-time mode needs the v5 protocol/],
       [['check', '--protocol', 'v4', '--lists', 'gc-32b', 'http://a.example/'], /list "gc-32b" has no v4 equivalent/],
-      [['check', '--protocol', 'v4', '--lists', 'gc-32b', '--data', '/nonexistent/sbkit', 'http://a.example/'], /list "gc-32b" has no v4 equivalent/],
+      [
+        ['check', '--protocol', 'v4', '--lists', 'gc-32b', '--data', '/nonexistent/sbkit', 'http://a.example/'],
+        /list "gc-32b" has no v4 equivalent/,
+      ],
       [['check', '--server', 'not a url', 'http://a.example/'], /the server "not a url" is not an http or https URL/],
       [['update', '--server', 'not a url', '--data', '/nonexistent/sbkit'], /the server "not a url" is not an http or https URL/],
     ];

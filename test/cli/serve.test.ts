@@ -25,7 +25,7 @@ function start(command: string, ...args: string[]): Promise<{ url: string; stder
   let stderr = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`sbkit serve did not start: ${stderr}`)), 20_000);
-    child.stderr!.on('data', (chunk: Buffer) => {
+    child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const match = /listening on (http:\/\/\S+?),? /.exec(stderr);
       if (match !== null) {
@@ -50,7 +50,7 @@ after(async () => {
 });
 
 describe('sbkit serve', () => {
-  it('serves the embedded demo lists, which sbkit check finds Google\'s phishing test page in', async () => {
+  it("serves the embedded demo lists, which sbkit check finds Google's phishing test page in", async () => {
     const { url, stderr } = await serve();
     assert.match(stderr(), /with the embedded demo lists: se-4b \(4\), mw-4b/);
     const phishing = await run(['check', '--server', url, 'http://testsafebrowsing.appspot.com/s/phishing.html']);
@@ -66,13 +66,32 @@ describe('sbkit serve', () => {
       await writeFile(join(dir, 'hosts.txt'), '0.0.0.0 evil.example\n127.0.0.1 localhost\n0.0.0.0 -not-a-host-\n');
       await writeFile(
         join(dir, 'sbkit.json'),
-        JSON.stringify({ lists: [{ name: 'mw-4b', threatTypes: ['MALWARE'], sources: [{ file: 'hosts.txt', format: 'hosts' }, { entries: ['bad.example/login'] }] }] }),
+        JSON.stringify({
+          lists: [
+            {
+              name: 'mw-4b',
+              threatTypes: ['MALWARE'],
+              sources: [{ file: 'hosts.txt', format: 'hosts' }, { entries: ['bad.example/login'] }],
+            },
+          ],
+        }),
       );
       const { url, stderr } = await serve('--config', join(dir, 'sbkit.json'));
       assert.match(stderr(), /list mw-4b: 2 entries, 1 bad lines/);
       assert.match(stderr(), /sbkit serve: {3}\S*hosts\.txt, line 3: /, 'the bad line, where it is and why');
-      const result = await run(['check', '--server', url, '--json', 'http://www.evil.example/any/page', 'http://bad.example/login', 'http://bad.example/']);
-      assert.deepEqual((JSON.parse(result.out) as { verdict: string }[]).map((r) => r.verdict), ['UNSAFE', 'UNSAFE', 'SAFE']);
+      const result = await run([
+        'check',
+        '--server',
+        url,
+        '--json',
+        'http://www.evil.example/any/page',
+        'http://bad.example/login',
+        'http://bad.example/',
+      ]);
+      assert.deepEqual(
+        (JSON.parse(result.out) as { verdict: string }[]).map((r) => r.verdict),
+        ['UNSAFE', 'UNSAFE', 'SAFE'],
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -88,16 +107,22 @@ describe('sbkit serve', () => {
     assert.match(result.out, /^SAFE\s+http:\/\/example\.com\/$/m);
   });
 
-  it('takes a proxy\'s API keys, admin token and load control from a --config without lists', async () => {
+  it("takes a proxy's API keys, admin token and load control from a --config without lists", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'sbkit-proxy-config-'));
     try {
       const config = join(dir, 'proxy.json');
-      await writeFile(config, JSON.stringify({ apiKeys: ['proxy-key'], adminToken: 'an-operator-token-of-24', loadControl: { burstMax: 50 } }));
+      await writeFile(
+        config,
+        JSON.stringify({ apiKeys: ['proxy-key'], adminToken: 'an-operator-token-of-24', loadControl: { burstMax: 50 } }),
+      );
       const authority = await serve();
       const proxy = await serve('--upstream', authority.url, '--config', config);
       assert.equal((await fetch(`${proxy.url}/v5/hashLists`)).status, 403, 'no key: refused as Google refuses it');
       assert.equal((await fetch(`${proxy.url}/v5/hashLists?key=proxy-key`)).status, 200);
-      const pause = await fetch(`${proxy.url}/admin/pause`, { method: 'POST', headers: { authorization: 'Bearer an-operator-token-of-24' } });
+      const pause = await fetch(`${proxy.url}/admin/pause`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer an-operator-token-of-24' },
+      });
       assert.equal(pause.status, 200);
       assert.equal((await fetch(`${proxy.url}/v5/hashLists?key=proxy-key`)).status, 503);
 
@@ -110,7 +135,7 @@ describe('sbkit serve', () => {
     }
   });
 
-  it('shares a proxy\'s cached searches (and mirrored lists, once fetched) through Redis with --upstream --redis', async () => {
+  it("shares a proxy's cached searches (and mirrored lists, once fetched) through Redis with --upstream --redis", async () => {
     await ensureRedis();
     const prefix = uniqueKeyPrefix();
     try {
@@ -119,7 +144,10 @@ describe('sbkit serve', () => {
       assert.match(proxy.stderr(), /shared through Redis/);
       const result = await run(['check', '--server', proxy.url, 'http://testsafebrowsing.appspot.com/s/phishing.html']);
       assert.equal(result.status, EXIT.UNSAFE);
-      assert.ok((await keysUnder(prefix)).some((key) => key.startsWith(`${prefix}search:`)), 'the search answer is in Redis');
+      assert.ok(
+        (await keysUnder(prefix)).some((key) => key.startsWith(`${prefix}search:`)),
+        'the search answer is in Redis',
+      );
     } finally {
       await deleteKeys(prefix);
     }
@@ -128,12 +156,16 @@ describe('sbkit serve', () => {
   it('puts load control in front of every route unless --no-load-control', async () => {
     const burst = async (url: string) => {
       const statuses: number[] = [];
-      for (let i = 0; i < 12; i++) statuses.push((await fetch(`${url}/v5/hashLists`, { headers: { 'user-agent': 'burst-test/1' } })).status);
+      for (let i = 0; i < 12; i++)
+        statuses.push((await fetch(`${url}/v5/hashLists`, { headers: { 'user-agent': 'burst-test/1' } })).status);
       return statuses;
     };
     const guarded = await serve();
-    assert.deepEqual(await burst(guarded.url), [...Array(11).fill(200), 503]);
-    assert.match(await (await fetch(`${guarded.url}/metrics`, { headers: { 'user-agent': 'prometheus/2' } })).text(), /sbkit_requests_refused_total\{class="bot",reason="rate"\} 1/);
+    assert.deepEqual(await burst(guarded.url), [...Array<number>(11).fill(200), 503]);
+    assert.match(
+      await (await fetch(`${guarded.url}/metrics`, { headers: { 'user-agent': 'prometheus/2' } })).text(),
+      /sbkit_requests_refused_total\{class="bot",reason="rate"\} 1/,
+    );
     const open = await serve('--no-load-control');
     assert.deepEqual(await burst(open.url), Array(12).fill(200));
   });
@@ -159,7 +191,17 @@ describe('sbkit serve', () => {
     const gateway = await serve();
     const relay = await start('relay', '--gateway', `${gateway.url}/ohttp-gateway`);
     assert.match(relay.url, /\/ohttp-relay$/);
-    const result = await run(['check', '--server', gateway.url, '--ohttp-relay', relay.url, '--ohttp-keys', `${gateway.url}/ohttp-keys`, 'http://testsafebrowsing.appspot.com/s/phishing.html', 'http://example.com/']);
+    const result = await run([
+      'check',
+      '--server',
+      gateway.url,
+      '--ohttp-relay',
+      relay.url,
+      '--ohttp-keys',
+      `${gateway.url}/ohttp-keys`,
+      'http://testsafebrowsing.appspot.com/s/phishing.html',
+      'http://example.com/',
+    ]);
     assert.equal(result.status, EXIT.UNSAFE, result.err);
     assert.match(result.out, /^UNSAFE\s+http:\/\/testsafebrowsing\.appspot\.com\/s\/phishing\.html/m);
     assert.match(result.out, /^SAFE\s+http:\/\/example\.com\/$/m);
@@ -173,15 +215,26 @@ describe('sbkit serve', () => {
       const [config] = parseKeyConfigs(new Uint8Array(await (await fetch(`${gateway.url}/ohttp-keys`)).arrayBuffer()));
       const statuses: number[] = [];
       for (let person = 0; person < 13; person++) {
-        const inner = encodeBinaryHttpRequest({ method: 'GET', scheme: 'http', authority: 'sb', path: '/v5/hashLists', headers: [], content: new Uint8Array(0) });
+        const inner = encodeBinaryHttpRequest({
+          method: 'GET',
+          scheme: 'http',
+          authority: 'sb',
+          path: '/v5/hashLists',
+          headers: [],
+          content: new Uint8Array(0),
+        });
         const { message } = await encapsulateRequest(config!, inner);
-        const answer = await fetch(relay.url, { method: 'POST', headers: { 'content-type': 'message/ohttp-req', 'user-agent': `person-${person}` }, body: message });
+        const answer = await fetch(relay.url, {
+          method: 'POST',
+          headers: { 'content-type': 'message/ohttp-req', 'user-agent': `person-${person}` },
+          body: message,
+        });
         statuses.push(answer.status);
       }
       return statuses;
     };
     assert.deepEqual(await counts(['--trusted-relay', '127.0.0.1']), Array(13).fill(200));
-    assert.deepEqual(await counts([]), [...Array(11).fill(200), 503, 503]);
+    assert.deepEqual(await counts([]), [...Array<number>(11).fill(200), 503, 503]);
   });
 
   it('refuses flags that do not go together', async () => {
@@ -192,7 +245,11 @@ describe('sbkit serve', () => {
     const relay = await run(['serve', '--port', '0', '--trusted-relay', 'relay.example']);
     assert.equal(relay.status, EXIT.INVALID_INPUT);
     assert.match(relay.err, /--trusted-relay: trusted relay "relay\.example" is neither an IP address nor a CIDR block/);
-    assert.equal((await run(['serve', '--port', '0', '--ohttp-overlap', '1440'])).status, EXIT.INVALID_INPUT, 'an overlap as long as the rotation');
+    assert.equal(
+      (await run(['serve', '--port', '0', '--ohttp-overlap', '1440'])).status,
+      EXIT.INVALID_INPUT,
+      'an overlap as long as the rotation',
+    );
     const relayProxy = await run(['relay', '--gateway', 'http://127.0.0.1:9/ohttp-gateway', '--port', '0', '--trusted-proxy', 'lb']);
     assert.equal(relayProxy.status, EXIT.INVALID_INPUT);
     assert.match(relayProxy.err, /--trusted-proxy: trusted proxy "lb"/);
@@ -201,7 +258,10 @@ describe('sbkit serve', () => {
   it('refuses a configuration with a clear message and exit status 4', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'sbkit-serve-'));
     try {
-      await writeFile(join(dir, 'bad.json'), JSON.stringify({ lists: [{ name: 'x', threatTypes: ['MALWARE'], sources: [], colour: 'red' }] }));
+      await writeFile(
+        join(dir, 'bad.json'),
+        JSON.stringify({ lists: [{ name: 'x', threatTypes: ['MALWARE'], sources: [], colour: 'red' }] }),
+      );
       const result = await run(['serve', '--port', '0', '--config', join(dir, 'bad.json')]);
       assert.equal(result.status, EXIT.INVALID_INPUT);
       assert.match(result.err, /lists\[0\]/);

@@ -22,7 +22,9 @@ before(async () => {
     const lists = names.map((name) =>
       name === 'gc-32b'
         ? fullHashList(name, 'gc-v1', fullHashesOf('popular.example/'))
-        : prefixList(name, `${name}-v1`, name === 'mw-4b' ? prefixesOf('malware.sbtest.example/') : new Uint32Array(0), { minimumWaitMs: 1_800_000 }),
+        : prefixList(name, `${name}-v1`, name === 'mw-4b' ? prefixesOf('malware.sbtest.example/') : new Uint32Array(0), {
+            minimumWaitMs: 1_800_000,
+          }),
     );
     return { rpc: 'BatchGetHashLists', message: create(BatchGetHashListsResponseSchema, { hashLists: lists }) };
   });
@@ -47,11 +49,14 @@ describe('sbkit update and sbkit lists', () => {
     assert.match(out, /^next update: \d{4}-\d\d-\d\dT/m);
     const lists = await run(['lists', '--data', dir, '--lists', 'se-4b,mw-4b', '--json']);
     const parsed = JSON.parse(lists.out) as { name: string; entries: number; version: string; updatedAt: string | null }[];
-    assert.deepEqual(parsed.map((l) => [l.name, l.entries, Buffer.from(l.version, 'base64').toString()]), [
-      ['se-4b', 0, 'se-4b-v1'],
-      ['mw-4b', 1, 'mw-4b-v1'],
-      ['gc-32b', 1, 'gc-v1'],
-    ]);
+    assert.deepEqual(
+      parsed.map((l) => [l.name, l.entries, Buffer.from(l.version, 'base64').toString()]),
+      [
+        ['se-4b', 0, 'se-4b-v1'],
+        ['mw-4b', 1, 'mw-4b-v1'],
+        ['gc-32b', 1, 'gc-v1'],
+      ],
+    );
     assert.ok(parsed.every((l) => l.updatedAt !== null));
   });
 
@@ -85,7 +90,9 @@ describe('sbkit update and sbkit lists', () => {
       assert.equal(status, EXIT.FAILED);
       assert.match(err, /^sbkit update: backing off after 1 failed update until (\d{4}-\d\d-\d\dT[\d:.]+Z) \(RF-4\); nothing was asked$/m);
       assert.doesNotMatch(out, /minimum wait/);
-      const json = JSON.parse((await run(['update', '--server', server.url, '--data', fresh, '--json'])).out) as { backoffUntil: string | null };
+      const json = JSON.parse((await run(['update', '--server', server.url, '--data', fresh, '--json'])).out) as {
+        backoffUntil: string | null;
+      };
       assert.equal(json.backoffUntil, /until (\S+) \(RF-4\)/.exec(err)![1]);
     } finally {
       failing = false;

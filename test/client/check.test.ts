@@ -7,8 +7,8 @@ import {
   noStorageCheck,
   prepareUrl,
   realTimeCheck,
-  type SearchResponse,
 } from '../../src/client/check.ts';
+import type { SearchResponse } from '../../src/client/transport.ts';
 import { LocalCache } from '../../src/client/local-cache.ts';
 import { knownDetail, type ThreatDetail } from '../../src/client/threats.ts';
 import { expressionHashString, prefix32 } from '../../src/url/hash.ts';
@@ -46,7 +46,10 @@ function context(overrides: Partial<CheckContext> & Pick<CheckContext, 'search'>
 describe('realTimeCheck (SB-8)', () => {
   it('is UNSURE without asking anyone when the global cache holds an expression hash', async () => {
     const server = scripted(new Map());
-    const ctx = context({ search: server.search, lists: { inGlobalCache: (h) => h === expressionHashString('sbtest.example/'), inThreatLists: () => false } });
+    const ctx = context({
+      search: server.search,
+      lists: { inGlobalCache: (h) => h === expressionHashString('sbtest.example/'), inThreatLists: () => false },
+    });
     const outcome = await realTimeCheck(ctx, prepareUrl(BAD_URL));
     assert.equal(outcome.verdict, 'UNSURE');
     assert.equal(server.searches.length, 0);
@@ -58,7 +61,10 @@ describe('realTimeCheck (SB-8)', () => {
     const first = await realTimeCheck(ctx, prepareUrl(BAD_URL));
     assert.equal(first.verdict, 'UNSAFE');
     assert.equal(first.answeredBy, 'server');
-    assert.deepEqual(first.threats.map((t) => [t.expression, t.threatType]), [['malware.sbtest.example/', 'MALWARE']]);
+    assert.deepEqual(
+      first.threats.map((t) => [t.expression, t.threatType]),
+      [['malware.sbtest.example/', 'MALWARE']],
+    );
     const second = await realTimeCheck(ctx, prepareUrl(BAD_URL));
     assert.equal(second.verdict, 'UNSAFE');
     assert.equal(second.answeredBy, 'cache');
@@ -119,13 +125,16 @@ describe('realTimeCheck (SB-8)', () => {
   });
 
   it('reports CANARY threats without acting on them; FRAME_ONLY counts only in frames', async () => {
-    const canary = scripted(new Map([[badHash, [{ threatType: 'MALWARE', attributes: ['CANARY'] } as ThreatDetail]]]));
+    const canary = scripted(new Map<string, ThreatDetail[]>([[badHash, [{ threatType: 'MALWARE', attributes: ['CANARY'] }]]]));
     const outcome = await realTimeCheck(context({ search: canary.search }), prepareUrl(BAD_URL));
     assert.equal(outcome.verdict, 'SAFE');
     assert.equal(outcome.threats[0]?.enforced, false);
-    const frameOnly = new Map([[badHash, [{ threatType: 'SOCIAL_ENGINEERING', attributes: ['FRAME_ONLY'] } as ThreatDetail]]]);
+    const frameOnly = new Map<string, ThreatDetail[]>([[badHash, [{ threatType: 'SOCIAL_ENGINEERING', attributes: ['FRAME_ONLY'] }]]]);
     assert.equal((await realTimeCheck(context({ search: scripted(frameOnly).search }), prepareUrl(BAD_URL))).verdict, 'SAFE');
-    assert.equal((await realTimeCheck(context({ search: scripted(frameOnly).search, inFrame: true }), prepareUrl(BAD_URL))).verdict, 'UNSAFE');
+    assert.equal(
+      (await realTimeCheck(context({ search: scripted(frameOnly).search, inFrame: true }), prepareUrl(BAD_URL))).verdict,
+      'UNSAFE',
+    );
   });
 });
 
@@ -134,7 +143,11 @@ describe('the local cache inside the procedures (SB-8 step 5)', () => {
     for (const check of [realTimeCheck, localThreatListCheck, noStorageCheck]) {
       const server = scripted(new Map());
       const ctx = context({ search: server.search, lists: { inGlobalCache: () => false, inThreatLists: () => true } });
-      ctx.cache.store([prefix32(badHash)], { fullHashes: [{ fullHash: badHash, details: [malware] }], serverFullHashCount: 1, cacheDurationMs: 600_000 }, ctx.now());
+      ctx.cache.store(
+        [prefix32(badHash)],
+        { fullHashes: [{ fullHash: badHash, details: [malware] }], serverFullHashCount: 1, cacheDurationMs: 600_000 },
+        ctx.now(),
+      );
       const outcome = await check(ctx, prepareUrl(`${BAD_URL}path/page.html`));
       assert.equal(outcome.verdict, 'UNSAFE', check.name);
       assert.equal(outcome.answeredBy, 'cache');
@@ -177,7 +190,10 @@ describe('localThreatListCheck (SB-8)', () => {
 
   it('is SAFE on a server error, and says so', async () => {
     const lists = { inGlobalCache: () => false, inThreatLists: () => true };
-    const outcome = await localThreatListCheck(context({ search: scripted(new Map(), new Error('timeout')).search, lists }), prepareUrl(BAD_URL));
+    const outcome = await localThreatListCheck(
+      context({ search: scripted(new Map(), new Error('timeout')).search, lists }),
+      prepareUrl(BAD_URL),
+    );
     assert.equal(outcome.verdict, 'SAFE');
     assert.match(outcome.error!.message, /timeout/);
   });

@@ -15,12 +15,23 @@ describe('parseClientState', () => {
   });
 
   it('takes the per-list schedules of earlier versions without losing a wait or a back-off (RF-3, RF-4)', () => {
-    const earlier = { updates: { 'se-4b': { notBefore: 100, failures: 0 }, 'mw-4b': { notBefore: 900, failures: 2 }, 'uws-4b': { notBefore: 700, failures: 1 } }, search: { notBefore: 7, failures: 0 } };
+    const earlier = {
+      updates: {
+        'se-4b': { notBefore: 100, failures: 0 },
+        'mw-4b': { notBefore: 900, failures: 2 },
+        'uws-4b': { notBefore: 700, failures: 1 },
+      },
+      search: { notBefore: 7, failures: 0 },
+    };
     assert.deepEqual(parseClientState(earlier, FILE), {
       updates: { waits: { 'se-4b': 100, 'mw-4b': 900, 'uws-4b': 700 }, requests: { notBefore: 900, failures: 2 } },
       search: { notBefore: 7, failures: 0 },
     });
-    assert.deepEqual(parseClientState({ updates: { 'se-4b': { notBefore: 100, failures: 0 } } }, FILE).updates?.requests, { notBefore: 0, failures: 0 }, 'no back-off where none was');
+    assert.deepEqual(
+      parseClientState({ updates: { 'se-4b': { notBefore: 100, failures: 0 } } }, FILE).updates?.requests,
+      { notBefore: 0, failures: 0 },
+      'no back-off where none was',
+    );
   });
 
   it('refuses, naming the field, anything that is not a usable schedule', () => {
@@ -41,7 +52,11 @@ describe('parseClientState', () => {
     for (const [value, message] of cases) {
       assert.throws(
         () => parseClientState(value, FILE),
-        (err) => err instanceof DatabaseFileError && err.file === FILE && message.test(err.message) && /it is ignored, and written anew at the next save/.test(err.message),
+        (err) =>
+          err instanceof DatabaseFileError &&
+          err.file === FILE &&
+          message.test(err.message) &&
+          /it is ignored, and written anew at the next save/.test(err.message),
         JSON.stringify(value),
       );
     }

@@ -6,10 +6,7 @@ import type { RpcId, RpcResponse } from '../../src/wire/routes.ts';
 import { renderWireError, WireError } from '../../src/wire/wire-error.ts';
 
 /** How the scripted server answers one request. */
-export type Answer =
-  | { [R in RpcId]: { rpc: R; message: RpcResponse<R> } }[RpcId]
-  | { status: number; body?: string }
-  | { hang: true };
+export type Answer = { [R in RpcId]: { rpc: R; message: RpcResponse<R> } }[RpcId] | { status: number; body?: string } | { hang: true };
 
 export interface FakeServer {
   url: string;

@@ -52,7 +52,8 @@ after(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const get = (path: string, settings = SETTINGS) => sendRequest({ method: 'GET', url: `${base}${path}`, headers: {}, body: undefined }, settings);
+const get = (path: string, settings = SETTINGS) =>
+  sendRequest({ method: 'GET', url: `${base}${path}`, headers: {}, body: undefined }, settings);
 
 async function rejectsWith(promise: Promise<unknown>, kind: TransportError['kind'], message: RegExp): Promise<void> {
   await assert.rejects(promise, (err: unknown) => {
@@ -76,7 +77,10 @@ describe('sendRequest', () => {
   });
 
   it('posts a body with its length', async () => {
-    await sendRequest({ method: 'POST', url: `${base}/plain`, headers: { 'content-type': 'application/x-protobuf' }, body: new Uint8Array([1, 2, 3]) }, SETTINGS);
+    await sendRequest(
+      { method: 'POST', url: `${base}/plain`, headers: { 'content-type': 'application/x-protobuf' }, body: new Uint8Array([1, 2, 3]) },
+      SETTINGS,
+    );
     const request = seen.at(-1)!;
     assert.equal(request.method, 'POST');
     assert.equal(request.headers['content-length'], '3');
@@ -118,10 +122,18 @@ describe('sendRequest', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    await rejectsWith(sendRequest({ method: 'GET', url: `http://127.0.0.1:${port}/`, headers: {}, body: undefined }, SETTINGS), 'network', /cannot reach http:\/\/127\.0\.0\.1/);
+    await rejectsWith(
+      sendRequest({ method: 'GET', url: `http://127.0.0.1:${port}/`, headers: {}, body: undefined }, SETTINGS),
+      'network',
+      /cannot reach http:\/\/127\.0\.0\.1/,
+    );
   });
 
   it('refuses, as a network failure, a request Node cannot write', async () => {
-    await rejectsWith(sendRequest({ method: 'GET', url: `${base}/plain`, headers: { 'x-bad': 'line\nbreak' }, body: undefined }, SETTINGS), 'network', /cannot reach/);
+    await rejectsWith(
+      sendRequest({ method: 'GET', url: `${base}/plain`, headers: { 'x-bad': 'line\nbreak' }, body: undefined }, SETTINGS),
+      'network',
+      /cannot reach/,
+    );
   });
 });

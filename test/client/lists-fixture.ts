@@ -12,7 +12,7 @@ export function prefixesOf(...expressions: string[]): Uint32Array {
 
 /** Sorted 32-byte hashes of expressions, concatenated. */
 export function fullHashesOf(...expressions: string[]): Uint8Array {
-  const hashes = expressions.map((e) => Buffer.from(expressionHashString(e), 'latin1')).sort(Buffer.compare);
+  const hashes = expressions.map((e) => Buffer.from(expressionHashString(e), 'latin1')).sort((a, b) => Buffer.compare(a, b));
   return new Uint8Array(Buffer.concat(hashes));
 }
 

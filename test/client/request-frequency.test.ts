@@ -17,8 +17,17 @@ import { prefixList, prefixesOf } from './lists-fixture.ts';
 type Scripted = { kind: 'ok'; waitMs: number | undefined } | { kind: 'status'; status: number } | { kind: 'timeout' };
 
 const scripted: fc.Arbitrary<Scripted> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('ok' as const), waitMs: fc.option(fc.integer({ min: 0, max: 48 * 3600_000 }), { nil: undefined }) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('status' as const), status: fc.constantFrom(400, 403, 404, 429, 500, 502, 503, 504) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('ok' as const),
+      waitMs: fc.option(fc.integer({ min: 0, max: 48 * 3600_000 }), { nil: undefined }),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('status' as const), status: fc.constantFrom(400, 403, 404, 429, 500, 502, 503, 504) }),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: 'timeout' as const }) },
 );
 
@@ -33,7 +42,12 @@ before(async () => {
     const answer = script[received.length - 1] ?? { kind: 'status', status: 500 };
     if (answer.kind === 'timeout') return { hang: true };
     if (answer.kind === 'status') return { status: answer.status };
-    const list = prefixList('mw-4b', `v${received.length}`, new Uint32Array(0), answer.waitMs === undefined ? {} : { minimumWaitMs: answer.waitMs });
+    const list = prefixList(
+      'mw-4b',
+      `v${received.length}`,
+      new Uint32Array(0),
+      answer.waitMs === undefined ? {} : { minimumWaitMs: answer.waitMs },
+    );
     return { rpc: 'BatchGetHashLists', message: create(BatchGetHashListsResponseSchema, { hashLists: [list] }) };
   });
   // The first fetch() of a process loads its HTTP stack; keep that out of the short timeouts below.
@@ -99,7 +113,16 @@ describe('request frequency (RF-2..5, SB-12) against any sequence of answers', (
       {
         numRuns: 50,
         // Found in CI: a fractional first moment made the next one come out 1e-7 ms early.
-        examples: [[[{ kind: 'ok', waitMs: 73_741_824 }, { kind: 'status', status: 400 }], [9.934107462565107e-13, ...new Array<number>(39).fill(0)], new Array<number>(10).fill(0)]],
+        examples: [
+          [
+            [
+              { kind: 'ok', waitMs: 73_741_824 },
+              { kind: 'status', status: 400 },
+            ],
+            [9.934107462565107e-13, ...new Array<number>(39).fill(0)],
+            new Array<number>(10).fill(0),
+          ],
+        ],
       },
     );
   });
@@ -116,7 +139,13 @@ describe('request frequency of v4 fullHashes:find (RF-3, RF-4) against any seque
           rpc: 'FetchThreatListUpdates',
           message: create(FetchThreatListUpdatesResponseSchema, {
             listUpdateResponses: [
-              { ...v4ListOf('mw-4b'), responseType: 2, additions: [{ compressionType: 2, riceHashes: encodeV4RiceHashes(listed) }], newClientState: Buffer.from('s'), checksum: { sha256: checksumOf({ width: 4, values: listed }) } },
+              {
+                ...v4ListOf('mw-4b'),
+                responseType: 2,
+                additions: [{ compressionType: 2, riceHashes: encodeV4RiceHashes(listed) }],
+                newClientState: Buffer.from('s'),
+                checksum: { sha256: checksumOf({ width: 4, values: listed }) },
+              },
             ],
             minimumWaitDuration: durationFromMs(1_800_000),
           }),
@@ -126,7 +155,13 @@ describe('request frequency of v4 fullHashes:find (RF-3, RF-4) against any seque
       const answer = findScript[searches.length - 1] ?? { kind: 'status', status: 500 };
       if (answer.kind === 'timeout') return { hang: true };
       if (answer.kind === 'status') return { status: answer.status };
-      return { rpc: 'FindFullHashes', message: create(FindFullHashesResponseSchema, answer.waitMs === undefined ? {} : { minimumWaitDuration: durationFromMs(answer.waitMs) }) };
+      return {
+        rpc: 'FindFullHashes',
+        message: create(
+          FindFullHashesResponseSchema,
+          answer.waitMs === undefined ? {} : { minimumWaitDuration: durationFromMs(answer.waitMs) },
+        ),
+      };
     });
     try {
       await fc.assert(
@@ -178,7 +213,8 @@ describe('request frequency of v4 fullHashes:find (RF-3, RF-4) against any seque
 });
 
 describe('request frequency of updates of lists with different waits (RF-3 per list, RF-4 for the client)', () => {
-  type ListAnswer = { kind: 'ok'; se: number | undefined; mw: number | undefined } | { kind: 'status'; status: number } | { kind: 'timeout' };
+  type ListAnswer =
+    { kind: 'ok'; se: number | undefined; mw: number | undefined } | { kind: 'status'; status: number } | { kind: 'timeout' };
   const wait = fc.option(fc.integer({ min: 0, max: 6 * 3600_000 }), { nil: undefined });
   const listAnswer: fc.Arbitrary<ListAnswer> = fc.oneof(
     { weight: 5, arbitrary: fc.record({ kind: fc.constant('ok' as const), se: wait, mw: wait }) },
@@ -239,10 +275,17 @@ describe('request frequency of updates of lists with different waits (RF-3 per l
             const allowedAt = new Map<string, number>();
             let failures = 0;
             sent.forEach(({ at, names }, i) => {
-              for (const name of names) assert.ok(at >= (allowedAt.get(name) ?? -Infinity), `request ${i} asked for ${name} ${allowedAt.get(name)! - at} ms before its wait ended`);
+              for (const name of names)
+                assert.ok(
+                  at >= (allowedAt.get(name) ?? -Infinity),
+                  `request ${i} asked for ${name} ${allowedAt.get(name)! - at} ms before its wait ended`,
+                );
               if (i > 0 && failures > 0) {
                 const least = Math.min(2 ** (failures - 1) * BACKOFF_BASE_MS, BACKOFF_CAP_MS);
-                assert.ok(at - sent[i - 1]!.at >= least, `request ${i} (${names.join(' ')}) came ${at - sent[i - 1]!.at} ms after failure ${failures}; back-off needs ${least}`);
+                assert.ok(
+                  at - sent[i - 1]!.at >= least,
+                  `request ${i} (${names.join(' ')}) came ${at - sent[i - 1]!.at} ms after failure ${failures}; back-off needs ${least}`,
+                );
               }
               const answer: ListAnswer = script[i] ?? { kind: 'status', status: 500 };
               if (answer.kind !== 'ok') {
@@ -258,7 +301,17 @@ describe('request frequency of updates of lists with different waits (RF-3 per l
           numRuns: 50,
           // The case that per-list back-off got wrong: se-4b waits 5 min, mw-4b 10 min; a 503 for se-4b
           // alone must hold mw-4b back too.
-          examples: [[[{ kind: 'ok', se: 300_000, mw: 600_000 }, { kind: 'status', status: 503 }, { kind: 'ok', se: 300_000, mw: 600_000 }], new Array<number>(40).fill(0), new Array<number>(14).fill(0)]],
+          examples: [
+            [
+              [
+                { kind: 'ok', se: 300_000, mw: 600_000 },
+                { kind: 'status', status: 503 },
+                { kind: 'ok', se: 300_000, mw: 600_000 },
+              ],
+              new Array<number>(40).fill(0),
+              new Array<number>(14).fill(0),
+            ],
+          ],
         },
       );
     } finally {

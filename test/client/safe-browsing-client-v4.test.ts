@@ -13,7 +13,8 @@ import {
   ThreatEntryType,
 } from '../../src/proto/v4.ts';
 import { BatchGetHashListsResponseSchema } from '../../src/proto/v5.ts';
-import { SafeBrowsingClient, SEARCH_PREFIXES_PER_REQUEST } from '../../src/client/safe-browsing-client.ts';
+import { SEARCH_PREFIXES_PER_REQUEST } from '../../src/client/hash-searcher.ts';
+import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
 import { v4ListOf } from '../../src/client/v4-lists.ts';
 import { checksumOf } from '../../src/store/hash-list.ts';
 import { expressionHashString } from '../../src/url/hash.ts';
@@ -71,7 +72,14 @@ describe('SafeBrowsingClient over v4', () => {
       return {
         rpc: 'FindFullHashes',
         message: create(FindFullHashesResponseSchema, {
-          matches: [{ ...v4ListOf('mw-4b'), threatEntryType: ThreatEntryType.URL, threat: { hash: Buffer.from(expressionHashString(BAD), 'latin1') }, cacheDuration: durationFromMs(300_000) }],
+          matches: [
+            {
+              ...v4ListOf('mw-4b'),
+              threatEntryType: ThreatEntryType.URL,
+              threat: { hash: Buffer.from(expressionHashString(BAD), 'latin1') },
+              cacheDuration: durationFromMs(300_000),
+            },
+          ],
           negativeCacheDuration: durationFromMs(300_000),
         }),
       };
@@ -130,13 +138,13 @@ describe('fullHashes:find waits outlive the process (RF-3, RF-4)', () => {
     handler = (call) => {
       if (call.rpc === 'FetchThreatListUpdates') return v4Update('mw-4b', 'state-1', prefixesOf(BAD));
       finds++;
-      if (status !== 200) return { status } as Answer;
+      if (status !== 200) return { status };
       return { rpc: 'FindFullHashes', message: create(FindFullHashesResponseSchema, { minimumWaitDuration: durationFromMs(60 * MIN) }) };
     };
     return () => finds;
   }
 
-  it('a second client on the same data folder does not search within the first one\'s minimum wait', async () => {
+  it("a second client on the same data folder does not search within the first one's minimum wait", async () => {
     dir = await mkdtemp(join(tmpdir(), 'sbkit-v4-wait-'));
     const finds = hourlyServer();
     const first = new SafeBrowsingClient({ server: server.url, protocol: 'v4', lists: ['mw-4b'], dataDir: dir, clock });
@@ -180,7 +188,14 @@ describe('moving a database from v4 to v5 (SB-14)', () => {
     handler = (call) => {
       assert.equal(call.rpc, 'BatchGetHashLists');
       assert.equal(call.rpc === 'BatchGetHashLists' && Buffer.from(call.request.version[0]!).toString(), 'v4-state');
-      return { rpc: 'BatchGetHashLists', message: create(BatchGetHashListsResponseSchema, { hashLists: [prefixList('mw-4b', 'v5-version', new Uint32Array(0), { partial: true, after: prefixesOf(BAD), minimumWaitMs: 30 * MIN })] }) };
+      return {
+        rpc: 'BatchGetHashLists',
+        message: create(BatchGetHashListsResponseSchema, {
+          hashLists: [
+            prefixList('mw-4b', 'v5-version', new Uint32Array(0), { partial: true, after: prefixesOf(BAD), minimumWaitMs: 30 * MIN }),
+          ],
+        }),
+      };
     };
     const v5 = new SafeBrowsingClient({ server: server.url, protocol: 'v5', mode: 'local', lists: ['mw-4b'], dataDir: dir, clock });
     assert.equal(v5.listInfo()[0]!.entries, 0, 'nothing loaded before open');

@@ -8,7 +8,8 @@ import fc from 'fast-check';
 import { encodeRice64 } from '../../src/codec/index.ts';
 import { BatchGetHashListsResponseSchema, type HashList, HashListSchema, SearchHashesResponseSchema } from '../../src/proto/v5.ts';
 import { type ClientEvent, ClientOptionError, type SafeBrowsingClientOptions } from '../../src/client/options.ts';
-import { type CheckResult, SafeBrowsingClient, SEARCH_PREFIXES_PER_REQUEST } from '../../src/client/safe-browsing-client.ts';
+import { SEARCH_PREFIXES_PER_REQUEST } from '../../src/client/hash-searcher.ts';
+import { type CheckResult, SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
 import type { Clock } from '../../src/client/clock.ts';
 import { DatabaseStorageError, LocalDatabase } from '../../src/store/database.ts';
 import { checksumOf, HashList as StoredHashList } from '../../src/store/hash-list.ts';
@@ -102,7 +103,10 @@ describe('SafeBrowsingClient, local mode (v5)', () => {
     assert.equal((await sb.checkUrl('http://safe.example/')).answeredBy, 'database');
     const bad = await sb.checkUrl(BAD_URL);
     assert.equal(bad.verdict, 'UNSAFE');
-    assert.deepEqual(bad.threats.map((t) => t.threatType), ['MALWARE']);
+    assert.deepEqual(
+      bad.threats.map((t) => t.threatType),
+      ['MALWARE'],
+    );
     const searches = server.requests.filter((r) => r.rpc === 'SearchHashes');
     assert.equal(searches.length, 1);
     assert.equal(searches[0]!.apiKey, 'test-key');
@@ -121,7 +125,9 @@ describe('SafeBrowsingClient, local mode (v5)', () => {
       round++;
       if (round === 1) return batch(prefixList('mw-4b', 'v1', first, { minimumWaitMs: 0 }));
       assert.equal(Buffer.from(call.request.version[0]!).toString(), 'v1');
-      return batch(prefixList('mw-4b', 'v2', prefixesOf(BAD), { partial: true, removals: [1], after: afterUpdate, minimumWaitMs: 30 * MIN }));
+      return batch(
+        prefixList('mw-4b', 'v2', prefixesOf(BAD), { partial: true, removals: [1], after: afterUpdate, minimumWaitMs: 30 * MIN }),
+      );
     };
     const sb = client({ mode: 'local', lists: ['mw-4b'] });
     await sb.update();
@@ -245,11 +251,17 @@ describe('SafeBrowsingClient, real-time mode (v5)', () => {
     const bad = await sb.checkUrl(BAD_URL);
     assert.equal(bad.verdict, 'UNSAFE');
     assert.equal(bad.threats[0]!.threatType, 'SOCIAL_ENGINEERING');
-    assert.deepEqual(server.requests.map((r) => r.rpc), ['BatchGetHashLists', 'SearchHashes']);
+    assert.deepEqual(
+      server.requests.map((r) => r.rpc),
+      ['BatchGetHashLists', 'SearchHashes'],
+    );
   });
 
   it('falls back to the local lists when the search fails, and backs off searching', async () => {
-    handler = (call) => (call.rpc === 'BatchGetHashLists' ? batch(emptyList('se-4b'), emptyList('mw-4b'), fullHashList('gc-32b', 'g1', new Uint8Array(0))) : { status: 500 });
+    handler = (call) =>
+      call.rpc === 'BatchGetHashLists'
+        ? batch(emptyList('se-4b'), emptyList('mw-4b'), fullHashList('gc-32b', 'g1', new Uint8Array(0)))
+        : { status: 500 };
     const sb = client({ mode: 'realtime' });
     await sb.update();
     const first = await sb.checkUrl(BAD_URL);
@@ -269,7 +281,10 @@ describe('SafeBrowsingClient, no-storage mode (v5)', () => {
     assert.deepEqual(sb.listInfo(), []);
     assert.equal((await sb.checkUrl('http://a.example/x')).answeredBy, 'server');
     assert.equal((await sb.checkUrl('http://a.example/x')).answeredBy, 'cache');
-    assert.deepEqual(server.requests.map((r) => r.rpc), ['SearchHashes']);
+    assert.deepEqual(
+      server.requests.map((r) => r.rpc),
+      ['SearchHashes'],
+    );
   });
 
   it('answers SAFE with the error when the server fails', async () => {
@@ -302,7 +317,8 @@ describe('the public API', () => {
     assert.equal('createServer' in api, false, 'the root entry does not load the server');
     // DESIGN.md: createServer(options) is public too, with the parts a server is composed of.
     const server = await import('../../src/server/index.ts');
-    for (const name of ['createServer', 'LoadControl', 'KeyRing', 'createRelayApp'] as const) assert.equal(typeof server[name], 'function', name);
+    for (const name of ['createServer', 'LoadControl', 'KeyRing', 'createRelayApp'] as const)
+      assert.equal(typeof server[name], 'function', name);
   });
 
   it('drops its cache on request', async () => {
@@ -343,8 +359,14 @@ describe('searchPrefixes (what a caching proxy asks its upstream)', () => {
     const prefixes = Array.from({ length: 2 * SEARCH_PREFIXES_PER_REQUEST }, (_, i) => i + 1);
     prefixes.push(prefix32(listed));
     const answer = await client({ mode: 'nostorage' }).searchPrefixes(prefixes);
-    assert.deepEqual(server.requests.map((r) => r.rpc === 'SearchHashes' && r.request.hashPrefixes.length), [SEARCH_PREFIXES_PER_REQUEST, SEARCH_PREFIXES_PER_REQUEST, 1]);
-    assert.deepEqual(answer.fullHashes.map((f) => f.fullHash), [listed]);
+    assert.deepEqual(
+      server.requests.map((r) => r.rpc === 'SearchHashes' && r.request.hashPrefixes.length),
+      [SEARCH_PREFIXES_PER_REQUEST, SEARCH_PREFIXES_PER_REQUEST, 1],
+    );
+    assert.deepEqual(
+      answer.fullHashes.map((f) => f.fullHash),
+      [listed],
+    );
     assert.equal(answer.cacheDurationMs, 300_000);
   });
 });
@@ -418,19 +440,24 @@ describe('a local database that cannot be written', () => {
     const summary = await sb.update();
     assert.deepEqual(summary.updated, ['mw-4b']);
     assert.match(summary.error!.message, /cannot save the client state/);
-    assert.deepEqual(events.map((e) => e.type), ['damaged-file', 'update', 'state-not-saved']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['damaged-file', 'update', 'state-not-saved'],
+    );
     await sb.close();
   });
 });
 
-describe('update back-off is the client\'s, not a list\'s (RF-4)', () => {
+describe("update back-off is the client's, not a list's (RF-4)", () => {
   it('asks for no list while backing off after a failure, and each list still keeps its own wait (RF-3)', async () => {
     let failing = false;
     handler = (call) => {
       if (failing) return { status: 503 };
       assert.equal(call.rpc, 'BatchGetHashLists');
       const names = call.rpc === 'BatchGetHashLists' ? call.request.names : [];
-      return batch(...names.map((name) => prefixList(name, 'v1', new Uint32Array(0), { minimumWaitMs: name === 'se-4b' ? 5 * MIN : 30 * MIN })));
+      return batch(
+        ...names.map((name) => prefixList(name, 'v1', new Uint32Array(0), { minimumWaitMs: name === 'se-4b' ? 5 * MIN : 30 * MIN })),
+      );
     };
     const asked = () => server.requests.map((r) => (r.rpc === 'BatchGetHashLists' ? r.request.names.join(' ') : r.rpc));
     const clock = fakeClock();
@@ -444,7 +471,7 @@ describe('update back-off is the client\'s, not a list\'s (RF-4)', () => {
     failing = false;
     clock.advance(25 * MIN);
     const held = await sb.update();
-    assert.deepEqual(asked(), ['se-4b mw-4b', 'se-4b'], 'mw-4b\'s wait is over, the back-off is not');
+    assert.deepEqual(asked(), ['se-4b mw-4b', 'se-4b'], "mw-4b's wait is over, the back-off is not");
     assert.equal(held.backoffUntil, clock.now() + 5 * MIN);
     assert.equal(sb.nextUpdateAt, clock.now() + 5 * MIN);
     clock.advance(5 * MIN);
@@ -461,12 +488,13 @@ describe('the saved request schedule', () => {
     const wrong = [
       { notBefore: 'soon' },
       { updates: { waits: { 'mw-4b': 'soon' }, requests: { notBefore: 0, failures: 0 } } },
-      { updates: { waits: {}, requests: { notBefore: 1e400, failures: 0 } } },
+      // JSON reads 1e400 as Infinity: written into the file as that text.
+      { updates: { waits: {}, requests: { notBefore: 'OVERFLOW', failures: 0 } } },
       { search: { notBefore: null, failures: 0 } },
       { updates: { 'mw-4b': { notBefore: 'soon', failures: 0 } } },
     ];
     for (const state of wrong) {
-      await writeFile(join(dataDir, 'client-state.json'), JSON.stringify(state).replace('1e+400', '1e400'));
+      await writeFile(join(dataDir, 'client-state.json'), JSON.stringify(state).replace('"OVERFLOW"', '1e400'));
       const clock = timerClock();
       const events: ClientEvent[] = [];
       const sb = client({ mode: 'local', lists: ['mw-4b'], dataDir, clock, random: () => 0.5, onEvent: (e) => events.push(e) });
@@ -474,7 +502,11 @@ describe('the saved request schedule', () => {
       const damaged = events.filter((e) => e.type === 'damaged-file');
       assert.equal(damaged.length, 1, JSON.stringify(state));
       assert.match(damaged[0]!.error.message, /client-state\.json was not loaded \(.+\); it is ignored, and written anew at the next save/);
-      assert.deepEqual(clock.timers.map((t) => t.ms), [30_000], JSON.stringify(state));
+      assert.deepEqual(
+        clock.timers.map((t) => t.ms),
+        [30_000],
+        JSON.stringify(state),
+      );
       assert.equal(sb.nextUpdateAt, clock.now() + 30_000);
       await sb.close();
     }
@@ -489,7 +521,14 @@ describe('list widths (the width comes from the list, not from the server)', () 
       if (round === 1) {
         const hashes = new Uint8Array(Buffer.alloc(8, 7));
         const encoded = encodeRice64(hashes)!;
-        return batch(create(HashListSchema, { name: 'mw-4b', version: Buffer.from('wide'), compressedAdditions: { case: 'additionsEightBytes', value: encoded }, sha256Checksum: checksumOf({ width: 8, bytes: hashes }) }));
+        return batch(
+          create(HashListSchema, {
+            name: 'mw-4b',
+            version: Buffer.from('wide'),
+            compressedAdditions: { case: 'additionsEightBytes', value: encoded },
+            sha256Checksum: checksumOf({ width: 8, bytes: hashes }),
+          }),
+        );
       }
       assert.equal(call.rpc === 'BatchGetHashLists' && call.request.version[0]!.length, 0, 'asked from scratch');
       return batch(prefixList('mw-4b', 'v1', prefixesOf(BAD), { minimumWaitMs: 30 * MIN }));
@@ -509,7 +548,10 @@ describe('list widths (the width comes from the list, not from the server)', () 
     const sb = client({ mode: 'local', lists: ['mw-4b'], dataDir, onEvent: (e) => events.push(e) });
     await sb.open();
     assert.deepEqual([sb.listInfo()[0]!.width, sb.listInfo()[0]!.version], [4, '']);
-    assert.match(events.find((e) => e.type === 'damaged-file')!.error.message, /mw-4b\.sbl was not loaded \(it holds 8-byte hashes, the list 4-byte ones\)/);
+    assert.match(
+      events.find((e) => e.type === 'damaged-file')!.error.message,
+      /mw-4b\.sbl was not loaded \(it holds 8-byte hashes, the list 4-byte ones\)/,
+    );
   });
 });
 
@@ -524,7 +566,11 @@ describe('options that cannot work', () => {
       [{ lists: ['../../etc/passwd'] }, /is not a list name/],
       [{ mode: 'nostorage', lists: ['../../etc/passwd'] }, /is not a list name/],
     ];
-    for (const [options, message] of cases) assert.throws(() => new SafeBrowsingClient(options), (err) => err instanceof ClientOptionError && message.test(err.message));
+    for (const [options, message] of cases)
+      assert.throws(
+        () => new SafeBrowsingClient(options),
+        (err) => err instanceof ClientOptionError && message.test(err.message),
+      );
   });
 
   it('a read-only client leaves its folder alone and refuses to update', async () => {
@@ -536,7 +582,10 @@ describe('options that cannot work', () => {
     await assert.rejects(sb.update(), ClientOptionError);
     await assert.rejects(sb.start(), ClientOptionError);
     await sb.close();
-    assert.deepEqual(events.map((e) => e.type), ['damaged-file']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['damaged-file'],
+    );
     assert.deepEqual(await readdir(dataDir), ['mw-4b.sbl']);
     assert.equal(server.requests.length, 0);
   });
@@ -546,17 +595,31 @@ describe('checkUrls (many URLs, few searches)', () => {
   it('sends the prefixes of many URLs together, SEARCH_PREFIXES_PER_REQUEST to a request', async () => {
     handler = (call) => {
       const asked = call.rpc === 'SearchHashes' ? call.request.hashPrefixes.map((p) => Buffer.from(p).toString('latin1')) : [];
-      return searchAnswer(asked.includes(expressionHashString(BAD).slice(0, 4)) ? [{ hash: expressionHashString(BAD), threatType: 1 }] : []);
+      return searchAnswer(
+        asked.includes(expressionHashString(BAD).slice(0, 4)) ? [{ hash: expressionHashString(BAD), threatType: 1 }] : [],
+      );
     };
     const urls = [...Array.from({ length: 99 }, (_, i) => `http://host${i}.example/page`), BAD_URL];
     const results = await client({ mode: 'nostorage' }).checkUrls(urls);
-    assert.deepEqual(results.map((r) => r.url), urls);
-    assert.deepEqual(results.filter((r) => r.verdict === 'UNSAFE').map((r) => r.url), [BAD_URL]);
+    assert.deepEqual(
+      results.map((r) => r.url),
+      urls,
+    );
+    assert.deepEqual(
+      results.filter((r) => r.verdict === 'UNSAFE').map((r) => r.url),
+      [BAD_URL],
+    );
     // 100 URLs of two expressions each: 200 prefixes, one request.
-    assert.deepEqual(server.requests.map((r) => r.rpc === 'SearchHashes' && r.request.hashPrefixes.length), [200]);
+    assert.deepEqual(
+      server.requests.map((r) => r.rpc === 'SearchHashes' && r.request.hashPrefixes.length),
+      [200],
+    );
     const more = Array.from({ length: 200 }, (_, i) => `http://more${i}.example/page`);
     await client({ mode: 'nostorage' }).checkUrls(more);
-    assert.deepEqual(server.requests.slice(1).map((r) => r.rpc === 'SearchHashes' && r.request.hashPrefixes.length), [SEARCH_PREFIXES_PER_REQUEST, 400 - SEARCH_PREFIXES_PER_REQUEST]);
+    assert.deepEqual(
+      server.requests.slice(1).map((r) => r.rpc === 'SearchHashes' && r.request.hashPrefixes.length),
+      [SEARCH_PREFIXES_PER_REQUEST, 400 - SEARCH_PREFIXES_PER_REQUEST],
+    );
   });
 
   it('rejects an unusable URL before asking anything', async () => {
@@ -584,14 +647,22 @@ describe('checkUrls (many URLs, few searches)', () => {
             if (call.rpc === 'BatchGetHashLists') {
               return batch(
                 ...call.request.names.map((name) =>
-                  name === 'gc-32b' ? fullHashList(name, 'g1', fullHashesOf(...popular)) : prefixList(name, 'v1', name === 'se-4b' ? prefixesOf(...threats, ...listedOnly) : new Uint32Array(0), { minimumWaitMs: 30 * MIN }),
+                  name === 'gc-32b'
+                    ? fullHashList(name, 'g1', fullHashesOf(...popular))
+                    : prefixList(name, 'v1', name === 'se-4b' ? prefixesOf(...threats, ...listedOnly) : new Uint32Array(0), {
+                        minimumWaitMs: 30 * MIN,
+                      }),
                 ),
               );
             }
             if (failing) return { status: 503 };
-            const asked = new Set(call.rpc === 'SearchHashes' ? call.request.hashPrefixes.map((p) => Buffer.from(p).toString('latin1')) : []);
+            const asked = new Set(
+              call.rpc === 'SearchHashes' ? call.request.hashPrefixes.map((p) => Buffer.from(p).toString('latin1')) : [],
+            );
             const found = threats.map((e) => expressionHashString(e)).filter((hash) => asked.has(hash.slice(0, 4)));
-            return searchAnswer(found.map((hash) => ({ hash, threatType: 2, attributes: canaries.some((e) => expressionHashString(e) === hash) ? [1] : [] })));
+            return searchAnswer(
+              found.map((hash) => ({ hash, threatType: 2, attributes: canaries.some((e) => expressionHashString(e) === hash) ? [1] : [] })),
+            );
           };
           const searches = () => server.requests.filter((r) => r.rpc === 'SearchHashes').length;
           const single = client({ mode, random: () => 0.5 });
@@ -609,10 +680,16 @@ describe('checkUrls (many URLs, few searches)', () => {
           for (const result of [...one, ...many]) {
             const expressions = urlExpressions(result.url);
             for (const threat of result.threats) {
-              assert.ok(threats.includes(threat.expression) && expressions.includes(threat.expression), `${result.url}: ${threat.expression} is no threat of it`);
+              assert.ok(
+                threats.includes(threat.expression) && expressions.includes(threat.expression),
+                `${result.url}: ${threat.expression} is no threat of it`,
+              );
               assert.equal(threat.enforced, !canaries.includes(threat.expression));
             }
-            assert.equal(result.verdict === 'UNSAFE', result.threats.some((t) => t.enforced));
+            assert.equal(
+              result.verdict === 'UNSAFE',
+              result.threats.some((t) => t.enforced),
+            );
           }
           assert.ok(searches() - between <= between - start, `${searches() - between} searches for ${between - start} one by one`);
           await Promise.all([single.close(), batched.close()]);

@@ -63,7 +63,14 @@ describe('RequestSchedule', () => {
     const schedule = new RequestSchedule(0, 0);
     schedule.failed(0, 0);
     assert.deepEqual(RequestSchedule.restore(schedule.state).state, { notBefore: 15 * MIN, failures: 1 });
-    const wrong = [{ notBefore: Number.NaN, failures: 0 }, { notBefore: Infinity, failures: 0 }, { notBefore: 'soon', failures: 0 }, { notBefore: 0, failures: -1 }, { notBefore: 0 }, null];
+    const wrong = [
+      { notBefore: Number.NaN, failures: 0 },
+      { notBefore: Infinity, failures: 0 },
+      { notBefore: 'soon', failures: 0 },
+      { notBefore: 0, failures: -1 },
+      { notBefore: 0 },
+      null,
+    ];
     for (const state of wrong) {
       assert.equal(isScheduleState(state), false, JSON.stringify(state));
       assert.throws(() => RequestSchedule.restore(state as never), RangeError);

@@ -5,7 +5,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { create } from '@bufbuild/protobuf';
 import { encodeV4RiceHashes, encodeV4RiceIndices, prefixesToBytes, RiceDecodeError } from '../../src/codec/index.ts';
 import type { FetchedList, ListState } from '../../src/client/transport.ts';
-import type { ServerSettings } from '../../src/client/transport-v5.ts';
+import type { ServerSettings } from '../../src/client/transport.ts';
 import { V4ListUpdateError, V4Transport } from '../../src/client/transport-v4.ts';
 import { NoV4ListError, v4ListOf } from '../../src/client/v4-lists.ts';
 import {
@@ -59,8 +59,19 @@ before(async () => {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       try {
-        const call = decodeWireRequest({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks) });
-        received.push({ call, method: req.method ?? '', url: req.url ?? '', contentType: req.headers['content-type'], userAgent: req.headers['user-agent'] });
+        const call = decodeWireRequest({
+          method: req.method ?? 'GET',
+          url: req.url ?? '/',
+          headers: req.headers,
+          body: Buffer.concat(chunks),
+        });
+        received.push({
+          call,
+          method: req.method ?? '',
+          url: req.url ?? '',
+          contentType: req.headers['content-type'],
+          userAgent: req.headers['user-agent'],
+        });
         const scripted = answer(call);
         if ('status' in scripted) {
           res.writeHead(scripted.status, { 'content-type': 'application/json' }).end(scripted.body);
@@ -162,7 +173,10 @@ function findRequest(index = 0): FindFullHashesRequest {
 }
 
 function updateOf(fetched: FetchedList | undefined): HashListUpdate {
-  assert.ok(fetched !== undefined && 'update' in fetched, `expected an update, got ${fetched !== undefined && 'error' in fetched ? fetched.error.message : 'nothing'}`);
+  assert.ok(
+    fetched !== undefined && 'update' in fetched,
+    `expected an update, got ${fetched !== undefined && 'error' in fetched ? fetched.error.message : 'nothing'}`,
+  );
   assert.equal(fetched.minimumWaitMs, undefined, 'v4 lists carry no wait of their own');
   return fetched.update;
 }
@@ -187,7 +201,11 @@ const Q = Uint32Array.of(0x1111_1111, 0x2222_2222, 0x3333_3333);
 
 describe('V4Transport.fetchUpdates', { timeout: 20_000 }, () => {
   it('sends one binary threatListUpdates:fetch with a triple, state and constraints per list', async () => {
-    answer = () => fetchAnswer([listAnswer('se-4b', { additions: [raw(P)], after: P }), listAnswer('mw-4b', { additions: [rice(Q)], after: Q })], 1_800_000);
+    answer = () =>
+      fetchAnswer(
+        [listAnswer('se-4b', { additions: [raw(P)], after: P }), listAnswer('mw-4b', { additions: [rice(Q)], after: Q })],
+        1_800_000,
+      );
     const transport = new V4Transport(settings());
     assert.equal(transport.protocol, 'v4');
     const response = await transport.fetchUpdates([state('se-4b'), state('mw-4b', 'mw-state-1')]);
@@ -215,13 +233,32 @@ describe('V4Transport.fetchUpdates', { timeout: 20_000 }, () => {
         supportedCompressions: r.constraints?.supportedCompressions,
       })),
       [
-        { threatType: ThreatType.SOCIAL_ENGINEERING, platformType: PlatformType.ANY_PLATFORM, threatEntryType: ThreatEntryType.URL, state: '', maxUpdateEntries: 2048, maxDatabaseEntries: 4096, supportedCompressions: [CompressionType.RAW, CompressionType.RICE] },
-        { threatType: ThreatType.MALWARE, platformType: PlatformType.ANY_PLATFORM, threatEntryType: ThreatEntryType.URL, state: 'mw-state-1', maxUpdateEntries: 2048, maxDatabaseEntries: 4096, supportedCompressions: [CompressionType.RAW, CompressionType.RICE] },
+        {
+          threatType: ThreatType.SOCIAL_ENGINEERING,
+          platformType: PlatformType.ANY_PLATFORM,
+          threatEntryType: ThreatEntryType.URL,
+          state: '',
+          maxUpdateEntries: 2048,
+          maxDatabaseEntries: 4096,
+          supportedCompressions: [CompressionType.RAW, CompressionType.RICE],
+        },
+        {
+          threatType: ThreatType.MALWARE,
+          platformType: PlatformType.ANY_PLATFORM,
+          threatEntryType: ThreatEntryType.URL,
+          state: 'mw-state-1',
+          maxUpdateEntries: 2048,
+          maxDatabaseEntries: 4096,
+          supportedCompressions: [CompressionType.RAW, CompressionType.RICE],
+        },
       ],
     );
 
     assert.equal(response.minimumWaitMs, 1_800_000);
-    assert.deepEqual(response.lists.map((l) => l.name), ['se-4b', 'mw-4b']);
+    assert.deepEqual(
+      response.lists.map((l) => l.name),
+      ['se-4b', 'mw-4b'],
+    );
     const se = updateOf(response.lists[0]);
     assert.equal(se.partial, false);
     assert.equal(Buffer.from(se.version).toString(), 'se-4b-state-2');
@@ -288,13 +325,22 @@ describe('V4Transport.fetchUpdates', { timeout: 20_000 }, () => {
         listAnswer('se-4b', { additions: [raw(only(1))], threatType: ThreatType.SOCIAL_ENGINEERING_INTERNAL }),
       ]);
     const response = await new V4Transport(settings()).fetchUpdates([state('se-4b'), state('mw-4b'), state('pha-4b')]);
-    assert.deepEqual(response.lists.map((l) => l.name), ['se-4b', 'mw-4b', 'pha-4b']);
-    assert.deepEqual(response.lists.map((l) => updateOf(l).additions), [
-      { width: 4, values: only(1) },
-      { width: 4, values: only(2) },
-      { width: 4, values: only(3) },
-    ]);
-    assert.deepEqual(response.lists.map((l) => Buffer.from(updateOf(l).version).toString()), ['se-4b-state-2', 'mw-4b-state-2', 'pha-4b-state-2']);
+    assert.deepEqual(
+      response.lists.map((l) => l.name),
+      ['se-4b', 'mw-4b', 'pha-4b'],
+    );
+    assert.deepEqual(
+      response.lists.map((l) => updateOf(l).additions),
+      [
+        { width: 4, values: only(1) },
+        { width: 4, values: only(2) },
+        { width: 4, values: only(3) },
+      ],
+    );
+    assert.deepEqual(
+      response.lists.map((l) => Buffer.from(updateOf(l).version).toString()),
+      ['se-4b-state-2', 'mw-4b-state-2', 'pha-4b-state-2'],
+    );
   });
 
   it('accepts the short aliases and reports them under the name asked', async () => {
@@ -306,7 +352,8 @@ describe('V4Transport.fetchUpdates', { timeout: 20_000 }, () => {
   });
 
   it('gives a list with an empty new_client_state an error and keeps the others', async () => {
-    answer = () => fetchAnswer([listAnswer('se-4b', { additions: [raw(P)], newState: '' }), listAnswer('mw-4b', { additions: [raw(Q)] })], 60_000);
+    answer = () =>
+      fetchAnswer([listAnswer('se-4b', { additions: [raw(P)], newState: '' }), listAnswer('mw-4b', { additions: [raw(Q)] })], 60_000);
     const response = await new V4Transport(settings()).fetchUpdates([state('se-4b'), state('mw-4b')]);
     assertListFailure(response.lists[0], 'missing-state', /list "se-4b".*new_client_state is empty/);
     assert.deepEqual(updateOf(response.lists[1]).additions, { width: 4, values: Q });
@@ -317,7 +364,11 @@ describe('V4Transport.fetchUpdates', { timeout: 20_000 }, () => {
     const wide = new Uint8Array(64).fill(7);
     const set32 = create(ThreatEntrySetSchema, { compressionType: CompressionType.RAW, rawHashes: { prefixSize: 32, rawHashes: wide } });
     answer = () =>
-      fetchAnswer([listAnswer('se-4b', { additions: [set32] }), listAnswer('mw-4b', { additions: [raw(P), set32] }), listAnswer('uws-4b', { additions: [raw(Q)] })]);
+      fetchAnswer([
+        listAnswer('se-4b', { additions: [set32] }),
+        listAnswer('mw-4b', { additions: [raw(P), set32] }),
+        listAnswer('uws-4b', { additions: [raw(Q)] }),
+      ]);
     const response = await new V4Transport(settings()).fetchUpdates([state('se-4b'), state('mw-4b'), state('uws-4b')]);
     assertListFailure(response.lists[0], 'prefix-size', /the additions are 32-byte prefixes; the list holds 4-byte prefixes only/);
     assertListFailure(response.lists[1], 'prefix-size', /the additions mix prefixes of 4, 32 bytes/);
@@ -325,7 +376,10 @@ describe('V4Transport.fetchUpdates', { timeout: 20_000 }, () => {
   });
 
   it('refuses malformed entry sets, unknown response types and corrupt Rice data, list by list', async () => {
-    const ragged = create(ThreatEntrySetSchema, { compressionType: CompressionType.RAW, rawHashes: { prefixSize: 4, rawHashes: new Uint8Array(6) } });
+    const ragged = create(ThreatEntrySetSchema, {
+      compressionType: CompressionType.RAW,
+      rawHashes: { prefixSize: 4, rawHashes: new Uint8Array(6) },
+    });
     const both = create(ThreatEntrySetSchema, {
       compressionType: CompressionType.RICE,
       rawHashes: { prefixSize: 4, rawHashes: prefixesToBytes(P) },
@@ -372,9 +426,17 @@ describe('V4Transport.fetchUpdates', { timeout: 20_000 }, () => {
 
   it('does not send lists v4 cannot serve, repeated lists or wider hashes, and reports each', async () => {
     answer = () => fetchAnswer([listAnswer('mw-4b', { additions: [raw(Q)] })]);
-    const response = await new V4Transport(settings()).fetchUpdates([state('gc-32b', '', 32), state('mw-4b'), state('mw'), state('se-4b', '', 32)]);
+    const response = await new V4Transport(settings()).fetchUpdates([
+      state('gc-32b', '', 32),
+      state('mw-4b'),
+      state('mw'),
+      state('se-4b', '', 32),
+    ]);
     assert.equal(fetchRequest().listUpdateRequests.length, 1);
-    assert.deepEqual(response.lists.map((l) => l.name), ['gc-32b', 'mw-4b', 'mw', 'se-4b']);
+    assert.deepEqual(
+      response.lists.map((l) => l.name),
+      ['gc-32b', 'mw-4b', 'mw', 'se-4b'],
+    );
     const gc = errorOf(response.lists[0]);
     assert.ok(gc instanceof NoV4ListError);
     assert.match(gc.message, /"gc-32b" has no v4 equivalent/);
@@ -444,7 +506,7 @@ function findAnswer(matches: ThreatMatch[], durations: { negativeMs?: number; mi
 }
 
 describe('V4Transport.search', { timeout: 20_000 }, () => {
-  it('sends fullHashes:find with client, known states, the lists\' threat info and the prefixes', async () => {
+  it("sends fullHashes:find with client, known states, the lists' threat info and the prefixes", async () => {
     const transport = new V4Transport(settings(), ['se-4b', 'mw-4b', 'uws-4b', 'uwsa-4b', 'pha-4b']);
     answer = () => fetchAnswer([listAnswer('se-4b'), listAnswer('mw-4b'), listAnswer('pha-4b')]);
     // The states the client holds; mw-4b has none yet, uws-4b and uwsa-4b were never mentioned.
@@ -463,10 +525,18 @@ describe('V4Transport.search', { timeout: 20_000 }, () => {
     const request = findRequest(1);
     assert.equal(request.client?.clientId, 'sbkit');
     assert.equal(request.client?.clientVersion, VERSION);
-    assert.deepEqual(request.clientStates.map((s) => Buffer.from(s).toString()), ['se-held', 'pha-held']);
+    assert.deepEqual(
+      request.clientStates.map((s) => Buffer.from(s).toString()),
+      ['se-held', 'pha-held'],
+    );
     const info = request.threatInfo;
     assert.ok(info !== undefined);
-    assert.deepEqual(info.threatTypes, [ThreatType.SOCIAL_ENGINEERING, ThreatType.MALWARE, ThreatType.UNWANTED_SOFTWARE, ThreatType.POTENTIALLY_HARMFUL_APPLICATION]);
+    assert.deepEqual(info.threatTypes, [
+      ThreatType.SOCIAL_ENGINEERING,
+      ThreatType.MALWARE,
+      ThreatType.UNWANTED_SOFTWARE,
+      ThreatType.POTENTIALLY_HARMFUL_APPLICATION,
+    ]);
     assert.deepEqual(info.platformTypes, [PlatformType.ANY_PLATFORM, PlatformType.ANDROID]);
     assert.deepEqual(info.threatEntryTypes, [ThreatEntryType.URL]);
     assert.deepEqual(
@@ -484,7 +554,12 @@ describe('V4Transport.search', { timeout: 20_000 }, () => {
     assert.deepEqual([info(0).threatTypes, info(0).platformTypes], [[ThreatType.MALWARE], [PlatformType.ANY_PLATFORM]]);
     assert.deepEqual(findRequest(0).clientStates, []);
     for (const i of [1, 2]) {
-      assert.deepEqual(info(i).threatTypes, [ThreatType.SOCIAL_ENGINEERING, ThreatType.MALWARE, ThreatType.UNWANTED_SOFTWARE, ThreatType.POTENTIALLY_HARMFUL_APPLICATION]);
+      assert.deepEqual(info(i).threatTypes, [
+        ThreatType.SOCIAL_ENGINEERING,
+        ThreatType.MALWARE,
+        ThreatType.UNWANTED_SOFTWARE,
+        ThreatType.POTENTIALLY_HARMFUL_APPLICATION,
+      ]);
       assert.deepEqual(info(i).platformTypes, [PlatformType.ANY_PLATFORM, PlatformType.ANDROID]);
     }
   });
@@ -541,8 +616,13 @@ describe('V4Transport.search', { timeout: 20_000 }, () => {
     const result = await new V4Transport(settings('json'), ['uws']).search([prefix32(BAD_HASH)], []);
     assert.match(received[0]!.url, /[?&]alt=json(&|$)/);
     assert.equal(received[0]!.call.responseEncoding, 'json');
-    assert.deepEqual(findRequest().threatInfo?.threatEntries.map((e) => hex(e.hash)), [hex(Buffer.from(BAD_HASH, 'latin1').subarray(0, 4))]);
-    assert.deepEqual(result.fullHashes, [{ fullHash: BAD_HASH, details: [{ threatType: 'UNWANTED_SOFTWARE', attributes: [] }], cacheDurationMs: 3_500 }]);
+    assert.deepEqual(
+      findRequest().threatInfo?.threatEntries.map((e) => hex(e.hash)),
+      [hex(Buffer.from(BAD_HASH, 'latin1').subarray(0, 4))],
+    );
+    assert.deepEqual(result.fullHashes, [
+      { fullHash: BAD_HASH, details: [{ threatType: 'UNWANTED_SOFTWARE', attributes: [] }], cacheDurationMs: 3_500 },
+    ]);
     assert.equal(result.negativeCacheDurationMs, 1_250);
     assert.equal(result.cacheDurationMs, 1_250);
     assert.equal(result.minimumWaitMs, 0);
@@ -550,6 +630,9 @@ describe('V4Transport.search', { timeout: 20_000 }, () => {
 
   it('rejects with WireResponseError on HTTP 503', async () => {
     answer = () => ({ status: 503, body: '' });
-    await assert.rejects(new V4Transport(settings()).search([1], []), (err: unknown) => err instanceof WireResponseError && err.httpStatus === 503);
+    await assert.rejects(
+      new V4Transport(settings()).search([1], []),
+      (err: unknown) => err instanceof WireResponseError && err.httpStatus === 503,
+    );
   });
 });

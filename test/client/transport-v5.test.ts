@@ -7,10 +7,16 @@ import { HashListSchema } from '../../src/proto/v5.ts';
 import { checksumOf, HashList } from '../../src/store/hash-list.ts';
 
 const four = (...values: number[]) => ({ width: 4 as const, values: Uint32Array.from(values) });
-const listed = HashList.empty('se-4b', 4).applyUpdate({ partial: false, version: Buffer.from('v1'), removals: new Uint32Array(0), additions: four(7, 9), checksum: checksumOf(four(7, 9)) });
+const listed = HashList.empty('se-4b', 4).applyUpdate({
+  partial: false,
+  version: Buffer.from('v1'),
+  removals: new Uint32Array(0),
+  additions: four(7, 9),
+  checksum: checksumOf(four(7, 9)),
+});
 
-describe('a v5 HashList as the store\'s update', () => {
-  it('reads a list answered with nothing but a new version as no change, though proto3 gives its partial_update as false (API.md)', () => {
+describe("a v5 HashList as the store's update", () => {
+  it('reads a list answered with nothing but a new version as no change, though proto3 gives its partial_update as false (docs/api.md)', () => {
     const update = hashListUpdate(create(HashListSchema, { name: 'se-4b', version: Buffer.from('v2') }), 4);
     assert.equal(update.partial, true);
     const next = listed.applyUpdate(update);
@@ -20,12 +26,20 @@ describe('a v5 HashList as the store\'s update', () => {
 
   it('reads a full update as a replacement, an empty one with the checksum of nothing as the empty list', () => {
     const full = hashListUpdate(
-      create(HashListSchema, { name: 'se-4b', version: Buffer.from('v3'), compressedAdditions: { case: 'additionsFourBytes', value: encodeRice32(Uint32Array.of(1, 2))! }, sha256Checksum: checksumOf(four(1, 2)) }),
+      create(HashListSchema, {
+        name: 'se-4b',
+        version: Buffer.from('v3'),
+        compressedAdditions: { case: 'additionsFourBytes', value: encodeRice32(Uint32Array.of(1, 2))! },
+        sha256Checksum: checksumOf(four(1, 2)),
+      }),
       4,
     );
     assert.equal(full.partial, false);
     assert.deepEqual(listed.applyUpdate(full).sortedHashes(), four(1, 2));
-    const emptied = hashListUpdate(create(HashListSchema, { name: 'se-4b', version: Buffer.from('v4'), sha256Checksum: checksumOf(four()) }), 4);
+    const emptied = hashListUpdate(
+      create(HashListSchema, { name: 'se-4b', version: Buffer.from('v4'), sha256Checksum: checksumOf(four()) }),
+      4,
+    );
     assert.equal(emptied.partial, false);
     assert.equal(listed.applyUpdate(emptied).size, 0);
   });

@@ -25,7 +25,7 @@ describe('UpdateSchedule', () => {
     schedule.listAnswered('mw-4b', 0, 10 * MIN);
     schedule.failed(5 * MIN, 0);
     assert.equal(schedule.backoffUntil, 20 * MIN);
-    assert.deepEqual(schedule.due(19 * MIN), [], 'mw-4b\'s wait is over, the back-off is not');
+    assert.deepEqual(schedule.due(19 * MIN), [], "mw-4b's wait is over, the back-off is not");
     assert.equal(schedule.earliest, 20 * MIN);
     schedule.failed(20 * MIN, 0);
     assert.deepEqual([schedule.consecutiveFailures, schedule.backoffUntil], [2, 50 * MIN]);

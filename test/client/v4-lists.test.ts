@@ -14,7 +14,11 @@ import {
 } from '../../src/client/v4-lists.ts';
 import { PlatformType, ThreatEntryType, ThreatType } from '../../src/proto/v4.ts';
 
-const triple = (threatType: number, platformType: number, threatEntryType: number = ThreatEntryType.URL): V4List => ({ threatType, platformType, threatEntryType });
+const triple = (threatType: number, platformType: number, threatEntryType: number = ThreatEntryType.URL): V4List => ({
+  threatType,
+  platformType,
+  threatEntryType,
+});
 
 // SB-11 and the brief: the triple of each v5 list, by name and by alias.
 const EXPECTED: Array<[string, string, V4List]> = [
@@ -83,7 +87,7 @@ describe('v5ListNameOf', () => {
     }
   });
 
-  it("takes the browsers' SOCIAL_ENGINEERING 5 for se-4b (API.md §3 pitfall 3)", () => {
+  it("takes the browsers' SOCIAL_ENGINEERING 5 for se-4b (docs/api.md §3 pitfall 3)", () => {
     assert.equal(v5ListNameOf(triple(ThreatType.SOCIAL_ENGINEERING_INTERNAL, PlatformType.ANY_PLATFORM)), 'se-4b');
   });
 
@@ -97,7 +101,7 @@ describe('v5ListNameOf', () => {
 });
 
 describe('v4ThreatTypeName', () => {
-  it('names the public types and the browsers\' SOCIAL_ENGINEERING 5', () => {
+  it("names the public types and the browsers' SOCIAL_ENGINEERING 5", () => {
     assert.equal(v4ThreatTypeName(1), 'MALWARE');
     assert.equal(v4ThreatTypeName(2), 'SOCIAL_ENGINEERING');
     assert.equal(v4ThreatTypeName(5), 'SOCIAL_ENGINEERING');
@@ -131,7 +135,8 @@ describe('v4ListKey', () => {
     const arbitraryTriple = fc.record({ threatType: fc.nat(20), platformType: fc.nat(10), threatEntryType: fc.nat(8) });
     fc.assert(
       fc.property(arbitraryTriple, arbitraryTriple, (a, b) => {
-        const same = norm(a.threatType) === norm(b.threatType) && a.platformType === b.platformType && a.threatEntryType === b.threatEntryType;
+        const same =
+          norm(a.threatType) === norm(b.threatType) && a.platformType === b.platformType && a.threatEntryType === b.threatEntryType;
         assert.equal(v4ListKey(a) === v4ListKey(b), same);
       }),
     );

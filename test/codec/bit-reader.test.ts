@@ -51,22 +51,17 @@ describe('BitReader', () => {
 
   it('agrees with bit-by-bit reading at every position', () => {
     fc.assert(
-      fc.property(
-        fc.uint8Array({ maxLength: 24 }),
-        fc.nat(),
-        fc.integer({ min: 1, max: 32 }),
-        (data, start, count) => {
-          const bits = new BitReader(data);
-          const position = start % (data.length * 8 + 2);
-          let expected = 0;
-          for (let bit = count - 1; bit >= 0; bit--) expected = expected * 2 + bitAt(data, position + bit);
-          assert.equal(bits.read(position, count), expected);
+      fc.property(fc.uint8Array({ maxLength: 24 }), fc.nat(), fc.integer({ min: 1, max: 32 }), (data, start, count) => {
+        const bits = new BitReader(data);
+        const position = start % (data.length * 8 + 2);
+        let expected = 0;
+        for (let bit = count - 1; bit >= 0; bit--) expected = expected * 2 + bitAt(data, position + bit);
+        assert.equal(bits.read(position, count), expected);
 
-          let ones = 0;
-          while (bitAt(data, position + ones) === 1) ones++;
-          assert.equal(bits.countOnes(position), ones);
-        },
-      ),
+        let ones = 0;
+        while (bitAt(data, position + ones) === 1) ones++;
+        assert.equal(bits.countOnes(position), ones);
+      }),
       { numRuns: 2000 },
     );
   });

@@ -22,7 +22,10 @@ describe('4-byte prefixes as big-endian integers', () => {
         const sorted = Uint32Array.from(values).sort();
         const bytes = prefixesToBytes(sorted);
         const chunks = Array.from({ length: sorted.length }, (_, i) => Buffer.from(bytes.subarray(i * 4, i * 4 + 4)));
-        assert.deepEqual([...chunks].sort(Buffer.compare), chunks);
+        assert.deepEqual(
+          [...chunks].sort((a, b) => Buffer.compare(a, b)),
+          chunks,
+        );
         assert.deepEqual(prefixesFromBytes(bytes), sorted);
       }),
     );

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { RICE_FORMATS, isRiceParameterAllowed, type RiceFormat } from '../../src/codec/rice-format.ts';
 
 describe('Rice formats', () => {
-  it('carry the widths and Rice parameter ranges of API.md', () => {
+  it('carry the widths and Rice parameter ranges of docs/api.md', () => {
     const expected: Record<RiceFormat, [bits: number, min: number, max: number]> = {
       'v5-32bit': [32, 3, 30],
       'v5-64bit': [64, 35, 62],

@@ -55,7 +55,7 @@ describe('v5 32-bit Rice: the SB-10 worked example', () => {
   });
 
   it('decodes to the sorted prefixes of the three hashes', () => {
-    const sortedPrefixes = hashes.map((hash) => hash.subarray(0, 4)).sort(Buffer.compare);
+    const sortedPrefixes = hashes.map((hash) => hash.subarray(0, 4)).sort((a, b) => Buffer.compare(a, b));
     const values = decodeRice32(message);
     assert.deepEqual([...values], [0x1d32c508, 0x291bc542, 0xf7a502e5]);
     assert.deepEqual(prefixesToBytes(values), new Uint8Array(Buffer.concat(sortedPrefixes)));

@@ -12,7 +12,10 @@ const TYPEDOC = join(ROOT, 'node_modules', 'typedoc', 'bin', 'typedoc');
 
 describe('the API reference', () => {
   it('documents every public export of every entry point, with no broken links', { timeout: 120_000 }, async () => {
-    const result = await promisify(execFile)(process.execPath, [TYPEDOC, '--emit', 'none'], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } }).then(
+    const result = await promisify(execFile)(process.execPath, [TYPEDOC, '--emit', 'none'], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1' },
+    }).then(
       ({ stdout, stderr }) => ({ code: 0, output: stdout + stderr }),
       (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: error.stdout + error.stderr }),
     );

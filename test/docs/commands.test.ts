@@ -27,7 +27,10 @@ function commandsIn(markdown: string): string[] {
   const fenced = /```sh\n([\s\S]*?)```/g;
   for (const block of markdown.matchAll(fenced)) {
     for (const line of block[1]!.split('\n')) {
-      const command = line.replace(/#.*$/, '').replace(/^npm ci && /, '').trim();
+      const command = line
+        .replace(/#.*$/, '')
+        .replace(/^npm ci && /, '')
+        .trim();
       if (command.startsWith('npx sbkit ')) commands.push(command);
     }
   }
@@ -132,14 +135,19 @@ describe('the commands the documentation shows', () => {
   it('are found in the README and docs/', async () => {
     const commands = await documentedCommands();
     assert.ok(commands.length >= 10, `only ${commands.length} commands found`);
-    assert.ok(commands.some((c) => c.command === 'npx sbkit serve'), 'the README\'s set-up command');
+    assert.ok(
+      commands.some((c) => c.command === 'npx sbkit serve'),
+      "the README's set-up command",
+    );
   });
 
   it('all run as documented', { timeout: 240_000 }, async (t) => {
     for (const { file, command } of await documentedCommands()) {
       const args = runnable(command);
       const result = await run(args);
-      t.diagnostic(`${file}: ${command} → ${args[0] === 'serve' || args[0] === 'relay' ? (result.listening ? 'listening' : 'not listening') : `exit ${result.status}`}`);
+      t.diagnostic(
+        `${file}: ${command} → ${args[0] === 'serve' || args[0] === 'relay' ? (result.listening ? 'listening' : 'not listening') : `exit ${result.status}`}`,
+      );
       const what = `${file}: ${command}\n  ran: sbkit ${args.join(' ')}\n  printed: ${result.output.slice(0, 600)}`;
       if (args[0] === 'serve' || args[0] === 'relay') assert.ok(result.listening, `did not start listening: ${what}`);
       else assert.ok(result.status === 0 || result.status === 1, `exit status ${result.status}: ${what}`);

@@ -21,8 +21,13 @@ const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 /** The test's own Node first on the PATH: npm, npx and `#!/usr/bin/env node` then run on it too. */
-const ENV = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env['PATH'] ?? ''}`, npm_config_offline: 'true', NO_COLOR: '1' };
-// Google's phishing test page, listed by the embedded demo data; and the expression of API.md §3's capture.
+const ENV = {
+  ...process.env,
+  PATH: `${dirname(process.execPath)}${delimiter}${process.env['PATH'] ?? ''}`,
+  npm_config_offline: 'true',
+  NO_COLOR: '1',
+};
+// Google's phishing test page, listed by the embedded demo data; and the expression of docs/api.md §3's capture.
 const PHISHING_TEST_URL = 'http://testsafebrowsing.appspot.com/s/phishing.html';
 const CAPTURED_EXPRESSION = 'malware.sbtest.example/';
 const CAPTURED_SHA256 = 'bfd00f8e2fe3c810bd449e28af095aa010d0ebc11875a2bab2f19b9147cf086f';
@@ -51,7 +56,9 @@ interface Packed {
 
 /** `npm pack --json` in the checkout; the build comes first (`npm test` runs it). */
 async function pack(...args: string[]): Promise<Packed> {
-  await stat(join(ROOT, 'dist', 'index.js')).catch(() => assert.fail('dist/ is missing: run "npm run build" (npm test does) before this test'));
+  await stat(join(ROOT, 'dist', 'index.js')).catch(() =>
+    assert.fail('dist/ is missing: run "npm run build" (npm test does) before this test'),
+  );
   const result = await run(NPM, ['pack', '--json', '--ignore-scripts', ...args], ROOT);
   assert.equal(result.code, 0, result.stderr);
   return (JSON.parse(result.stdout) as Packed[])[0]!;
@@ -93,7 +100,10 @@ before(async () => {
   tarball = await pack('--pack-destination', project);
   const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
   const checkoutLock = JSON.parse(await readFile(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
-  await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'sbkit-consumer', private: true, type: 'module', dependencies: { sbkit: `file:${tarball.filename}` } }));
+  await writeFile(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'sbkit-consumer', private: true, type: 'module', dependencies: { sbkit: `file:${tarball.filename}` } }),
+  );
   await writeFile(join(project, 'package-lock.json'), JSON.stringify(consumerLock(checkoutLock, manifest, tarball)));
   const install = await run(NPM, ['ci', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], project, 300_000);
   assert.equal(install.code, 0, `npm ci of the tarball failed:\n${install.stderr}`);
@@ -108,19 +118,43 @@ describe('the packed tarball', () => {
   it('holds the compiled package, its declarations, README, LICENSE, CHANGELOG and docs, and nothing of the workshop', async () => {
     const { files } = await pack('--dry-run');
     const paths = files.map((file) => file.path);
-    for (const needed of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'dist/index.js', 'dist/index.d.ts', 'dist/index.js.map', 'dist/cli/bin.js', 'dist/client/index.d.ts', 'dist/server/index.d.ts', 'dist/url/index.d.ts', 'docs/api.md', 'docs/client-library.md']) {
+    for (const needed of [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'CHANGELOG.md',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/index.js.map',
+      'dist/cli/bin.js',
+      'dist/client/index.d.ts',
+      'dist/server/index.d.ts',
+      'dist/url/index.d.ts',
+      'docs/api.md',
+      'docs/client-library.md',
+    ]) {
       assert.ok(paths.includes(needed), `${needed} is missing from the tarball`);
     }
-    const workshop = /^(src|test|bench|scripts|\.ci|docs\/api|node_modules)\/|^(tsconfig.*|typedoc\.json|buf\..*|package-lock\.json|\.gitignore)$/;
-    assert.deepEqual(paths.filter((path) => workshop.test(path)), [], 'files a user does not need');
-    assert.ok(paths.filter((path) => path.endsWith('.ts')).every((path) => path.endsWith('.d.ts')), 'TypeScript sources in the tarball');
+    const workshop =
+      /^(src|test|bench|scripts|\.ci|docs\/api|node_modules)\/|^(tsconfig.*|typedoc\.json|buf\..*|package-lock\.json|\.gitignore)$/;
+    assert.deepEqual(
+      paths.filter((path) => workshop.test(path)),
+      [],
+      'files a user does not need',
+    );
+    assert.ok(
+      paths.filter((path) => path.endsWith('.ts')).every((path) => path.endsWith('.d.ts')),
+      'TypeScript sources in the tarball',
+    );
   });
 
   it('installs without TypeScript or tsx: the installed package runs compiled JavaScript only', async () => {
     for (const tool of ['tsx', 'typescript', 'esbuild']) {
       await assert.rejects(stat(join(project, 'node_modules', tool)), `${tool} was installed with the package`);
     }
-    const manifest = JSON.parse(await readFile(join(project, 'node_modules', 'sbkit', 'package.json'), 'utf8')) as { bin: Record<string, string> };
+    const manifest = JSON.parse(await readFile(join(project, 'node_modules', 'sbkit', 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+    };
     assert.match(await readFile(join(project, 'node_modules', 'sbkit', manifest.bin['sbkit']!), 'utf8'), /^#!\/usr\/bin\/env node\n/);
   });
 
@@ -136,14 +170,23 @@ describe('the packed tarball', () => {
       node: string;
     };
     // The names the sources export, entry by entry: the built package must offer each of them.
-    const entries = { root: '../../src/index.ts', client: '../../src/client/index.ts', server: '../../src/server/index.ts', url: '../../src/url/index.ts' } as const;
+    const entries = {
+      root: '../../src/index.ts',
+      client: '../../src/client/index.ts',
+      server: '../../src/server/index.ts',
+      url: '../../src/url/index.ts',
+    } as const;
     for (const [entry, source] of Object.entries(entries) as [keyof typeof entries, string][]) {
       const expected = Object.keys((await import(source)) as object).sort();
       assert.ok(expected.length > 0, `${source} exports nothing`);
       assert.deepEqual(seen.exports[entry], expected, `exports of the ${entry} entry point`);
     }
     assert.equal(seen.canonical, `http://${CAPTURED_EXPRESSION}`);
-    assert.deepEqual(seen.expressions[0], { expression: CAPTURED_EXPRESSION, sha256: CAPTURED_SHA256, prefix: CAPTURED_SHA256.slice(0, 8) });
+    assert.deepEqual(seen.expressions[0], {
+      expression: CAPTURED_EXPRESSION,
+      sha256: CAPTURED_SHA256,
+      prefix: CAPTURED_SHA256.slice(0, 8),
+    });
     assert.deepEqual(seen.invalid, { name: 'InvalidUrlError', isInvalidUrlError: true });
     assert.equal(seen.sameClass, true, 'sbkit and sbkit/client must be one module, not two copies');
     assert.equal(seen.node, process.version, 'the consumer ran on another Node than the test');
@@ -173,32 +216,44 @@ describe('the packed tarball', () => {
     });
   }
 
-  it('runs `npx sbkit expressions`, and `npx sbkit check` against `npx sbkit serve` (exit 1 for the phishing test page)', { timeout: 120_000 }, async () => {
-    const expressions = await run(NPX, ['sbkit', 'expressions', `http://${CAPTURED_EXPRESSION}`], project);
-    assert.equal(expressions.code, 0, expressions.stderr);
-    assert.match(expressions.stdout, new RegExp(`${CAPTURED_EXPRESSION}\\s+${CAPTURED_SHA256.slice(0, 8)}\\s+v9APjg==\\s+${CAPTURED_SHA256}`));
+  it(
+    'runs `npx sbkit expressions`, and `npx sbkit check` against `npx sbkit serve` (exit 1 for the phishing test page)',
+    { timeout: 120_000 },
+    async () => {
+      const expressions = await run(NPX, ['sbkit', 'expressions', `http://${CAPTURED_EXPRESSION}`], project);
+      assert.equal(expressions.code, 0, expressions.stderr);
+      assert.match(
+        expressions.stdout,
+        new RegExp(`${CAPTURED_EXPRESSION}\\s+${CAPTURED_SHA256.slice(0, 8)}\\s+v9APjg==\\s+${CAPTURED_SHA256}`),
+      );
 
-    // In a process group of its own: npx does not pass signals on to the command it runs, so the group
-    // is what is stopped.
-    const server = spawn(NPX, ['sbkit', 'serve', '--port', '0'], { cwd: project, env: ENV, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
-    try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let stderr = '';
-        const timer = setTimeout(() => reject(new Error(`npx sbkit serve did not start: ${stderr}`)), 60_000);
-        server.stderr.on('data', (chunk: Buffer) => {
-          stderr += chunk.toString();
-          const match = /listening on (http:\/\/\S+?),? /.exec(stderr);
-          if (match === null) return;
-          clearTimeout(timer);
-          resolve(match[1]!);
-        });
-        server.on('exit', (code) => reject(new Error(`npx sbkit serve exited with ${code}: ${stderr}`)));
+      // In a process group of its own: npx does not pass signals on to the command it runs, so the group
+      // is what is stopped.
+      const server = spawn(NPX, ['sbkit', 'serve', '--port', '0'], {
+        cwd: project,
+        env: ENV,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        detached: true,
       });
-      const check = await run(NPX, ['sbkit', 'check', '--server', url, PHISHING_TEST_URL], project);
-      assert.equal(check.code, 1, `${check.stdout}${check.stderr}`);
-      assert.match(check.stdout, /^UNSAFE\s+http:\/\/testsafebrowsing\.appspot\.com\/s\/phishing\.html: suspected social engineering/);
-    } finally {
-      process.kill(-server.pid!, 'SIGTERM');
-    }
-  });
+      try {
+        const url = await new Promise<string>((resolve, reject) => {
+          let stderr = '';
+          const timer = setTimeout(() => reject(new Error(`npx sbkit serve did not start: ${stderr}`)), 60_000);
+          server.stderr.on('data', (chunk: Buffer) => {
+            stderr += chunk.toString();
+            const match = /listening on (http:\/\/\S+?),? /.exec(stderr);
+            if (match === null) return;
+            clearTimeout(timer);
+            resolve(match[1]!);
+          });
+          server.on('exit', (code) => reject(new Error(`npx sbkit serve exited with ${code}: ${stderr}`)));
+        });
+        const check = await run(NPX, ['sbkit', 'check', '--server', url, PHISHING_TEST_URL], project);
+        assert.equal(check.code, 1, `${check.stdout}${check.stderr}`);
+        assert.match(check.stdout, /^UNSAFE\s+http:\/\/testsafebrowsing\.appspot\.com\/s\/phishing\.html: suspected social engineering/);
+      } finally {
+        process.kill(-server.pid!, 'SIGTERM');
+      }
+    },
+  );
 });

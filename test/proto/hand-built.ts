@@ -43,7 +43,10 @@ export function unpackedField(field: number, values: readonly number[]): number[
 
 /** A repeated varint field the proto3 way: one length-delimited run. */
 export function packedField(field: number, values: readonly number[]): number[] {
-  return lengthField(field, values.flatMap((v) => varint(v)));
+  return lengthField(
+    field,
+    values.flatMap((v) => varint(v)),
+  );
 }
 
 export function bytes(...parts: Bytes[]): Uint8Array {

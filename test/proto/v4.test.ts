@@ -4,7 +4,7 @@ import { create, fromBinary, fromJson, toBinary, toJson } from '@bufbuild/protob
 import * as v4 from '../../src/proto/v4.ts';
 import { bytes, lengthField, packedField, unpackedField, varintField } from './hand-built.ts';
 
-describe('v4 enums: REST names plus the browsers\' values (API.md §2, §3 pitfall 3)', () => {
+describe("v4 enums: REST names plus the browsers' values (docs/api.md §2, §3 pitfall 3)", () => {
   it('keeps the public REST numbers for the REST names', () => {
     assert.equal(v4.ThreatType.MALWARE, 1);
     assert.equal(v4.ThreatType.SOCIAL_ENGINEERING, 2);
@@ -29,7 +29,7 @@ describe('v4 enums: REST names plus the browsers\' values (API.md §2, §3 pitfa
     }
   });
 
-  it('round-trips the browsers\' SOCIAL_ENGINEERING (5) by name through JSON and by number through binary', () => {
+  it("round-trips the browsers' SOCIAL_ENGINEERING (5) by name through JSON and by number through binary", () => {
     const descriptor = create(v4.ThreatListDescriptorSchema, {
       threatType: 5,
       platformType: v4.PlatformType.CHROME,
@@ -51,10 +51,16 @@ describe('v4 enums: REST names plus the browsers\' values (API.md §2, §3 pitfa
   });
 });
 
-describe('v4 messages: field numbers of API.md §2', () => {
+describe('v4 messages: field numbers of docs/api.md §2', () => {
   it('FetchThreatListUpdatesRequest as Firefox encodes it (proto2, unpacked compressions)', () => {
     const constraints = [...varintField(1, 4096), ...varintField(2, 1 << 20), ...lengthField(3, 'US'), ...unpackedField(4, [2, 1])];
-    const listRequest = [...varintField(1, 5), ...varintField(2, 2), ...varintField(5, 1), ...lengthField(3, 'state'), ...lengthField(4, constraints)];
+    const listRequest = [
+      ...varintField(1, 5),
+      ...varintField(2, 2),
+      ...varintField(5, 1),
+      ...lengthField(3, 'state'),
+      ...lengthField(4, constraints),
+    ];
     const wire = bytes(
       lengthField(1, [...lengthField(1, 'navclient-auto-ffox'), ...lengthField(2, '153.0')]),
       lengthField(3, listRequest),
@@ -77,19 +83,16 @@ describe('v4 messages: field numbers of API.md §2', () => {
 
   it('ListUpdateResponse: entry type at 2 and platform at 3 (the reverse of the request)', () => {
     const wire = bytes(
-      lengthField(
-        1,
-        [
-          ...varintField(1, 5),
-          ...varintField(2, 1),
-          ...varintField(3, 2),
-          ...varintField(4, 2),
-          ...lengthField(5, [...varintField(1, 1), ...lengthField(2, [...varintField(1, 4), ...lengthField(2, [0, 0, 0, 1])])]),
-          ...lengthField(6, [...varintField(1, 1), ...lengthField(3, unpackedField(1, [0, 7]))]),
-          ...lengthField(7, 'new-state'),
-          ...lengthField(8, lengthField(1, new Uint8Array(32))),
-        ],
-      ),
+      lengthField(1, [
+        ...varintField(1, 5),
+        ...varintField(2, 1),
+        ...varintField(3, 2),
+        ...varintField(4, 2),
+        ...lengthField(5, [...varintField(1, 1), ...lengthField(2, [...varintField(1, 4), ...lengthField(2, [0, 0, 0, 1])])]),
+        ...lengthField(6, [...varintField(1, 1), ...lengthField(3, unpackedField(1, [0, 7]))]),
+        ...lengthField(7, 'new-state'),
+        ...lengthField(8, lengthField(1, new Uint8Array(32))),
+      ]),
       lengthField(2, varintField(1, 1800)),
     );
     const response = fromBinary(v4.FetchThreatListUpdatesResponseSchema, wire);
@@ -113,7 +116,12 @@ describe('v4 messages: field numbers of API.md §2', () => {
     assert.equal(set.riceHashes?.riceParameter, 28);
     assert.equal(set.riceHashes?.numEntries, 1);
     assert.equal(set.riceIndices?.firstValue, 9n);
-    assert.deepEqual(toJson(v4.RiceDeltaEncodingSchema, set.riceHashes!), { firstValue: '12345', riceParameter: 28, numEntries: 1, encodedData: 'AQ==' });
+    assert.deepEqual(toJson(v4.RiceDeltaEncodingSchema, set.riceHashes), {
+      firstValue: '12345',
+      riceParameter: 28,
+      numEntries: 1,
+      encodedData: 'AQ==',
+    });
   });
 
   it('FindFullHashes messages, ThreatMatch (entry type at 6, cache duration at 5)', () => {
@@ -146,8 +154,13 @@ describe('v4 messages: field numbers of API.md §2', () => {
     assert.equal(json['negativeCacheDuration'], '300s');
   });
 
-  it('ThreatHit: Chromium\'s fields 1..4 and Firefox\'s client_info 5 and user_info 6', () => {
-    const source = [...lengthField(1, 'http://bad.example/'), ...varintField(2, 2), ...lengthField(3, '192.0.2.1'), ...lengthField(4, 'http://ref.example/')];
+  it("ThreatHit: Chromium's fields 1..4 and Firefox's client_info 5 and user_info 6", () => {
+    const source = [
+      ...lengthField(1, 'http://bad.example/'),
+      ...varintField(2, 2),
+      ...lengthField(3, '192.0.2.1'),
+      ...lengthField(4, 'http://ref.example/'),
+    ];
     const wire = bytes(
       varintField(1, 5),
       varintField(2, 2),
@@ -168,14 +181,20 @@ describe('v4 messages: field numbers of API.md §2', () => {
   });
 });
 
-describe('v4 repeated scalars decode packed and unpacked (API.md §3 pitfall 5)', () => {
+describe('v4 repeated scalars decode packed and unpacked (docs/api.md §3 pitfall 5)', () => {
   // Chromium's fullHashes:find names many threat types, two platforms and two entry types (pitfall 7).
   const threatTypes = [1, 3, 5, 6, 7, 8, 9, 13, 14, 15, 16];
 
   it('ThreatInfo: threat_types 1, platform_types 2, threat_entry_types 4 (threat_entries 3)', () => {
     const entry = lengthField(3, lengthField(1, [0xbf, 0xd0, 0x0f, 0x8e]));
-    const unpacked = fromBinary(v4.ThreatInfoSchema, bytes(unpackedField(1, threatTypes), unpackedField(2, [2, 8]), unpackedField(4, [1, 4]), entry));
-    const packed = fromBinary(v4.ThreatInfoSchema, bytes(packedField(1, threatTypes), packedField(2, [2, 8]), packedField(4, [1, 4]), entry));
+    const unpacked = fromBinary(
+      v4.ThreatInfoSchema,
+      bytes(unpackedField(1, threatTypes), unpackedField(2, [2, 8]), unpackedField(4, [1, 4]), entry),
+    );
+    const packed = fromBinary(
+      v4.ThreatInfoSchema,
+      bytes(packedField(1, threatTypes), packedField(2, [2, 8]), packedField(4, [1, 4]), entry),
+    );
     assert.deepEqual(unpacked.threatTypes, threatTypes);
     assert.deepEqual(unpacked.platformTypes, [v4.PlatformType.LINUX, v4.PlatformType.CHROME]);
     assert.deepEqual(unpacked.threatEntryTypes, [v4.ThreatEntryType.URL, v4.ThreatEntryType.CHROME_EXTENSION]);

@@ -5,7 +5,7 @@ import { DurationSchema } from '@bufbuild/protobuf/wkt';
 import * as v5 from '../../src/proto/v5.ts';
 import { bytes, fixed64Field, lengthField, packedField, unpackedField, varintField } from './hand-built.ts';
 
-describe('v5 messages: field numbers and types of API.md §1', () => {
+describe('v5 messages: field numbers and types of docs/api.md §1', () => {
   it('SearchHashesRequest: hash_prefixes = 1 (repeated bytes), filter = 2 (v5alpha1)', () => {
     const wire = bytes(lengthField(1, [0xbf, 0xd0, 0x0f, 0x8e]), lengthField(1, [1, 2, 3, 4]), lengthField(2, 'threat_type == 2'));
     const request = fromBinary(v5.SearchHashesRequestSchema, wire);
@@ -110,7 +110,7 @@ describe('v5 messages: field numbers and types of API.md §1', () => {
     assert.equal(response.nextPageToken, 'next');
   });
 
-  it('enum values match API.md, including HashLength skipping 1', () => {
+  it('enum values match docs/api.md, including HashLength skipping 1', () => {
     assert.equal(v5.ThreatType.SOCIAL_ENGINEERING, 2);
     assert.equal(v5.ThreatType.POTENTIALLY_HARMFUL_APPLICATION, 4);
     assert.equal(v5.LikelySafeType.DOWNLOAD, 3);
@@ -121,7 +121,7 @@ describe('v5 messages: field numbers and types of API.md §1', () => {
   });
 });
 
-describe('v5 repeated scalars decode packed and unpacked (API.md §3 pitfall 5)', () => {
+describe('v5 repeated scalars decode packed and unpacked (docs/api.md §3 pitfall 5)', () => {
   it('FullHashDetail.attributes', () => {
     const unpacked = fromBinary(v5.FullHash_FullHashDetailSchema, bytes(varintField(1, 2), unpackedField(2, [1, 2])));
     const packed = fromBinary(v5.FullHash_FullHashDetailSchema, bytes(varintField(1, 2), packedField(2, [1, 2])));
@@ -145,11 +145,13 @@ describe('v5 repeated scalars decode packed and unpacked (API.md §3 pitfall 5)'
   });
 });
 
-describe('v5 proto3 JSON (API.md, JSON mapping)', () => {
+describe('v5 proto3 JSON (docs/api.md, JSON mapping)', () => {
   it('SearchHashesResponse: bytes as base64, enums by name, Duration as "300s"', () => {
     const fullHash = new Uint8Array(Buffer.from('bfd00f8e2fe3c810bd449e28af095aa010d0ebc11875a2bab2f19b9147cf086f', 'hex'));
     const response = create(v5.SearchHashesResponseSchema, {
-      fullHashes: [{ fullHash, fullHashDetails: [{ threatType: v5.ThreatType.SOCIAL_ENGINEERING, attributes: [v5.ThreatAttribute.CANARY] }] }],
+      fullHashes: [
+        { fullHash, fullHashDetails: [{ threatType: v5.ThreatType.SOCIAL_ENGINEERING, attributes: [v5.ThreatAttribute.CANARY] }] },
+      ],
       cacheDuration: { seconds: 300n },
     });
     const json = toJson(v5.SearchHashesResponseSchema, response);

@@ -18,7 +18,10 @@ after(async () => {
 
 /** FeedLists over one file feed of expressions, published through `store`. */
 async function start(feed: string, store: SnapshotStore): Promise<{ lists: FeedLists; reports: ListLoadReport[] }> {
-  const config = parseServerConfig({ lists: [{ name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], sources: [{ file: feed, format: 'expressions' }] }] }, dir);
+  const config = parseServerConfig(
+    { lists: [{ name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], sources: [{ file: feed, format: 'expressions' }] }] },
+    dir,
+  );
   const reports: ListLoadReport[] = [];
   const lists = await FeedLists.start(config, (report) => reports.push(report), store);
   return { lists, reports };
@@ -91,10 +94,30 @@ describe('FeedLists reports', () => {
   it('name the first bad lines of each source with line number and reason, in the report and the reload answer', async () => {
     const first = join(dir, 'first-bad.txt');
     const second = join(dir, 'second-bad.txt');
-    await writeFile(first, ['good.example/', ...Array.from({ length: 14 }, (_, i) => `http://scheme${i}.example/`), 'also-good.example/', 'fine.example/', 'ok.example/'].join('\n'));
+    await writeFile(
+      first,
+      [
+        'good.example/',
+        ...Array.from({ length: 14 }, (_, i) => `http://scheme${i}.example/`),
+        'also-good.example/',
+        'fine.example/',
+        'ok.example/',
+      ].join('\n'),
+    );
     await writeFile(second, 'kept.example/\nbad*.example/\n');
     const config = parseServerConfig(
-      { lists: [{ name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], sources: [{ file: first, format: 'expressions' }, { file: second, format: 'expressions' }] }] },
+      {
+        lists: [
+          {
+            name: 'se-4b',
+            threatTypes: ['SOCIAL_ENGINEERING'],
+            sources: [
+              { file: first, format: 'expressions' },
+              { file: second, format: 'expressions' },
+            ],
+          },
+        ],
+      },
       dir,
     );
     const reports: ListLoadReport[] = [];
@@ -110,7 +133,11 @@ describe('FeedLists reports', () => {
       assert.match(report.firstBadLines.at(-1)!.reason, /"bad\*.example" is no host name/);
     }
     // What /admin/reload sends: the reports as JSON.
-    assert.deepEqual(JSON.parse(JSON.stringify(reloaded)).firstBadLines[10], { source: second, line: 2, reason: reloaded!.firstBadLines[10]!.reason });
+    assert.deepEqual((JSON.parse(JSON.stringify(reloaded)) as typeof reloaded)!.firstBadLines[10], {
+      source: second,
+      line: 2,
+      reason: reloaded!.firstBadLines[10]!.reason,
+    });
     lists.close();
   });
 

@@ -24,7 +24,7 @@ after(async () => {
   await server.close();
 });
 
-describe('Google\'s npm client, v5', () => {
+describe("Google's npm client, v5", () => {
   const client = () => safebrowsing({ version: 'v5', rootUrl, auth: KEY });
 
   it('hashes.search finds the test page', async () => {
@@ -46,7 +46,13 @@ describe('Google\'s npm client, v5', () => {
   it('hashLists.batchGet with an empty and a known version', async () => {
     const se = (await client().hashList.get({ name: 'se-4b' })).data;
     const { data } = await client().hashLists.batchGet({ names: ['mw-4b', 'se-4b'], version: ['', se.version!] });
-    assert.deepEqual(data.hashLists?.map((l) => [l.name, l.partialUpdate ?? false]), [['mw-4b', false], ['se-4b', true]]);
+    assert.deepEqual(
+      data.hashLists?.map((l) => [l.name, l.partialUpdate ?? false]),
+      [
+        ['mw-4b', false],
+        ['se-4b', true],
+      ],
+    );
   });
 
   it('hashLists.list pages through the lists', async () => {
@@ -60,17 +66,35 @@ describe('Google\'s npm client, v5', () => {
   });
 
   it('is refused without a valid key, as Google refuses it', async () => {
-    await assert.rejects(safebrowsing({ version: 'v5', rootUrl, auth: 'wrong' }).hashes.search({ hashPrefixes: ['AAAAAA=='] }), (err: { status?: number }) => err.status === 400);
+    await assert.rejects(
+      safebrowsing({ version: 'v5', rootUrl, auth: 'wrong' }).hashes.search({ hashPrefixes: ['AAAAAA=='] }),
+      (err: { status?: number }) => err.status === 400,
+    );
   });
 });
 
-describe('Google\'s npm client, v4', () => {
+describe("Google's npm client, v4", () => {
   const client = () => safebrowsing({ version: 'v4', rootUrl, auth: KEY });
-  const threatInfo = (entries: object[]) => ({ threatTypes: ['SOCIAL_ENGINEERING', 'MALWARE'], platformTypes: ['ANY_PLATFORM'], threatEntryTypes: ['URL'], threatEntries: entries });
+  const threatInfo = (entries: object[]) => ({
+    threatTypes: ['SOCIAL_ENGINEERING', 'MALWARE'],
+    platformTypes: ['ANY_PLATFORM'],
+    threatEntryTypes: ['URL'],
+    threatEntries: entries,
+  });
 
   it('threatListUpdates.fetch', async () => {
     const { data } = await client().threatListUpdates.fetch({
-      requestBody: { client: { clientId: 'npm', clientVersion: '1' }, listUpdateRequests: [{ threatType: 'SOCIAL_ENGINEERING', platformType: 'ANY_PLATFORM', threatEntryType: 'URL', constraints: { supportedCompressions: ['RAW'] } }] },
+      requestBody: {
+        client: { clientId: 'npm', clientVersion: '1' },
+        listUpdateRequests: [
+          {
+            threatType: 'SOCIAL_ENGINEERING',
+            platformType: 'ANY_PLATFORM',
+            threatEntryType: 'URL',
+            constraints: { supportedCompressions: ['RAW'] },
+          },
+        ],
+      },
     });
     const list = data.listUpdateResponses?.[0];
     assert.equal(list?.responseType, 'FULL_UPDATE');
@@ -79,13 +103,17 @@ describe('Google\'s npm client, v4', () => {
   });
 
   it('fullHashes.find', async () => {
-    const { data } = await client().fullHashes.find({ requestBody: { client: { clientId: 'npm' }, threatInfo: threatInfo([{ hash: phishingHash.subarray(0, 4).toString('base64') }]) } });
+    const { data } = await client().fullHashes.find({
+      requestBody: { client: { clientId: 'npm' }, threatInfo: threatInfo([{ hash: phishingHash.subarray(0, 4).toString('base64') }]) },
+    });
     assert.equal(data.matches?.[0]?.threat?.hash, phishingHash.toString('base64'));
     assert.equal(data.matches?.[0]?.threatType, 'SOCIAL_ENGINEERING');
   });
 
   it('threatMatches.find', async () => {
-    const { data } = await client().threatMatches.find({ requestBody: { client: { clientId: 'npm' }, threatInfo: threatInfo([{ url: `http://${PHISHING}` }]) } });
+    const { data } = await client().threatMatches.find({
+      requestBody: { client: { clientId: 'npm' }, threatInfo: threatInfo([{ url: `http://${PHISHING}` }]) },
+    });
     assert.equal(data.matches?.[0]?.threat?.url, `http://${PHISHING}`);
   });
 
@@ -95,16 +123,28 @@ describe('Google\'s npm client, v4', () => {
   });
 
   it('encodedUpdates.get and encodedFullHashes.get', async () => {
-    const update = create(v4.FetchThreatListUpdatesRequestSchema, { listUpdateRequests: [{ threatType: 1, platformType: 6, threatEntryType: 1 }] });
-    const updates = await client().encodedUpdates.get({ encodedRequest: Buffer.from(toBinary(v4.FetchThreatListUpdatesRequestSchema, update)).toString('base64url'), clientId: 'npm', clientVersion: '1' });
+    const update = create(v4.FetchThreatListUpdatesRequestSchema, {
+      listUpdateRequests: [{ threatType: 1, platformType: 6, threatEntryType: 1 }],
+    });
+    const updates = await client().encodedUpdates.get({
+      encodedRequest: Buffer.from(toBinary(v4.FetchThreatListUpdatesRequestSchema, update)).toString('base64url'),
+      clientId: 'npm',
+      clientVersion: '1',
+    });
     assert.equal(updates.data.listUpdateResponses?.[0]?.threatType, 'MALWARE');
-    const find = create(v4.FindFullHashesRequestSchema, { threatInfo: { threatTypes: [2], platformTypes: [6], threatEntries: [{ hash: phishingHash.subarray(0, 4) }] } });
-    const hashes = await client().encodedFullHashes.get({ encodedRequest: Buffer.from(toBinary(v4.FindFullHashesRequestSchema, find)).toString('base64url') });
+    const find = create(v4.FindFullHashesRequestSchema, {
+      threatInfo: { threatTypes: [2], platformTypes: [6], threatEntries: [{ hash: phishingHash.subarray(0, 4) }] },
+    });
+    const hashes = await client().encodedFullHashes.get({
+      encodedRequest: Buffer.from(toBinary(v4.FindFullHashesRequestSchema, find)).toString('base64url'),
+    });
     assert.equal(hashes.data.matches?.[0]?.threat?.hash, phishingHash.toString('base64'));
   });
 
   it('threatHits.create is acknowledged', async () => {
-    const { status } = await client().threatHits.create({ requestBody: { threatType: 'MALWARE', platformType: 'ANY_PLATFORM', entry: { url: 'http://x.example/' } } });
+    const { status } = await client().threatHits.create({
+      requestBody: { threatType: 'MALWARE', platformType: 'ANY_PLATFORM', entry: { url: 'http://x.example/' } },
+    });
     assert.equal(status, 200);
   });
 });

@@ -58,15 +58,18 @@ describe('our client against our server, on loopback', () => {
 });
 
 describe('request size on real HTTP', () => {
-  it('answers a hashes:search with the 1000 prefixes API.md allows, all in the query string', async () => {
+  it('answers a hashes:search with the 1000 prefixes docs/api.md allows, all in the query string', async () => {
     const phishing = expressionHashString('testsafebrowsing.appspot.com/s/phishing.html');
     const prefixes = Array.from({ length: 999 }, (_, i) => Buffer.from([0xff, 0xfe, i >> 8, i & 0xff]));
     prefixes.push(Buffer.from(phishing.slice(0, 4), 'latin1'));
     const query = prefixes.map((p) => `hashPrefixes=${encodeURIComponent(p.toString('base64'))}`).join('&');
-    assert.ok(query.length > 16 * 1024, 'the request is bigger than Node\'s default limit for a request head');
+    assert.ok(query.length > 16 * 1024, "the request is bigger than Node's default limit for a request head");
     const response = await fetch(`${url}/v5/hashes:search?${query}`, { headers: { accept: 'application/json' } });
     assert.equal(response.status, 200);
     const body = (await response.json()) as { fullHashes: { fullHash: string }[] };
-    assert.deepEqual(body.fullHashes.map((f) => Buffer.from(f.fullHash, 'base64').toString('latin1')), [phishing]);
+    assert.deepEqual(
+      body.fullHashes.map((f) => Buffer.from(f.fullHash, 'base64').toString('latin1')),
+      [phishing],
+    );
   });
 });

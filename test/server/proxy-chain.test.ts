@@ -53,7 +53,12 @@ async function verdicts(server: string, protocol: 'v5' | 'v4', mode: Mode): Prom
 }
 
 describe('client → proxy → authority', () => {
-  for (const [protocol, mode] of [['v5', 'realtime'], ['v5', 'local'], ['v5', 'nostorage'], ['v4', 'local']] as const) {
+  for (const [protocol, mode] of [
+    ['v5', 'realtime'],
+    ['v5', 'local'],
+    ['v5', 'nostorage'],
+    ['v4', 'local'],
+  ] as const) {
     it(`gives the same verdicts as client → authority (${protocol}, ${mode})`, async () => {
       const direct = await verdicts(authorityUrl, protocol, mode);
       const proxied = await verdicts(proxyUrl, protocol, mode);
@@ -63,7 +68,8 @@ describe('client → proxy → authority', () => {
   }
 
   it('serves the same lists, with its own versions', async () => {
-    const get = async (base: string) => fromBinary(v5.HashListSchema, new Uint8Array(await (await fetch(`${base}/v5/hashList/se-4b?key=upstream-key`)).arrayBuffer()));
+    const get = async (base: string) =>
+      fromBinary(v5.HashListSchema, new Uint8Array(await (await fetch(`${base}/v5/hashList/se-4b?key=upstream-key`)).arrayBuffer()));
     const [fromAuthority, fromProxy] = [await get(authorityUrl), await get(proxyUrl)];
     assert.deepEqual(fromProxy.sha256Checksum, fromAuthority.sha256Checksum);
     assert.notDeepEqual(fromProxy.version, fromAuthority.version);
@@ -81,7 +87,7 @@ describe('client → proxy → authority', () => {
   });
 });
 
-describe('a proxy before its first copy of the upstream\'s lists', () => {
+describe("a proxy before its first copy of the upstream's lists", () => {
   it('answers list requests with 503 and Retry-After, not with empty lists that look final, until it has mirrored them', async () => {
     // An upstream that holds its list answers until the test lets them go.
     let release = () => {};
@@ -97,13 +103,26 @@ describe('a proxy before its first copy of the upstream\'s lists', () => {
       const waiting = await app.inject({ url: batch });
       assert.deepEqual([waiting.statusCode, waiting.headers['retry-after']], [503, '60']);
       const fetch = { listUpdateRequests: [{ threatType: 'MALWARE', platformType: 'ANY_PLATFORM', threatEntryType: 'URL', state: '' }] };
-      assert.equal((await app.inject({ url: '/v4/threatListUpdates:fetch?alt=json', method: 'POST', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(fetch) })).statusCode, 503);
+      assert.equal(
+        (
+          await app.inject({
+            url: '/v4/threatListUpdates:fetch?alt=json',
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            payload: JSON.stringify(fetch),
+          })
+        ).statusCode,
+        503,
+      );
       assert.equal((await app.inject({ url: '/v5/hashLists?alt=json' })).statusCode, 200, 'naming the lists needs no copy');
       release();
       await waitUntil(() => early.listReady('se-4b') && early.listReady('mw-4b'), 'the mirror has its first copy');
       const served = await app.inject({ url: batch });
       assert.equal(served.statusCode, 200);
-      assert.ok((served.json() as { hashLists: { additionsFourBytes?: unknown }[] }).hashLists.every((list) => list.additionsFourBytes !== undefined), 'the mirrored lists, with their entries');
+      assert.ok(
+        served.json<{ hashLists: { additionsFourBytes?: unknown }[] }>().hashLists.every((list) => list.additionsFourBytes !== undefined),
+        'the mirrored lists, with their entries',
+      );
     } finally {
       release();
       await early.close();

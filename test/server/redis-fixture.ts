@@ -11,7 +11,23 @@ export const REDIS_PORT = 6379;
 export const REDIS_URL = `redis://${REDIS_HOST}:${REDIS_PORT}`;
 
 /** The command .ci/run starts Redis with: no persistence, loopback only. */
-const START_ARGS = ['--daemonize', 'yes', '--bind', '127.0.0.1', '-::1', '--port', String(REDIS_PORT), '--save', '', '--appendonly', 'no', '--dir', '/var/lib/redis', '--logfile', '/var/log/redis/ci.log'];
+const START_ARGS = [
+  '--daemonize',
+  'yes',
+  '--bind',
+  '127.0.0.1',
+  '-::1',
+  '--port',
+  String(REDIS_PORT),
+  '--save',
+  '',
+  '--appendonly',
+  'no',
+  '--dir',
+  '/var/lib/redis',
+  '--logfile',
+  '/var/log/redis/ci.log',
+];
 const START_WAIT_MS = 5000;
 
 /** True when Redis answers PING on 127.0.0.1:`port` within a second. */
@@ -36,14 +52,22 @@ function pings(port = REDIS_PORT): Promise<boolean> {
 export async function ensureRedis(): Promise<void> {
   if (await pings()) return;
   if (spawnSync('redis-server', ['--version']).error !== undefined) {
-    throw new Error(`Redis is not running on ${REDIS_HOST}:${REDIS_PORT} and redis-server is not installed: install Redis (Debian: apt-get install redis-server) or start one there, then run the tests again`);
+    throw new Error(
+      `Redis is not running on ${REDIS_HOST}:${REDIS_PORT} and redis-server is not installed: install Redis (Debian: apt-get install redis-server) or start one there, then run the tests again`,
+    );
   }
   for (const dir of ['/var/lib/redis', '/var/log/redis']) mkdirSync(dir, { recursive: true });
   const started = spawnSync('redis-server', START_ARGS, { encoding: 'utf8' });
-  if (started.status !== 0) throw new Error(`Redis is not running on ${REDIS_HOST}:${REDIS_PORT} and redis-server ${START_ARGS.join(' ')} failed: ${started.stderr || started.stdout}`);
+  if (started.status !== 0)
+    throw new Error(
+      `Redis is not running on ${REDIS_HOST}:${REDIS_PORT} and redis-server ${START_ARGS.join(' ')} failed: ${started.stderr || started.stdout}`,
+    );
   const deadline = Date.now() + START_WAIT_MS;
   while (!(await pings())) {
-    if (Date.now() > deadline) throw new Error(`redis-server started but does not answer on ${REDIS_HOST}:${REDIS_PORT} after ${START_WAIT_MS} ms; see /var/log/redis/ci.log`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `redis-server started but does not answer on ${REDIS_HOST}:${REDIS_PORT} after ${START_WAIT_MS} ms; see /var/log/redis/ci.log`,
+      );
     await sleep(50);
   }
 }
@@ -165,7 +189,9 @@ export class PrivateRedis {
 
   /** Starts the server (again) on its port and waits until it answers. */
   async restart(): Promise<void> {
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', REDIS_HOST, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', REDIS_HOST, '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
     this.child = child;
     const deadline = Date.now() + START_WAIT_MS;
     while (!(await pings(this.port))) {

@@ -45,7 +45,11 @@ interface Instance {
 
 async function instance(feed: string, keyPrefix: string): Promise<Instance> {
   const config = parseServerConfig(
-    { minimumWaitSeconds: MINIMUM_WAIT_MS / 1000, keepVersions: 5, lists: [{ name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], sources: [{ file: feed, format: 'expressions' }] }] },
+    {
+      minimumWaitSeconds: MINIMUM_WAIT_MS / 1000,
+      keepVersions: 5,
+      lists: [{ name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], sources: [{ file: feed, format: 'expressions' }] }],
+    },
     dir,
   );
   const store = await RedisSnapshotStore.connect({ url: REDIS_URL, keyPrefix, refreshMs: 0, timeoutMs: 5000 });
@@ -76,7 +80,8 @@ async function get(base: string, path: string): Promise<Buffer> {
 }
 
 const batchGet = (base: string) => get(base, '/v5/hashLists:batchGet?names=se-4b');
-const hashListFrom = (base: string, version: Uint8Array) => get(base, `/v5/hashList/se-4b?version=${Buffer.from(version).toString('base64url')}`);
+const hashListFrom = (base: string, version: Uint8Array) =>
+  get(base, `/v5/hashList/se-4b?version=${Buffer.from(version).toString('base64url')}`);
 const currentList = async (base: string) => fromBinary(v5.BatchGetHashListsResponseSchema, await batchGet(base)).hashLists[0]!;
 
 describe('two server instances sharing one Redis', () => {
@@ -122,50 +127,61 @@ describe('two server instances sharing one Redis', () => {
     assert.equal(fromBinary(v5.HashListSchema, await hashListFrom(b.url, versionY)).partialUpdate, true);
   });
 
-  it('our client updating through a round-robin balancer, from A and B in turn, ends with their list and checksum', TEST_TIMEOUT, async () => {
-    const keyPrefix = namespace();
-    await writeFeed('a3.txt', X);
-    const a = await instance('a3.txt', keyPrefix);
-    const b = await instance('b3.txt', keyPrefix); // no feed yet: serves A's
-    const balancer = await RoundRobin.start([a.url, b.url]);
-    cleanups.push(() => balancer.close());
-    let now = Date.now();
-    const clock: Clock = { now: () => now, setTimeout: (callback, ms) => setTimeout(callback, ms), clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) };
-    const client = new SafeBrowsingClient({ server: balancer.url, protocol: 'v5', mode: 'local', lists: ['se-4b'], clock });
-    cleanups.push(() => client.close());
+  it(
+    'our client updating through a round-robin balancer, from A and B in turn, ends with their list and checksum',
+    TEST_TIMEOUT,
+    async () => {
+      const keyPrefix = namespace();
+      await writeFeed('a3.txt', X);
+      const a = await instance('a3.txt', keyPrefix);
+      const b = await instance('b3.txt', keyPrefix); // no feed yet: serves A's
+      const balancer = await RoundRobin.start([a.url, b.url]);
+      cleanups.push(() => balancer.close());
+      let now = Date.now();
+      const clock: Clock = {
+        now: () => now,
+        setTimeout: (callback, ms) => setTimeout(callback, ms),
+        clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+      };
+      const client = new SafeBrowsingClient({ server: balancer.url, protocol: 'v5', mode: 'local', lists: ['se-4b'], clock });
+      cleanups.push(() => client.close());
 
-    const update = async () => {
-      const summary = await client.update();
-      assert.equal(summary.error, undefined);
-      assert.deepEqual(summary.failed, [], 'every update verified its checksum');
-      now += MINIMUM_WAIT_MS + 1000;
-    };
-    await update(); // from A: X, in full
+      const update = async () => {
+        const summary = await client.update();
+        assert.equal(summary.error, undefined);
+        assert.deepEqual(summary.failed, [], 'every update verified its checksum');
+        now += MINIMUM_WAIT_MS + 1000;
+      };
+      await update(); // from A: X, in full
 
-    await writeFeed('a3.txt', Y);
-    await a.feeds.reload();
-    await b.store.refresh();
-    await update(); // from B: X → Y
+      await writeFeed('a3.txt', Y);
+      await a.feeds.reload();
+      await b.store.refresh();
+      await update(); // from B: X → Y
 
-    await writeFeed('b3.txt', Z);
-    await b.feeds.reload();
-    await a.store.refresh();
-    await update(); // from A: Y → Z
+      await writeFeed('b3.txt', Z);
+      await b.feeds.reload();
+      await a.store.refresh();
+      await update(); // from A: Y → Z
 
-    assert.deepEqual(balancer.answers.map((answer) => [answer.upstream, answer.partial]), [
-      [a.url, false],
-      [b.url, true],
-      [a.url, true],
-    ]);
-    const [listA, listB] = [await currentList(a.url), await currentList(b.url)];
-    assert.deepEqual(listB.sha256Checksum, listA.sha256Checksum);
-    const info = client.listInfo().find((list) => list.name === 'se-4b')!;
-    assert.equal(info.checksum, Buffer.from(listA.sha256Checksum).toString('hex'));
-    assert.equal(info.version, Buffer.from(listA.version).toString('base64'));
-    assert.equal(info.entries, Z.length);
-    assert.equal((await client.checkUrl('http://z.example/')).verdict, 'UNSAFE');
-    assert.equal((await client.checkUrl('http://new.y.example/')).verdict, 'SAFE');
-  });
+      assert.deepEqual(
+        balancer.answers.map((answer) => [answer.upstream, answer.partial]),
+        [
+          [a.url, false],
+          [b.url, true],
+          [a.url, true],
+        ],
+      );
+      const [listA, listB] = [await currentList(a.url), await currentList(b.url)];
+      assert.deepEqual(listB.sha256Checksum, listA.sha256Checksum);
+      const info = client.listInfo().find((list) => list.name === 'se-4b')!;
+      assert.equal(info.checksum, Buffer.from(listA.sha256Checksum).toString('hex'));
+      assert.equal(info.version, Buffer.from(listA.version).toString('base64'));
+      assert.equal(info.entries, Z.length);
+      assert.equal((await client.checkUrl('http://z.example/')).verdict, 'UNSAFE');
+      assert.equal((await client.checkUrl('http://new.y.example/')).verdict, 'SAFE');
+    },
+  );
 });
 
 /** A load balancer on loopback that sends each request to the next upstream in turn, noting what went where. */
@@ -206,7 +222,10 @@ class RoundRobin {
     });
     const body = Buffer.from(await answer.arrayBuffer());
     const listUpdate = request.url?.includes('hashLists:batchGet') === true && answer.status === 200;
-    this.answers.push({ upstream, partial: listUpdate ? fromBinary(v5.BatchGetHashListsResponseSchema, body).hashLists[0]?.partialUpdate : undefined });
+    this.answers.push({
+      upstream,
+      partial: listUpdate ? fromBinary(v5.BatchGetHashListsResponseSchema, body).hashLists[0]?.partialUpdate : undefined,
+    });
     response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/octet-stream' });
     response.end(body);
   }

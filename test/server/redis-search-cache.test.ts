@@ -56,26 +56,37 @@ async function proxy(name: string): Promise<string> {
 }
 
 describe('proxy instances sharing Redis', () => {
-  it('serve the same versions of the mirrored lists, and share the upstream\'s search answers, negative ones too', TEST_TIMEOUT, async () => {
-    const [a, b] = [await proxy('a'), await proxy('b')];
-    const list = async (base: string) => fromBinary(v5.HashListSchema, new Uint8Array(await (await fetch(`${base}/v5/hashList/se-4b`)).arrayBuffer()));
-    const [fromA, fromB] = [await list(a), await list(b)];
-    assert.deepEqual(fromB.version, fromA.version);
-    assert.deepEqual(fromB.sha256Checksum, fromA.sha256Checksum);
+  it(
+    "serve the same versions of the mirrored lists, and share the upstream's search answers, negative ones too",
+    TEST_TIMEOUT,
+    async () => {
+      const [a, b] = [await proxy('a'), await proxy('b')];
+      const list = async (base: string) =>
+        fromBinary(v5.HashListSchema, new Uint8Array(await (await fetch(`${base}/v5/hashList/se-4b`)).arrayBuffer()));
+      const [fromA, fromB] = [await list(a), await list(b)];
+      assert.deepEqual(fromB.version, fromA.version);
+      assert.deepEqual(fromB.sha256Checksum, fromA.sha256Checksum);
 
-    const check = (server: string, url: string) => new SafeBrowsingClient({ server, mode: 'nostorage' }).checkUrl(url);
-    const before = authoritySearches;
-    assert.equal((await check(a, 'http://testsafebrowsing.appspot.com/s/phishing.html')).verdict, 'UNSAFE');
-    assert.equal((await check(a, 'http://shared-negative.example/')).verdict, 'SAFE');
-    assert.equal(authoritySearches - before, 2);
-    // A stores its answers without making its clients wait for Redis.
-    await waitUntil(async () => (await keysUnder(keyPrefix)).filter((key) => key.includes(':search:')).length >= 2, 'A stored both answers');
-    const fromCache = await check(b, 'http://testsafebrowsing.appspot.com/s/phishing.html');
-    assert.equal(fromCache.verdict, 'UNSAFE');
-    assert.deepEqual(fromCache.threats.map((t) => t.threatType), ['SOCIAL_ENGINEERING']);
-    assert.equal((await check(b, 'http://shared-negative.example/')).verdict, 'SAFE');
-    assert.equal(authoritySearches - before, 2, 'B answered both from the answers A left in Redis');
-  });
+      const check = (server: string, url: string) => new SafeBrowsingClient({ server, mode: 'nostorage' }).checkUrl(url);
+      const before = authoritySearches;
+      assert.equal((await check(a, 'http://testsafebrowsing.appspot.com/s/phishing.html')).verdict, 'UNSAFE');
+      assert.equal((await check(a, 'http://shared-negative.example/')).verdict, 'SAFE');
+      assert.equal(authoritySearches - before, 2);
+      // A stores its answers without making its clients wait for Redis.
+      await waitUntil(
+        async () => (await keysUnder(keyPrefix)).filter((key) => key.includes(':search:')).length >= 2,
+        'A stored both answers',
+      );
+      const fromCache = await check(b, 'http://testsafebrowsing.appspot.com/s/phishing.html');
+      assert.equal(fromCache.verdict, 'UNSAFE');
+      assert.deepEqual(
+        fromCache.threats.map((t) => t.threatType),
+        ['SOCIAL_ENGINEERING'],
+      );
+      assert.equal((await check(b, 'http://shared-negative.example/')).verdict, 'SAFE');
+      assert.equal(authoritySearches - before, 2, 'B answered both from the answers A left in Redis');
+    },
+  );
 });
 
 describe('RedisSearchCache', () => {
@@ -91,7 +102,7 @@ describe('RedisSearchCache', () => {
     assert.deepEqual([...found.keys()].sort(), [0x01020304, prefix32(hash)].sort());
     assert.deepEqual(found.get(prefix32(hash)), { expiresAt: now + 60_000, fullHashes: [match] });
     assert.deepEqual(found.get(0x01020304)?.fullHashes, []);
-    assert.equal((await cache.lookup([prefix32(hash)], now + 60_001)).size, 0, 'expired by the caller\'s clock');
+    assert.equal((await cache.lookup([prefix32(hash)], now + 60_001)).size, 0, "expired by the caller's clock");
   });
 
   it('treats whatever else a key holds as unknown: not an answer, a hash under another prefix, more than 24 h', TEST_TIMEOUT, async () => {
@@ -99,7 +110,8 @@ describe('RedisSearchCache', () => {
     cleanups.push(() => cache.close());
     const raw = createClient({ url: REDIS_URL });
     await raw.connect();
-    const stored = (expiresAt: number, details: unknown[] = []) => JSON.stringify({ expiresAt, fullHashes: [{ hash: Buffer.from(hash, 'latin1').toString('base64'), details }] });
+    const stored = (expiresAt: number, details: unknown[] = []) =>
+      JSON.stringify({ expiresAt, fullHashes: [{ hash: Buffer.from(hash, 'latin1').toString('base64'), details }] });
     const key = `${keyPrefix}search:${prefix32(hash).toString(16).padStart(8, '0')}`;
     const forged = [
       ['not json', key],

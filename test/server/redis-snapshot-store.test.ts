@@ -32,8 +32,18 @@ function history(name: string, keep = 3): ListHistory {
 
 /** An update as bytes, to compare what two instances answer. */
 function wire(update: ServedUpdate): string {
-  const additions = update.additions.width === 4 ? Buffer.from(update.additions.values.buffer, update.additions.values.byteOffset, update.additions.values.byteLength) : update.additions.bytes;
-  return [update.partial, update.complete, Buffer.from(update.version).toString('hex'), Buffer.from(update.removals.buffer, update.removals.byteOffset, update.removals.byteLength).toString('hex'), Buffer.from(additions).toString('hex'), Buffer.from(update.checksum).toString('hex')].join('|');
+  const additions =
+    update.additions.width === 4
+      ? Buffer.from(update.additions.values.buffer, update.additions.values.byteOffset, update.additions.values.byteLength)
+      : update.additions.bytes;
+  return [
+    update.partial,
+    update.complete,
+    Buffer.from(update.version).toString('hex'),
+    Buffer.from(update.removals.buffer, update.removals.byteOffset, update.removals.byteLength).toString('hex'),
+    Buffer.from(additions).toString('hex'),
+    Buffer.from(update.checksum).toString('hex'),
+  ].join('|');
 }
 
 function settledVersion(h: ListHistory): Uint8Array {
@@ -50,61 +60,76 @@ after(async () => {
 });
 
 describe('RedisSnapshotStore', () => {
-  it('publishes the content and the history together: ids oldest first, at most keep, the dropped content deleted', TEST_TIMEOUT, async () => {
-    const s = await store();
-    const h = history('publish-4b', 2);
-    await s.follow([h]);
-    const x = await s.publish(h, X);
-    const y = await s.publish(h, Y);
-    const z = await s.publish(h, Z);
-    assert.deepEqual(h.keptIds(), [y.id, z.id]);
-    const base = `${keyPrefix}list:{publish-4b}:`;
-    assert.deepEqual(await keysUnder(base), [`${base}history`, `${base}snapshot:${y.id}`, `${base}snapshot:${z.id}`].sort());
-    const client = createClient({ url: REDIS_URL });
-    await client.connect();
-    try {
-      assert.deepEqual(await client.lRange(`${base}history`, 0, -1), [y.id, z.id]);
-      assert.equal(await client.exists(`${base}snapshot:${x.id}`), 0);
-      const stored = await client.withTypeMapping({ 36: Buffer }).hGet(`${base}snapshot:${z.id}`, 'fullHashes');
-      assert.deepEqual(stored, Buffer.from(Z));
-    } finally {
-      await client.close();
-    }
-  });
+  it(
+    'publishes the content and the history together: ids oldest first, at most keep, the dropped content deleted',
+    TEST_TIMEOUT,
+    async () => {
+      const s = await store();
+      const h = history('publish-4b', 2);
+      await s.follow([h]);
+      const x = await s.publish(h, X);
+      const y = await s.publish(h, Y);
+      const z = await s.publish(h, Z);
+      assert.deepEqual(h.keptIds(), [y.id, z.id]);
+      const base = `${keyPrefix}list:{publish-4b}:`;
+      assert.deepEqual(await keysUnder(base), [`${base}history`, `${base}snapshot:${y.id}`, `${base}snapshot:${z.id}`].sort());
+      const client = createClient({ url: REDIS_URL });
+      await client.connect();
+      try {
+        assert.deepEqual(await client.lRange(`${base}history`, 0, -1), [y.id, z.id]);
+        assert.equal(await client.exists(`${base}snapshot:${x.id}`), 0);
+        const stored = await client.withTypeMapping({ 36: Buffer }).hGet(`${base}snapshot:${z.id}`, 'fullHashes');
+        assert.deepEqual(stored, Buffer.from(Z));
+      } finally {
+        await client.close();
+      }
+    },
+  );
 
-  it('serves an instance that published nothing the shared current version, and the same diffs from every kept version', TEST_TIMEOUT, async () => {
-    const [sa, sb] = [await store(), await store()];
-    const [a, b] = [history('late-4b'), history('late-4b')];
-    assert.deepEqual(await sa.follow([a]), []);
-    await sa.publish(a, X);
-    const versionX = settledVersion(a);
-    await sa.publish(a, Y);
-    assert.deepEqual(await sb.follow([b]), ['late-4b'], 'the list counts as published already');
-    assert.deepEqual(b.keptIds(), a.keptIds());
-    assert.equal(b.current().id, a.current().id);
-    assert.equal(b.current().fullHashCount, 5, 'the current snapshot comes with its full hashes, for searches');
-    for (const version of [new Uint8Array(0), versionX, settledVersion(a), Uint8Array.of(9, 9)]) {
-      assert.equal(wire(b.updateFor(version, NO_LIMITS)), wire(a.updateFor(version, NO_LIMITS)));
-    }
-    assert.equal(a.updateFor(versionX, NO_LIMITS).partial, true, 'a kept version gets a diff');
-    assert.equal(wire(b.updateFor(versionX, { maxUpdateEntries: 1, maxDatabaseEntries: 0 })), wire(a.updateFor(versionX, { maxUpdateEntries: 1, maxDatabaseEntries: 0 })));
-  });
+  it(
+    'serves an instance that published nothing the shared current version, and the same diffs from every kept version',
+    TEST_TIMEOUT,
+    async () => {
+      const [sa, sb] = [await store(), await store()];
+      const [a, b] = [history('late-4b'), history('late-4b')];
+      assert.deepEqual(await sa.follow([a]), []);
+      await sa.publish(a, X);
+      const versionX = settledVersion(a);
+      await sa.publish(a, Y);
+      assert.deepEqual(await sb.follow([b]), ['late-4b'], 'the list counts as published already');
+      assert.deepEqual(b.keptIds(), a.keptIds());
+      assert.equal(b.current().id, a.current().id);
+      assert.equal(b.current().fullHashCount, 5, 'the current snapshot comes with its full hashes, for searches');
+      for (const version of [new Uint8Array(0), versionX, settledVersion(a), Uint8Array.of(9, 9)]) {
+        assert.equal(wire(b.updateFor(version, NO_LIMITS)), wire(a.updateFor(version, NO_LIMITS)));
+      }
+      assert.equal(a.updateFor(versionX, NO_LIMITS).partial, true, 'a kept version gets a diff');
+      assert.equal(
+        wire(b.updateFor(versionX, { maxUpdateEntries: 1, maxDatabaseEntries: 0 })),
+        wire(a.updateFor(versionX, { maxUpdateEntries: 1, maxDatabaseEntries: 0 })),
+      );
+    },
+  );
 
-  it('orders the history as publications reach Redis: content published again by another instance becomes current everywhere', TEST_TIMEOUT, async () => {
-    const [sa, sb] = [await store(), await store()];
-    const [a, b] = [history('order-4b'), history('order-4b')];
-    await sa.follow([a]);
-    await sb.follow([b]);
-    const x = await sa.publish(a, X);
-    const y = await sa.publish(a, Y);
-    const again = await sb.publish(b, poolHashes([4, 3, 2, 1, 1]));
-    assert.equal(again.id, x.id, 'the same content is the same snapshot, wherever it is published');
-    assert.deepEqual(b.keptIds(), [y.id, x.id]);
-    assert.equal(a.current().id, y.id, 'A learns of it when it looks');
-    await sa.refresh();
-    assert.deepEqual(a.keptIds(), [y.id, x.id]);
-    assert.equal(a.current().id, x.id);
-  });
+  it(
+    'orders the history as publications reach Redis: content published again by another instance becomes current everywhere',
+    TEST_TIMEOUT,
+    async () => {
+      const [sa, sb] = [await store(), await store()];
+      const [a, b] = [history('order-4b'), history('order-4b')];
+      await sa.follow([a]);
+      await sb.follow([b]);
+      const x = await sa.publish(a, X);
+      const y = await sa.publish(a, Y);
+      const again = await sb.publish(b, poolHashes([4, 3, 2, 1, 1]));
+      assert.equal(again.id, x.id, 'the same content is the same snapshot, wherever it is published');
+      assert.deepEqual(b.keptIds(), [y.id, x.id]);
+      assert.equal(a.current().id, y.id, 'A learns of it when it looks');
+      await sa.refresh();
+      assert.deepEqual(a.keptIds(), [y.id, x.id]);
+      assert.equal(a.current().id, x.id);
+    },
+  );
 
   it('shares mirrored lists (served hashes only), and an older mirror copy never displaces a newer one', TEST_TIMEOUT, async () => {
     const [sa, sb] = [await store(), await store()];
@@ -157,7 +182,10 @@ describe('RedisSnapshotStore', () => {
     await sb.refresh();
     assert.deepEqual(b.keptIds(), [y.id], 'the current snapshot is served, the forged one left out');
     assert.equal(messages.length, 1);
-    assert.match(messages[0]!, new RegExp(`list forged-4b: snapshot ${x.id} in Redis cannot be used: its content is snapshot [0-9a-f]{32} here`));
+    assert.match(
+      messages[0]!,
+      new RegExp(`list forged-4b: snapshot ${x.id} in Redis cannot be used: its content is snapshot [0-9a-f]{32} here`),
+    );
   });
 
   it('keeps serving what it holds while Redis is away, refuses publications, and catches up when it is back', TEST_TIMEOUT, async () => {
@@ -175,19 +203,26 @@ describe('RedisSnapshotStore', () => {
     await assert.rejects(sb.refresh(), SnapshotStoreError);
     assert.equal(b.current().id, x.id);
     assert.equal(hashCount(b.current().served()), 4);
-    assert.match(messages.join('\n'), /Redis at redis:\/\/127\.0\.0\.1:\d+ failed \(.*\): serving the lists this instance holds until Redis answers again/);
+    assert.match(
+      messages.join('\n'),
+      /Redis at redis:\/\/127\.0\.0\.1:\d+ failed \(.*\): serving the lists this instance holds until Redis answers again/,
+    );
     assert.equal(messages.length, 1, `said once, not at every attempt: ${messages.join(' / ')}`);
 
     const z = await sa.publish(a, Z);
     await relay.restore();
-    await waitUntil(async () => {
-      try {
-        await sb.refresh();
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'B reaches Redis again', 10_000);
+    await waitUntil(
+      async () => {
+        try {
+          await sb.refresh();
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      'B reaches Redis again',
+      10_000,
+    );
     assert.equal(b.current().id, z.id);
     assert.deepEqual(b.keptIds(), a.keptIds());
     assert.match(messages.at(-1)!, /answers again$/);
@@ -197,7 +232,13 @@ describe('RedisSnapshotStore', () => {
     const relay = await RedisRelay.start();
     const closedPort = relay.url;
     await relay.cut();
-    await assert.rejects(RedisSnapshotStore.connect({ url: closedPort, timeoutMs: 2000 }), (error: unknown) => error instanceof SnapshotStoreError && error.reason === 'unavailable' && /cannot connect to Redis at redis:\/\/127\.0\.0\.1:\d+/.test(error.message));
+    await assert.rejects(
+      RedisSnapshotStore.connect({ url: closedPort, timeoutMs: 2000 }),
+      (error: unknown) =>
+        error instanceof SnapshotStoreError &&
+        error.reason === 'unavailable' &&
+        /cannot connect to Redis at redis:\/\/127\.0\.0\.1:\d+/.test(error.message),
+    );
     await assert.rejects(RedisSnapshotStore.connect({ url: 'http://user:secret@example.com' }), (error: unknown) => {
       assert.ok(error instanceof SnapshotStoreError && error.reason === 'invalid-url');
       assert.doesNotMatch(error.message, /secret/, 'credentials stay out of messages');

@@ -15,7 +15,10 @@ afterEach(async () => {
 });
 
 const prefixes = HashList.fromSorted('se-4b', Buffer.from([0, 1, 2]), { width: 4, values: Uint32Array.of(1, 0x80000000, 0xffffffff) });
-const fullHashes = HashList.fromSorted('gc-32b', Buffer.from('state-from-v4'), { width: 32, bytes: Buffer.concat([Buffer.alloc(32, 1), Buffer.alloc(32, 2)]) });
+const fullHashes = HashList.fromSorted('gc-32b', Buffer.from('state-from-v4'), {
+  width: 32,
+  bytes: Buffer.concat([Buffer.alloc(32, 1), Buffer.alloc(32, 2)]),
+});
 
 async function reopen(): Promise<{ db: LocalDatabase; damaged: DatabaseFileError[] }> {
   const damaged: DatabaseFileError[] = [];
@@ -36,7 +39,10 @@ describe('LocalDatabase', () => {
     assert.deepEqual(Buffer.from(se.list.checksum), Buffer.from(prefixes.checksum));
     assert.equal(se.updatedAt, 1_700_000_000_000);
     assert.deepEqual(again.get('gc-32b')!.list.sortedHashes(), fullHashes.sortedHashes());
-    assert.deepEqual(again.all().map((s) => s.list.name), ['gc-32b', 'se-4b']);
+    assert.deepEqual(
+      again.all().map((s) => s.list.name),
+      ['gc-32b', 'se-4b'],
+    );
   });
 
   it('drops a file whose hashes were damaged, and says so', async () => {
@@ -83,7 +89,10 @@ describe('LocalDatabase', () => {
   it('reports client state that is not JSON, rather than taking it for none', async () => {
     await writeFile(join(dir, 'client-state.json'), '{"next": ');
     const db = await LocalDatabase.open(dir);
-    await assert.rejects(db.readState(), (err) => err instanceof DatabaseFileError && /client-state\.json was not loaded \(not JSON\); it is ignored/.test(err.message));
+    await assert.rejects(
+      db.readState(),
+      (err) => err instanceof DatabaseFileError && /client-state\.json was not loaded \(not JSON\); it is ignored/.test(err.message),
+    );
   });
 
   it('fails a write it cannot make with DatabaseStorageError, keeping the old list and leaving no temporary file', async () => {
@@ -92,14 +101,24 @@ describe('LocalDatabase', () => {
     await rm(dir, { recursive: true });
     await writeFile(dir, 'not a folder');
     const next = HashList.fromSorted('se-4b', Buffer.from('v9'), { width: 4, values: Uint32Array.of(7) });
-    await assert.rejects(db.save(next, 2), (err) => err instanceof DatabaseStorageError && /local database .*: cannot save list se-4b \(ENOTDIR/.test(err.message));
-    await assert.rejects(db.writeState({}), (err) => err instanceof DatabaseStorageError && /cannot save the client state/.test(err.message));
+    await assert.rejects(
+      db.save(next, 2),
+      (err) => err instanceof DatabaseStorageError && /local database .*: cannot save list se-4b \(ENOTDIR/.test(err.message),
+    );
+    await assert.rejects(
+      db.writeState({}),
+      (err) => err instanceof DatabaseStorageError && /cannot save the client state/.test(err.message),
+    );
     assert.deepEqual(db.get('se-4b')!.list.sortedHashes(), prefixes.sortedHashes());
   });
 
   it('says which folder it cannot open', async () => {
     await writeFile(join(dir, 'file'), '');
-    await assert.rejects(LocalDatabase.open(join(dir, 'file', 'db')), (err) => err instanceof DatabaseStorageError && /local database .*file\/db: cannot create or read the folder \(ENOTDIR/.test(err.message));
+    await assert.rejects(
+      LocalDatabase.open(join(dir, 'file', 'db')),
+      (err) =>
+        err instanceof DatabaseStorageError && /local database .*file\/db: cannot create or read the folder \(ENOTDIR/.test(err.message),
+    );
   });
 
   it('opened read-only, reports damaged files and leftovers but changes nothing, and refuses writes', async () => {

@@ -95,7 +95,7 @@ describe('HashList.applyUpdate (SB-9)', () => {
     }
   });
 
-  it('takes a partial update without checksum and without changes, or any answer confirming the list\'s own checksum, as a new version only (API.md)', () => {
+  it("takes a partial update without checksum and without changes, or any answer confirming the list's own checksum, as a new version only (docs/api.md)", () => {
     for (const unchanged of [update(true, [], four()), update(false, [], four(), base.checksum), update(true, [], four(), base.checksum)]) {
       const next = base.applyUpdate(unchanged);
       assert.deepEqual(next.sortedHashes(), four(10, 20, 30, 40));
@@ -119,7 +119,7 @@ describe('HashList.applyUpdate (SB-9)', () => {
     assert.throws(() => base.applyUpdate(update(false, [], four(1))), failsWith('checksum-missing'));
   });
 
-  it('refuses hashes of another width than the list\'s, in full updates as in partial ones', () => {
+  it("refuses hashes of another width than the list's, in full updates as in partial ones", () => {
     const wideHashes = { width: 8 as const, bytes: Buffer.alloc(8, 1) };
     for (const partial of [false, true]) {
       assert.throws(() => base.applyUpdate(update(partial, [], wideHashes, checksumOf(wideHashes))), failsWith('width-mismatch'));
@@ -143,7 +143,10 @@ describe('HashList.applyUpdate (SB-9)', () => {
         const toHashes = (keys: number[]): SortedHashes => {
           const sorted = [...keys].sort((a, b) => a - b);
           if (width === 4) return { width, values: Uint32Array.from(sorted, (k) => k * 65537) };
-          return { width, bytes: Buffer.concat(sorted.map((k) => Buffer.concat([Buffer.from([k >> 8, k & 0xff]), Buffer.alloc(width - 2, k % 7)]))) };
+          return {
+            width,
+            bytes: Buffer.concat(sorted.map((k) => Buffer.concat([Buffer.from([k >> 8, k & 0xff]), Buffer.alloc(width - 2, k % 7)]))),
+          };
         };
         const oldSorted = [...oldKeys].sort((a, b) => a - b);
         const list = HashList.fromSorted('x', Buffer.from('old'), toHashes(oldSorted));
@@ -152,7 +155,8 @@ describe('HashList.applyUpdate (SB-9)', () => {
         const expectedKeys = [...kept, ...newKeys];
         const valid = removals.every((r) => r < oldSorted.length) && new Set(expectedKeys).size === expectedKeys.length;
         const changes = removals.length > 0 || newKeys.length > 0;
-        const checksum = valid && (sendChecksum || changes) ? checksumOf(toHashes(expectedKeys)) : sendChecksum ? new Uint8Array(32) : undefined;
+        const checksum =
+          valid && (sendChecksum || changes) ? checksumOf(toHashes(expectedKeys)) : sendChecksum ? new Uint8Array(32) : undefined;
         const attempt = () => list.applyUpdate(update(true, removals, toHashes(newKeys), checksum));
         if (!valid || (checksum === undefined && changes)) {
           assert.throws(attempt, HashListUpdateError);

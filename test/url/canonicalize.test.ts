@@ -161,7 +161,10 @@ describe('canonicalizeUrl: properties', () => {
   const inputs = fc.oneof(fc.string({ unit: 'binary' }), hostileUrl, urlLike);
 
   it('throws nothing but InvalidUrlError', () => {
-    fc.assert(fc.property(inputs, (url) => void attempt(url)), { numRuns: 3000 });
+    fc.assert(
+      fc.property(inputs, (url) => void attempt(url)),
+      { numRuns: 3000 },
+    );
   });
 
   it('is idempotent', () => {

@@ -2,14 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parseCanonicalUrl } from '../../src/url/canonicalize.ts';
-import {
-  hostSuffixStarts,
-  MAX_EXPRESSIONS,
-  MAX_HOSTS,
-  MAX_PATHS,
-  pathPrefixLengths,
-  urlExpressions,
-} from '../../src/url/expressions.ts';
+import { hostSuffixStarts, MAX_EXPRESSIONS, MAX_HOSTS, MAX_PATHS, pathPrefixLengths, urlExpressions } from '../../src/url/expressions.ts';
 import { InvalidUrlError } from '../../src/url/invalid-url.ts';
 import { hostileUrl, urlLike } from './arbitraries.ts';
 

@@ -5,7 +5,7 @@ import { expressionHash, expressionHashString, hashPrefix, prefix32 } from '../.
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
 describe('expressionHash', () => {
-  it('is SHA-256 of the expression (API.md test identifier)', () => {
+  it('is SHA-256 of the expression (docs/api.md test identifier)', () => {
     const full = expressionHash('malware.sbtest.example/');
     assert.equal(hex(full), 'bfd00f8e2fe3c810bd449e28af095aa010d0ebc11875a2bab2f19b9147cf086f');
     assert.equal(Buffer.from(hashPrefix(full)).toString('base64'), 'v9APjg==');

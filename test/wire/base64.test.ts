@@ -5,7 +5,7 @@ import { decodeBase64, encodeBase64Url } from '../../src/wire/base64.ts';
 import { parseQueryString } from '../../src/wire/query-string.ts';
 import { WireError } from '../../src/wire/wire-error.ts';
 
-const PREFIX = new Uint8Array([0xbf, 0xd0, 0x0f, 0x8e]); // malware.sbtest.example/ (API.md §3)
+const PREFIX = new Uint8Array([0xbf, 0xd0, 0x0f, 0x8e]); // malware.sbtest.example/ (docs/api.md §3)
 
 function isInvalidArgument(error: unknown): boolean {
   return error instanceof WireError && error.status === 'INVALID_ARGUMENT' && error.httpStatus === 400;
@@ -38,11 +38,14 @@ describe('decodeBase64', () => {
 
   it('rejects characters outside both alphabets, naming the value and the offset', () => {
     for (const text of ['v9AP jg', 'v9AP.jg', 'v9APjg%3D', 'ü', '\u0000AAA', 'AA\nAA']) {
-      assert.throws(() => decodeBase64(text, 'hashPrefixes[0]'), (error: unknown) => {
-        assert.ok(isInvalidArgument(error));
-        assert.match((error as Error).message, /^hashPrefixes\[0\] is not valid base64: character .* at offset \d+/);
-        return true;
-      });
+      assert.throws(
+        () => decodeBase64(text, 'hashPrefixes[0]'),
+        (error: unknown) => {
+          assert.ok(isInvalidArgument(error));
+          assert.match((error as Error).message, /^hashPrefixes\[0\] is not valid base64: character .* at offset \d+/);
+          return true;
+        },
+      );
     }
   });
 

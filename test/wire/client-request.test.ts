@@ -16,7 +16,12 @@ const PREFIX = new Uint8Array([0xbf, 0xd0, 0x0f, 0x8e]);
 // What our server makes of what our client sends.
 function serve(outgoing: OutgoingRequest) {
   const url = new URL(outgoing.url);
-  return decodeWireRequest({ method: outgoing.method, url: url.pathname + url.search, headers: outgoing.headers, body: outgoing.body ?? new Uint8Array() });
+  return decodeWireRequest({
+    method: outgoing.method,
+    url: url.pathname + url.search,
+    headers: outgoing.headers,
+    body: outgoing.body ?? new Uint8Array(),
+  });
 }
 
 describe('buildWireRequest: v5', () => {
@@ -65,7 +70,9 @@ describe('buildWireRequest: v5', () => {
 describe('buildWireRequest: v4', () => {
   const request = create(v4.FetchThreatListUpdatesRequestSchema, {
     client: { clientId: 'sbkit', clientVersion: '0.1.0' },
-    listUpdateRequests: [{ threatType: v4.ThreatType.MALWARE, platformType: v4.PlatformType.ANY_PLATFORM, threatEntryType: v4.ThreatEntryType.URL }],
+    listUpdateRequests: [
+      { threatType: v4.ThreatType.MALWARE, platformType: v4.PlatformType.ANY_PLATFORM, threatEntryType: v4.ThreatEntryType.URL },
+    ],
   });
 
   it('binary POST with alt=proto, like the Go client', () => {
@@ -101,29 +108,39 @@ describe('our server decodes what our client sends', () => {
 
   it('property: hashes:search', () => {
     fc.assert(
-      fc.property(fc.array(prefix, { minLength: 1, maxLength: 30 }), encoding, fc.constantFrom('v5' as const, 'v5alpha1' as const), (hashPrefixes, enc, apiVersion) => {
-        const request = create(v5.SearchHashesRequestSchema, { hashPrefixes });
-        const decoded = serve(buildWireRequest(GOOGLE, 'SearchHashes', request, { apiKey: 'K', encoding: enc, apiVersion }));
-        assert.equal(decoded.rpc, 'SearchHashes');
-        assert.deepEqual(decoded.request, request);
-        assert.equal(decoded.responseEncoding, enc);
-        assert.equal(decoded.apiVersion, apiVersion);
-        assert.equal(decoded.apiKey, 'K');
-      }),
+      fc.property(
+        fc.array(prefix, { minLength: 1, maxLength: 30 }),
+        encoding,
+        fc.constantFrom('v5' as const, 'v5alpha1' as const),
+        (hashPrefixes, enc, apiVersion) => {
+          const request = create(v5.SearchHashesRequestSchema, { hashPrefixes });
+          const decoded = serve(buildWireRequest(GOOGLE, 'SearchHashes', request, { apiKey: 'K', encoding: enc, apiVersion }));
+          assert.equal(decoded.rpc, 'SearchHashes');
+          assert.deepEqual(decoded.request, request);
+          assert.equal(decoded.responseEncoding, enc);
+          assert.equal(decoded.apiVersion, apiVersion);
+          assert.equal(decoded.apiKey, 'K');
+        },
+      ),
       { numRuns: 1000 },
     );
   });
 
   it('property: batchGet, positional versions included', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(name, { minLength: 1, maxLength: 8 }), fc.array(fc.uint8Array({ maxLength: 16 }), { maxLength: 8 }), fc.nat(1 << 20), (names, version, maxUpdateEntries) => {
-        const request = create(v5.BatchGetHashListsRequestSchema, { names, version, sizeConstraints: { maxUpdateEntries } });
-        const decoded = serve(buildWireRequest(GOOGLE, 'BatchGetHashLists', request));
-        assert.equal(decoded.rpc, 'BatchGetHashLists');
-        assert.deepEqual((decoded.request as v5.BatchGetHashListsRequest).names, names);
-        assert.deepEqual((decoded.request as v5.BatchGetHashListsRequest).version, version);
-        assert.equal((decoded.request as v5.BatchGetHashListsRequest).sizeConstraints?.maxUpdateEntries ?? 0, maxUpdateEntries);
-      }),
+      fc.property(
+        fc.uniqueArray(name, { minLength: 1, maxLength: 8 }),
+        fc.array(fc.uint8Array({ maxLength: 16 }), { maxLength: 8 }),
+        fc.nat(1 << 20),
+        (names, version, maxUpdateEntries) => {
+          const request = create(v5.BatchGetHashListsRequestSchema, { names, version, sizeConstraints: { maxUpdateEntries } });
+          const decoded = serve(buildWireRequest(GOOGLE, 'BatchGetHashLists', request));
+          assert.equal(decoded.rpc, 'BatchGetHashLists');
+          assert.deepEqual(decoded.request.names, names);
+          assert.deepEqual(decoded.request.version, version);
+          assert.equal(decoded.request.sizeConstraints?.maxUpdateEntries ?? 0, maxUpdateEntries);
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -132,16 +149,26 @@ describe('our server decodes what our client sends', () => {
     const hash = fc.uint8Array({ minLength: 4, maxLength: 32 });
     const threatType = fc.constantFrom(...[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 14, 15, 16, 17]);
     fc.assert(
-      fc.property(fc.array(hash, { maxLength: 10 }), fc.array(threatType, { maxLength: 11 }), fc.array(fc.uint8Array({ maxLength: 8 }), { maxLength: 3 }), encoding, (hashes, threatTypes, clientStates, enc) => {
-        const request = create(v4.FindFullHashesRequestSchema, {
-          clientStates,
-          threatInfo: { threatTypes, platformTypes: [v4.PlatformType.LINUX, v4.PlatformType.CHROME], threatEntries: hashes.map((h) => ({ hash: h })) },
-        });
-        const decoded = serve(buildWireRequest(GOOGLE, 'FindFullHashes', request, { encoding: enc }));
-        assert.equal(decoded.rpc, 'FindFullHashes');
-        assert.deepEqual(toBinary(v4.FindFullHashesRequestSchema, decoded.request as v4.FindFullHashesRequest), toBinary(v4.FindFullHashesRequestSchema, request));
-        assert.equal(decoded.responseEncoding, enc);
-      }),
+      fc.property(
+        fc.array(hash, { maxLength: 10 }),
+        fc.array(threatType, { maxLength: 11 }),
+        fc.array(fc.uint8Array({ maxLength: 8 }), { maxLength: 3 }),
+        encoding,
+        (hashes, threatTypes, clientStates, enc) => {
+          const request = create(v4.FindFullHashesRequestSchema, {
+            clientStates,
+            threatInfo: {
+              threatTypes,
+              platformTypes: [v4.PlatformType.LINUX, v4.PlatformType.CHROME],
+              threatEntries: hashes.map((h) => ({ hash: h })),
+            },
+          });
+          const decoded = serve(buildWireRequest(GOOGLE, 'FindFullHashes', request, { encoding: enc }));
+          assert.equal(decoded.rpc, 'FindFullHashes');
+          assert.deepEqual(toBinary(v4.FindFullHashesRequestSchema, decoded.request), toBinary(v4.FindFullHashesRequestSchema, request));
+          assert.equal(decoded.responseEncoding, enc);
+        },
+      ),
       { numRuns: 1000 },
     );
   });

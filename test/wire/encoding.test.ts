@@ -29,7 +29,7 @@ describe('encodingContentType', () => {
   });
 });
 
-describe('chooseResponseEncoding (API.md §3 pitfall 1)', () => {
+describe('chooseResponseEncoding (docs/api.md §3 pitfall 1)', () => {
   it('browsers: no alt, Accept */* → protobuf', () => {
     assert.equal(chooseResponseEncoding({ accept: '*/*' }), 'protobuf');
     assert.equal(chooseResponseEncoding({}), 'protobuf');
@@ -44,7 +44,11 @@ describe('chooseResponseEncoding (API.md §3 pitfall 1)', () => {
 
   it('refuses an alt it does not know', () => {
     for (const alt of ['xml', '', 'json+protobuf']) {
-      assert.throws(() => chooseResponseEncoding({ alt }), (error: unknown) => error instanceof WireError && error.status === 'INVALID_ARGUMENT', alt);
+      assert.throws(
+        () => chooseResponseEncoding({ alt }),
+        (error: unknown) => error instanceof WireError && error.status === 'INVALID_ARGUMENT',
+        alt,
+      );
     }
   });
 
@@ -64,7 +68,7 @@ describe('chooseResponseEncoding (API.md §3 pitfall 1)', () => {
     assert.equal(chooseResponseEncoding({ accept: 'application/json, */*', googleApiClient: false }), 'json');
   });
 
-  it('then x-goog-api-client: Google\'s generated clients read JSON (the npm client\'s v5 GETs)', () => {
+  it("then x-goog-api-client: Google's generated clients read JSON (the npm client's v5 GETs)", () => {
     assert.equal(chooseResponseEncoding({ accept: '*/*', googleApiClient: true }), 'json');
   });
 });

@@ -20,7 +20,7 @@ const A = JSON.parse(readFileSync(new URL('./fixtures/rfc9458-appendix-a.json', 
 const hex = (name: string) => new Uint8Array(Buffer.from(A[name]!, 'hex'));
 
 describe('Oblivious HTTP, known answers of RFC 9458 Appendix A', () => {
-  it('reads the gateway\'s key configuration and derives its public key from skR', async () => {
+  it("reads the gateway's key configuration and derives its public key from skR", async () => {
     const key = await importGatewayKey(1, hex('skR'));
     assert.deepEqual(Buffer.from(key.config.publicKey), Buffer.from(hex('publicKey')));
     const length = Buffer.alloc(2);
@@ -28,10 +28,13 @@ describe('Oblivious HTTP, known answers of RFC 9458 Appendix A', () => {
     const [config] = parseKeyConfigs(Buffer.concat([length, hex('keyConfig')]));
     assert.equal(config!.keyId, 1);
     assert.deepEqual(Buffer.from(config!.publicKey), Buffer.from(hex('publicKey')));
-    assert.deepEqual(config!.suites, [{ kdfId: 1, aeadId: 1 }, { kdfId: 1, aeadId: 3 }]);
+    assert.deepEqual(config!.suites, [
+      { kdfId: 1, aeadId: 1 },
+      { kdfId: 1, aeadId: 3 },
+    ]);
   });
 
-  it('encapsulates the request byte for byte with the example\'s ephemeral key, and the gateway reads it', async () => {
+  it("encapsulates the request byte for byte with the example's ephemeral key, and the gateway reads it", async () => {
     const length = Buffer.alloc(2);
     length.writeUInt16BE(hex('keyConfig').length);
     const [config] = parseKeyConfigs(Buffer.concat([length, hex('keyConfig')]));
@@ -40,10 +43,17 @@ describe('Oblivious HTTP, known answers of RFC 9458 Appendix A', () => {
     const key = await importGatewayKey(1, hex('skR'));
     const { request } = await decapsulateRequest([key], hex('encapsulatedRequest'));
     assert.deepEqual(Buffer.from(request), Buffer.from(hex('request')));
-    assert.deepEqual(decodeBinaryHttpRequest(request), { method: 'GET', scheme: 'https', authority: 'example.com', path: '/', headers: [], content: new Uint8Array(0) });
+    assert.deepEqual(decodeBinaryHttpRequest(request), {
+      method: 'GET',
+      scheme: 'https',
+      authority: 'example.com',
+      path: '/',
+      headers: [],
+      content: new Uint8Array(0),
+    });
   });
 
-  it('encapsulates the response byte for byte with the example\'s nonce, and the client reads it', async () => {
+  it("encapsulates the response byte for byte with the example's nonce, and the client reads it", async () => {
     const key = await importGatewayKey(1, hex('skR'));
     const { context } = await decapsulateRequest([key], hex('encapsulatedRequest'));
     const response = await encapsulateResponse(context, hex('response'), hex('responseNonce'));
@@ -84,7 +94,10 @@ describe('Oblivious HTTP, round trips and refusals', () => {
       }),
       { numRuns: 100 },
     );
-    await assert.rejects(decapsulateRequest([key], message.subarray(0, 20)), (e: unknown) => e instanceof OhttpError && e.reason === 'malformed');
+    await assert.rejects(
+      decapsulateRequest([key], message.subarray(0, 20)),
+      (e: unknown) => e instanceof OhttpError && e.reason === 'malformed',
+    );
     const other = await generateGatewayKey(8);
     await assert.rejects(decapsulateRequest([other], message), (e: unknown) => e instanceof OhttpError && e.reason === 'unknown-key');
   });

@@ -79,7 +79,10 @@ describe('decodePayload', () => {
 
   it('an empty body is the empty message in either encoding', () => {
     assert.deepEqual(decodePayload(v5.SearchHashesRequestSchema, new Uint8Array(), 'json', 'body'), create(v5.SearchHashesRequestSchema));
-    assert.deepEqual(decodePayload(v5.SearchHashesRequestSchema, new Uint8Array(), 'protobuf', 'body'), create(v5.SearchHashesRequestSchema));
+    assert.deepEqual(
+      decodePayload(v5.SearchHashesRequestSchema, new Uint8Array(), 'protobuf', 'body'),
+      create(v5.SearchHashesRequestSchema),
+    );
   });
 
   const malformed: Array<[string, DescMessage, Uint8Array, 'json' | 'protobuf']> = [
@@ -95,15 +98,18 @@ describe('decodePayload', () => {
     ['JSON string for an int32', v5.ListHashListsRequestSchema, utf8('{"pageSize":"ten"}'), 'json'],
     ['JSON bytes that are not base64', v4.FindFullHashesRequestSchema, utf8('{"clientStates":["!!"]}'), 'json'],
     ['JSON that is not UTF-8', v4.FindFullHashesRequestSchema, bytes([0x7b, 0xff, 0x7d]), 'json'],
-    ['JSPB, Google\'s positional arrays', v4.FindFullHashesRequestSchema, utf8('[null,[]]'), 'json'],
+    ["JSPB, Google's positional arrays", v4.FindFullHashesRequestSchema, utf8('[null,[]]'), 'json'],
   ];
   for (const [name, schema, body, encoding] of malformed) {
     it(`refuses ${name} with INVALID_ARGUMENT`, () => {
-      assert.throws(() => decodePayload(schema, body, encoding, 'the request body'), (error: unknown) => {
-        assert.ok(invalidArgument(error), String(error));
-        assert.match((error as Error).message, /^the request body is not a valid (binary protobuf|proto3 JSON) google\./);
-        return true;
-      });
+      assert.throws(
+        () => decodePayload(schema, body, encoding, 'the request body'),
+        (error: unknown) => {
+          assert.ok(invalidArgument(error), String(error));
+          assert.match((error as Error).message, /^the request body is not a valid (binary protobuf|proto3 JSON) google\./);
+          return true;
+        },
+      );
     });
   }
 
@@ -116,17 +122,28 @@ describe('decodePayload', () => {
     }
   });
 
-  const schemas = [v5.SearchHashesRequestSchema, v5.BatchGetHashListsRequestSchema, v4.FetchThreatListUpdatesRequestSchema, v4.FindFullHashesRequestSchema, v4.ThreatHitSchema];
+  const schemas = [
+    v5.SearchHashesRequestSchema,
+    v5.BatchGetHashListsRequestSchema,
+    v4.FetchThreatListUpdatesRequestSchema,
+    v4.FindFullHashesRequestSchema,
+    v4.ThreatHitSchema,
+  ];
 
   it('property: arbitrary bytes decode or raise INVALID_ARGUMENT, in both encodings', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...schemas), fc.uint8Array({ maxLength: 200 }), fc.constantFrom('json' as const, 'protobuf' as const), (schema, body, encoding) => {
-        try {
-          decodePayload(schema, body, encoding, 'body');
-        } catch (error) {
-          assert.ok(invalidArgument(error), String(error));
-        }
-      }),
+      fc.property(
+        fc.constantFrom(...schemas),
+        fc.uint8Array({ maxLength: 200 }),
+        fc.constantFrom('json' as const, 'protobuf' as const),
+        (schema, body, encoding) => {
+          try {
+            decodePayload(schema, body, encoding, 'body');
+          } catch (error) {
+            assert.ok(invalidArgument(error), String(error));
+          }
+        },
+      ),
       { numRuns: 3000 },
     );
   });
@@ -136,7 +153,15 @@ describe('decodePayload', () => {
       v4.FetchThreatListUpdatesRequestSchema,
       create(v4.FetchThreatListUpdatesRequestSchema, {
         client: { clientId: 'c', clientVersion: '1' },
-        listUpdateRequests: [{ threatType: 5, platformType: 2, threatEntryType: 1, state: new Uint8Array([1, 2]), constraints: { supportedCompressions: [2] } }],
+        listUpdateRequests: [
+          {
+            threatType: 5,
+            platformType: 2,
+            threatEntryType: 1,
+            state: new Uint8Array([1, 2]),
+            constraints: { supportedCompressions: [2] },
+          },
+        ],
       }),
     );
     fc.assert(

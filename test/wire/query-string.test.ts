@@ -30,7 +30,11 @@ describe('parseQueryString', () => {
 
   it('rejects malformed percent-escapes with INVALID_ARGUMENT', () => {
     for (const query of ['a=%', 'a=%G1', '%zz=1', 'a=%FF', 'a=%C3']) {
-      assert.throws(() => parseQueryString(query), (error: unknown) => error instanceof WireError && error.status === 'INVALID_ARGUMENT', query);
+      assert.throws(
+        () => parseQueryString(query),
+        (error: unknown) => error instanceof WireError && error.status === 'INVALID_ARGUMENT',
+        query,
+      );
     }
   });
 

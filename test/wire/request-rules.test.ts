@@ -4,7 +4,13 @@ import { create } from '@bufbuild/protobuf';
 import { EmptySchema } from '@bufbuild/protobuf/wkt';
 import * as v4 from '../../src/proto/v4.ts';
 import * as v5 from '../../src/proto/v5.ts';
-import { MAX_HASH_PREFIXES, MAX_LIST_UPDATE_REQUESTS, MAX_SEARCH_URLS, MAX_THREAT_MATCH_URLS, MAX_V4_HASH_PREFIXES, checkRequestRules } from '../../src/wire/request-rules.ts';
+import {
+  MAX_HASH_PREFIXES,
+  MAX_LIST_UPDATE_REQUESTS,
+  MAX_SEARCH_URLS,
+  MAX_THREAT_MATCH_URLS,
+  checkRequestRules,
+} from '../../src/wire/request-rules.ts';
 import { WireError } from '../../src/wire/wire-error.ts';
 
 const prefix = (n: number) => new Uint8Array([n >> 24, n >> 16, n >> 8, n].map((b) => b & 0xff));
@@ -18,8 +24,10 @@ function refused(pattern: RegExp) {
 }
 
 describe('checkRequestRules: SearchHashes', () => {
-  const search = (hashPrefixes: Uint8Array[], filter = '', apiVersion: 'v5' | 'v5alpha1' = 'v5') => () =>
-    checkRequestRules({ rpc: 'SearchHashes', apiVersion, request: create(v5.SearchHashesRequestSchema, { hashPrefixes, filter }) });
+  const search =
+    (hashPrefixes: Uint8Array[], filter = '', apiVersion: 'v5' | 'v5alpha1' = 'v5') =>
+    () =>
+      checkRequestRules({ rpc: 'SearchHashes', apiVersion, request: create(v5.SearchHashesRequestSchema, { hashPrefixes, filter }) });
 
   it('accepts 1 to 1000 prefixes of 4 bytes', () => {
     assert.doesNotThrow(search([prefix(1)]));
@@ -28,8 +36,14 @@ describe('checkRequestRules: SearchHashes', () => {
 
   it('refuses none, more than 1000, and prefixes of another length', () => {
     assert.throws(search([]), refused(/hashPrefixes is required/));
-    assert.throws(search(Array.from({ length: MAX_HASH_PREFIXES + 1 }, (_, i) => prefix(i))), refused(/1001 hashPrefixes sent; at most 1000/));
-    assert.throws(search([prefix(1), new Uint8Array(5)]), refused(/hashPrefixes\[1\] is 5 bytes long; each hash prefix must be exactly 4 bytes/));
+    assert.throws(
+      search(Array.from({ length: MAX_HASH_PREFIXES + 1 }, (_, i) => prefix(i))),
+      refused(/1001 hashPrefixes sent; at most 1000/),
+    );
+    assert.throws(
+      search([prefix(1), new Uint8Array(5)]),
+      refused(/hashPrefixes\[1\] is 5 bytes long; each hash prefix must be exactly 4 bytes/),
+    );
     assert.throws(search([new Uint8Array(32)]), refused(/exactly 4 bytes/));
     assert.throws(search([new Uint8Array()]), refused(/is 0 bytes long/));
   });
@@ -41,8 +55,14 @@ describe('checkRequestRules: SearchHashes', () => {
 });
 
 describe('checkRequestRules: hash lists', () => {
-  const batch = (names: string[], maxUpdateEntries = 0) => () =>
-    checkRequestRules({ rpc: 'BatchGetHashLists', apiVersion: 'v5', request: create(v5.BatchGetHashListsRequestSchema, { names, sizeConstraints: { maxUpdateEntries } }) });
+  const batch =
+    (names: string[], maxUpdateEntries = 0) =>
+    () =>
+      checkRequestRules({
+        rpc: 'BatchGetHashLists',
+        apiVersion: 'v5',
+        request: create(v5.BatchGetHashListsRequestSchema, { names, sizeConstraints: { maxUpdateEntries } }),
+      });
 
   it('BatchGetHashLists: names required, valid and distinct', () => {
     assert.doesNotThrow(batch(['se-4b', 'mw-4b', 'uws-4b', 'mwb-4b', 'csdda-32b']));
@@ -53,15 +73,22 @@ describe('checkRequestRules: hash lists', () => {
   });
 
   it('GetHashList: a valid name and non-negative constraints', () => {
-    const get = (name: string, maxDatabaseEntries = 0) => () =>
-      checkRequestRules({ rpc: 'GetHashList', apiVersion: 'v5', request: create(v5.GetHashListRequestSchema, { name, sizeConstraints: { maxDatabaseEntries } }) });
+    const get =
+      (name: string, maxDatabaseEntries = 0) =>
+      () =>
+        checkRequestRules({
+          rpc: 'GetHashList',
+          apiVersion: 'v5',
+          request: create(v5.GetHashListRequestSchema, { name, sizeConstraints: { maxDatabaseEntries } }),
+        });
     assert.doesNotThrow(get('gc-32b', 1 << 20));
     assert.throws(get(''), refused(/name is empty/));
     assert.throws(get('se', -1), refused(/must not be negative/));
   });
 
   it('ListHashLists: pageSize not negative', () => {
-    const list = (pageSize: number) => () => checkRequestRules({ rpc: 'ListHashLists', apiVersion: 'v5', request: create(v5.ListHashListsRequestSchema, { pageSize }) });
+    const list = (pageSize: number) => () =>
+      checkRequestRules({ rpc: 'ListHashLists', apiVersion: 'v5', request: create(v5.ListHashListsRequestSchema, { pageSize }) });
     assert.doesNotThrow(list(0));
     assert.doesNotThrow(list(10));
     assert.throws(list(-1), refused(/pageSize must not be negative/));
@@ -70,7 +97,11 @@ describe('checkRequestRules: hash lists', () => {
 
 describe('checkRequestRules: urls.search', () => {
   const urls = (count: number) => () =>
-    checkRequestRules({ rpc: 'SearchUrls', apiVersion: 'v5', request: create(v5.SearchUrlsRequestSchema, { urls: Array.from({ length: count }, (_, i) => `http://e${i}.example/`) }) });
+    checkRequestRules({
+      rpc: 'SearchUrls',
+      apiVersion: 'v5',
+      request: create(v5.SearchUrlsRequestSchema, { urls: Array.from({ length: count }, (_, i) => `http://e${i}.example/`) }),
+    });
 
   it('accepts 1 to 50 URLs', () => {
     assert.doesNotThrow(urls(1));
@@ -99,8 +130,11 @@ describe('checkRequestRules: v4', () => {
   });
 
   it('FindFullHashes: at most 1000 hash prefixes', () => {
-    assert.doesNotThrow(find(Array.from({ length: MAX_V4_HASH_PREFIXES }, () => 4)));
-    assert.throws(find(Array.from({ length: MAX_V4_HASH_PREFIXES + 1 }, () => 4)), refused(/1001 threatInfo\.threatEntries sent; at most 1000 hash prefixes/));
+    assert.doesNotThrow(find(Array.from({ length: MAX_HASH_PREFIXES }, () => 4)));
+    assert.throws(
+      find(Array.from({ length: MAX_HASH_PREFIXES + 1 }, () => 4)),
+      refused(/1001 threatInfo\.threatEntries sent; at most 1000 hash prefixes/),
+    );
   });
 
   it('FindThreatMatches: at most 500 URLs', () => {
@@ -108,7 +142,9 @@ describe('checkRequestRules: v4', () => {
       checkRequestRules({
         rpc: 'FindThreatMatches',
         apiVersion: 'v4',
-        request: create(v4.FindThreatMatchesRequestSchema, { threatInfo: { threatEntries: Array.from({ length: count }, (_, i) => ({ url: `http://e${i}.example/` })) } }),
+        request: create(v4.FindThreatMatchesRequestSchema, {
+          threatInfo: { threatEntries: Array.from({ length: count }, (_, i) => ({ url: `http://e${i}.example/` })) },
+        }),
       });
     assert.doesNotThrow(matches(MAX_THREAT_MATCH_URLS));
     assert.throws(matches(MAX_THREAT_MATCH_URLS + 1), refused(/501 threatInfo\.threatEntries sent; at most 500 URLs/));
@@ -125,10 +161,26 @@ describe('checkRequestRules: v4', () => {
       });
     assert.doesNotThrow(fetch([]));
     // Chromium asks for one list per platform: the same threat type on two platforms is two lists.
-    assert.doesNotThrow(fetch([[1, 1, 1], [1, 2, 1], [2, 1, 1]]));
+    assert.doesNotThrow(
+      fetch([
+        [1, 1, 1],
+        [1, 2, 1],
+        [2, 1, 1],
+      ]),
+    );
     assert.doesNotThrow(fetch(Array.from({ length: MAX_LIST_UPDATE_REQUESTS }, (_, i): [number, number, number] => [1, i, 1])));
-    assert.throws(fetch(Array.from({ length: MAX_LIST_UPDATE_REQUESTS + 1 }, (_, i): [number, number, number] => [1, i, 1])), refused(/101 listUpdateRequests sent; at most 100/));
-    assert.throws(fetch([[1, 1, 1], [2, 1, 1], [1, 1, 1]]), refused(/listUpdateRequests\[2\] repeats the list \(threatType 1, platformType 1, threatEntryType 1\); ask for each list once/));
+    assert.throws(
+      fetch(Array.from({ length: MAX_LIST_UPDATE_REQUESTS + 1 }, (_, i): [number, number, number] => [1, i, 1])),
+      refused(/101 listUpdateRequests sent; at most 100/),
+    );
+    assert.throws(
+      fetch([
+        [1, 1, 1],
+        [2, 1, 1],
+        [1, 1, 1],
+      ]),
+      refused(/listUpdateRequests\[2\] repeats the list \(threatType 1, platformType 1, threatEntryType 1\); ask for each list once/),
+    );
   });
 
   it('has no rules for threatLists', () => {

@@ -65,26 +65,58 @@ describe('matchRoute: every path of DESIGN.md "Server surface"', () => {
   });
 
   it('answers 404 NOT_FOUND for unknown paths', () => {
-    for (const path of ['/', '/v5', '/v5/', '/v3/hashes:search', '/v4/hashes:search', '/v5/threatLists', '/v5/hashList/', '/v5/hashes:search/', '/V5/hashes:search', 'v5/hashes:search', '/v5/hashes:find']) {
+    for (const path of [
+      '/',
+      '/v5',
+      '/v5/',
+      '/v3/hashes:search',
+      '/v4/hashes:search',
+      '/v5/threatLists',
+      '/v5/hashList/',
+      '/v5/hashes:search/',
+      '/V5/hashes:search',
+      'v5/hashes:search',
+      '/v5/hashes:find',
+    ]) {
       assert.throws(() => matchRoute('GET', path), hasStatus(404, 'NOT_FOUND'), path);
     }
   });
 
   it('answers 405 with the allowed method for a known path and the wrong method', () => {
-    assert.throws(() => matchRoute('POST', '/v5/hashes:search'), (error: unknown) => {
-      assert.ok(hasStatus(405, 'UNIMPLEMENTED')(error));
-      assert.deepEqual((error as WireError).allow, ['GET']);
-      return true;
-    });
-    assert.throws(() => matchRoute('GET', '/v4/fullHashes:find'), (error: unknown) => {
-      assert.deepEqual((error as WireError).allow, ['POST']);
-      return true;
-    });
+    assert.throws(
+      () => matchRoute('POST', '/v5/hashes:search'),
+      (error: unknown) => {
+        assert.ok(hasStatus(405, 'UNIMPLEMENTED')(error));
+        assert.deepEqual((error as WireError).allow, ['GET']);
+        return true;
+      },
+    );
+    assert.throws(
+      () => matchRoute('GET', '/v4/fullHashes:find'),
+      (error: unknown) => {
+        assert.deepEqual((error as WireError).allow, ['POST']);
+        return true;
+      },
+    );
     assert.throws(() => matchRoute('DELETE', '/v4/threatLists'), hasStatus(405, 'UNIMPLEMENTED'));
   });
 
   it('property: any path and method match, or fail with 400, 404 or 405', () => {
-    const segment = fc.constantFrom('v5', 'v5alpha1', 'v4', 'hashList', 'hashLists', ':batchGet', 'hashes:search', 'se-4b', '%3A', '%', '', '..', 'threatLists');
+    const segment = fc.constantFrom(
+      'v5',
+      'v5alpha1',
+      'v4',
+      'hashList',
+      'hashLists',
+      ':batchGet',
+      'hashes:search',
+      'se-4b',
+      '%3A',
+      '%',
+      '',
+      '..',
+      'threatLists',
+    );
     const path = fc.array(segment, { maxLength: 4 }).map((parts) => `/${parts.join('/')}`);
     fc.assert(
       fc.property(fc.constantFrom('GET', 'POST', 'PUT', 'HEAD'), fc.oneof(path, fc.string()), (method, candidate) => {

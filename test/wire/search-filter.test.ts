@@ -11,14 +11,27 @@ describe('the v5alpha1 search filter', () => {
     assert.equal(parseSearchFilter(''), undefined);
     assert.equal(parseSearchFilter('  '), undefined);
     assert.deepEqual(parseSearchFilter('threat_type == ThreatType.SOCIAL_ENGINEERING'), new Set(['SOCIAL_ENGINEERING']));
-    assert.deepEqual(parseSearchFilter('(threat_type==ThreatType.MALWARE) || threat_type == ThreatType.UNWANTED_SOFTWARE'), new Set(['MALWARE', 'UNWANTED_SOFTWARE']));
+    assert.deepEqual(
+      parseSearchFilter('(threat_type==ThreatType.MALWARE) || threat_type == ThreatType.UNWANTED_SOFTWARE'),
+      new Set(['MALWARE', 'UNWANTED_SOFTWARE']),
+    );
   });
 
   it('refuses what it cannot apply, with a 400 that shows the form it understands', () => {
-    for (const filter of ['threat_type != ThreatType.MALWARE', 'threat_type == ThreatType.MALWARE && true', 'threat_type == 2', 'threat_type == ThreatType.NOPE', 'threat_type == ThreatType.THREAT_TYPE_UNSPECIFIED', '(threat_type == ThreatType.MALWARE', 'threat_type == ThreatType.MALWARE)', 'x'.repeat(2000)]) {
+    for (const filter of [
+      'threat_type != ThreatType.MALWARE',
+      'threat_type == ThreatType.MALWARE && true',
+      'threat_type == 2',
+      'threat_type == ThreatType.NOPE',
+      'threat_type == ThreatType.THREAT_TYPE_UNSPECIFIED',
+      '(threat_type == ThreatType.MALWARE',
+      'threat_type == ThreatType.MALWARE)',
+      'x'.repeat(2000),
+    ]) {
       assert.throws(
         () => parseSearchFilter(filter),
-        (error: unknown) => error instanceof WireError && error.status === 'INVALID_ARGUMENT' && /sbkit understands filters such as/.test(error.message),
+        (error: unknown) =>
+          error instanceof WireError && error.status === 'INVALID_ARGUMENT' && /sbkit understands filters such as/.test(error.message),
         filter.slice(0, 60),
       );
     }

@@ -12,11 +12,20 @@ const response = fc.record({
   fullHashes: fc.array(
     fc.record({
       fullHash: fc.uint8Array({ maxLength: 40 }),
-      fullHashDetails: fc.array(fc.record({ threatType: fc.oneof(fc.integer({ min: 0, max: 5 }), int32), attributes: fc.array(fc.oneof(fc.integer({ min: 0, max: 3 }), int32), { maxLength: 4 }) }), { maxLength: 3 }),
+      fullHashDetails: fc.array(
+        fc.record({
+          threatType: fc.oneof(fc.integer({ min: 0, max: 5 }), int32),
+          attributes: fc.array(fc.oneof(fc.integer({ min: 0, max: 3 }), int32), { maxLength: 4 }),
+        }),
+        { maxLength: 3 },
+      ),
     }),
     { maxLength: 5 },
   ),
-  cacheDuration: fc.option(fc.record({ seconds: fc.oneof(fc.bigInt({ min: 0n, max: 86_400n }), int64), nanos: fc.oneof(fc.constant(0), int32) }), { nil: undefined }),
+  cacheDuration: fc.option(
+    fc.record({ seconds: fc.oneof(fc.bigInt({ min: 0n, max: 86_400n }), int64), nanos: fc.oneof(fc.constant(0), int32) }),
+    { nil: undefined },
+  ),
 });
 
 describe('encodeSearchHashesResponse', () => {

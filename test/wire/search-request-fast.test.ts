@@ -28,10 +28,30 @@ const prefixText = fc.oneof(
 const segment = fc.oneof(
   { weight: 6, arbitrary: prefixText.map((p) => `hashPrefixes=${p}`) },
   { weight: 2, arbitrary: fc.constantFrom('key=K', 'key=AIzaSyA-_9', 'key=', 'key=a%20b') },
-  { weight: 1, arbitrary: fc.constantFrom('alt=json', 'alt=proto', '$alt=json', 'filter=x', 'hash_prefixes=AAAAAA', 'prettyPrint=false', '', '$req=CgQAAAAA', 'hashPrefixes') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'alt=json',
+      'alt=proto',
+      '$alt=json',
+      'filter=x',
+      'hash_prefixes=AAAAAA',
+      'prettyPrint=false',
+      '',
+      '$req=CgQAAAAA',
+      'hashPrefixes',
+    ),
+  },
   { weight: 1, arbitrary: fc.string({ maxLength: 12 }) },
 );
-const path = fc.constantFrom('/v5/hashes:search', '/v5alpha1/hashes:search', '/v4/hashes:search', '/v5/hashes:searc', '/v5/hashes%3Asearch', '/v5/hashLists:batchGet');
+const path = fc.constantFrom(
+  '/v5/hashes:search',
+  '/v5alpha1/hashes:search',
+  '/v4/hashes:search',
+  '/v5/hashes:searc',
+  '/v5/hashes%3Asearch',
+  '/v5/hashLists:batchGet',
+);
 const headers = fc.record(
   {
     accept: fc.constantFrom('*/*', 'application/json', 'application/x-protobuf', 'text/html'),
@@ -53,7 +73,10 @@ describe('the plain hashes:search shortcut', () => {
   it('decodes every request exactly as the general path does, errors included', () => {
     fc.assert(
       fc.property(request, (req: WireRequest) => {
-        assert.deepEqual(outcome(() => decodeWireRequest(req)), outcome(() => decodeWireRequestInFull(req)));
+        assert.deepEqual(
+          outcome(() => decodeWireRequest(req)),
+          outcome(() => decodeWireRequestInFull(req)),
+        );
       }),
       { numRuns: 3000 },
     );
@@ -61,12 +84,21 @@ describe('the plain hashes:search shortcut', () => {
 
   it('takes the forms Firefox and our client send', () => {
     assert.equal(readPlainSearch('/v5/hashes:search?key=K&hashPrefixes=v9APjg%3D%3D')?.request.hashPrefixes.length, 1);
-    assert.deepEqual([...readPlainSearch('/v5/hashes:search?hashPrefixes=WwuJdQ&hashPrefixes=AAAAAA')!.request.hashPrefixes[0]!], [0x5b, 0x0b, 0x89, 0x75]);
+    assert.deepEqual(
+      [...readPlainSearch('/v5/hashes:search?hashPrefixes=WwuJdQ&hashPrefixes=AAAAAA')!.request.hashPrefixes[0]!],
+      [0x5b, 0x0b, 0x89, 0x75],
+    );
     assert.equal(readPlainSearch('/v5alpha1/hashes:search?hashPrefixes=WwuJdQ==&key=K')?.apiKey, 'K');
   });
 
   it('leaves everything else to the general path', () => {
-    for (const url of ['/v5/hashes:search?hashPrefixes=WwuJdQ&alt=json', '/v5/hashes:search?key=K', '/v5/hashes:search?hashPrefixes=Ww%2BJdQ', '/v5/hashes:search?key=A&key=B&hashPrefixes=WwuJdQ', '/v5/hashLists:batchGet?names=se']) {
+    for (const url of [
+      '/v5/hashes:search?hashPrefixes=WwuJdQ&alt=json',
+      '/v5/hashes:search?key=K',
+      '/v5/hashes:search?hashPrefixes=Ww%2BJdQ',
+      '/v5/hashes:search?key=A&key=B&hashPrefixes=WwuJdQ',
+      '/v5/hashLists:batchGet?names=se',
+    ]) {
       assert.equal(readPlainSearch(url), undefined, url);
     }
   });

@@ -17,7 +17,10 @@ describe('encodeWireResponse', () => {
     const payload = encodeWireResponse('BatchGetHashLists', lists, 'protobuf');
     assert.equal(payload.contentType, 'application/x-protobuf');
     const decoded = fromBinary(v5.BatchGetHashListsResponseSchema, payload.body);
-    assert.deepEqual(decoded.hashLists.map((l) => l.name), ['se-4b', 'mw-4b']);
+    assert.deepEqual(
+      decoded.hashLists.map((l) => l.name),
+      ['se-4b', 'mw-4b'],
+    );
     assert.deepEqual(decoded, lists);
   });
 
@@ -32,14 +35,23 @@ describe('encodeWireResponse', () => {
     });
   });
 
-  it('v4: the browsers\' threat type 5 by name, durations as strings', () => {
+  it("v4: the browsers' threat type 5 by name, durations as strings", () => {
     const response = create(v4.FetchThreatListUpdatesResponseSchema, {
-      listUpdateResponses: [{ threatType: 5, platformType: v4.PlatformType.LINUX, threatEntryType: v4.ThreatEntryType.URL, newClientState: new Uint8Array([1]) }],
+      listUpdateResponses: [
+        {
+          threatType: 5,
+          platformType: v4.PlatformType.LINUX,
+          threatEntryType: v4.ThreatEntryType.URL,
+          newClientState: new Uint8Array([1]),
+        },
+      ],
       minimumWaitDuration: { seconds: 300n },
     });
-    const json = JSON.parse(new TextDecoder().decode(encodeWireResponse('FetchThreatListUpdates', response, 'json').body));
+    const json: unknown = JSON.parse(new TextDecoder().decode(encodeWireResponse('FetchThreatListUpdates', response, 'json').body));
     assert.deepEqual(json, {
-      listUpdateResponses: [{ threatType: 'SOCIAL_ENGINEERING_INTERNAL', platformType: 'LINUX', threatEntryType: 'URL', newClientState: 'AQ==' }],
+      listUpdateResponses: [
+        { threatType: 'SOCIAL_ENGINEERING_INTERNAL', platformType: 'LINUX', threatEntryType: 'URL', newClientState: 'AQ==' },
+      ],
       minimumWaitDuration: '300s',
     });
   });

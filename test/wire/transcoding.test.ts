@@ -50,7 +50,11 @@ describe('applyQueryParameters', () => {
   it('refuses values that do not parse, naming the parameter', () => {
     assert.throws(() => batchGetFrom('version=djE%3D&version=!'), /version\[1\] is not valid base64/);
     for (const value of ['ten', '1.5', '', '2147483648', '-2147483649', '1e3', '0x10', '99999999999']) {
-      assert.throws(() => batchGetFrom(`sizeConstraints.maxUpdateEntries=${value}`), /sizeConstraints\.maxUpdateEntries must be a whole number/, value);
+      assert.throws(
+        () => batchGetFrom(`sizeConstraints.maxUpdateEntries=${value}`),
+        /sizeConstraints\.maxUpdateEntries must be a whole number/,
+        value,
+      );
     }
     assert.equal(batchGetFrom('sizeConstraints.maxUpdateEntries=-5').sizeConstraints?.maxUpdateEntries, -5);
     assert.equal(batchGetFrom('sizeConstraints.maxUpdateEntries=%2B7').sizeConstraints?.maxUpdateEntries, 7);
@@ -64,7 +68,15 @@ describe('applyQueryParameters', () => {
   });
 
   it('property: arbitrary queries bind or raise INVALID_ARGUMENT', () => {
-    const name = fc.constantFrom('names', 'version', 'sizeConstraints', 'sizeConstraints.maxUpdateEntries', 'size_constraints.max_database_entries', 'names.x', 'x');
+    const name = fc.constantFrom(
+      'names',
+      'version',
+      'sizeConstraints',
+      'sizeConstraints.maxUpdateEntries',
+      'size_constraints.max_database_entries',
+      'names.x',
+      'x',
+    );
     const parameter = fc.record({ name, value: fc.string() });
     fc.assert(
       fc.property(fc.array(parameter, { maxLength: 6 }), (parameters) => {

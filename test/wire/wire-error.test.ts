@@ -39,7 +39,7 @@ describe('WireError', () => {
 });
 
 describe('renderWireError', () => {
-  it('renders Google\'s JSON error body', () => {
+  it("renders Google's JSON error body", () => {
     const rendered = renderWireError(new WireError('INVALID_ARGUMENT', 'hashPrefixes is required'));
     assert.equal(rendered.httpStatus, 400);
     assert.equal(rendered.headers['content-type'], 'application/json; charset=utf-8');

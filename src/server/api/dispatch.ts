@@ -8,7 +8,13 @@ import * as v4 from './v4.ts';
 import * as v5 from './v5.ts';
 
 /** RPCs whose answers are list data, which caching proxies may keep a while (SB-11). */
-export const LIST_RPCS: ReadonlySet<RpcCall['rpc']> = new Set(['GetHashList', 'BatchGetHashLists', 'ListHashLists', 'FetchThreatListUpdates', 'ListThreatLists']);
+export const LIST_RPCS: ReadonlySet<RpcCall['rpc']> = new Set([
+  'GetHashList',
+  'BatchGetHashLists',
+  'ListHashLists',
+  'FetchThreatListUpdates',
+  'ListThreatLists',
+]);
 
 /** Answers one decoded API call: lists from the catalog, full hashes from the source. */
 export async function answerCall(catalog: ListCatalog, source: FullHashSource, call: RpcCall, settings: ApiSettings): Promise<Message> {

@@ -6,7 +6,7 @@ import type { ListCatalog } from '../catalog.ts';
 import type { ApiSettings } from './settings.ts';
 
 /** Full hashes under 4-byte prefixes with their threat details, and how long the answer holds. */
-export interface FullHashAnswer {
+interface FullHashAnswer {
   fullHashes: FullHashMatch[];
   cacheDurationMs: number;
 }
@@ -18,7 +18,7 @@ export interface FullHashSource {
 
 /**
  * Full hashes from the current threat lists of the catalog; only lists that really hold a hash answer
- * for it (API.md §3 pitfall 7), each with the threat types of its lists.
+ * for it (docs/api.md §3 pitfall 7), each with the threat types of its lists.
  */
 export function catalogFullHashes(catalog: ListCatalog, settings: ApiSettings): FullHashSource {
   return {

@@ -1,6 +1,6 @@
 /** What the operator sets about answers (`minimum_wait_duration` and `cache_duration` are settings). */
 export interface ApiSettings {
-  /** Sent with every complete list update (SB-12); Firefox ignores less than 300 s (API.md §3 pitfall 6). */
+  /** Sent with every complete list update (SB-12); Firefox ignores less than 300 s (docs/api.md §3 pitfall 6). */
   minimumWaitMs: number;
   /** `cache_duration` of search answers, and the v4 negative and per-match durations. */
   cacheDurationMs: number;

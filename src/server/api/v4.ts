@@ -39,7 +39,7 @@ import { expressionHashesOfUrl, matchesOfUrls } from './v5.ts';
 
 /**
  * The v4 threat-type numbers that stand for each v5 threat type. Browsers send SOCIAL_ENGINEERING as
- * their internal 5, the public REST enum says 2 (API.md §3 pitfall 3): both name the same list.
+ * their internal 5, the public REST enum says 2 (docs/api.md §3 pitfall 3): both name the same list.
  */
 const V4_NUMBERS: Readonly<Record<ThreatTypeName, readonly number[]>> = {
   MALWARE: [ThreatType.MALWARE],
@@ -52,7 +52,7 @@ const V4_NUMBERS: Readonly<Record<ThreatTypeName, readonly number[]>> = {
  * The v5 list a v4 (threat type, platform, entry type) triple asks for (SB-11, SB-14), if it names
  * one. Browsers ask per platform (Chromium: WINDOWS, LINUX, …); every desktop platform is the one list.
  */
-export function listNameForV4(threatType: number, platformType: number, threatEntryType: number): string | undefined {
+export function listNameForV4(threatType: ThreatType, platformType: PlatformType, threatEntryType: ThreatEntryType): string | undefined {
   if (threatEntryType !== ThreatEntryType.URL && threatEntryType !== ThreatEntryType.THREAT_ENTRY_TYPE_UNSPECIFIED) return undefined;
   if (threatType === ThreatType.MALICIOUS_BINARY) return 'mwb-4b';
   const android = platformType === PlatformType.ANDROID;
@@ -74,11 +74,22 @@ export function listNameForV4(threatType: number, platformType: number, threatEn
 function entrySets(hashes: SortedHashes, rice: boolean): ThreatEntrySet[] {
   if (hashes.width === 4) {
     if (hashes.values.length === 0) return [];
-    if (rice) return [create(ThreatEntrySetSchema, { compressionType: CompressionType.RICE, riceHashes: encodeV4RiceHashes(hashes.values)! })];
-    return [create(ThreatEntrySetSchema, { compressionType: CompressionType.RAW, rawHashes: { prefixSize: 4, rawHashes: prefixesToBytes(hashes.values) } })];
+    if (rice)
+      return [create(ThreatEntrySetSchema, { compressionType: CompressionType.RICE, riceHashes: encodeV4RiceHashes(hashes.values)! })];
+    return [
+      create(ThreatEntrySetSchema, {
+        compressionType: CompressionType.RAW,
+        rawHashes: { prefixSize: 4, rawHashes: prefixesToBytes(hashes.values) },
+      }),
+    ];
   }
   if (hashes.bytes.length === 0) return [];
-  return [create(ThreatEntrySetSchema, { compressionType: CompressionType.RAW, rawHashes: { prefixSize: hashes.width, rawHashes: hashes.bytes } })];
+  return [
+    create(ThreatEntrySetSchema, {
+      compressionType: CompressionType.RAW,
+      rawHashes: { prefixSize: hashes.width, rawHashes: hashes.bytes },
+    }),
+  ];
 }
 
 function removalSets(indices: Uint32Array, rice: boolean): ThreatEntrySet[] {
@@ -91,7 +102,12 @@ function listUpdateResponse(request: ListUpdateRequest, served: ServedUpdate | u
   const rice = request.constraints?.supportedCompressions.includes(CompressionType.RICE) ?? false;
   const triple = { threatType: request.threatType, platformType: request.platformType, threatEntryType: request.threatEntryType };
   if (served === undefined) {
-    return { ...triple, responseType: ResponseType.FULL_UPDATE, newClientState: NO_LIST_VERSION, checksum: { sha256: EMPTY_LIST_CHECKSUM } };
+    return {
+      ...triple,
+      responseType: ResponseType.FULL_UPDATE,
+      newClientState: NO_LIST_VERSION,
+      checksum: { sha256: EMPTY_LIST_CHECKSUM },
+    };
   }
   return {
     ...triple,
@@ -107,7 +123,11 @@ function listUpdateResponse(request: ListUpdateRequest, served: ServedUpdate | u
  * `threatListUpdates:fetch`: one ListUpdateResponse per requested triple, in request order, echoing the
  * triple (the Go client rejects anything else); lists this server lacks are answered as empty lists.
  */
-export function fetchThreatListUpdates(catalog: ListCatalog, request: FetchThreatListUpdatesRequest, settings: ApiSettings): FetchThreatListUpdatesResponse {
+export function fetchThreatListUpdates(
+  catalog: ListCatalog,
+  request: FetchThreatListUpdatesRequest,
+  settings: ApiSettings,
+): FetchThreatListUpdatesResponse {
   let complete = true;
   const listUpdateResponses = request.listUpdateRequests.map((listRequest) => {
     const name = listNameForV4(listRequest.threatType, listRequest.platformType, listRequest.threatEntryType);
@@ -139,9 +159,20 @@ function numberAsked(candidates: readonly number[], asked: readonly number[]): n
   return asked.find((n) => candidates.includes(n)) ?? (asked.length === 0 ? candidates[0] : undefined);
 }
 
-function threatMatch(threatType: number, threat: { hash: Uint8Array } | { url: string }, info: ThreatInfo | undefined, cacheDurationMs: number): ThreatMatch {
+function threatMatch(
+  threatType: number,
+  threat: { hash: Uint8Array } | { url: string },
+  info: ThreatInfo | undefined,
+  cacheDurationMs: number,
+): ThreatMatch {
   const platformType = info?.platformTypes[0] ?? PlatformType.ANY_PLATFORM;
-  return create(ThreatMatchSchema, { threatType, platformType, threatEntryType: ThreatEntryType.URL, threat, cacheDuration: durationFromMs(cacheDurationMs) });
+  return create(ThreatMatchSchema, {
+    threatType,
+    platformType,
+    threatEntryType: ThreatEntryType.URL,
+    threat,
+    cacheDuration: durationFromMs(cacheDurationMs),
+  });
 }
 
 /**
@@ -170,8 +201,14 @@ function fullHashNumbers(catalog: ListCatalog, fullHash: string, types: readonly
 }
 
 /** `fullHashes:find`: full hashes under the requested prefixes, from lists that really hold them (pitfall 7). */
-export async function findFullHashes(catalog: ListCatalog, source: FullHashSource, request: FindFullHashesRequest): Promise<FindFullHashesResponse> {
-  const requested = (request.threatInfo?.threatEntries ?? []).map((entry) => Buffer.from(entry.hash).toString('latin1')).filter((h) => h.length >= 4);
+export async function findFullHashes(
+  catalog: ListCatalog,
+  source: FullHashSource,
+  request: FindFullHashesRequest,
+): Promise<FindFullHashesResponse> {
+  const requested = (request.threatInfo?.threatEntries ?? [])
+    .map((entry) => Buffer.from(entry.hash).toString('latin1'))
+    .filter((h) => h.length >= 4);
   const answer = await source.find(requested.map(prefix32));
   const asked = request.threatInfo?.threatTypes ?? [];
   const matches = answer.fullHashes
@@ -179,7 +216,9 @@ export async function findFullHashes(catalog: ListCatalog, source: FullHashSourc
     .flatMap(({ fullHash, details }) => {
       const types = [...new Set(details.map((d) => d.threatType))];
       const hash = Buffer.from(fullHash, 'latin1');
-      return fullHashNumbers(catalog, fullHash, types, asked).map((number) => threatMatch(number, { hash }, request.threatInfo, answer.cacheDurationMs));
+      return fullHashNumbers(catalog, fullHash, types, asked).map((number) =>
+        threatMatch(number, { hash }, request.threatInfo, answer.cacheDurationMs),
+      );
     });
   return create(FindFullHashesResponseSchema, { matches, negativeCacheDuration: durationFromMs(answer.cacheDurationMs) });
 }
@@ -200,13 +239,21 @@ function expressionHashesOrSkip(url: string): string[] | undefined {
  * a malicious binary is MALWARE, and MALICIOUS_BINARY too when the request asks for that. All URLs (up
  * to 500) are looked up in one search of the source, which in proxy mode is the upstream.
  */
-export async function findThreatMatches(catalog: ListCatalog, source: FullHashSource, request: FindThreatMatchesRequest, settings: ApiSettings): Promise<FindThreatMatchesResponse> {
+export async function findThreatMatches(
+  catalog: ListCatalog,
+  source: FullHashSource,
+  request: FindThreatMatchesRequest,
+  settings: ApiSettings,
+): Promise<FindThreatMatchesResponse> {
   const asked = request.threatInfo?.threatTypes ?? [];
   const readable = (request.threatInfo?.threatEntries ?? []).flatMap((entry) => {
     const hashes = entry.url === '' ? undefined : expressionHashesOrSkip(entry.url);
     return hashes === undefined ? [] : [{ url: entry.url, hashes }];
   });
-  const found = await matchesOfUrls(source, readable.map((entry) => entry.hashes));
+  const found = await matchesOfUrls(
+    source,
+    readable.map((entry) => entry.hashes),
+  );
   const matches: ThreatMatch[] = [];
   for (const [i, { url }] of readable.entries()) {
     const numbers = new Set<number>();
@@ -218,7 +265,8 @@ export async function findThreatMatches(catalog: ListCatalog, source: FullHashSo
         const number = numberAsked(V4_NUMBERS[type], asked);
         if (number !== undefined) numbers.add(number);
       }
-      if (asked.includes(ThreatType.MALICIOUS_BINARY)) for (const number of fullHashNumbers(catalog, fullHash, types, asked)) numbers.add(number);
+      if (asked.includes(ThreatType.MALICIOUS_BINARY))
+        for (const number of fullHashNumbers(catalog, fullHash, types, asked)) numbers.add(number);
     }
     for (const number of numbers) matches.push(threatMatch(number, { url }, request.threatInfo, settings.cacheDurationMs));
   }

@@ -41,11 +41,17 @@ import type { ApiSettings } from './settings.ts';
 import { EMPTY_LIST_CHECKSUM, NO_LIST_VERSION } from './unknown-list.ts';
 import type { FullHashSource } from './full-hash-source.ts';
 
-const HASH_LENGTHS = { 4: HashLength.FOUR_BYTES, 8: HashLength.EIGHT_BYTES, 16: HashLength.SIXTEEN_BYTES, 32: HashLength.THIRTY_TWO_BYTES } as const;
+const HASH_LENGTHS = {
+  4: HashLength.FOUR_BYTES,
+  8: HashLength.EIGHT_BYTES,
+  16: HashLength.SIXTEEN_BYTES,
+  32: HashLength.THIRTY_TWO_BYTES,
+} as const;
 
 function listOrNotFound(catalog: ListCatalog, name: string): ListHistory {
   const history = catalog.get(name);
-  if (history === undefined) throw new WireError('NOT_FOUND', `no hash list named "${name}" on this server; GET /v5/hashLists names the lists there are`);
+  if (history === undefined)
+    throw new WireError('NOT_FOUND', `no hash list named "${name}" on this server; GET /v5/hashLists names the lists there are`);
   return history;
 }
 
@@ -62,21 +68,25 @@ function compressedAdditions(additions: SortedHashes): HashList['compressedAddit
     }
     case 16: {
       const value = encodeRice128(additions.bytes);
-      return value === undefined ? { case: undefined } : { case: 'additionsSixteenBytes', value: create(RiceDeltaEncoded128BitSchema, value) };
+      return value === undefined
+        ? { case: undefined }
+        : { case: 'additionsSixteenBytes', value: create(RiceDeltaEncoded128BitSchema, value) };
     }
     case 32: {
       const value = encodeRice256(additions.bytes);
-      return value === undefined ? { case: undefined } : { case: 'additionsThirtyTwoBytes', value: create(RiceDeltaEncoded256BitSchema, value) };
+      return value === undefined
+        ? { case: undefined }
+        : { case: 'additionsThirtyTwoBytes', value: create(RiceDeltaEncoded256BitSchema, value) };
     }
   }
 }
 
 /**
- * A HashList answer from a served update: version and checksum always (API.md §3 pitfall 4), removals
+ * A HashList answer from a served update: version and checksum always (docs/api.md §3 pitfall 4), removals
  * and additions Rice-coded, and the minimum wait — zero when the update was cut short by the client's
  * size constraints, so that it comes straight back for the rest (SB-12).
  */
-export function hashListMessage(name: string, served: ServedUpdate, settings: ApiSettings): HashList {
+function hashListMessage(name: string, served: ServedUpdate, settings: ApiSettings): HashList {
   const removals = encodeRice32(served.removals);
   return create(HashListSchema, {
     name,
@@ -116,11 +126,15 @@ function noSuchList(name: string, settings: ApiSettings): HashList {
 }
 
 /**
- * `GET /v5/hashLists:batchGet`. API.md: versions come "in any order; may be fewer or more than names".
+ * `GET /v5/hashLists:batchGet`. docs/api.md: versions come "in any order; may be fewer or more than names".
  * Firefox sends them by position with empty placeholders, others need not: a version goes to the list
  * that recognizes it as its own, its position deciding only when several could.
  */
-export function batchGetHashLists(catalog: ListCatalog, request: BatchGetHashListsRequest, settings: ApiSettings): BatchGetHashListsResponse {
+export function batchGetHashLists(
+  catalog: ListCatalog,
+  request: BatchGetHashListsRequest,
+  settings: ApiSettings,
+): BatchGetHashListsResponse {
   const histories = request.names.map((name) => catalog.get(name));
   const unclaimed = new Set(request.version.keys());
   const versionFor = (history: ListHistory, position: number): Uint8Array => {
@@ -140,7 +154,9 @@ export function batchGetHashLists(catalog: ListCatalog, request: BatchGetHashLis
   };
   const constraints = constraintsOf(request);
   const hashLists = histories.map((history, i) =>
-    history === undefined ? noSuchList(request.names[i]!, settings) : hashListMessage(request.names[i]!, history.updateFor(versionFor(history, i), constraints), settings),
+    history === undefined
+      ? noSuchList(request.names[i]!, settings)
+      : hashListMessage(request.names[i]!, history.updateFor(versionFor(history, i), constraints), settings),
   );
   return create(BatchGetHashListsResponseSchema, { hashLists });
 }
@@ -161,7 +177,8 @@ function metadataOf(definition: ListDefinition): HashList {
 export function listHashLists(catalog: ListCatalog, request: ListHashListsRequest): ListHashListsResponse {
   const all = catalog.all().map((history) => history.definition);
   const start = request.pageToken === '' ? 0 : Number(Buffer.from(request.pageToken, 'base64url').toString());
-  if (!Number.isInteger(start) || start < 0 || start > all.length) throw new WireError('INVALID_ARGUMENT', 'pageToken is not one this server gave out');
+  if (!Number.isInteger(start) || start < 0 || start > all.length)
+    throw new WireError('INVALID_ARGUMENT', 'pageToken is not one this server gave out');
   const size = request.pageSize > 0 ? Math.min(request.pageSize, 1000) : all.length;
   const end = Math.min(all.length, start + size);
   return create(ListHashListsResponseSchema, {
@@ -213,11 +230,18 @@ function threatTypesOf(matches: readonly FullHashMatch[]): ThreatTypeName[] {
  * than the lookup itself on the server's busiest route.
  */
 export async function searchHashes(source: FullHashSource, request: SearchHashesRequest): Promise<SearchHashesResponse> {
-  const prefixes = request.hashPrefixes.map((prefix) => prefix32(Buffer.from(prefix.buffer, prefix.byteOffset, prefix.byteLength).toString('latin1')));
+  const prefixes = request.hashPrefixes.map((prefix) =>
+    prefix32(Buffer.from(prefix.buffer, prefix.byteOffset, prefix.byteLength).toString('latin1')),
+  );
   const answer = await source.find(prefixes);
   // v5alpha1's filter: a full hash whose details are all filtered out is not answered at all.
   const kept = parseSearchFilter(request.filter);
-  const found = kept === undefined ? answer.fullHashes : answer.fullHashes.map((match) => ({ ...match, details: match.details.filter((d) => kept.has(d.threatType)) })).filter((match) => match.details.length > 0);
+  const found =
+    kept === undefined
+      ? answer.fullHashes
+      : answer.fullHashes
+          .map((match) => ({ ...match, details: match.details.filter((d) => kept.has(d.threatType)) }))
+          .filter((match) => match.details.length > 0);
   const fullHashes: FullHash[] = found.map(({ fullHash, details }) => ({
     $typeName: 'google.security.safebrowsing.v5.FullHash',
     fullHash: Buffer.from(fullHash, 'latin1'),
@@ -227,7 +251,11 @@ export async function searchHashes(source: FullHashSource, request: SearchHashes
       attributes: d.attributes.map((a) => ThreatAttribute[a]),
     })),
   }));
-  return { $typeName: 'google.security.safebrowsing.v5.SearchHashesResponse', fullHashes, cacheDuration: durationFromMs(answer.cacheDurationMs) };
+  return {
+    $typeName: 'google.security.safebrowsing.v5.SearchHashesResponse',
+    fullHashes,
+    cacheDuration: durationFromMs(answer.cacheDurationMs),
+  };
 }
 
 /**

@@ -48,10 +48,10 @@ import type { CsvColumn } from './csv-feed.ts';
 import { FEED_FORMATS, type FeedFormat } from './feed-formats.ts';
 import { type LoadControlConfig, parseLoadControlConfig } from '../guard/load-control-config.ts';
 
-export const LIKELY_SAFE_TYPE_NAMES: readonly LikelySafeTypeName[] = ['GENERAL_BROWSING', 'CSD', 'DOWNLOAD'];
-export const THREAT_TYPE_NAMES: readonly ThreatTypeName[] = Object.values(THREAT_TYPES);
-/** API.md `HashListMetadata.HashLength`: the widths a list can serve. */
-export const HASH_LENGTHS: readonly HashWidth[] = [4, 8, 16, 32];
+const LIKELY_SAFE_TYPE_NAMES: readonly LikelySafeTypeName[] = ['GENERAL_BROWSING', 'CSD', 'DOWNLOAD'];
+const THREAT_TYPE_NAMES: readonly ThreatTypeName[] = Object.values(THREAT_TYPES);
+/** docs/api.md `HashListMetadata.HashLength`: the widths a list can serve. */
+const HASH_LENGTHS: readonly HashWidth[] = [4, 8, 16, 32];
 
 interface FeedReading {
   format: FeedFormat;
@@ -59,7 +59,7 @@ interface FeedReading {
   csvColumn: CsvColumn | undefined;
 }
 
-export interface FileSource extends FeedReading {
+interface FileSource extends FeedReading {
   kind: 'file';
   /** Absolute: relative paths are resolved against the configuration file's folder. */
   path: string;
@@ -67,14 +67,14 @@ export interface FileSource extends FeedReading {
   refreshMinutes: number | undefined;
 }
 
-export interface UrlSource extends FeedReading {
+interface UrlSource extends FeedReading {
   kind: 'url';
   /** An http: or https: URL. */
   url: string;
   refreshMinutes: number;
 }
 
-export interface EntriesSource extends FeedReading {
+interface EntriesSource extends FeedReading {
   kind: 'entries';
   /** One entry per element, read like the lines of a feed in `format`. */
   entries: string[];
@@ -115,15 +115,15 @@ export interface ServerConfig {
   loadControl: LoadControlConfig;
 }
 
-export const DEFAULT_MINIMUM_WAIT_SECONDS = 1800;
-export const DEFAULT_CACHE_DURATION_SECONDS = 300;
-export const DEFAULT_KEEP_VERSIONS = 10;
+const DEFAULT_MINIMUM_WAIT_SECONDS = 1800;
+const DEFAULT_CACHE_DURATION_SECONDS = 300;
+const DEFAULT_KEEP_VERSIONS = 10;
 export const DEFAULT_FEED_LIMITS: FeedLimits = { timeoutMs: 60_000, maxBytes: 256 * 1024 * 1024 };
-export const DEFAULT_URL_REFRESH_MINUTES = 60;
+const DEFAULT_URL_REFRESH_MINUTES = 60;
 /** A week: far beyond any feed's publishing cycle, and well inside what Node timers hold (24.8 days). */
-export const MAX_REFRESH_MINUTES = 7 * 24 * 60;
+const MAX_REFRESH_MINUTES = 7 * 24 * 60;
 /** A token short enough to guess would hand out the operator's pause switch. */
-export const MIN_ADMIN_TOKEN_LENGTH = 16;
+const MIN_ADMIN_TOKEN_LENGTH = 16;
 /** A feed becomes one string, and V8 caps strings just under 512 Mi characters. */
 const MAX_FEED_MEGABYTES = 500;
 
@@ -159,18 +159,28 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
   const numberField = (key: string, min: number, fallback: number, integer = false) =>
     top[key] === undefined ? fallback : expectNumber(top[key], key, { min, integer });
 
-  const apiKeys = top.apiKeys === undefined ? [] : expectArray(top.apiKeys, 'apiKeys').map((key, i) => expectString(key, elementOf('apiKeys', i)));
+  const apiKeys =
+    top.apiKeys === undefined ? [] : expectArray(top.apiKeys, 'apiKeys').map((key, i) => expectString(key, elementOf('apiKeys', i)));
   const adminToken = top.adminToken === undefined ? undefined : expectString(top.adminToken, 'adminToken');
   if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
-    throw new ConfigError('adminToken', `must have at least ${MIN_ADMIN_TOKEN_LENGTH} characters; generate one, e.g. with "openssl rand -hex 24"`);
+    throw new ConfigError(
+      'adminToken',
+      `must have at least ${MIN_ADMIN_TOKEN_LENGTH} characters; generate one, e.g. with "openssl rand -hex 24"`,
+    );
   }
-  const timeoutSeconds = top.feedTimeoutSeconds === undefined ? undefined : expectNumber(top.feedTimeoutSeconds, 'feedTimeoutSeconds', { min: 1, max: 3600 });
-  const maxMegabytes = top.feedMaxMegabytes === undefined ? undefined : expectNumber(top.feedMaxMegabytes, 'feedMaxMegabytes', { min: 1, max: MAX_FEED_MEGABYTES });
+  const timeoutSeconds =
+    top.feedTimeoutSeconds === undefined ? undefined : expectNumber(top.feedTimeoutSeconds, 'feedTimeoutSeconds', { min: 1, max: 3600 });
+  const maxMegabytes =
+    top.feedMaxMegabytes === undefined
+      ? undefined
+      : expectNumber(top.feedMaxMegabytes, 'feedMaxMegabytes', { min: 1, max: MAX_FEED_MEGABYTES });
 
-  const lists = top.lists === undefined ? [] : expectArray(top.lists, 'lists').map((list, i) => parseList(list, elementOf('lists', i), baseDir));
+  const lists =
+    top.lists === undefined ? [] : expectArray(top.lists, 'lists').map((list, i) => parseList(list, elementOf('lists', i), baseDir));
   const names = new Set<string>();
   lists.forEach((list, i) => {
-    if (names.has(list.name)) throw new ConfigError(fieldOf(elementOf('lists', i), 'name'), `repeats the list name ${list.name}; list names must be unique`);
+    if (names.has(list.name))
+      throw new ConfigError(fieldOf(elementOf('lists', i), 'name'), `repeats the list name ${list.name}; list names must be unique`);
     names.add(list.name);
   });
 
@@ -222,19 +232,37 @@ function parseList(value: unknown, field: string, baseDir: string): ListConfig {
   expectKnownFields(list, LIST_FIELDS, field);
   const name = expectString(list.name, fieldOf(field, 'name'));
   if (!LIST_NAME.test(name)) {
-    throw new ConfigError(fieldOf(field, 'name'), `${JSON.stringify(name)} is not a list name: use lowercase ASCII letters, digits, "-" and "_", at most 64, starting with a letter or digit (e.g. se-4b)`);
+    throw new ConfigError(
+      fieldOf(field, 'name'),
+      `${JSON.stringify(name)} is not a list name: use lowercase ASCII letters, digits, "-" and "_", at most 64, starting with a letter or digit (e.g. se-4b)`,
+    );
   }
 
   if ((list.threatTypes === undefined) === (list.likelySafeTypes === undefined)) {
-    throw new ConfigError(field, 'needs exactly one of threatTypes (a threat list) and likelySafeTypes (a likely-safe list such as the global cache)');
+    throw new ConfigError(
+      field,
+      'needs exactly one of threatTypes (a threat list) and likelySafeTypes (a likely-safe list such as the global cache)',
+    );
   }
-  const threatTypes = list.threatTypes === undefined ? [] : expectChoices(list.threatTypes, fieldOf(field, 'threatTypes'), THREAT_TYPE_NAMES);
+  const threatTypes =
+    list.threatTypes === undefined ? [] : expectChoices(list.threatTypes, fieldOf(field, 'threatTypes'), THREAT_TYPE_NAMES);
   const likelySafeTypes =
-    list.likelySafeTypes === undefined ? [] : expectChoices(list.likelySafeTypes, fieldOf(field, 'likelySafeTypes'), LIKELY_SAFE_TYPE_NAMES);
+    list.likelySafeTypes === undefined
+      ? []
+      : expectChoices(list.likelySafeTypes, fieldOf(field, 'likelySafeTypes'), LIKELY_SAFE_TYPE_NAMES);
 
   const description = list.description === undefined ? '' : expectString(list.description, fieldOf(field, 'description'));
-  const sources = expectArray(list.sources, fieldOf(field, 'sources')).map((source, i) => parseSource(source, elementOf(fieldOf(field, 'sources'), i), baseDir));
-  return { name, threatTypes, likelySafeTypes, hashLength: parseHashLength(list.hashLength, name, fieldOf(field, 'hashLength')), description, sources };
+  const sources = expectArray(list.sources, fieldOf(field, 'sources')).map((source, i) =>
+    parseSource(source, elementOf(fieldOf(field, 'sources'), i), baseDir),
+  );
+  return {
+    name,
+    threatTypes,
+    likelySafeTypes,
+    hashLength: parseHashLength(list.hashLength, name, fieldOf(field, 'hashLength')),
+    description,
+    sources,
+  };
 }
 
 /** The configured width, or the one the name states; the two must agree, as clients pick lists by name. */
@@ -246,7 +274,7 @@ function parseHashLength(value: unknown, name: string, field: string): HashWidth
     throw new ConfigError(field, `must be one of ${HASH_LENGTHS.join(', ')} (bytes), not ${JSON.stringify(value)}`);
   }
   if (named !== undefined && named !== value) {
-    throw new ConfigError(field, `is ${String(value)} but the list name ${name} says ${named} bytes; change one of them`);
+    throw new ConfigError(field, `is ${JSON.stringify(value)} but the list name ${name} says ${named} bytes; change one of them`);
   }
   return value as HashWidth;
 }
@@ -255,19 +283,30 @@ function parseSource(value: unknown, field: string, baseDir: string): SourceConf
   const source = expectObject(value, field);
   const kinds = SOURCE_KINDS.filter((kind) => source[kind] !== undefined);
   if (kinds.length !== 1) {
-    throw new ConfigError(field, `needs exactly one of "file", "url" and "entries"${kinds.length > 1 ? `, not ${kinds.join(' and ')}` : ''}`);
+    throw new ConfigError(
+      field,
+      `needs exactly one of "file", "url" and "entries"${kinds.length > 1 ? `, not ${kinds.join(' and ')}` : ''}`,
+    );
   }
   const kind = kinds[0]!;
   expectKnownFields(source, kind === 'entries' ? [kind, ...READING_FIELDS] : [kind, ...READING_FIELDS, 'refreshMinutes'], field);
   const reading = parseReading(source, field, kind === 'entries' ? 'expressions' : undefined);
   const refreshField = fieldOf(field, 'refreshMinutes');
-  const refreshMinutes = source.refreshMinutes === undefined ? undefined : expectNumber(source.refreshMinutes, refreshField, { min: 1, max: MAX_REFRESH_MINUTES });
+  const refreshMinutes =
+    source.refreshMinutes === undefined
+      ? undefined
+      : expectNumber(source.refreshMinutes, refreshField, { min: 1, max: MAX_REFRESH_MINUTES });
 
   switch (kind) {
     case 'file':
       return { kind, path: resolve(baseDir, expectString(source.file, fieldOf(field, 'file'))), ...reading, refreshMinutes };
     case 'url':
-      return { kind, url: parseFeedUrl(source.url, fieldOf(field, 'url')), ...reading, refreshMinutes: refreshMinutes ?? DEFAULT_URL_REFRESH_MINUTES };
+      return {
+        kind,
+        url: parseFeedUrl(source.url, fieldOf(field, 'url')),
+        ...reading,
+        refreshMinutes: refreshMinutes ?? DEFAULT_URL_REFRESH_MINUTES,
+      };
     case 'entries':
       return { kind, entries: parseEntries(source.entries, fieldOf(field, 'entries')), ...reading };
   }
@@ -286,9 +325,12 @@ function parseReading(source: JsonObject, field: string, defaultFormat: FeedForm
   let csvColumn: CsvColumn | undefined;
   if (source.csvColumn !== undefined) {
     if (format !== 'csv' && format !== 'domains') {
-      throw new ConfigError(columnField, `only csv and domains feeds have columns; this source's format is ${String(format)}`);
+      throw new ConfigError(columnField, `only csv and domains feeds have columns; this source's format is ${JSON.stringify(format)}`);
     }
-    csvColumn = typeof source.csvColumn === 'number' ? expectNumber(source.csvColumn, columnField, { min: 0, max: 10_000, integer: true }) : expectString(source.csvColumn, columnField);
+    csvColumn =
+      typeof source.csvColumn === 'number'
+        ? expectNumber(source.csvColumn, columnField, { min: 0, max: 10_000, integer: true })
+        : expectString(source.csvColumn, columnField);
   }
   return { format: format as FeedFormat, csvColumn };
 }

@@ -5,7 +5,7 @@ import { BadEntryError, FeedFormatError } from './feed-error.ts';
 import { firstVisible, lineAt, lineEnd } from './feed-lines.ts';
 
 /**
- * CSV feeds (API.md §4): `csv` has a URL column — URLhaus exports (`#` notes, then the header as a
+ * CSV feeds (docs/api.md §4): `csv` has a URL column — URLhaus exports (`#` notes, then the header as a
  * comment, `# id,dateadded,url,…`, then quoted rows) and PhishTank's `online-valid.csv` (header row
  * `phish_id,url,…`, quoted URLs with commas); `domains` has a domain column — Tranco's `rank,domain` rows
  * without a header, or lists with a header naming a `domain` column.
@@ -81,7 +81,11 @@ export function parseCsvFeed(text: string, kind: CsvFeedKind, option: CsvColumn 
 
     if (record.unterminated) {
       collector.line();
-      collector.bad(recordLine, lineAt(text, recordStart, recordEnd), 'a quoted field is never closed (RFC 4180: a field in quotes ends with a quote)');
+      collector.bad(
+        recordLine,
+        lineAt(text, recordStart, recordEnd),
+        'a quoted field is never closed (RFC 4180: a field in quotes ends with a quote)',
+      );
       continue;
     }
     if (lookingForHeader) {

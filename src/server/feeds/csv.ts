@@ -1,6 +1,6 @@
 // RFC 4180 records: fields separated by commas; a field in double quotes may hold commas, line breaks
 // and quotes written twice (`"a ""b"", c"` is `a "b", c`). PhishTank's export quotes URLs that contain
-// commas; URLhaus quotes every field (API.md §4). Readers are lenient the way common CSV tools are: a
+// commas; URLhaus quotes every field (docs/api.md §4). Readers are lenient the way common CSV tools are: a
 // quote inside an unquoted field is an ordinary character, and text after a closing quote is kept.
 
 /** One record read from a CSV text. */

@@ -9,7 +9,7 @@ import { realHost } from './real-host.ts';
  * built directly so that a feed of millions of URLs does not pay for the other 29 and the Public Suffix
  * List. A URL without a path has the path `/` after SB-5, so a bare host names the whole host (`host/`).
  */
-export function canonicalExpression(url: CanonicalUrl): string {
+function canonicalExpression(url: CanonicalUrl): string {
   // An empty query (`/q?`) has no parameters; SB-6 builds no `?` expression for it either.
   return url.query === undefined || url.query === '' ? url.host + url.path : `${url.host}${url.path}?${url.query}`;
 }
@@ -50,7 +50,9 @@ export function expressionLineExpression(text: string): string {
 function bracketedHost(host: string): string {
   const bracketed = isIP(host) === 6 ? `[${host}]` : host;
   if (bracketed.replace(/^\[[0-9a-fA-F:.]*\]$/, '').includes(':')) {
-    throw new BadEntryError(`${JSON.stringify(host.length > 100 ? `${host.slice(0, 100)}…` : host)} is not a host: a colon here would be read as a port`);
+    throw new BadEntryError(
+      `${JSON.stringify(host.length > 100 ? `${host.slice(0, 100)}…` : host)} is not a host: a colon here would be read as a port`,
+    );
   }
   return bracketed;
 }

@@ -55,7 +55,13 @@ export class FeedCollector {
 
   result(): ParsedFeed {
     // A Set iterates in insertion order: first-seen order for free.
-    return { expressions: [...this.seen], badLines: this.badLines, badLineCount: this.badLineCount, lineCount: this.lineCount, entryCount: this.entryCount };
+    return {
+      expressions: [...this.seen],
+      badLines: this.badLines,
+      badLineCount: this.badLineCount,
+      lineCount: this.lineCount,
+      entryCount: this.entryCount,
+    };
   }
 }
 

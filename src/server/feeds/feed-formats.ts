@@ -4,10 +4,10 @@ import { badEntryReason, FeedCollector, type ParsedFeed } from './feed-collector
 import { forEachLine, isBlankOrComment, withoutByteOrderMark } from './feed-lines.ts';
 import { hostsLineNames, isLocalName } from './hosts-file.ts';
 
-export type { BadLine, ParsedFeed } from './feed-collector.ts';
+export type { ParsedFeed } from './feed-collector.ts';
 
 /**
- * The feed formats people publish (API.md §4):
+ * The feed formats people publish (docs/api.md §4):
  * - `urls`: one URL per line (OpenPhish, URLhaus's text export);
  * - `hosts`: hosts files, `0.0.0.0 bad.example other.example` (StevenBlack-style blocklists);
  * - `csv`: CSV with a URL column (URLhaus, PhishTank);
@@ -72,13 +72,14 @@ function parseLines(text: string, collector: FeedCollector, take: (line: string)
  * count even when another name on it is bad; the line is then reported with the first bad name's reason.
  */
 function addHostsLine(line: string, collector: FeedCollector): void {
-  let firstError: unknown;
+  let firstError: Error | undefined;
   for (const name of hostsLineNames(line)) {
     try {
       // The machine's own names are single words, which are no real host: skipped before that check.
       const host = canonicalBareHost(name);
       if (!isLocalName(host)) collector.add(wholeHostExpression(host));
     } catch (error) {
+      if (!(error instanceof Error)) throw error;
       firstError ??= error;
     }
   }

@@ -1,4 +1,4 @@
-// Feeds are text files of lines (API.md §4). Downloads arrive with CRLF line ends (RFC 4180 asks for
+// Feeds are text files of lines (docs/api.md §4). Downloads arrive with CRLF line ends (RFC 4180 asks for
 // them in CSV) and Windows editors add a UTF-8 byte order mark; neither may end up inside an entry.
 
 const BYTE_ORDER_MARK = 0xfeff;
@@ -28,7 +28,7 @@ export function firstVisible(line: string): number {
   return -1;
 }
 
-/** Blank lines and `#` comments carry no entry in any feed format of API.md §4. */
+/** Blank lines and `#` comments carry no entry in any feed format of docs/api.md §4. */
 export function isBlankOrComment(line: string): boolean {
   const first = firstVisible(line);
   return first < 0 || line.charCodeAt(first) === 0x23;

@@ -8,7 +8,7 @@ import { SourceError } from './source-error.ts';
 import { readFileSource, readUrlSource, urlLabel } from './source-reader.ts';
 
 /** How a source is named in reports and errors. */
-export function sourceLabel(source: SourceConfig): string {
+function sourceLabel(source: SourceConfig): string {
   switch (source.kind) {
     case 'file':
       return source.path;
@@ -42,7 +42,8 @@ export async function loadSource(source: SourceConfig, limits: FeedLimits = DEFA
   try {
     feed = parseFeed(text, source.format, { csvColumn: source.csvColumn });
   } catch (error) {
-    if (error instanceof FeedFormatError) throw new SourceError(label, 'format', `cannot be read as ${source.format}: ${error.message}`, { cause: error });
+    if (error instanceof FeedFormatError)
+      throw new SourceError(label, 'format', `cannot be read as ${source.format}: ${error.message}`, { cause: error });
     throw error;
   }
   const notAFeed = notAFeedReason(feed, source.format);
@@ -51,7 +52,7 @@ export async function loadSource(source: SourceConfig, limits: FeedLimits = DEFA
 }
 
 /** What one source contributed to a list, for the operator's log and status page. */
-export interface SourceReport {
+interface SourceReport {
   source: string;
   entryCount: number;
   expressionCount: number;

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { BadEntryError } from './feed-error.ts';
 
-// Hosts files (hosts(5); StevenBlack-style blocklists, URLhaus's hostfile; API.md §4): an address, then
+// Hosts files (hosts(5); StevenBlack-style blocklists, URLhaus's hostfile; docs/api.md §4): an address, then
 // one or more host names, separated by blanks; `#` starts a comment anywhere on a line.
 
 /**

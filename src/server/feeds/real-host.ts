@@ -30,11 +30,14 @@ function shown(text: string): string {
  */
 export function realHost(canonicalHost: string): string {
   if (isIpAddress(canonicalHost)) return canonicalHost;
-  if (canonicalHost.length > MAX_NAME_LENGTH) throw new BadEntryError(`the host name ${shown(canonicalHost)} is longer than ${MAX_NAME_LENGTH} characters`);
+  if (canonicalHost.length > MAX_NAME_LENGTH)
+    throw new BadEntryError(`the host name ${shown(canonicalHost)} is longer than ${MAX_NAME_LENGTH} characters`);
   const labels = canonicalHost.split('.');
-  if (labels.length < 2) throw new BadEntryError(`${shown(canonicalHost)} is no host name: a name has a dot (bad.example), or is an IP address`);
+  if (labels.length < 2)
+    throw new BadEntryError(`${shown(canonicalHost)} is no host name: a name has a dot (bad.example), or is an IP address`);
   for (const label of labels) {
-    if (label.length > MAX_LABEL_LENGTH) throw new BadEntryError(`the host name ${shown(canonicalHost)} has a label longer than ${MAX_LABEL_LENGTH} characters`);
+    if (label.length > MAX_LABEL_LENGTH)
+      throw new BadEntryError(`the host name ${shown(canonicalHost)} has a label longer than ${MAX_LABEL_LENGTH} characters`);
     if (!LABEL.test(label)) {
       throw new BadEntryError(
         `${shown(canonicalHost)} is no host name: its labels are letters, digits, hyphens and underscores (IDNs in Punycode)`,

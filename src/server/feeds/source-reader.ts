@@ -18,7 +18,8 @@ async function collect(chunks: AsyncIterable<Uint8Array>, maxBytes: number, labe
   for await (const chunk of chunks) {
     size += chunk.length;
     // Leaving the loop early closes the stream (the iterator's return() cancels it).
-    if (size > maxBytes) throw new SourceError(label, 'too-large', `is larger than the ${maxBytes} bytes allowed; raise feedMaxMegabytes if it is right`);
+    if (size > maxBytes)
+      throw new SourceError(label, 'too-large', `is larger than the ${maxBytes} bytes allowed; raise feedMaxMegabytes if it is right`);
     parts.push(chunk);
   }
   return decodeText(parts, size);
@@ -31,7 +32,10 @@ export async function readFileSource(path: string, limits: FeedLimits): Promise<
   } catch (error) {
     if (error instanceof SourceError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new SourceError(path, 'not-found', 'no such file; check the path in the configuration (relative paths start at its folder)', { cause: error });
+    if (code === 'ENOENT')
+      throw new SourceError(path, 'not-found', 'no such file; check the path in the configuration (relative paths start at its folder)', {
+        cause: error,
+      });
     throw new SourceError(path, 'unreadable', `cannot read the file: ${(error as Error).message}`, { cause: error });
   }
 }
@@ -82,14 +86,23 @@ export async function readUrlSource(url: string, limits: FeedLimits): Promise<st
     const declared = Number(response.headers.get('content-length') ?? NaN);
     if (declared > limits.maxBytes) {
       await response.body?.cancel();
-      throw new SourceError(label, 'too-large', `announces ${declared} bytes, more than the ${limits.maxBytes} allowed; raise feedMaxMegabytes if it is right`);
+      throw new SourceError(
+        label,
+        'too-large',
+        `announces ${declared} bytes, more than the ${limits.maxBytes} allowed; raise feedMaxMegabytes if it is right`,
+      );
     }
     return response.body === null ? '' : await collect(response.body, limits.maxBytes, label);
   } catch (error) {
     if (error instanceof SourceError) throw error;
     const name = (error as { name?: string }).name;
     if (name === 'TimeoutError' || name === 'AbortError') {
-      throw new SourceError(label, 'timeout', `no complete answer within ${limits.timeoutMs} ms; raise feedTimeoutSeconds if the feed is slow`, { cause: error });
+      throw new SourceError(
+        label,
+        'timeout',
+        `no complete answer within ${limits.timeoutMs} ms; raise feedTimeoutSeconds if the feed is slow`,
+        { cause: error },
+      );
     }
     const reason = (error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message;
     throw new SourceError(label, 'network', `cannot download: ${reason}`, { cause: error });

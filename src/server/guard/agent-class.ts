@@ -12,7 +12,9 @@ export type AgentClass = { kind: 'crawler'; crawler: string } | { kind: 'bot' } 
 
 /** The crawler patterns of crawler-user-agents tagged as search engines (LC-2's "known web crawler"). */
 export function searchEngineCrawlerPatterns(): string[] {
-  return (crawlerUserAgents as { pattern: string; tags?: string[] }[]).filter((entry) => entry.tags?.includes('search-engine')).map((entry) => entry.pattern);
+  return (crawlerUserAgents as { pattern: string; tags?: string[] }[])
+    .filter((entry) => entry.tags?.includes('search-engine'))
+    .map((entry) => entry.pattern);
 }
 
 /** Every browser User-Agent begins so (Chromium, Firefox, Safari, Edge: "Mozilla/5.0 …"; old Opera: "Opera/…"). */

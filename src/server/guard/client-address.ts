@@ -19,7 +19,10 @@ export class TrustedProxies {
       const family = isIPv4(address) ? 'ipv4' : isIPv6(address) ? 'ipv6' : undefined;
       const prefix = bits === undefined ? undefined : Number(bits);
       const maxBits = family === 'ipv4' ? 32 : 128;
-      if (family === undefined || (prefix !== undefined && !(Number.isInteger(prefix) && prefix >= 0 && prefix <= maxBits && /^\d+$/.test(bits!)))) {
+      if (
+        family === undefined ||
+        (prefix !== undefined && !(Number.isInteger(prefix) && prefix >= 0 && prefix <= maxBits && /^\d+$/.test(bits!)))
+      ) {
         throw new RangeError(`${what} "${entry}" is neither an IP address nor a CIDR block such as 10.0.0.0/8`);
       }
       if (prefix === undefined) this.list.addAddress(address, family);

@@ -98,7 +98,8 @@ export class MemoryHitStore implements HitStore {
 
   private crawlerVerdict(hits: ClientHits, now: number): RateVerdict {
     if (hits.crawlerAdmittedAt !== undefined && now - hits.crawlerAdmittedAt < this.rules.crawlerIntervalMs) return 'crawler-recent';
-    if (this.anyCrawlerAdmittedAt !== undefined && now - this.anyCrawlerAdmittedAt < this.rules.anyCrawlerIntervalMs) return 'crawlers-busy';
+    if (this.anyCrawlerAdmittedAt !== undefined && now - this.anyCrawlerAdmittedAt < this.rules.anyCrawlerIntervalMs)
+      return 'crawlers-busy';
     return 'admit';
   }
 }

@@ -2,7 +2,16 @@
 // the units people write them in, checked like every other field.
 
 import { ConfigError } from '../feeds/config-error.ts';
-import { elementOf, expectArray, expectKnownFields, expectNumber, expectObject, expectString, fieldOf, type JsonObject } from '../feeds/config-fields.ts';
+import {
+  elementOf,
+  expectArray,
+  expectKnownFields,
+  expectNumber,
+  expectObject,
+  expectString,
+  fieldOf,
+  type JsonObject,
+} from '../feeds/config-fields.ts';
 import { TrustedProxies } from './client-address.ts';
 import type { LoadControlSettings } from './load-control.ts';
 

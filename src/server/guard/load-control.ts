@@ -29,7 +29,14 @@ export interface LoadControlSettings extends RateRules, LoadRules {
   extraCrawlers: readonly string[];
 }
 
-export const DEFAULT_LOAD_CONTROL: LoadControlSettings = { ...LC_RATE_RULES, ...LC_LOAD_RULES, maxClients: 100_000, trustedProxies: [], trustedRelays: [], extraCrawlers: [] };
+const DEFAULT_LOAD_CONTROL: LoadControlSettings = {
+  ...LC_RATE_RULES,
+  ...LC_LOAD_RULES,
+  maxClients: 100_000,
+  trustedProxies: [],
+  trustedRelays: [],
+  extraCrawlers: [],
+};
 
 export interface LoadControlOptions {
   settings?: Partial<LoadControlSettings>;
@@ -89,10 +96,25 @@ export class LoadControl {
     private readonly redisStore: RedisHitStore | undefined,
     fallbacks: Counter,
   ) {
-    this.admitted = new Counter({ name: 'sbkit_requests_admitted_total', help: 'Requests load control let through, by client class', labelNames: ['class'], registers: [this.metrics] });
-    this.refused = new Counter({ name: 'sbkit_requests_refused_total', help: 'Requests load control answered with 503, by client class and reason', labelNames: ['class', 'reason'], registers: [this.metrics] });
+    this.admitted = new Counter({
+      name: 'sbkit_requests_admitted_total',
+      help: 'Requests load control let through, by client class',
+      labelNames: ['class'],
+      registers: [this.metrics],
+    });
+    this.refused = new Counter({
+      name: 'sbkit_requests_refused_total',
+      help: 'Requests load control answered with 503, by client class and reason',
+      labelNames: ['class', 'reason'],
+      registers: [this.metrics],
+    });
     // Labelled by the crawler-user-agents pattern that matched: as many series as patterns, at most.
-    this.crawlers = new Counter({ name: 'sbkit_crawler_requests_total', help: 'Requests of known crawlers, by the pattern that named the crawler and what load control did', labelNames: ['crawler', 'outcome'], registers: [this.metrics] });
+    this.crawlers = new Counter({
+      name: 'sbkit_crawler_requests_total',
+      help: 'Requests of known crawlers, by the pattern that named the crawler and what load control did',
+      labelNames: ['crawler', 'outcome'],
+      registers: [this.metrics],
+    });
     this.metrics.registerMetric(fallbacks);
     // Gauges are read at scrape time rather than kept up to date per request.
     const gauge = (name: string, help: string, read: () => number) =>
@@ -106,7 +128,9 @@ export class LoadControl {
       });
     gauge('sbkit_requests_in_progress', 'Requests admitted and not yet answered (LC-5 load)', () => gate.load);
     gauge('sbkit_requests_waiting', 'Crawler and bot requests waiting for the load to fall (LC-5 sleeping_count)', () => gate.waiting);
-    gauge('sbkit_load_control_shared', "1 while limits are shared through Redis, 0 while kept in this instance's memory", () => (redisStore?.shared === true ? 1 : 0));
+    gauge('sbkit_load_control_shared', "1 while limits are shared through Redis, 0 while kept in this instance's memory", () =>
+      redisStore?.shared === true ? 1 : 0,
+    );
   }
 
   /**
@@ -118,15 +142,33 @@ export class LoadControl {
   static async create(options: LoadControlOptions = {}): Promise<LoadControl> {
     const settings: LoadControlSettings = { ...DEFAULT_LOAD_CONTROL, ...options.settings };
     const memory = new MemoryHitStore(settings, settings.maxClients, options.now ?? (() => performance.now()));
-    const fallbacks = new Counter({ name: 'sbkit_load_control_fallbacks_total', help: 'Load-control decisions made in memory because Redis failed', registers: [] });
+    const fallbacks = new Counter({
+      name: 'sbkit_load_control_fallbacks_total',
+      help: 'Load-control decisions made in memory because Redis failed',
+      registers: [],
+    });
     let store: HitStore = memory;
     let redisStore: RedisHitStore | undefined;
     if (options.redis !== undefined) {
-      redisStore = await RedisHitStore.connect({ ...options.redis, rules: settings, fallback: memory, log: options.log, onFallback: () => fallbacks.inc() });
+      redisStore = await RedisHitStore.connect({
+        ...options.redis,
+        rules: settings,
+        fallback: memory,
+        log: options.log,
+        onFallback: () => fallbacks.inc(),
+      });
       store = redisStore;
     }
     const sleep: Sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
-    return new LoadControl(settings, new AgentClassifier(settings.extraCrawlers), new TrustedProxies(settings.trustedProxies), new TrustedProxies(settings.trustedRelays, 'trusted relay'), new LoadGate(settings, store, sleep), redisStore, fallbacks);
+    return new LoadControl(
+      settings,
+      new AgentClassifier(settings.extraCrawlers),
+      new TrustedProxies(settings.trustedProxies),
+      new TrustedProxies(settings.trustedRelays, 'trusted relay'),
+      new LoadGate(settings, store, sleep),
+      redisStore,
+      fallbacks,
+    );
   }
 
   /**
@@ -150,7 +192,11 @@ export class LoadControl {
    *
    * @internal
    */
-  async decide(request: { url: string; headers: IncomingHttpHeaders; peer: string }, paused: boolean, gone?: () => boolean): Promise<{ decision: Decision; agent: AgentClass }> {
+  async decide(
+    request: { url: string; headers: IncomingHttpHeaders; peer: string },
+    paused: boolean,
+    gone?: () => boolean,
+  ): Promise<{ decision: Decision; agent: AgentClass }> {
     // An OHTTP gateway's requests from a trusted relay carry many clients under one address: only the
     // load rules apply, as to any program (the relay enforces the per-client rules). Anyone else who
     // posts to the gateway directly is one client like any other. The relay's address is found as any
@@ -201,7 +247,12 @@ export class LoadControl {
     if (agent.kind === 'crawler') this.crawlers.inc({ crawler: agent.crawler, outcome: decision.admit ? 'admitted' : decision.reason });
   }
 
-  private async guard(request: FastifyRequest, reply: FastifyReply, paused: boolean, adminEndpoints: boolean): Promise<FastifyReply | undefined> {
+  private async guard(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    paused: boolean,
+    adminEndpoints: boolean,
+  ): Promise<FastifyReply | undefined> {
     // Operator paths pass by; so do the requests an OHTTP gateway serves from inside encapsulations,
     // whose encapsulating request passed the gate already.
     if (isOperatorPath(request.url, adminEndpoints) || request.socket.remoteAddress === INNER_REQUEST_ADDRESS) return undefined;
@@ -211,7 +262,11 @@ export class LoadControl {
       gone = true;
     };
     reply.raw.once('close', leave);
-    const { decision } = await this.decide({ url: request.url, headers: request.headers, peer: request.socket.remoteAddress ?? '' }, paused, () => gone);
+    const { decision } = await this.decide(
+      { url: request.url, headers: request.headers, peer: request.socket.remoteAddress ?? '' },
+      paused,
+      () => gone,
+    );
     reply.raw.off('close', leave);
     if (decision.admit) {
       if (gone) this.finished();

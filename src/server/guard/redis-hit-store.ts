@@ -83,8 +83,11 @@ export class RedisHitStore implements HitStore {
   private async run(client: string, crawler: boolean, checkOnly: boolean): Promise<RateVerdict | undefined> {
     if (this.client.isReady) {
       try {
-        const verdict = await this.client.eval(HIT_SCRIPT, { keys: this.keys(client), arguments: [...this.arguments(crawler), checkOnly ? '1' : '0'] });
-        const text = Buffer.isBuffer(verdict) ? verdict.toString('latin1') : String(verdict);
+        const verdict = await this.client.eval(HIT_SCRIPT, {
+          keys: this.keys(client),
+          arguments: [...this.arguments(crawler), checkOnly ? '1' : '0'],
+        });
+        const text = Buffer.isBuffer(verdict) ? verdict.toString('latin1') : (JSON.stringify(verdict) ?? 'nothing');
         if (VERDICTS.has(text)) {
           this.answered();
           return text as RateVerdict;
@@ -116,7 +119,13 @@ export class RedisHitStore implements HitStore {
 
   private arguments(crawler: boolean): string[] {
     const { rules } = this.options;
-    return [crawler ? '1' : '0', String(rules.crawlerIntervalMs), String(rules.anyCrawlerIntervalMs), String(rules.burstWindowMs), String(rules.burstMax)];
+    return [
+      crawler ? '1' : '0',
+      String(rules.crawlerIntervalMs),
+      String(rules.anyCrawlerIntervalMs),
+      String(rules.burstWindowMs),
+      String(rules.burstMax),
+    ];
   }
 
   private answered(): void {
@@ -128,6 +137,8 @@ export class RedisHitStore implements HitStore {
   private failed(error: unknown): void {
     if (!this.usingRedis) return;
     this.usingRedis = false;
-    this.options.log?.(`load control: Redis at ${this.label} failed (${error instanceof Error ? error.message : String(error)}); limits are kept in this instance's memory until it answers again`);
+    this.options.log?.(
+      `load control: Redis at ${this.label} failed (${error instanceof Error ? error.message : String(error)}); limits are kept in this instance's memory until it answers again`,
+    );
   }
 }

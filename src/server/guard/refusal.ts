@@ -13,7 +13,10 @@ export interface Refusal {
 }
 
 /** When to come back, per reason: the window or interval that refused the request. */
-export function retryAfterSeconds(reason: RefusalReason, windows: { crawlerIntervalMs: number; anyCrawlerIntervalMs: number; burstWindowMs: number; delayMs: number }): number {
+export function retryAfterSeconds(
+  reason: RefusalReason,
+  windows: { crawlerIntervalMs: number; anyCrawlerIntervalMs: number; burstWindowMs: number; delayMs: number },
+): number {
   const ms = {
     paused: 60_000,
     load: Math.max(windows.delayMs, 1000),
@@ -36,13 +39,22 @@ const MESSAGES: Record<RefusalReason, string> = {
 };
 
 /** The 503 for a refused request to `url` (path and query) with these headers. */
-export function refusal(reason: RefusalReason, retryAfter: number, url: string, headers: Readonly<Record<string, string | string[] | undefined>>): Refusal {
+export function refusal(
+  reason: RefusalReason,
+  retryAfter: number,
+  url: string,
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): Refusal {
   const message = `${MESSAGES[reason]}; try again in ${retryAfter} s`;
   if (API_PATH.test(url)) {
     const rendered = renderWireError(new WireError('UNAVAILABLE', message), requestedEncoding(url, headers));
     return { status: 503, headers: { ...rendered.headers, 'retry-after': String(retryAfter) }, body: rendered.body };
   }
-  return { status: 503, headers: { 'content-type': 'text/html; charset=utf-8', 'retry-after': String(retryAfter) }, body: Buffer.from(page(message)) };
+  return {
+    status: 503,
+    headers: { 'content-type': 'text/html; charset=utf-8', 'retry-after': String(retryAfter) },
+    body: Buffer.from(page(message)),
+  };
 }
 
 /** The encoding the request asks for, read from its URL and headers only (the body is not read yet). */

@@ -76,7 +76,12 @@ export function sortFullHashes(input: Uint8Array): SortedFullHashes {
       const entry = run[r]!;
       const j = entry - Math.floor(entry / TWO_32) * TWO_32;
       const prefix = scratchKeys[j]!;
-      if (count > 0 && prefix === prefixes[count - 1] && compareAt(scratchBytes, j * FULL_HASH_BYTES, bytes, (count - 1) * FULL_HASH_BYTES, FULL_HASH_BYTES) === 0) continue;
+      if (
+        count > 0 &&
+        prefix === prefixes[count - 1] &&
+        compareAt(scratchBytes, j * FULL_HASH_BYTES, bytes, (count - 1) * FULL_HASH_BYTES, FULL_HASH_BYTES) === 0
+      )
+        continue;
       copyHash(scratch, j, bucketed, count);
       prefixes[count++] = prefix;
     }
@@ -100,7 +105,7 @@ function copyHash(from: Uint32Array, fromIndex: number, to: Uint32Array, toIndex
  * the full 32 bytes of its hashes, the bucket's hashes being `bytes`.
  */
 function orderTies(run: Float64Array, bytes: Uint8Array): void {
-  for (let start = 0; start < run.length; ) {
+  for (let start = 0; start < run.length;) {
     const key = Math.floor(run[start]! / TWO_32);
     let end = start + 1;
     while (end < run.length && Math.floor(run[end]! / TWO_32) === key) end++;

@@ -1,18 +1,18 @@
 import type { ThreatTypeName } from '../../client/threats.ts';
 import type { HashWidth } from '../../store/hash-set.ts';
 
-/** API.md LikelySafeType: GENERAL_BROWSING is the global cache (`gc-32b`), CSD and DOWNLOAD are allowlists. */
+/** docs/api.md LikelySafeType: GENERAL_BROWSING is the global cache (`gc-32b`), CSD and DOWNLOAD are allowlists. */
 export type LikelySafeTypeName = 'GENERAL_BROWSING' | 'CSD' | 'DOWNLOAD';
 
 /**
- * What a served list is, as ListHashLists describes it (API.md HashListMetadata). A list holds full
+ * What a served list is, as ListHashLists describes it (docs/api.md HashListMetadata). A list holds full
  * hashes and serves their first `hashLength` bytes (SB-9, SB-11). Threat types and likely-safe types are
- * mutually exclusive (API.md): a threat list has threat types, an allowlist likely-safe types.
+ * mutually exclusive (docs/api.md): a threat list has threat types, an allowlist likely-safe types.
  */
 export interface ListDefinition {
-  /** The v5 name clients ask for, e.g. `se-4b` or `gc-32b` (SB-11, API.md §3). Never changes. */
+  /** The v5 name clients ask for, e.g. `se-4b` or `gc-32b` (SB-11, docs/api.md §3). Never changes. */
   name: string;
-  /** Bytes per served hash (API.md HashListMetadata.HashLength: exactly one per list). */
+  /** Bytes per served hash (docs/api.md HashListMetadata.HashLength: exactly one per list). */
   hashLength: HashWidth;
   threatTypes: ThreatTypeName[];
   likelySafeTypes: LikelySafeTypeName[];

@@ -1,5 +1,6 @@
 /** Why a list operation was refused; each is a mistake of the calling code or configuration, never of a client. */
-export type ListErrorReason = 'ragged-full-hashes' | 'served-width-mismatch' | 'served-not-ascending' | 'invalid-keep' | 'invalid-constraint';
+export type ListErrorReason =
+  'ragged-full-hashes' | 'served-width-mismatch' | 'served-not-ascending' | 'invalid-keep' | 'invalid-constraint';
 
 /** Thrown by snapshots and list histories on input they cannot work with; the message says what to fix. */
 export class ListError extends Error {

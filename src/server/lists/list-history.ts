@@ -7,22 +7,22 @@ import { type ClientState, decodeVersion, encodeVersion, type ServedState } from
 import { emptyHashes, hashCount, hashRange } from './sorted-hashes.ts';
 import { Snapshot } from './snapshot.ts';
 
-/** A client's size constraints (API.md SizeConstraints, v4 Constraints); 0 means no limit. */
+/** A client's size constraints (docs/api.md SizeConstraints, v4 Constraints); 0 means no limit. */
 export interface SizeConstraints {
   maxUpdateEntries: number;
   maxDatabaseEntries: number;
 }
 
-/** One list update to send, before Rice coding (SB-9, API.md HashList / v4 ListUpdateResponse). */
+/** One list update to send, before Rice coding (SB-9, docs/api.md HashList / v4 ListUpdateResponse). */
 export interface ServedUpdate {
   /** false: a full update, the client replaces its list (and there are no removals). */
   partial: boolean;
-  /** The client's version after this update; never empty (API.md §3 pitfall 4). */
+  /** The client's version after this update; never empty (docs/api.md §3 pitfall 4). */
   version: Uint8Array;
   /** Ascending indices into the client's sorted list, applied before the additions. */
   removals: Uint32Array;
   additions: SortedHashes;
-  /** SHA-256 of the client's sorted list after this update; always present (API.md §3 pitfall 4). */
+  /** SHA-256 of the client's sorted list after this update; always present (docs/api.md §3 pitfall 4). */
   checksum: Uint8Array;
   /**
    * false when `max_update_entries` cut the update short, or it led to a state that is not yet the
@@ -47,7 +47,7 @@ const CHECKSUM_CACHE_ENTRIES = 256;
  * a client at a kept version gets removal indices and additions, a client with no version, an
  * unknown, forged or evicted one a full update, a client at the newest an empty update.
  *
- * Size constraints (API.md SizeConstraints):
+ * Size constraints (docs/api.md SizeConstraints):
  * - `maxDatabaseEntries` N > 0, smaller than the list: the client is served the first N entries of the
  *   sorted list. Random hashes make any N of them an equally good sample, and the first N of a list
  *   change little when the list changes, so diffs between such subsets stay small. The subset is part
@@ -75,7 +75,11 @@ export class ListHistory {
   /** Starts with an empty snapshot: a list is served, empty, before its first publish (SB-9). */
   constructor(definition: ListDefinition, options: ListHistoryOptions) {
     if (!Number.isInteger(options.keep) || options.keep < 1) {
-      throw new ListError('invalid-keep', definition.name, `keep must be a whole number of snapshots of at least 1 (the current one), not ${options.keep}`);
+      throw new ListError(
+        'invalid-keep',
+        definition.name,
+        `keep must be a whole number of snapshots of at least 1 (the current one), not ${options.keep}`,
+      );
     }
     this.definition = definition;
     this.keep = options.keep;
@@ -156,7 +160,10 @@ export class ListHistory {
    */
   updateFor(clientVersion: Uint8Array, constraints: SizeConstraints): ServedUpdate {
     const { maxUpdateEntries, maxDatabaseEntries } = constraints;
-    for (const [field, value] of [['maxUpdateEntries', maxUpdateEntries], ['maxDatabaseEntries', maxDatabaseEntries]] as const) {
+    for (const [field, value] of [
+      ['maxUpdateEntries', maxUpdateEntries],
+      ['maxDatabaseEntries', maxDatabaseEntries],
+    ] as const) {
       if (!Number.isInteger(value) || value < 0) {
         throw new ListError('invalid-constraint', this.definition.name, `${field} must be a whole number, 0 for no limit, not ${value}`);
       }
@@ -205,7 +212,11 @@ export class ListHistory {
     if (state?.kind === 'settled' && this.list(state.at) !== undefined) {
       return { from: state.at, to: target, progress: 0, diff: this.diff(state.at, target) };
     }
-    if (state?.kind === 'transfer' && (state.from === undefined || this.list(state.from) !== undefined) && this.list(state.to) !== undefined) {
+    if (
+      state?.kind === 'transfer' &&
+      (state.from === undefined || this.list(state.from) !== undefined) &&
+      this.list(state.to) !== undefined
+    ) {
       const diff = this.diff(state.from, state.to);
       if (state.progress > 0 && state.progress < diff.size) return { ...state, diff };
     }

@@ -2,7 +2,7 @@ import { SNAPSHOT_ID_BYTES } from './snapshot.ts';
 
 /**
  * A list as one client holds it: a snapshot's served list, whole (`limit` 0) or only its first `limit`
- * entries (a client's `max_database_entries`, API.md SizeConstraints).
+ * entries (a client's `max_database_entries`, docs/api.md SizeConstraints).
  */
 export interface ServedState {
   snapshotId: string;
@@ -17,8 +17,7 @@ export interface ServedState {
  *   there when a client's `max_update_entries` cut the update short.
  */
 export type ClientState =
-  | { kind: 'settled'; at: ServedState }
-  | { kind: 'transfer'; from: ServedState | undefined; to: ServedState; progress: number };
+  { kind: 'settled'; at: ServedState } | { kind: 'transfer'; from: ServedState | undefined; to: ServedState; progress: number };
 
 /*
  * Version bytes: one tag byte, then fixed fields; ids are raw 16 bytes, numbers big-endian uint32.
@@ -52,7 +51,12 @@ export function decodeVersion(version: Uint8Array): ClientState | undefined {
       return bytes.length === 1 + STATE_BYTES ? { kind: 'settled', at: readState(bytes, 1) } : undefined;
     case FROM_SNAPSHOT:
       if (bytes.length !== 1 + 2 * STATE_BYTES + 4) return undefined;
-      return { kind: 'transfer', from: readState(bytes, 1), to: readState(bytes, 1 + STATE_BYTES), progress: bytes.readUInt32BE(1 + 2 * STATE_BYTES) };
+      return {
+        kind: 'transfer',
+        from: readState(bytes, 1),
+        to: readState(bytes, 1 + STATE_BYTES),
+        progress: bytes.readUInt32BE(1 + 2 * STATE_BYTES),
+      };
     case FROM_EMPTY:
       if (bytes.length !== 1 + STATE_BYTES + 4) return undefined;
       return { kind: 'transfer', from: undefined, to: readState(bytes, 1), progress: bytes.readUInt32BE(1 + STATE_BYTES) };

@@ -123,7 +123,13 @@ export class RedisSnapshotStore implements SnapshotStore {
       if (error instanceof RedisConnectionError) throw new SnapshotStoreError(error.reason, error.message, { cause: error.cause });
       throw error;
     }
-    return new RedisSnapshotStore(connection.client, connection.label, options.keyPrefix ?? DEFAULT_KEY_PREFIX, options.refreshMs ?? DEFAULT_REFRESH_MS, options.log ?? (() => {}));
+    return new RedisSnapshotStore(
+      connection.client,
+      connection.label,
+      options.keyPrefix ?? DEFAULT_KEY_PREFIX,
+      options.refreshMs ?? DEFAULT_REFRESH_MS,
+      options.log ?? (() => {}),
+    );
   }
 
   async follow(histories: readonly ListHistory[]): Promise<string[]> {
@@ -133,11 +139,19 @@ export class RedisSnapshotStore implements SnapshotStore {
   }
 
   async publish(history: ListHistory, fullHashes: Uint8Array): Promise<Snapshot> {
-    return this.publishSnapshot(history, Snapshot.of(history.definition, fullHashes, Date.now()), { field: 'fullHashes', bytes: fullHashes, ordered: false });
+    return this.publishSnapshot(history, Snapshot.of(history.definition, fullHashes, Date.now()), {
+      field: 'fullHashes',
+      bytes: fullHashes,
+      ordered: false,
+    });
   }
 
   async publishServed(history: ListHistory, served: SortedHashes, receivedAt: number): Promise<Snapshot> {
-    return this.publishSnapshot(history, Snapshot.ofServed(history.definition, served, receivedAt), { field: 'served', bytes: hashBytes(served), ordered: true });
+    return this.publishSnapshot(history, Snapshot.ofServed(history.definition, served, receivedAt), {
+      field: 'served',
+      bytes: hashBytes(served),
+      ordered: true,
+    });
   }
 
   private publishSnapshot(history: ListHistory, snapshot: Snapshot, content: Content): Promise<Snapshot> {
@@ -191,8 +205,9 @@ export class RedisSnapshotStore implements SnapshotStore {
     let shared: string[][];
     try {
       // Issued together, node-redis sends them in one round trip.
-      shared = await Promise.all(histories.map((history) => this.client.lRange(this.historyKey(history.definition), 0, -1)))
-        .then((lists) => lists.map((ids) => ids.map((id) => id.toString('latin1'))));
+      shared = await Promise.all(histories.map((history) => this.client.lRange(this.historyKey(history.definition), 0, -1))).then((lists) =>
+        lists.map((ids) => ids.map((id) => id.toString('latin1'))),
+      );
     } catch (error) {
       throw this.unavailable(error);
     }
@@ -226,7 +241,10 @@ export class RedisSnapshotStore implements SnapshotStore {
     }
     const current = inHand.get(currentId);
     if (current === undefined) return;
-    history.adopt(current, ids.slice(0, -1).map((id) => inHand.get(id) ?? id));
+    history.adopt(
+      current,
+      ids.slice(0, -1).map((id) => inHand.get(id) ?? id),
+    );
   }
 
   /** The snapshot `id` of a list from Redis, or undefined when it is gone, unreadable or not what its id says. */
@@ -255,7 +273,8 @@ export class RedisSnapshotStore implements SnapshotStore {
       throw error;
     }
     // Another id for the same content: an instance configured with another hash length for this list.
-    if (snapshot.id !== id) return this.unusable(definition, id, `its content is snapshot ${snapshot.id} here; do all instances configure the list alike?`);
+    if (snapshot.id !== id)
+      return this.unusable(definition, id, `its content is snapshot ${snapshot.id} here; do all instances configure the list alike?`);
     return snapshot;
   }
 
@@ -284,8 +303,14 @@ export class RedisSnapshotStore implements SnapshotStore {
       ],
     });
     if (reply === null) return undefined;
-    if (!Array.isArray(reply)) throw new SnapshotStoreError('unavailable', `Redis at ${this.label} answered the publication of list ${definition.name} unexpectedly`);
-    return reply.map((id) => String(id));
+    // Snapshot ids come back as bulk strings, which this client reads as Buffers.
+    if (!Array.isArray(reply) || !reply.every((id) => Buffer.isBuffer(id))) {
+      throw new SnapshotStoreError(
+        'unavailable',
+        `Redis at ${this.label} answered the publication of list ${definition.name} unexpectedly`,
+      );
+    }
+    return reply.map((id) => id.toString());
   }
 
   /** Notes that Redis answered, saying so when it had failed before. */

@@ -53,10 +53,19 @@ export class Snapshot {
    */
   static ofServed(definition: ListDefinition, served: SortedHashes, createdAt: number): Snapshot {
     if (served.width !== definition.hashLength) {
-      throw new ListError('served-width-mismatch', definition.name, `the list serves ${definition.hashLength}-byte hashes, not ${served.width}-byte ones`);
+      throw new ListError(
+        'served-width-mismatch',
+        definition.name,
+        `the list serves ${definition.hashLength}-byte hashes, not ${served.width}-byte ones`,
+      );
     }
     const unordered = firstUnordered(served);
-    if (unordered >= 0) throw new ListError('served-not-ascending', definition.name, `served hashes must be strictly ascending; the one at index ${unordered} is not`);
+    if (unordered >= 0)
+      throw new ListError(
+        'served-not-ascending',
+        definition.name,
+        `served hashes must be strictly ascending; the one at index ${unordered} is not`,
+      );
     const snapshot = new Snapshot(definition, snapshotId(definition, 'served', hashBytes(served)), createdAt, EMPTY_FULL_HASHES);
     snapshot.servedMemo = served;
     return snapshot;

@@ -119,7 +119,11 @@ const KEYS_RETRY_AFTER_SECONDS = 10;
 
 /** The keys' keeper says what failed (once); the client is told to come back. */
 function keysUnavailable(reply: FastifyReply): FastifyReply {
-  return problem(reply.header('retry-after', String(KEYS_RETRY_AFTER_SECONDS)), 503, 'the gateway cannot reach its keys just now; try again shortly');
+  return problem(
+    reply.header('retry-after', String(KEYS_RETRY_AFTER_SECONDS)),
+    503,
+    'the gateway cannot reach its keys just now; try again shortly',
+  );
 }
 
 function problem(reply: FastifyReply, status: number, detail: string, type?: string): FastifyReply {

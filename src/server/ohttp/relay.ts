@@ -3,6 +3,7 @@
 // request but its size passes through its hands readably, nothing about the client (address,
 // User-Agent, cookies, any header) goes on to the gateway, and it logs nothing of either.
 
+import type { IncomingHttpHeaders } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { LoadControl } from '../guard/load-control.ts';
 
@@ -33,8 +34,8 @@ export function createRelayApp(options: RelayOptions): FastifyInstance {
   options.loadControl?.register(app, () => false, false);
   app.get('/healthz', async () => ({ status: 'ok' }));
 
-  const relay = async (request: { headers: Record<string, unknown>; body: unknown }, reply: FastifyReply) => {
-    if (String(request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() !== 'message/ohttp-req') {
+  const relay = async (request: { headers: IncomingHttpHeaders; body: unknown }, reply: FastifyReply) => {
+    if ((request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() !== 'message/ohttp-req') {
       return reply.code(415).header('content-type', 'text/plain').send('a relay forwards Content-Type: message/ohttp-req only');
     }
     let answer: Response;
@@ -56,7 +57,8 @@ export function createRelayApp(options: RelayOptions): FastifyInstance {
     } catch {
       return reply.code(502).header('content-type', 'text/plain').send('the gateway cannot be reached');
     }
-    if (body.length > MAX_RESPONSE_BYTES) return reply.code(502).header('content-type', 'text/plain').send('the gateway answered more than a relay passes on');
+    if (body.length > MAX_RESPONSE_BYTES)
+      return reply.code(502).header('content-type', 'text/plain').send('the gateway answered more than a relay passes on');
     const retryAfter = answer.headers.get('retry-after');
     if (retryAfter !== null) reply.header('retry-after', retryAfter);
     return reply

@@ -68,8 +68,18 @@ export class SharedKeyRing implements GatewayKeys {
     const { client, label } = await connectRedis(options.url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const rotateMs = options.rotateMs ?? 24 * 3_600_000;
     const overlapMs = options.overlapMs ?? 3_600_000;
-    if (!(overlapMs < rotateMs)) throw new RangeError(`the overlap (${overlapMs} ms) must be shorter than the rotation period (${rotateMs} ms)`);
-    return new SharedKeyRing(client, label, options.keyPrefix ?? 'sbkit:', rotateMs, overlapMs, options.now ?? Date.now, options.log ?? (() => {}), options.random ?? (() => randomInt(2 ** 32) / 2 ** 32));
+    if (!(overlapMs < rotateMs))
+      throw new RangeError(`the overlap (${overlapMs} ms) must be shorter than the rotation period (${rotateMs} ms)`);
+    return new SharedKeyRing(
+      client,
+      label,
+      options.keyPrefix ?? 'sbkit:',
+      rotateMs,
+      overlapMs,
+      options.now ?? Date.now,
+      options.log ?? (() => {}),
+      options.random ?? (() => randomInt(2 ** 32) / 2 ** 32),
+    );
   }
 
   async keys(): Promise<GatewayKey[]> {
@@ -135,10 +145,12 @@ export class SharedKeyRing implements GatewayKeys {
     let stored: Buffer | null;
     try {
       if (make) await this.make(generation, heldId);
-      stored = (await this.client.get(name)) as Buffer | null;
+      stored = await this.client.get(name);
     } catch (error) {
-
-      const failure = new GatewayKeysUnavailableError(`the gateway keys in Redis at ${this.label} cannot be read: ${(error as Error).message}`, { cause: error });
+      const failure = new GatewayKeysUnavailableError(
+        `the gateway keys in Redis at ${this.label} cannot be read: ${(error as Error).message}`,
+        { cause: error },
+      );
       if (this.reachable) this.log(`${failure.message}; Oblivious HTTP requests get 503 until it answers`);
       this.reachable = false;
       throw failure;
@@ -159,11 +171,14 @@ export class SharedKeyRing implements GatewayKeys {
    * is unknown rather than fail to decrypt).
    */
   private async make(generation: number, heldId: number | undefined): Promise<void> {
-    const previous = (await this.client.get(this.keyName(generation - 1))) as Buffer | null;
+    const previous = await this.client.get(this.keyName(generation - 1));
     const taken = new Set([previous?.[0], heldId].filter((id) => id !== undefined));
     const free = Array.from({ length: 256 }, (_, id) => id).filter((id) => !taken.has(id));
     const candidate = Buffer.concat([Buffer.from([free[Math.floor(this.random() * free.length)]!]), randomBytes(PRIVATE_KEY_BYTES)]);
     // Kept until the generation after it has outlived its overlap too.
-    await this.client.set(this.keyName(generation), candidate, { condition: 'NX', expiration: { type: 'PX', value: 2 * this.rotateMs + this.overlapMs } });
+    await this.client.set(this.keyName(generation), candidate, {
+      condition: 'NX',
+      expiration: { type: 'PX', value: 2 * this.rotateMs + this.overlapMs },
+    });
   }
 }

@@ -26,7 +26,7 @@ export async function lookUp(source: FullHashSource, url: string): Promise<Looku
   for (const match of answer.fullHashes) {
     const expression = byHash.get(match.fullHash);
     if (expression === undefined) continue;
-    // A page opened in the address bar: CANARY and FRAME_ONLY details are not acted on (API.md).
+    // A page opened in the address bar: CANARY and FRAME_ONLY details are not acted on (docs/api.md).
     for (const detail of match.details.filter((d) => isEnforced(d, false))) {
       const set = threats.get(detail.threatType) ?? new Set<string>();
       set.add(expression);

@@ -8,7 +8,7 @@ import type { LookupResult } from './lookup.ts';
 import type { ServerStatus } from './status.ts';
 
 /** How each threat type is named to people, and what its advisory says. */
-export const ADVISORIES: Readonly<Record<ThreatTypeName, { title: string; text: string }>> = {
+const ADVISORIES: Readonly<Record<ThreatTypeName, { title: string; text: string }>> = {
   SOCIAL_ENGINEERING: {
     title: 'Suspected phishing (social engineering)',
     text: 'This page may try to trick you into giving away passwords, card numbers or other personal information, or into installing software, often by pretending to be a site you trust.',
@@ -33,7 +33,7 @@ const GOOGLE_ADVISORY = 'https://developers.google.com/safe-browsing/v4/advisory
 const NOTICE =
   'Protection is not perfect: safe sites are sometimes flagged (false positives) and unsafe sites are sometimes missed (false negatives). A page not listed here is not thereby safe.';
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
@@ -109,8 +109,13 @@ ${verdict}`;
 
 export function advisoryPage(threatType: ThreatTypeName, googleData: boolean): string {
   const advisory = ADVISORIES[threatType];
-  const google = googleData ? `<p>For pages flagged from Google's data, see also Google's <a href="${GOOGLE_ADVISORY}">Safe Browsing advisory</a>.</p>` : '';
-  return layout(advisory.title, `<h1>${escapeHtml(advisory.title)}</h1>\n<p>${escapeHtml(advisory.text)}</p>\n<p>If you think a page is listed by mistake, tell the people who run this server.</p>\n${google}`);
+  const google = googleData
+    ? `<p>For pages flagged from Google's data, see also Google's <a href="${GOOGLE_ADVISORY}">Safe Browsing advisory</a>.</p>`
+    : '';
+  return layout(
+    advisory.title,
+    `<h1>${escapeHtml(advisory.title)}</h1>\n<p>${escapeHtml(advisory.text)}</p>\n<p>If you think a page is listed by mistake, tell the people who run this server.</p>\n${google}`,
+  );
 }
 
 function duration(seconds: number): string {

@@ -28,7 +28,14 @@ export interface ServerStatus {
   loadControl: LoadControlSummary | null;
 }
 
-export function serverStatus(catalog: ListCatalog, history: RequestHistory, loadControl: LoadControlSummary | null, serving: string, startedAt: number, now: number): ServerStatus {
+export function serverStatus(
+  catalog: ListCatalog,
+  history: RequestHistory,
+  loadControl: LoadControlSummary | null,
+  serving: string,
+  startedAt: number,
+  now: number,
+): ServerStatus {
   const perMinute = history.lastHour();
   const total = (key: 'answered' | 'refused' | 'failed') => perMinute.reduce((sum, m) => sum + m[key], 0);
   return {

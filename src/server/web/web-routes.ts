@@ -41,23 +41,45 @@ export function registerWebRoutes(app: FastifyInstance, options: WebOptions): vo
     const url = (request.query as Record<string, unknown>).url;
     reply.header('content-type', html);
     if (typeof url !== 'string' || url.trim() === '') return lookupPage({ url: '', googleData: options.googleData });
-    if (url.length > MAX_LOOKUP_LENGTH) return reply.code(400).send(lookupPage({ url: '', error: `That is ${url.length} characters long; a URL to look up has at most ${MAX_LOOKUP_LENGTH}.`, googleData: options.googleData }));
+    if (url.length > MAX_LOOKUP_LENGTH)
+      return reply.code(400).send(
+        lookupPage({
+          url: '',
+          error: `That is ${url.length} characters long; a URL to look up has at most ${MAX_LOOKUP_LENGTH}.`,
+          googleData: options.googleData,
+        }),
+      );
     try {
       return lookupPage({ url, result: await lookUp(options.source, url), googleData: options.googleData });
     } catch (error) {
-      if (error instanceof InvalidUrlError) return reply.code(400).send(lookupPage({ url, error: `This is not a URL that can be checked: ${error.message}.`, googleData: options.googleData }));
-      if (error instanceof WireError) return reply.code(503).send(lookupPage({ url, error: 'The URL could not be checked just now (the lists\' source did not answer). Please try again later.', googleData: options.googleData }));
+      if (error instanceof InvalidUrlError)
+        return reply
+          .code(400)
+          .send(lookupPage({ url, error: `This is not a URL that can be checked: ${error.message}.`, googleData: options.googleData }));
+      if (error instanceof WireError)
+        return reply.code(503).send(
+          lookupPage({
+            url,
+            error: "The URL could not be checked just now (the lists' source did not answer). Please try again later.",
+            googleData: options.googleData,
+          }),
+        );
       throw error;
     }
   });
 
   app.get('/advisory/:threatType', async (request, reply) => {
     const { threatType } = request.params as { threatType: string };
-    if (!THREAT_NAMES.has(threatType)) return reply.code(404).header('content-type', html).send(lookupPage({ url: '', error: `There is no advisory for "${threatType}".`, googleData: options.googleData }));
+    if (!THREAT_NAMES.has(threatType))
+      return reply
+        .code(404)
+        .header('content-type', html)
+        .send(lookupPage({ url: '', error: `There is no advisory for "${threatType}".`, googleData: options.googleData }));
     return reply.header('content-type', html).send(advisoryPage(threatType as ThreatTypeName, options.googleData));
   });
 
-  const status = async () => serverStatus(options.catalog, history, (await options.loadControl?.summary()) ?? null, options.serving, startedAt, Date.now());
+  const status = async () =>
+    serverStatus(options.catalog, history, (await options.loadControl?.summary()) ?? null, options.serving, startedAt, Date.now());
   app.get('/status', async (_request, reply) => reply.header('content-type', html).send(statusPage(await status())));
   app.get('/status.json', async () => status());
 }

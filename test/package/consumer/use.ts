@@ -1,6 +1,13 @@
 // A strict TypeScript consumer of the installed package: the test type-checks it against the shipped
 // declarations with moduleResolution nodenext and bundler, and it must compile cleanly.
-import { canonicalizeUrl, type CheckResult, ClientOptionError, SafeBrowsingClient, type SafeBrowsingClientOptions, urlExpressions } from 'sbkit';
+import {
+  canonicalizeUrl,
+  type CheckResult,
+  ClientOptionError,
+  SafeBrowsingClient,
+  type SafeBrowsingClientOptions,
+  urlExpressions,
+} from 'sbkit';
 import { ConfigError, createServer, demoCatalog, FeedLists, LoadControl, readServerConfig, type SafeBrowsingServer } from 'sbkit/server';
 import { expressionHash, hashPrefix, InvalidUrlError, type InvalidUrlReason } from 'sbkit/url';
 

@@ -49,15 +49,13 @@ export function catalogOf(lists: readonly ListSpec[]): ListCatalog {
 const subset = () => fc.subarray(EXPRESSION_POOL, { maxLength: 12 });
 
 /** Some SB-11 lists and one of the operator's own, holding expressions of the pool's URLs. */
-export const poolLists = fc.tuple(subset(), subset(), subset(), subset(), subset()).map(
-  ([se, mw, mwb, uws, corp]): ListSpec[] => [
-    { name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], expressions: se },
-    { name: 'mw-4b', threatTypes: ['MALWARE'], expressions: mw },
-    { name: 'mwb-4b', threatTypes: ['MALWARE'], expressions: mwb },
-    { name: 'uws-4b', threatTypes: ['UNWANTED_SOFTWARE'], expressions: uws },
-    { name: 'corp-4b', threatTypes: ['SOCIAL_ENGINEERING', 'POTENTIALLY_HARMFUL_APPLICATION'], expressions: corp },
-  ],
-);
+export const poolLists = fc.tuple(subset(), subset(), subset(), subset(), subset()).map(([se, mw, mwb, uws, corp]): ListSpec[] => [
+  { name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], expressions: se },
+  { name: 'mw-4b', threatTypes: ['MALWARE'], expressions: mw },
+  { name: 'mwb-4b', threatTypes: ['MALWARE'], expressions: mwb },
+  { name: 'uws-4b', threatTypes: ['UNWANTED_SOFTWARE'], expressions: uws },
+  { name: 'corp-4b', threatTypes: ['SOCIAL_ENGINEERING', 'POTENTIALLY_HARMFUL_APPLICATION'], expressions: corp },
+]);
 
 /** The model: the threat types of the lists that hold any of the URL's expressions. */
 export function modelThreatTypes(lists: readonly ListSpec[], url: string): Set<ThreatTypeName> {

@@ -20,10 +20,19 @@ import { expressionHash } from '../../../src/url/hash.ts';
 import { demoCatalog } from '../fixture.ts';
 import { catalogOf, counting, ownSource, poolLists, URL_POOL } from './fixtures.ts';
 
-const ASKABLE = [ThreatType.MALWARE, ThreatType.SOCIAL_ENGINEERING, ThreatType.SOCIAL_ENGINEERING_INTERNAL, ThreatType.UNWANTED_SOFTWARE, ThreatType.POTENTIALLY_HARMFUL_APPLICATION, ThreatType.MALICIOUS_BINARY];
+const ASKABLE = [
+  ThreatType.MALWARE,
+  ThreatType.SOCIAL_ENGINEERING,
+  ThreatType.SOCIAL_ENGINEERING_INTERNAL,
+  ThreatType.UNWANTED_SOFTWARE,
+  ThreatType.POTENTIALLY_HARMFUL_APPLICATION,
+  ThreatType.MALICIOUS_BINARY,
+];
 
 function find(catalog: ListCatalog, source: FullHashSource, urls: readonly string[], threatTypes: readonly number[]) {
-  const request = create(FindThreatMatchesRequestSchema, { threatInfo: { threatTypes: [...threatTypes], platformTypes: [PlatformType.WINDOWS], threatEntries: urls.map((url) => ({ url })) } });
+  const request = create(FindThreatMatchesRequestSchema, {
+    threatInfo: { threatTypes: [...threatTypes], platformTypes: [PlatformType.WINDOWS], threatEntries: urls.map((url) => ({ url })) },
+  });
   return findThreatMatches(catalog, source, request, DEFAULT_API_SETTINGS);
 }
 
@@ -41,7 +50,10 @@ describe('threatMatches:find', () => {
   });
 
   it('answers each URL as a request of that URL alone does, skipping empty and unreadable URLs', async () => {
-    const entry = fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...URL_POOL) }, { weight: 1, arbitrary: fc.constantFrom('', 'ftp://a.example/', 'http://[::1') });
+    const entry = fc.oneof(
+      { weight: 8, arbitrary: fc.constantFrom(...URL_POOL) },
+      { weight: 1, arbitrary: fc.constantFrom('', 'ftp://a.example/', 'http://[::1') },
+    );
     await fc.assert(
       fc.asyncProperty(poolLists, fc.array(entry, { minLength: 1, maxLength: 60 }), fc.subarray(ASKABLE), async (lists, urls, asked) => {
         const catalog = catalogOf(lists);
@@ -64,7 +76,11 @@ function listOf(name: string, hashLength: HashWidth, threatTypes: ('MALWARE' | '
   return history;
 }
 
-const tripleOf = (t: { threatType: number; platformType: number; threatEntryType: number }) => [t.threatType, t.platformType, t.threatEntryType];
+const tripleOf = (t: { threatType: number; platformType: number; threatEntryType: number }) => [
+  t.threatType,
+  t.platformType,
+  t.threatEntryType,
+];
 
 describe('threatLists', () => {
   it('names only triples threatListUpdates:fetch serves from a list, each once, in SB-11 order', () => {
@@ -84,17 +100,33 @@ describe('threatLists', () => {
   });
 
   it('names the demo lists in a stable order, and every triple named fetches a real list', () => {
-    for (const catalog of [demoCatalog(), new ListCatalog([listOf('corp-phish', 4, ['SOCIAL_ENGINEERING']), listOf('mwb-4b', 4, ['MALWARE'])])]) {
+    for (const catalog of [
+      demoCatalog(),
+      new ListCatalog([listOf('corp-phish', 4, ['SOCIAL_ENGINEERING']), listOf('mwb-4b', 4, ['MALWARE'])]),
+    ]) {
       const triples = listThreatLists(catalog).threatLists;
       assert.equal(new Set(triples.map((t) => tripleOf(t).join())).size, triples.length, 'no triple twice');
-      const request = create(FetchThreatListUpdatesRequestSchema, { listUpdateRequests: triples.map((t) => ({ threatType: t.threatType, platformType: t.platformType, threatEntryType: t.threatEntryType })) });
+      const request = create(FetchThreatListUpdatesRequestSchema, {
+        listUpdateRequests: triples.map((t) => ({
+          threatType: t.threatType,
+          platformType: t.platformType,
+          threatEntryType: t.threatEntryType,
+        })),
+      });
       for (const answer of fetchThreatListUpdates(catalog, request, DEFAULT_API_SETTINGS).listUpdateResponses) {
         assert.notDeepEqual(answer.newClientState, NO_LIST_VERSION, `triple ${tripleOf(answer).join()} is served`);
       }
     }
     assert.deepEqual(
       listThreatLists(demoCatalog()).threatLists.map((t) => t.threatType),
-      [ThreatType.SOCIAL_ENGINEERING, ThreatType.MALWARE, ThreatType.UNWANTED_SOFTWARE, ThreatType.UNWANTED_SOFTWARE, ThreatType.POTENTIALLY_HARMFUL_APPLICATION, ThreatType.MALICIOUS_BINARY],
+      [
+        ThreatType.SOCIAL_ENGINEERING,
+        ThreatType.MALWARE,
+        ThreatType.UNWANTED_SOFTWARE,
+        ThreatType.UNWANTED_SOFTWARE,
+        ThreatType.POTENTIALLY_HARMFUL_APPLICATION,
+        ThreatType.MALICIOUS_BINARY,
+      ],
     );
   });
 });

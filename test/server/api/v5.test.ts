@@ -10,7 +10,8 @@ import { expressionHashString, prefix32 } from '../../../src/url/hash.ts';
 import { WireError } from '../../../src/wire/wire-error.ts';
 import { catalogOf, counting, modelThreatTypes, ownSource, poolLists, URL_POOL } from './fixtures.ts';
 
-const search = (source: Parameters<typeof searchUrls>[0], urls: string[]) => searchUrls(source, create(SearchUrlsRequestSchema, { urls }), DEFAULT_API_SETTINGS);
+const search = (source: Parameters<typeof searchUrls>[0], urls: string[]) =>
+  searchUrls(source, create(SearchUrlsRequestSchema, { urls }), DEFAULT_API_SETTINGS);
 
 describe('urls:search', () => {
   it('searches the source once for all URLs of a request, with the prefixes of all their expressions', async () => {
@@ -51,7 +52,10 @@ describe('urls:search', () => {
 
   it('refuses a request with an unreadable URL before searching anything', async () => {
     const source = counting(ownSource(catalogOf([])));
-    await assert.rejects(search(source, ['http://a.example/', 'ftp://b.example/']), (err: unknown) => err instanceof WireError && err.status === 'INVALID_ARGUMENT');
+    await assert.rejects(
+      search(source, ['http://a.example/', 'ftp://b.example/']),
+      (err: unknown) => err instanceof WireError && err.status === 'INVALID_ARGUMENT',
+    );
     assert.equal(source.calls.length, 0);
   });
 });

@@ -106,9 +106,18 @@ describe('parseServerConfig', () => {
       },
     });
     assert.equal(parseServerConfig({ loadControl: { enabled: false } }, BASE).loadControl.enabled, false);
-    assert.throws(() => parseServerConfig({ loadControl: { trustedProxies: ['10.0.0.0/33'] } }, BASE), /loadControl\.trustedProxies: trusted proxy "10\.0\.0\.0\/33" is neither/);
-    assert.throws(() => parseServerConfig({ loadControl: { trustedRelays: ['relay.example'] } }, BASE), /loadControl\.trustedRelays: trusted relay "relay\.example" is neither/);
-    assert.throws(() => parseServerConfig({ loadControl: { crawlerPatterns: ['('] } }, BASE), /loadControl\.crawlerPatterns\[0\]: is not a regular expression/);
+    assert.throws(
+      () => parseServerConfig({ loadControl: { trustedProxies: ['10.0.0.0/33'] } }, BASE),
+      /loadControl\.trustedProxies: trusted proxy "10\.0\.0\.0\/33" is neither/,
+    );
+    assert.throws(
+      () => parseServerConfig({ loadControl: { trustedRelays: ['relay.example'] } }, BASE),
+      /loadControl\.trustedRelays: trusted relay "relay\.example" is neither/,
+    );
+    assert.throws(
+      () => parseServerConfig({ loadControl: { crawlerPatterns: ['('] } }, BASE),
+      /loadControl\.crawlerPatterns\[0\]: is not a regular expression/,
+    );
     assert.throws(() => parseServerConfig({ loadControl: { maxConcurrent: 0 } }, BASE), /loadControl\.maxConcurrent/);
     assert.throws(() => parseServerConfig({ loadControl: { limit: 3 } }, BASE), /loadControl/);
     assert.throws(() => parseServerConfig({ loadControl: { enabled: 'no' } }, BASE), /loadControl\.enabled: must be true or false/);
@@ -125,9 +134,18 @@ describe('parseServerConfig', () => {
   });
 
   it('defaults a URL source to hourly refresh and a list without width suffix to 4 bytes', () => {
-    const config = parseServerConfig({ lists: [{ name: 'mine', threatTypes: ['MALWARE'], sources: [{ url: 'http://feeds.example/x.txt', format: 'urls' }] }] }, BASE);
+    const config = parseServerConfig(
+      { lists: [{ name: 'mine', threatTypes: ['MALWARE'], sources: [{ url: 'http://feeds.example/x.txt', format: 'urls' }] }] },
+      BASE,
+    );
     assert.equal(config.lists[0]!.hashLength, 4);
-    assert.deepEqual(config.lists[0]!.sources[0], { kind: 'url', url: 'http://feeds.example/x.txt', format: 'urls', csvColumn: undefined, refreshMinutes: 60 });
+    assert.deepEqual(config.lists[0]!.sources[0], {
+      kind: 'url',
+      url: 'http://feeds.example/x.txt',
+      format: 'urls',
+      csvColumn: undefined,
+      refreshMinutes: 60,
+    });
   });
 
   it('turns the feed limits into milliseconds and bytes', () => {
@@ -135,13 +153,24 @@ describe('parseServerConfig', () => {
     assert.deepEqual(config.feedLimits, { timeoutMs: 5000, maxBytes: 2 * 1024 * 1024 });
   });
 
+  /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access -- each edit breaks one field of arbitrary JSON */
   type Edit = (config: Record<string, any>) => void;
   const errors: [string, Edit, string, RegExp][] = [
     ['not an object', (c) => Object.assign(c, { lists: 'x' }), 'lists', /must be an array/],
     ['an unknown top-level field', (c) => (c.list = []), 'list', /not a known setting.*lists/],
     ['a misspelt list field', (c) => (c.lists[0].threatType = ['MALWARE']), 'lists[0].threatType', /not a known setting/],
-    ['a misspelt source field', (c) => (c.lists[0].sources[1].refreshMinute = 5), 'lists[0].sources[1].refreshMinute', /not a known setting/],
-    ['refreshMinutes on inline entries', (c) => (c.lists[0].sources[2].refreshMinutes = 5), 'lists[0].sources[2].refreshMinutes', /not a known setting/],
+    [
+      'a misspelt source field',
+      (c) => (c.lists[0].sources[1].refreshMinute = 5),
+      'lists[0].sources[1].refreshMinute',
+      /not a known setting/,
+    ],
+    [
+      'refreshMinutes on inline entries',
+      (c) => (c.lists[0].sources[2].refreshMinutes = 5),
+      'lists[0].sources[2].refreshMinutes',
+      /not a known setting/,
+    ],
     ['a negative minimum wait', (c) => (c.minimumWaitSeconds = -1), 'minimumWaitSeconds', /at least 1/],
     ['a fractional keepVersions', (c) => (c.keepVersions = 2.5), 'keepVersions', /whole number/],
     ['a number as API key', (c) => (c.apiKeys = ['ok', 7]), 'apiKeys[1]', /non-empty string/],
@@ -155,24 +184,60 @@ describe('parseServerConfig', () => {
     ['an unknown threat type', (c) => (c.lists[0].threatTypes = ['PHISHING']), 'lists[0].threatTypes[0]', /MALWARE, SOCIAL_ENGINEERING/],
     ['a repeated threat type', (c) => (c.lists[0].threatTypes = ['MALWARE', 'MALWARE']), 'lists[0].threatTypes[1]', /repeats/],
     ['no threat type', (c) => (c.lists[0].threatTypes = []), 'lists[0].threatTypes', /at least one/],
-    ['a threat type as likely-safe type', (c) => (c.lists[1].likelySafeTypes = ['MALWARE']), 'lists[1].likelySafeTypes[0]', /GENERAL_BROWSING, CSD, DOWNLOAD/],
+    [
+      'a threat type as likely-safe type',
+      (c) => (c.lists[1].likelySafeTypes = ['MALWARE']),
+      'lists[1].likelySafeTypes[0]',
+      /GENERAL_BROWSING, CSD, DOWNLOAD/,
+    ],
     ['an odd hash length', (c) => (c.lists[1].hashLength = 20), 'lists[1].hashLength', /one of 4, 8, 16, 32/],
     ['a hash length the name contradicts', (c) => (c.lists[1].hashLength = 4), 'lists[1].hashLength', /name gc-32b says 32 bytes/],
     ['no sources array', (c) => delete c.lists[0].sources, 'lists[0].sources', /must be an array/],
-    ['a source with file and url', (c) => (c.lists[0].sources[0].url = 'https://x.example/'), 'lists[0].sources[0]', /exactly one of "file", "url" and "entries", not file and url/],
+    [
+      'a source with file and url',
+      (c) => (c.lists[0].sources[0].url = 'https://x.example/'),
+      'lists[0].sources[0]',
+      /exactly one of "file", "url" and "entries", not file and url/,
+    ],
     ['a source with neither', (c) => (c.lists[0].sources[0] = { format: 'urls' }), 'lists[0].sources[0]', /exactly one of/],
     ['a file source without format', (c) => delete c.lists[0].sources[0].format, 'lists[0].sources[0].format', /is required/],
     ['a null format', (c) => (c.lists[0].sources[2].format = null), 'lists[0].sources[2].format', /not null/],
-    ['an unknown format', (c) => (c.lists[0].sources[0].format = 'json'), 'lists[0].sources[0].format', /urls, hosts, csv, expressions, domains/],
-    ['a column for a format without columns', (c) => (c.lists[0].sources[0].csvColumn = 1), 'lists[0].sources[0].csvColumn', /only csv and domains/],
+    [
+      'an unknown format',
+      (c) => (c.lists[0].sources[0].format = 'json'),
+      'lists[0].sources[0].format',
+      /urls, hosts, csv, expressions, domains/,
+    ],
+    [
+      'a column for a format without columns',
+      (c) => (c.lists[0].sources[0].csvColumn = 1),
+      'lists[0].sources[0].csvColumn',
+      /only csv and domains/,
+    ],
     ['a negative column', (c) => (c.lists[1].sources[0].csvColumn = -1), 'lists[1].sources[0].csvColumn', /whole number from 0/],
     ['a relative URL', (c) => (c.lists[0].sources[1].url = 'feeds/x.csv'), 'lists[0].sources[1].url', /not an absolute URL/],
     ['an ftp URL', (c) => (c.lists[0].sources[1].url = 'ftp://feeds.example/x.csv'), 'lists[0].sources[1].url', /http: or https:/],
-    ['a refresh under a minute', (c) => (c.lists[0].sources[1].refreshMinutes = 0.5), 'lists[0].sources[1].refreshMinutes', /from 1 to 10080/],
-    ['a refresh past a week', (c) => (c.lists[0].sources[0].refreshMinutes = 50_000), 'lists[0].sources[0].refreshMinutes', /from 1 to 10080/],
+    [
+      'a refresh under a minute',
+      (c) => (c.lists[0].sources[1].refreshMinutes = 0.5),
+      'lists[0].sources[1].refreshMinutes',
+      /from 1 to 10080/,
+    ],
+    [
+      'a refresh past a week',
+      (c) => (c.lists[0].sources[0].refreshMinutes = 50_000),
+      'lists[0].sources[0].refreshMinutes',
+      /from 1 to 10080/,
+    ],
     ['an empty file path', (c) => (c.lists[0].sources[0].file = ''), 'lists[0].sources[0].file', /non-empty string/],
-    ['an entry of two lines', (c) => (c.lists[0].sources[2].entries = ['a.example/\nb.example/']), 'lists[0].sources[2].entries[0]', /one line/],
+    [
+      'an entry of two lines',
+      (c) => (c.lists[0].sources[2].entries = ['a.example/\nb.example/']),
+      'lists[0].sources[2].entries[0]',
+      /one line/,
+    ],
   ];
+  /* eslint-enable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access */
   for (const [name, edit, field, message] of errors) {
     it(`names the field of ${name}`, () => {
       const config = example();
@@ -195,11 +260,21 @@ describe('parseServerConfig', () => {
     const example = /```json\n([\s\S]*?)```/.exec(page);
     assert.ok(example !== null);
     const config = parseServerConfig(JSON.parse(example[1]!), BASE);
-    assert.deepEqual(config.lists.map((list) => [list.name, list.hashLength, list.sources.length]), [['se-4b', 4, 3], ['mw-4b', 4, 2], ['gc-32b', 32, 1]]);
+    assert.deepEqual(
+      config.lists.map((list) => [list.name, list.hashLength, list.sources.length]),
+      [
+        ['se-4b', 4, 3],
+        ['mw-4b', 4, 2],
+        ['gc-32b', 32, 1],
+      ],
+    );
   });
 
   it('refuses a document that is not an object', () => {
-    assert.throws(() => parseServerConfig([], BASE), (error: unknown) => error instanceof ConfigError && error.field === '' && /must be an object/.test(error.message));
+    assert.throws(
+      () => parseServerConfig([], BASE),
+      (error: unknown) => error instanceof ConfigError && error.field === '' && /must be an object/.test(error.message),
+    );
   });
 });
 
@@ -214,15 +289,27 @@ describe('readServerConfig', () => {
 
   it('resolves relative source paths against the folder of the file', async () => {
     const file = join(folder, 'sbkit.json');
-    await writeFile(file, JSON.stringify({ lists: [{ name: 'mw-4b', threatTypes: ['MALWARE'], sources: [{ file: 'feeds/hosts.txt', format: 'hosts' }] }] }));
+    await writeFile(
+      file,
+      JSON.stringify({ lists: [{ name: 'mw-4b', threatTypes: ['MALWARE'], sources: [{ file: 'feeds/hosts.txt', format: 'hosts' }] }] }),
+    );
     const config = await readServerConfig(file);
-    assert.deepEqual(config.lists[0]!.sources[0], { kind: 'file', path: join(folder, 'feeds/hosts.txt'), format: 'hosts', csvColumn: undefined, refreshMinutes: undefined });
+    assert.deepEqual(config.lists[0]!.sources[0], {
+      kind: 'file',
+      path: join(folder, 'feeds/hosts.txt'),
+      format: 'hosts',
+      csvColumn: undefined,
+      refreshMinutes: undefined,
+    });
   });
 
   it('names the file in every error', async () => {
     const broken = join(folder, 'broken.json');
     await writeFile(broken, '{ "lists": [ }');
-    await assert.rejects(readServerConfig(broken), (error: unknown) => error instanceof ConfigError && error.message.startsWith(`${broken}: is not valid JSON`));
+    await assert.rejects(
+      readServerConfig(broken),
+      (error: unknown) => error instanceof ConfigError && error.message.startsWith(`${broken}: is not valid JSON`),
+    );
 
     const bad = join(folder, 'bad.json');
     await writeFile(bad, JSON.stringify({ keepVersions: 0 }));
@@ -235,6 +322,9 @@ describe('readServerConfig', () => {
     });
 
     const missing = join(folder, 'missing.json');
-    await assert.rejects(readServerConfig(missing), (error: unknown) => error instanceof ConfigError && /cannot read the configuration file/.test(error.message));
+    await assert.rejects(
+      readServerConfig(missing),
+      (error: unknown) => error instanceof ConfigError && /cannot read the configuration file/.test(error.message),
+    );
   });
 });

@@ -18,7 +18,7 @@ function badLineNumbers(feed: ParsedFeed): number[] {
   return feed.badLines.map((bad) => bad.line);
 }
 
-describe('parseFeed: formats people publish (API.md §4)', () => {
+describe('parseFeed: formats people publish (docs/api.md §4)', () => {
   it('urls: an OpenPhish-style plain list', () => {
     const feed = parseFeed(fixture('openphish.txt'), 'urls');
     assert.deepEqual(feed.expressions, [
@@ -35,7 +35,7 @@ describe('parseFeed: formats people publish (API.md §4)', () => {
     assert.equal(feed.badLineCount, 1);
   });
 
-  it('hosts: several hosts per line, comments, and no entries for the machine\'s own names', () => {
+  it("hosts: several hosts per line, comments, and no entries for the machine's own names", () => {
     const feed = parseFeed(fixture('hosts.txt'), 'hosts');
     assert.deepEqual(feed.expressions, [
       'ads.tracker.example/',
@@ -118,7 +118,8 @@ describe('parseFeed: formats people publish (API.md §4)', () => {
   });
 
   it('urls: text that names no host is a bad line, not an entry (an HTML error page, words)', () => {
-    const page = '<html>\n<head><title>503 Service Unavailable</title></head>\n<body>\ntry again later\n</body>\n</html>\nnot a url at all\n';
+    const page =
+      '<html>\n<head><title>503 Service Unavailable</title></head>\n<body>\ntry again later\n</body>\n</html>\nnot a url at all\n';
     const feed = parseFeed(page, 'urls');
     assert.deepEqual(feed.expressions, []);
     assert.equal(feed.lineCount, 7);
@@ -127,8 +128,11 @@ describe('parseFeed: formats people publish (API.md §4)', () => {
     assert.match(feed.badLines[6]!.reason, /"not%20a%20url%20at%20all" is no host name/);
   });
 
-  it('hosts and expressions: a name must be a real host; the machine\'s own names are still skipped silently', () => {
-    const hosts = parseFeed('0.0.0.0 bad_word\n0.0.0.0 *.evil.example\n||ads.example^\n127.0.0.1 localhost\n0.0.0.0 good.example\n0.0.0.0 xn--bcher-kva.example\n', 'hosts');
+  it("hosts and expressions: a name must be a real host; the machine's own names are still skipped silently", () => {
+    const hosts = parseFeed(
+      '0.0.0.0 bad_word\n0.0.0.0 *.evil.example\n||ads.example^\n127.0.0.1 localhost\n0.0.0.0 good.example\n0.0.0.0 xn--bcher-kva.example\n',
+      'hosts',
+    );
     assert.deepEqual(hosts.expressions, ['good.example/', 'xn--bcher-kva.example/']);
     assert.deepEqual(badLineNumbers(hosts), [1, 2, 3]);
     const expressions = parseFeed('evil.example/\nnot an expression/\n*.x.example/a\n', 'expressions');
@@ -137,7 +141,13 @@ describe('parseFeed: formats people publish (API.md §4)', () => {
   });
 
   it('a URL becomes the first SB-6 expression of its canonical form; a bare host the whole host', () => {
-    const urls = ['http://a.b.com/1/2.html?param=1', 'http://www.google.com/blah/..', 'www.GOOgle.com', 'http://evil.com/foo#bar#baz', 'http://www.google.com/q?'];
+    const urls = [
+      'http://a.b.com/1/2.html?param=1',
+      'http://www.google.com/blah/..',
+      'www.GOOgle.com',
+      'http://evil.com/foo#bar#baz',
+      'http://www.google.com/q?',
+    ];
     const feed = parseFeed(urls.join('\n'), 'urls');
     assert.deepEqual(feed.expressions, ['a.b.com/1/2.html?param=1', 'www.google.com/', 'evil.com/foo', 'www.google.com/q']);
     for (const url of urls.slice(0, 4)) assert.ok(feed.expressions.includes(expressionsOf(parseCanonicalUrl(url))[0]!));
@@ -214,11 +224,14 @@ describe('parseFeed: CSV columns and quoting (RFC 4180)', () => {
   });
 
   it('refuses a CSV feed whose URL column cannot be found, saying what to configure', () => {
-    assert.throws(() => parseFeed('1,http://a.example/\n', 'csv'), (error: unknown) => {
-      assert.ok(error instanceof FeedFormatError);
-      assert.match(error.message, /line 1: .*"url" column; set csvColumn/);
-      return true;
-    });
+    assert.throws(
+      () => parseFeed('1,http://a.example/\n', 'csv'),
+      (error: unknown) => {
+        assert.ok(error instanceof FeedFormatError);
+        assert.match(error.message, /line 1: .*"url" column; set csvColumn/);
+        return true;
+      },
+    );
     assert.throws(() => parseFeed('id,url\n1,http://a.example/\n', 'csv', { csvColumn: 'link' }), /column "link"/);
   });
 
@@ -239,7 +252,9 @@ describe('parseFeed: CSV columns and quoting (RFC 4180)', () => {
     const text = 'id,url\n1,"http://a.example/\n2,http://b.example/\n3,http://c.example/\n';
     const feed = parseFeed(text, 'csv');
     assert.deepEqual(feed.expressions, ['b.example/', 'c.example/']);
-    assert.deepEqual(feed.badLines, [{ line: 2, text: '1,"http://a.example/', reason: 'a quoted field is never closed (RFC 4180: a field in quotes ends with a quote)' }]);
+    assert.deepEqual(feed.badLines, [
+      { line: 2, text: '1,"http://a.example/', reason: 'a quoted field is never closed (RFC 4180: a field in quotes ends with a quote)' },
+    ]);
   });
 });
 
@@ -257,11 +272,65 @@ function assertCanonicalExpression(expression: string): void {
 }
 
 const feedPiece = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom('http://', 'https://', 'ftp://', '0.0.0.0 ', '127.0.0.1\t', '::1 ', 'localhost', 'local', ' ', '\t', ',', '"', '""', '#', '/', '../', './', '//', '%', '%25', '%2e', '%00', '?', '&', '@', ':8080', '[', ']', '[::1]', 'EXAMPLE', 'example.com', 'a.b.co.uk', 'xn--', 'ü', '\u3002', '\r', '\n', '\r\n', '\u00a0', '\ufeff', '\x00', '\x7f', '1', '0x7f', '255.255.255.255', 'url', 'domain') },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      'http://',
+      'https://',
+      'ftp://',
+      '0.0.0.0 ',
+      '127.0.0.1\t',
+      '::1 ',
+      'localhost',
+      'local',
+      ' ',
+      '\t',
+      ',',
+      '"',
+      '""',
+      '#',
+      '/',
+      '../',
+      './',
+      '//',
+      '%',
+      '%25',
+      '%2e',
+      '%00',
+      '?',
+      '&',
+      '@',
+      ':8080',
+      '[',
+      ']',
+      '[::1]',
+      'EXAMPLE',
+      'example.com',
+      'a.b.co.uk',
+      'xn--',
+      'ü',
+      '\u3002',
+      '\r',
+      '\n',
+      '\r\n',
+      '\u00a0',
+      '\ufeff',
+      '\x00',
+      '\x7f',
+      '1',
+      '0x7f',
+      '255.255.255.255',
+      'url',
+      'domain',
+    ),
+  },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 6 }) },
   { weight: 1, arbitrary: fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)), maxLength: 4 }) },
 );
-const feedLine = fc.oneof(fc.array(feedPiece, { maxLength: 14 }).map((pieces) => pieces.join('')), fc.webUrl({ withQueryParameters: true, withFragments: true }));
+const feedLine = fc.oneof(
+  fc.array(feedPiece, { maxLength: 14 }).map((pieces) => pieces.join('')),
+  fc.webUrl({ withQueryParameters: true, withFragments: true }),
+);
 const feedText = fc
   .tuple(fc.boolean(), fc.array(feedLine, { maxLength: 25 }), fc.constantFrom('\n', '\r\n'))
   .map(([bom, lines, eol]) => `${bom ? '\ufeff' : ''}${lines.join(eol)}`);
@@ -276,7 +345,15 @@ function parseOrTypedError(text: string, format: FeedFormat, csvColumn?: string 
 }
 
 describe('parseFeed: properties', () => {
-  const cases: [FeedFormat, (string | number)?][] = [['urls'], ['hosts'], ['expressions'], ['csv'], ['csv', 1], ['domains'], ['domains', 'domain']];
+  const cases: [FeedFormat, (string | number)?][] = [
+    ['urls'],
+    ['hosts'],
+    ['expressions'],
+    ['csv'],
+    ['csv', 1],
+    ['domains'],
+    ['domains', 'domain'],
+  ];
   for (const [format, csvColumn] of cases) {
     it(`${format}${csvColumn === undefined ? '' : ` (column ${csvColumn})`}: arbitrary text gives canonical expressions or a FeedFormatError, nothing else`, () => {
       fc.assert(

@@ -62,7 +62,9 @@ before(async () => {
         return;
       case '/maintenance':
         // An error page served as a success, as CDNs and captive portals do.
-        response.writeHead(200, { 'content-type': 'text/html' }).end('<!DOCTYPE html>\n<html>\n<body>\n<h1>Down for maintenance</h1>\n<p>Please try again later.</p>\n</body>\n</html>\n');
+        response
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end('<!DOCTYPE html>\n<html>\n<body>\n<h1>Down for maintenance</h1>\n<p>Please try again later.</p>\n</body>\n</html>\n');
         return;
       case '/missing':
         response.writeHead(404, { 'content-type': 'text/plain' }).end('not here');
@@ -101,7 +103,13 @@ after(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-const HOSTS_EXPRESSIONS = ['ads.tracker.example/', 'malware.example/', 'www.malware.example/', 'cdn.malware.example/', 'phish.example.net/'];
+const HOSTS_EXPRESSIONS = [
+  'ads.tracker.example/',
+  'malware.example/',
+  'www.malware.example/',
+  'cdn.malware.example/',
+  'phish.example.net/',
+];
 
 describe('loadSource: files', () => {
   it('reads and parses a local file', async () => {
@@ -115,22 +123,42 @@ describe('loadSource: files', () => {
   });
 
   it('reports a folder as unreadable', async () => {
-    await rejectsWith(loadSource({ kind: 'file', path: fileURLToPath(fixtures), format: 'urls', csvColumn: undefined, refreshMinutes: undefined }, LIMITS), 'unreadable', /cannot read the file/);
+    await rejectsWith(
+      loadSource({ kind: 'file', path: fileURLToPath(fixtures), format: 'urls', csvColumn: undefined, refreshMinutes: undefined }, LIMITS),
+      'unreadable',
+      /cannot read the file/,
+    );
   });
 
   it('refuses a file larger than the limit', async () => {
-    await rejectsWith(loadSource(file('urlhaus.csv', 'csv'), { ...LIMITS, maxBytes: 100 }), 'too-large', /larger than the 100 bytes allowed; raise feedMaxMegabytes/);
+    await rejectsWith(
+      loadSource(file('urlhaus.csv', 'csv'), { ...LIMITS, maxBytes: 100 }),
+      'too-large',
+      /larger than the 100 bytes allowed; raise feedMaxMegabytes/,
+    );
   });
 
   it('turns a CSV without URL column into a format failure', async () => {
-    await rejectsWith(loadSource(file('tranco.csv', 'csv'), LIMITS), 'format', /tranco\.csv: cannot be read as csv: line 1: .*set csvColumn/);
+    await rejectsWith(
+      loadSource(file('tranco.csv', 'csv'), LIMITS),
+      'format',
+      /tranco\.csv: cannot be read as csv: line 1: .*set csvColumn/,
+    );
   });
 
   it('reads inline entries as lines of their format', async () => {
-    const feed = await loadSource({ kind: 'entries', entries: ['Evil.example/', 'evil.example/x/../', 'http://no.example/'], format: 'expressions', csvColumn: undefined });
+    const feed = await loadSource({
+      kind: 'entries',
+      entries: ['Evil.example/', 'evil.example/x/../', 'http://no.example/'],
+      format: 'expressions',
+      csvColumn: undefined,
+    });
     assert.deepEqual(feed.expressions, ['evil.example/']);
     assert.equal(feed.entryCount, 2);
-    assert.deepEqual(feed.badLines.map((bad) => bad.line), [3]);
+    assert.deepEqual(
+      feed.badLines.map((bad) => bad.line),
+      [3],
+    );
   });
 });
 
@@ -158,7 +186,11 @@ describe('loadSource: http(s)', () => {
 
   it('gives up on an answer that does not finish in time', async () => {
     const started = Date.now();
-    await rejectsWith(loadSource(fromUrl(`${base}/silent`, 'urls'), { ...LIMITS, timeoutMs: 300 }), 'timeout', /no complete answer within 300 ms/);
+    await rejectsWith(
+      loadSource(fromUrl(`${base}/silent`, 'urls'), { ...LIMITS, timeoutMs: 300 }),
+      'timeout',
+      /no complete answer within 300 ms/,
+    );
     assert.ok(Date.now() - started < 4_000);
   });
 
@@ -167,30 +199,55 @@ describe('loadSource: http(s)', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    await rejectsWith(loadSource(fromUrl(`http://127.0.0.1:${port}/feed.txt`, 'urls'), LIMITS), 'network', /cannot download: .*ECONNREFUSED/);
+    await rejectsWith(
+      loadSource(fromUrl(`http://127.0.0.1:${port}/feed.txt`, 'urls'), LIMITS),
+      'network',
+      /cannot download: .*ECONNREFUSED/,
+    );
   });
 
   it('sends the user name and password of the URL as Basic authentication, and never shows them', async () => {
     const port = new URL(base).port;
     const feed = await loadSource(fromUrl(`http://user:s3cret%21@127.0.0.1:${port}/private`, 'hosts'), LIMITS);
     assert.deepEqual(feed.expressions, HOSTS_EXPRESSIONS);
-    await rejectsWith(loadSource(fromUrl(`http://user:wrong@127.0.0.1:${port}/private`, 'hosts'), LIMITS), 'http-status', new RegExp(`^http://127\\.0\\.0\\.1:${port}/private: the server answered HTTP 401`));
+    await rejectsWith(
+      loadSource(fromUrl(`http://user:wrong@127.0.0.1:${port}/private`, 'hosts'), LIMITS),
+      'http-status',
+      new RegExp(`^http://127\\.0\\.0\\.1:${port}/private: the server answered HTTP 401`),
+    );
   });
 });
 
 describe('loadSource: text that is no feed of its format', () => {
-  const entries = (lines: string[], format: SourceConfig['format'] = 'urls'): SourceConfig => ({ kind: 'entries', entries: lines, format, csvColumn: undefined });
+  const entries = (lines: string[], format: SourceConfig['format'] = 'urls'): SourceConfig => ({
+    kind: 'entries',
+    entries: lines,
+    format,
+    csvColumn: undefined,
+  });
   const good = (n: number) => Array.from({ length: n }, (_, i) => `http://good${i}.example/`);
   const bad = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`);
 
   it('fails a download that is an HTML page, as a failed download, saying it does not look like the format', async () => {
-    await rejectsWith(loadSource(fromUrl(`${base}/maintenance`, 'urls'), LIMITS), 'not-a-feed', /\/maintenance: does not look like a urls feed: 7 of its 7 lines are bad; line 1: .*"format" is right/);
+    await rejectsWith(
+      loadSource(fromUrl(`${base}/maintenance`, 'urls'), LIMITS),
+      'not-a-feed',
+      /\/maintenance: does not look like a urls feed: 7 of its 7 lines are bad; line 1: .*"format" is right/,
+    );
   });
 
   it('fails a source whose every line is bad, and one with more than 90 % bad of at least 20 lines', async () => {
-    await rejectsWith(loadSource(entries(bad(1))), 'not-a-feed', /does not look like a urls feed: 1 of its 1 lines are bad; line 1: "word0" is no host name/);
+    await rejectsWith(
+      loadSource(entries(bad(1))),
+      'not-a-feed',
+      /does not look like a urls feed: 1 of its 1 lines are bad; line 1: "word0" is no host name/,
+    );
     await rejectsWith(loadSource(entries([...good(1), ...bad(19)])), 'not-a-feed', /19 of its 20 lines are bad/);
-    await rejectsWith(loadSource(entries(['0.0.0.0 a.example', ...bad(9).map((w) => `0.0.0.0 ${w}`)].concat(bad(190)), 'hosts')), 'not-a-feed', /not look like a hosts feed: 199 of its 200 lines/);
+    await rejectsWith(
+      loadSource(entries(['0.0.0.0 a.example', ...bad(9).map((w) => `0.0.0.0 ${w}`)].concat(bad(190)), 'hosts')),
+      'not-a-feed',
+      /not look like a hosts feed: 199 of its 200 lines/,
+    );
   });
 
   it('keeps a source with a few good lines among bad ones, and one with fewer than 20 lines not all bad', async () => {
@@ -214,12 +271,22 @@ describe('loadList', () => {
       ]),
       LIMITS,
     );
-    const expected = [...HOSTS_EXPRESSIONS, 'extra.example/'].map(sha256).sort(Buffer.compare);
+    const expected = [...HOSTS_EXPRESSIONS, 'extra.example/'].map(sha256).sort((a, b) => Buffer.compare(a, b));
     assert.deepEqual(Buffer.from(loaded.fullHashes), Buffer.concat(expected));
     assert.equal(loaded.expressions, 6);
     assert.equal(loaded.badLines, 4, 'two bad lines from each copy of the hosts file');
-    assert.deepEqual(loaded.errors.map((error) => error.failure), ['http-status', 'not-found']);
-    assert.deepEqual(loaded.sources.map((source) => [source.expressionCount, source.badLineCount]), [[5, 2], [5, 2], [2, 0]]);
+    assert.deepEqual(
+      loaded.errors.map((error) => error.failure),
+      ['http-status', 'not-found'],
+    );
+    assert.deepEqual(
+      loaded.sources.map((source) => [source.expressionCount, source.badLineCount]),
+      [
+        [5, 2],
+        [5, 2],
+        [2, 0],
+      ],
+    );
     assert.equal(loaded.sources[0]!.badLines[0]!.line, 24);
   });
 

@@ -19,7 +19,17 @@ function refused(host: string): string {
 
 describe('realHost', () => {
   it('takes names of two or more labels, IDNs as Punycode, and IP literals', () => {
-    for (const host of ['bad.example', 'a-b.c-d.example', 'xn--bcher-kva.example', '1.2.3.4', '[2001:db8::1]', 'evil_1.example', 'x.y', 'evil-.blogspot.com', '-x.example']) {
+    for (const host of [
+      'bad.example',
+      'a-b.c-d.example',
+      'xn--bcher-kva.example',
+      '1.2.3.4',
+      '[2001:db8::1]',
+      'evil_1.example',
+      'x.y',
+      'evil-.blogspot.com',
+      '-x.example',
+    ]) {
       assert.equal(realHost(host), host);
     }
     assert.equal(realHost(canonicalHost('Bücher.example')), 'xn--bcher-kva.example');
@@ -39,18 +49,51 @@ describe('realHost', () => {
 
   it('takes every domain name and IP address, in canonical form', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.domain(), fc.ipV4(), fc.ipV4Extended(), fc.ipV6().map((ip) => `[${ip}]`)), (host) => {
-        const canonical = canonicalHost(host);
-        assert.equal(realHost(canonical), canonical);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.domain(),
+          fc.ipV4(),
+          fc.ipV4Extended(),
+          fc.ipV6().map((ip) => `[${ip}]`),
+        ),
+        (host) => {
+          const canonical = canonicalHost(host);
+          assert.equal(realHost(canonical), canonical);
+        },
+      ),
       { numRuns: 1000 },
     );
   });
 
   it('refuses a domain name with a character no host name has, or a single word', () => {
-    const junk = fc.constantFrom('*', '|', '^', '<', '>', '!', '$', '&', "'", '(', ')', '+', ',', ';', '=', '~', '`', '{', '}', '"', ' ', '%20');
+    const junk = fc.constantFrom(
+      '*',
+      '|',
+      '^',
+      '<',
+      '>',
+      '!',
+      '$',
+      '&',
+      "'",
+      '(',
+      ')',
+      '+',
+      ',',
+      ';',
+      '=',
+      '~',
+      '`',
+      '{',
+      '}',
+      '"',
+      ' ',
+      '%20',
+    );
     const spoiled = fc.oneof(
-      fc.tuple(fc.domain(), junk, fc.nat()).map(([domain, bad, at]) => domain.slice(0, at % (domain.length + 1)) + bad + domain.slice(at % (domain.length + 1))),
+      fc
+        .tuple(fc.domain(), junk, fc.nat())
+        .map(([domain, bad, at]) => domain.slice(0, at % (domain.length + 1)) + bad + domain.slice(at % (domain.length + 1))),
       fc.stringMatching(/^[a-z][a-z0-9-]{0,30}[a-z0-9]$/),
     );
     fc.assert(

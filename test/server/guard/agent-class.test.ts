@@ -6,14 +6,29 @@ describe('AgentClassifier (LC-1..3 classes)', () => {
   const classifier = new AgentClassifier(['ExampleSearch/\\d']);
 
   it('knows search-engine crawlers by the crawler-user-agents pattern that matched', () => {
-    assert.deepEqual(classifier.classify('Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)'), { kind: 'crawler', crawler: 'Googlebot\\/' });
+    assert.deepEqual(classifier.classify('Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)'), {
+      kind: 'crawler',
+      crawler: 'Googlebot\\/',
+    });
     assert.equal(classifier.classify('Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)').kind, 'crawler');
-    assert.deepEqual(classifier.classify('ExampleSearch/2 (+https://search.example/bot)'), { kind: 'crawler', crawler: 'ExampleSearch/\\d' });
+    assert.deepEqual(classifier.classify('ExampleSearch/2 (+https://search.example/bot)'), {
+      kind: 'crawler',
+      crawler: 'ExampleSearch/\\d',
+    });
     assert.ok(searchEngineCrawlerPatterns().length > 100);
   });
 
   it('assumes a bot for anything that is not a known browser', () => {
-    for (const agent of [undefined, '', '  ', 'curl/8.5.0', 'sbkit/0.1.0', 'google-api-nodejs-client/9.15.1', 'Mozilla/5.0 (compatible; SemrushBot/7~bl; +http://www.semrush.com/bot.html)', 'python-requests/2.31']) {
+    for (const agent of [
+      undefined,
+      '',
+      '  ',
+      'curl/8.5.0',
+      'sbkit/0.1.0',
+      'google-api-nodejs-client/9.15.1',
+      'Mozilla/5.0 (compatible; SemrushBot/7~bl; +http://www.semrush.com/bot.html)',
+      'python-requests/2.31',
+    ]) {
       assert.equal(classifier.classify(agent).kind, 'bot', String(agent));
     }
   });
@@ -30,6 +45,9 @@ describe('AgentClassifier (LC-1..3 classes)', () => {
 
   it('classifies very long User-Agents without remembering them', () => {
     assert.equal(classifier.classify(`Mozilla/5.0 (compatible; Googlebot/2.1) ${'x'.repeat(10_000)}`).kind, 'crawler');
-    assert.equal(classifier.classify(`Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0 ${'a'.repeat(10_000)}`).kind, 'browser');
+    assert.equal(
+      classifier.classify(`Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0 ${'a'.repeat(10_000)}`).kind,
+      'browser',
+    );
   });
 });

@@ -22,7 +22,10 @@ describe('MemoryHitStore: LC-1/LC-3 hit stack (more than 10 in the previous 15 s
   });
 
   it('counts the previous 15 s: 14.999 s after the first of 11 requests is too soon, 15 s is not', () => {
-    for (const [t, expected] of [[14_999, 'rate'], [15_000, 'admit']] as const) {
+    for (const [t, expected] of [
+      [14_999, 'rate'],
+      [15_000, 'admit'],
+    ] as const) {
       const { hits, at } = store();
       for (let i = 0; i < 11; i++) {
         at(i);
@@ -98,7 +101,10 @@ function model(events: { client: number; crawler: boolean; t: number }[]): RateV
 
 describe('MemoryHitStore against the rules written out', () => {
   it('answers every sequence of requests as the model does', () => {
-    const event = fc.record({ client: fc.integer({ min: 0, max: 3 }), gap: fc.oneof(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 20_000 })) });
+    const event = fc.record({
+      client: fc.integer({ min: 0, max: 3 }),
+      gap: fc.oneof(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 20_000 })),
+    });
     fc.assert(
       fc.property(fc.array(event, { maxLength: 120 }), (steps) => {
         let t = 0;

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fromBinary } from '@bufbuild/protobuf';
 import { createApp } from '../../../src/server/app.ts';
 import { LoadControl, type LoadControlSettings } from '../../../src/server/guard/load-control.ts';
 import { demoCatalog } from '../fixture.ts';
@@ -24,7 +23,9 @@ describe('load control in front of the server', () => {
     const json = await a.inject({ url: `${SEARCH}&alt=json`, headers });
     assert.equal(json.statusCode, 503);
     assert.equal(json.headers['retry-after'], '15');
-    assert.deepEqual(json.json(), { error: { code: 503, message: 'too many requests from this client in a short time; try again in 15 s', status: 'UNAVAILABLE' } });
+    assert.deepEqual(json.json(), {
+      error: { code: 503, message: 'too many requests from this client in a short time; try again in 15 s', status: 'UNAVAILABLE' },
+    });
     const binary = await a.inject({ url: SEARCH, headers });
     assert.equal(binary.statusCode, 503);
     assert.equal(binary.headers['content-type'], 'application/x-protobuf');
@@ -41,18 +42,32 @@ describe('load control in front of the server', () => {
     assert.match(String(page.headers['content-type']), /^text\/html/);
     assert.match(page.body, /The service is under high load/);
     assert.equal(page.headers['retry-after'], '60');
-    assert.equal((await a.inject({ url: '/healthz' })).json().status, 'paused', 'health answers while paused');
+    assert.equal((await a.inject({ url: '/healthz' })).json<{ status: string }>().status, 'paused', 'health answers while paused');
     assert.equal((await a.inject({ url: '/metrics' })).statusCode, 200, 'and so do metrics');
-    assert.equal((await a.inject({ method: 'POST', url: '/admin/resume', headers: { authorization: 'Bearer T' } })).statusCode, 200, 'and the operator can resume');
+    assert.equal(
+      (await a.inject({ method: 'POST', url: '/admin/resume', headers: { authorization: 'Bearer T' } })).statusCode,
+      200,
+      'and the operator can resume',
+    );
     assert.equal((await a.inject({ url: SEARCH, headers: { 'user-agent': FIREFOX } })).statusCode, 200);
   });
 
   it('refuses before reading the body', async () => {
     const { app: a } = await app();
     await a.inject({ method: 'POST', url: '/admin/pause', headers: { authorization: 'Bearer T' } });
-    const huge = await a.inject({ method: 'POST', url: '/v4/fullHashes:find', headers: { 'content-type': 'application/json' }, payload: `{"x":"${'a'.repeat(2 * 1024 * 1024)}"}` });
+    const huge = await a.inject({
+      method: 'POST',
+      url: '/v4/fullHashes:find',
+      headers: { 'content-type': 'application/json' },
+      payload: `{"x":"${'a'.repeat(2 * 1024 * 1024)}"}`,
+    });
     assert.equal(huge.statusCode, 503, 'not 413: the body was never parsed');
-    const underAdmin = await a.inject({ method: 'POST', url: '/admin/other', headers: { 'content-type': 'application/json' }, payload: `{"x":"${'a'.repeat(2 * 1024 * 1024)}"}` });
+    const underAdmin = await a.inject({
+      method: 'POST',
+      url: '/admin/other',
+      headers: { 'content-type': 'application/json' },
+      payload: `{"x":"${'a'.repeat(2 * 1024 * 1024)}"}`,
+    });
     assert.equal(underAdmin.statusCode, 503, 'only the admin endpoints themselves pass by the gate');
   });
 
@@ -84,7 +99,11 @@ describe('load control in front of the server', () => {
   it('believes X-Forwarded-For only from trusted proxies, and groups IPv6 clients by /64', async () => {
     const { app: a } = await app({ trustedProxies: ['10.0.0.0/8'] });
     const ask = (remoteAddress: string, forwardedFor?: string) =>
-      a.inject({ url: SEARCH, remoteAddress, headers: { 'user-agent': 'api/1', ...(forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor }) } });
+      a.inject({
+        url: SEARCH,
+        remoteAddress,
+        headers: { 'user-agent': 'api/1', ...(forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor }) },
+      });
     // Eleven requests of one client through the trusted proxy, each claiming another origin upstream.
     for (let i = 0; i < 11; i++) assert.equal((await ask('10.0.0.5', `198.51.100.${i}, 203.0.113.9`)).statusCode, 200);
     assert.equal((await ask('10.0.0.6', '203.0.113.9')).statusCode, 503, 'the rightmost untrusted hop is the client');

@@ -72,17 +72,24 @@ describe('LoadGate (LC-5)', () => {
     assert.deepEqual(await g.decide('bot-3', BOT, false), { admit: false, reason: 'load' });
     assert.equal(sleepers.length, 2);
     await wake();
-    assert.deepEqual(await Promise.all(waiting), [{ admit: false, reason: 'load' }, { admit: false, reason: 'load' }]);
+    assert.deepEqual(await Promise.all(waiting), [
+      { admit: false, reason: 'load' },
+      { admit: false, reason: 'load' },
+    ]);
   });
 
   it('gives back the place in the load of a bot that the rate rules refuse', async () => {
-    const hammer = new LoadGate({ loadMax: 100, sleepingMax: 1, delayMs: 1 }, new MemoryHitStore(LC_RATE_RULES, 100, () => 0), async () => {});
+    const hammer = new LoadGate(
+      { loadMax: 100, sleepingMax: 1, delayMs: 1 },
+      new MemoryHitStore(LC_RATE_RULES, 100, () => 0),
+      async () => {},
+    );
     for (let i = 0; i < 11; i++) await hammer.decide('same', BOT, false);
     assert.deepEqual(await hammer.decide('same', BOT, false), { admit: false, reason: 'rate' });
     assert.equal(hammer.load, 11, 'the eleven admitted; the refused one holds no place');
   });
 
-  it('checks a crawler\'s own rules before load_defer, so a crawler too soon is refused at once, not after a wait', async () => {
+  it("checks a crawler's own rules before load_defer, so a crawler too soon is refused at once, not after a wait", async () => {
     const { g, sleepers } = gate();
     assert.ok(admitted(await g.decide('crawler', CRAWLER, false)));
     await g.decide('b1', BROWSER, false);

@@ -35,28 +35,32 @@ after(async () => {
 });
 
 describe('overload on loopback', () => {
-  it('keeps serving a browser while a flood of API clients is refused with 503 and Retry-After, in bounded memory', { timeout: 60_000 }, async (t) => {
-    const heapBefore = retainedHeap();
-    const search = `${url}/v5/hashes:search?hashPrefixes=WwuJdQ`;
-    // At most 20 000 requests in at most 4 s, from 200 distinct API clients.
-    const flood = promisify(execFile)(process.execPath, ['--import', 'tsx', FLOOD, search, '4', '20000', '200']);
-    const browser: number[] = [];
-    // A person browsing: a lookup every 400 ms, eight in all, under the LC-1 limit.
-    for (let i = 0; i < 8; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      browser.push((await fetch(search, { headers: { 'user-agent': FIREFOX } })).status);
-    }
-    const report = JSON.parse((await flood).stdout) as { sent: number; statuses: Record<string, number>; missingRetryAfter: number };
-    t.diagnostic(`flood: ${JSON.stringify(report)}; browser: ${browser.join(' ')}`);
-    assert.deepEqual(browser, Array(8).fill(200), 'the browser was served every time');
-    assert.ok((report.statuses['503'] ?? 0) > report.sent / 2, `most of the flood was refused: ${JSON.stringify(report)}`);
-    assert.ok((report.statuses['200'] ?? 0) > 0, 'API clients within their budget were served');
-    assert.equal(report.statuses.error, undefined, 'no connection failed');
-    assert.equal(report.missingRetryAfter, 0);
-    assert.equal((await fetch(`${url}/healthz`)).status, 200, 'the server is still up');
-    assert.equal(loadControl.gate.load, 0, 'every admitted request was counted out again');
-    const heapGrowth = retainedHeap() - heapBefore;
-    t.diagnostic(`retained heap growth: ${(heapGrowth / 1024 / 1024).toFixed(1)} MB`);
-    assert.ok(heapGrowth < 16 * 1024 * 1024, `the retained heap grew by ${Math.round(heapGrowth / 1024 / 1024)} MB`);
-  });
+  it(
+    'keeps serving a browser while a flood of API clients is refused with 503 and Retry-After, in bounded memory',
+    { timeout: 60_000 },
+    async (t) => {
+      const heapBefore = retainedHeap();
+      const search = `${url}/v5/hashes:search?hashPrefixes=WwuJdQ`;
+      // At most 20 000 requests in at most 4 s, from 200 distinct API clients.
+      const flood = promisify(execFile)(process.execPath, ['--import', 'tsx', FLOOD, search, '4', '20000', '200']);
+      const browser: number[] = [];
+      // A person browsing: a lookup every 400 ms, eight in all, under the LC-1 limit.
+      for (let i = 0; i < 8; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        browser.push((await fetch(search, { headers: { 'user-agent': FIREFOX } })).status);
+      }
+      const report = JSON.parse((await flood).stdout) as { sent: number; statuses: Record<string, number>; missingRetryAfter: number };
+      t.diagnostic(`flood: ${JSON.stringify(report)}; browser: ${browser.join(' ')}`);
+      assert.deepEqual(browser, Array(8).fill(200), 'the browser was served every time');
+      assert.ok((report.statuses['503'] ?? 0) > report.sent / 2, `most of the flood was refused: ${JSON.stringify(report)}`);
+      assert.ok((report.statuses['200'] ?? 0) > 0, 'API clients within their budget were served');
+      assert.equal(report.statuses.error, undefined, 'no connection failed');
+      assert.equal(report.missingRetryAfter, 0);
+      assert.equal((await fetch(`${url}/healthz`)).status, 200, 'the server is still up');
+      assert.equal(loadControl.gate.load, 0, 'every admitted request was counted out again');
+      const heapGrowth = retainedHeap() - heapBefore;
+      t.diagnostic(`retained heap growth: ${(heapGrowth / 1024 / 1024).toFixed(1)} MB`);
+      assert.ok(heapGrowth < 16 * 1024 * 1024, `the retained heap grew by ${Math.round(heapGrowth / 1024 / 1024)} MB`);
+    },
+  );
 });

@@ -20,7 +20,14 @@ after(async () => {
 
 async function instance(url = REDIS_URL, log?: (message: string) => void) {
   let fallbacks = 0;
-  const store = await RedisHitStore.connect({ url, keyPrefix, rules: RULES, fallback: new MemoryHitStore(RULES, 1000, () => performance.now()), log, onFallback: () => fallbacks++ });
+  const store = await RedisHitStore.connect({
+    url,
+    keyPrefix,
+    rules: RULES,
+    fallback: new MemoryHitStore(RULES, 1000, () => performance.now()),
+    log,
+    onFallback: () => fallbacks++,
+  });
   closers.push(() => store.close());
   return { store, fallbacks: () => fallbacks };
 }
@@ -30,7 +37,7 @@ describe('RedisHitStore', () => {
     const [a, b] = [await instance(), await instance()];
     const verdicts = [];
     for (let i = 0; i < 12; i++) verdicts.push(await (i % 2 === 0 ? a : b).store.hit('shared-client', false));
-    assert.deepEqual(verdicts, [...Array(11).fill('admit'), 'rate']);
+    assert.deepEqual(verdicts, [...Array<string>(11).fill('admit'), 'rate']);
     assert.equal(await a.store.hit('another-client', false), 'admit');
   });
 

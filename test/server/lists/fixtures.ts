@@ -46,7 +46,9 @@ export function modelServed(fullHashes: Uint8Array, width: HashWidth): string[] 
 export function hexList(hashes: SortedHashes): string[] {
   const out: string[] = [];
   if (hashes.width === 4) for (const value of hashes.values) out.push(value.toString(16).padStart(8, '0'));
-  else for (let o = 0; o < hashes.bytes.length; o += hashes.width) out.push(Buffer.from(hashes.bytes.subarray(o, o + hashes.width)).toString('hex'));
+  else
+    for (let o = 0; o < hashes.bytes.length; o += hashes.width)
+      out.push(Buffer.from(hashes.bytes.subarray(o, o + hashes.width)).toString('hex'));
   return out;
 }
 

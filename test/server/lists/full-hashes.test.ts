@@ -14,7 +14,10 @@ describe('sortFullHashes', () => {
         const input = poolHashes(keys);
         const sorted = sortFullHashes(input);
         assert.deepEqual(hexList({ width: 32, bytes: sorted.bytes }), modelSorted(input));
-        assert.deepEqual([...sorted.prefixes], hexList({ width: 32, bytes: sorted.bytes }).map((h) => Number.parseInt(h.slice(0, 8), 16)));
+        assert.deepEqual(
+          [...sorted.prefixes],
+          hexList({ width: 32, bytes: sorted.bytes }).map((h) => Number.parseInt(h.slice(0, 8), 16)),
+        );
       }),
     );
   });

@@ -70,8 +70,14 @@ describe('ListHistory', () => {
     assert.equal(update.partial, true);
     const old = hexList(client.sortedHashes());
     const now = hexList(next.served());
-    assert.deepEqual([...update.removals], old.flatMap((hash, i) => (now.includes(hash) ? [] : [i])));
-    assert.deepEqual(hexList(update.additions), now.filter((hash) => !old.includes(hash)));
+    assert.deepEqual(
+      [...update.removals],
+      old.flatMap((hash, i) => (now.includes(hash) ? [] : [i])),
+    );
+    assert.deepEqual(
+      hexList(update.additions),
+      now.filter((hash) => !old.includes(hash)),
+    );
     assert.deepEqual(hexList(apply(client, update).sortedHashes()), now);
     assert.ok(update.complete);
   });
@@ -96,7 +102,10 @@ describe('ListHistory', () => {
     const from = { snapshotId: h.current().id, limit: 0 };
     const to = { snapshotId: h.publish(poolHashes([1, 2, 3])).id, limit: 0 };
     for (const progress of [0, 3, 4, 0xffffffff]) {
-      for (const version of [encodeVersion({ kind: 'transfer', from, to, progress }), encodeVersion({ kind: 'transfer', from: undefined, to, progress })]) {
+      for (const version of [
+        encodeVersion({ kind: 'transfer', from, to, progress }),
+        encodeVersion({ kind: 'transfer', from: undefined, to, progress }),
+      ]) {
         assert.ok(h.recognizes(version));
         const update = h.updateFor(version, NO_LIMITS);
         assert.equal(update.partial, false, `progress ${progress}`);
@@ -150,7 +159,10 @@ describe('ListHistory', () => {
       h.publish(poolHashes([key]));
       versions.push(h.updateFor(EMPTY, NO_LIMITS).version);
     }
-    assert.deepEqual(versions.map((v) => h.recognizes(v)), [false, true, true]);
+    assert.deepEqual(
+      versions.map((v) => h.recognizes(v)),
+      [false, true, true],
+    );
   });
 
   it('cuts an update at max_update_entries, removals first, and resumes it from the version it sent', () => {
@@ -167,7 +179,13 @@ describe('ListHistory', () => {
       sizes.push([update.removals.length, count(update.additions)]);
       client = apply(client, update);
     } while (!update.complete);
-    assert.deepEqual(sizes, [[4, 0], [4, 0], [2, 2], [0, 4], [0, 4]]);
+    assert.deepEqual(sizes, [
+      [4, 0],
+      [4, 0],
+      [2, 2],
+      [0, 4],
+      [0, 4],
+    ]);
     assert.deepEqual(hexList(client.sortedHashes()), hexList(h.current().served()));
   });
 
@@ -236,7 +254,10 @@ describe('ListHistory', () => {
     assert.throws(() => new ListHistory(definition(4), { keep: 0 }), isListError('invalid-keep'));
     assert.throws(() => new ListHistory(definition(4), { keep: 1.5 }), isListError('invalid-keep'));
     assert.throws(() => history().updateFor(EMPTY, { maxUpdateEntries: -1, maxDatabaseEntries: 0 }), isListError('invalid-constraint'));
-    assert.throws(() => history().updateFor(EMPTY, { maxUpdateEntries: 0, maxDatabaseEntries: Number.NaN }), isListError('invalid-constraint'));
+    assert.throws(
+      () => history().updateFor(EMPTY, { maxUpdateEntries: 0, maxDatabaseEntries: Number.NaN }),
+      isListError('invalid-constraint'),
+    );
     assert.throws(() => history().publish(new Uint8Array(31)), isListError('ragged-full-hashes'));
   });
 });
@@ -260,8 +281,19 @@ const constraintsArb = fc.record(
 const CLIENTS = 3;
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: poolKeys(50).map((keys): Step => ({ kind: 'publish', keys })) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('request' as const), client: fc.nat({ max: CLIENTS - 1 }), constraints: constraintsArb }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('forge' as const), client: fc.nat({ max: CLIENTS - 1 }), bytes: fc.uint8Array({ maxLength: 50 }), keepList: fc.boolean() }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({ kind: fc.constant('request' as const), client: fc.nat({ max: CLIENTS - 1 }), constraints: constraintsArb }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('forge' as const),
+      client: fc.nat({ max: CLIENTS - 1 }),
+      bytes: fc.uint8Array({ maxLength: 50 }),
+      keepList: fc.boolean(),
+    }),
+  },
 );
 
 describe('ListHistory with its clients (property)', () => {
@@ -283,10 +315,11 @@ describe('ListHistory with its clients (property)', () => {
             const update = h.updateFor(clients[i]!.version, constraints);
             assert.ok(update.version.length > 0);
             assert.deepEqual(Buffer.from(update.checksum).length, 32);
-            if (constraints.maxUpdateEntries > 0) assert.ok(update.removals.length + count(update.additions) <= constraints.maxUpdateEntries);
+            if (constraints.maxUpdateEntries > 0)
+              assert.ok(update.removals.length + count(update.additions) <= constraints.maxUpdateEntries);
             if (!update.partial) assert.equal(update.removals.length, 0);
             clients[i] = apply(clients[i]!, update);
-            if (update.complete) assert.deepEqual(hexList(clients[i]!.sortedHashes()), served(constraints));
+            if (update.complete) assert.deepEqual(hexList(clients[i].sortedHashes()), served(constraints));
             return update;
           };
           for (const step of steps) {

@@ -3,14 +3,22 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { type ClientState, decodeVersion, encodeVersion } from '../../../src/server/lists/list-version.ts';
 
-const servedState = fc.record({
-  snapshotId: fc.uint8Array({ minLength: 16, maxLength: 16 }).map((b) => Buffer.from(b).toString('hex')),
-  limit: fc.nat({ max: 0xffffffff }),
-}, { noNullPrototype: true });
+const servedState = fc.record(
+  {
+    snapshotId: fc.uint8Array({ minLength: 16, maxLength: 16 }).map((b) => Buffer.from(b).toString('hex')),
+    limit: fc.nat({ max: 0xffffffff }),
+  },
+  { noNullPrototype: true },
+);
 const clientState: fc.Arbitrary<ClientState> = fc.oneof(
   fc.record({ kind: fc.constant('settled' as const), at: servedState }, { noNullPrototype: true }),
   fc.record(
-    { kind: fc.constant('transfer' as const), from: fc.option(servedState, { nil: undefined }), to: servedState, progress: fc.nat({ max: 0xffffffff }) },
+    {
+      kind: fc.constant('transfer' as const),
+      from: fc.option(servedState, { nil: undefined }),
+      to: servedState,
+      progress: fc.nat({ max: 0xffffffff }),
+    },
     { noNullPrototype: true },
   ),
 );

@@ -46,7 +46,7 @@ describe('Snapshot', () => {
 
   it('serves a full hash when it holds it, or (mirrored, served hashes only) its first hashLength bytes', () => {
     fc.assert(
-      fc.property(poolKeys(), fc.nat({ max: POOL_SIZE - 1 }), fc.constantFrom(4, 8, 16, 32) as fc.Arbitrary<4 | 8 | 16 | 32>, (keys, probeKey, width) => {
+      fc.property(poolKeys(), fc.nat({ max: POOL_SIZE - 1 }), fc.constantFrom<4 | 8 | 16 | 32>(4, 8, 16, 32), (keys, probeKey, width) => {
         const full = Snapshot.of(definition(width), poolHashes(keys), 1);
         const mirrored = Snapshot.ofServed(definition(width), full.served(), 1);
         const probe = poolHash(probeKey);
@@ -86,7 +86,11 @@ describe('Snapshot', () => {
   it('refuses bytes that are not whole 32-byte hashes', () => {
     assert.throws(
       () => Snapshot.of(definition(4), new Uint8Array(33), 1),
-      (err: unknown) => err instanceof ListError && err.reason === 'ragged-full-hashes' && err.message.includes('test-4b') && err.message.includes('33 bytes'),
+      (err: unknown) =>
+        err instanceof ListError &&
+        err.reason === 'ragged-full-hashes' &&
+        err.message.includes('test-4b') &&
+        err.message.includes('33 bytes'),
     );
   });
 });

@@ -36,7 +36,8 @@ before(async () => {
   // No load control here: these tests make more requests than one client may (the relay's test below has it).
   gateway = createServer({ catalog: demoCatalog(), ohttpKeys: await KeyRing.create(), port: 0 });
   gateway.app.addHook('onRequest', async (request) => {
-    if (request.url.startsWith('/ohttp-gateway')) gatewayView.push({ address: request.socket.remoteAddress, headers: { ...request.headers } });
+    if (request.url.startsWith('/ohttp-gateway'))
+      gatewayView.push({ address: request.socket.remoteAddress, headers: { ...request.headers } });
   });
   gatewayUrl = await gateway.listen();
   relay = createRelayApp({ gateway: `${gatewayUrl}/ohttp-gateway` });
@@ -61,7 +62,9 @@ async function verdicts(options: ConstructorParameters<typeof SafeBrowsingClient
   if (client.mode !== 'nostorage') await client.update();
   const results = await client.checkUrls(URLS);
   await client.close();
-  return results.map((r) => `${r.verdict}${r.error === undefined ? '' : ` (${r.error.message})`} ${r.threats.map((t) => t.threatType).join(',')}`);
+  return results.map(
+    (r) => `${r.verdict}${r.error === undefined ? '' : ` (${r.error.message})`} ${r.threats.map((t) => t.threatType).join(',')}`,
+  );
 }
 
 describe('client → relay → gateway on loopback (SB-2)', () => {
@@ -72,7 +75,10 @@ describe('client → relay → gateway on loopback (SB-2)', () => {
       const oblivious = await verdicts({ mode, ohttp: { relay: relayUrl, keys: `${gatewayUrl}/ohttp-keys` } });
       assert.deepEqual(oblivious, direct);
       assert.ok(relayView.length > 0, 'the searches went through the relay');
-      assert.deepEqual(direct.map((v) => v.split(' ')[0]), ['UNSAFE', 'UNSAFE', 'SAFE', 'UNSAFE']);
+      assert.deepEqual(
+        direct.map((v) => v.split(' ')[0]),
+        ['UNSAFE', 'UNSAFE', 'SAFE', 'UNSAFE'],
+      );
     });
   }
 
@@ -80,12 +86,25 @@ describe('client → relay → gateway on loopback (SB-2)', () => {
     relayView.length = 0;
     gatewayView.length = 0;
     const keys = parseKeyConfigs(new Uint8Array(await (await fetch(`${gatewayUrl}/ohttp-keys`)).arrayBuffer()));
-    const inner = encodeBinaryHttpRequest({ method: 'GET', scheme: 'http', authority: 'sb', path: `/v5/hashes:search?hashPrefixes=${PHISHING_PREFIX.toString('base64url')}`, headers: [], content: new Uint8Array(0) });
+    const inner = encodeBinaryHttpRequest({
+      method: 'GET',
+      scheme: 'http',
+      authority: 'sb',
+      path: `/v5/hashes:search?hashPrefixes=${PHISHING_PREFIX.toString('base64url')}`,
+      headers: [],
+      content: new Uint8Array(0),
+    });
     const { message } = await encapsulateRequest(keys[0]!, inner);
     // A client that gives itself away in every header it can.
     const answer = await fetch(relayUrl, {
       method: 'POST',
-      headers: { 'content-type': 'message/ohttp-req', 'user-agent': 'client-marker/7', 'x-forwarded-for': '203.0.113.7', forwarded: 'for=203.0.113.7', cookie: 'id=client-marker' },
+      headers: {
+        'content-type': 'message/ohttp-req',
+        'user-agent': 'client-marker/7',
+        'x-forwarded-for': '203.0.113.7',
+        forwarded: 'for=203.0.113.7',
+        cookie: 'id=client-marker',
+      },
       body: message,
     });
     assert.equal(answer.status, 200);
@@ -93,12 +112,32 @@ describe('client → relay → gateway on loopback (SB-2)', () => {
     await verdicts({ ohttp: { relay: relayUrl, keys: `${gatewayUrl}/ohttp-keys` } });
     const seen = relayView.join('\n');
     assert.ok(seen.length > 0);
-    for (const form of [PHISHING_PREFIX.toString('latin1'), PHISHING_PREFIX.toString('base64'), PHISHING_PREFIX.toString('base64url'), PHISHING_PREFIX.toString('hex'), 'hashPrefixes', 'hashes:search']) {
+    for (const form of [
+      PHISHING_PREFIX.toString('latin1'),
+      PHISHING_PREFIX.toString('base64'),
+      PHISHING_PREFIX.toString('base64url'),
+      PHISHING_PREFIX.toString('hex'),
+      'hashPrefixes',
+      'hashes:search',
+    ]) {
       assert.ok(!seen.includes(form), `the relay saw ${JSON.stringify(form)}`);
     }
     assert.ok(gatewayView.length >= 2);
     for (const { headers } of gatewayView) {
-      assert.deepEqual(Object.keys(headers).sort(), ['accept', 'accept-encoding', 'accept-language', 'connection', 'content-length', 'content-type', 'host', 'sec-fetch-mode', 'user-agent'].filter((h) => h in headers));
+      assert.deepEqual(
+        Object.keys(headers).sort(),
+        [
+          'accept',
+          'accept-encoding',
+          'accept-language',
+          'connection',
+          'content-length',
+          'content-type',
+          'host',
+          'sec-fetch-mode',
+          'user-agent',
+        ].filter((h) => h in headers),
+      );
       const text = JSON.stringify(headers);
       for (const marker of ['client-marker', '203.0.113.7']) assert.ok(!text.includes(marker), `the gateway saw ${marker}`);
       assert.equal(headers['user-agent'], 'sbkit-relay');
@@ -106,11 +145,19 @@ describe('client → relay → gateway on loopback (SB-2)', () => {
   });
 
   it('refuses garbage, replays, unknown keys and non-API paths with a 4xx, never a crash', async () => {
-    const post = (body: Uint8Array, type = 'message/ohttp-req') => fetch(`${gatewayUrl}/ohttp-gateway`, { method: 'POST', headers: { 'content-type': type }, body });
+    const post = (body: Uint8Array, type = 'message/ohttp-req') =>
+      fetch(`${gatewayUrl}/ohttp-gateway`, { method: 'POST', headers: { 'content-type': type }, body });
     assert.equal((await post(Buffer.from('not an encapsulated request at all'))).status, 400);
     assert.equal((await post(Buffer.from('x'), 'application/json')).status, 415);
     const keys = parseKeyConfigs(new Uint8Array(await (await fetch(`${gatewayUrl}/ohttp-keys`)).arrayBuffer()));
-    const inner = encodeBinaryHttpRequest({ method: 'GET', scheme: 'http', authority: 'sb', path: '/v5/hashLists', headers: [], content: new Uint8Array(0) });
+    const inner = encodeBinaryHttpRequest({
+      method: 'GET',
+      scheme: 'http',
+      authority: 'sb',
+      path: '/v5/hashLists',
+      headers: [],
+      content: new Uint8Array(0),
+    });
     const { message } = await encapsulateRequest(keys[0]!, inner);
     assert.equal((await post(message)).status, 200);
     const replay = await post(message);
@@ -120,7 +167,14 @@ describe('client → relay → gateway on loopback (SB-2)', () => {
     const unknown = await post((await encapsulateRequest(otherKey, inner)).message);
     assert.equal(unknown.status, 400);
     assert.match(await unknown.text(), /#ohttp-key/);
-    const admin = encodeBinaryHttpRequest({ method: 'POST', scheme: 'http', authority: 'sb', path: '/admin/pause', headers: [], content: new Uint8Array(0) });
+    const admin = encodeBinaryHttpRequest({
+      method: 'POST',
+      scheme: 'http',
+      authority: 'sb',
+      path: '/admin/pause',
+      headers: [],
+      content: new Uint8Array(0),
+    });
     assert.equal((await post((await encapsulateRequest(keys[0]!, admin)).message)).status, 200, 'answered, encapsulated…');
     assert.deepEqual(await (await fetch(`${gatewayUrl}/healthz`)).json(), { status: 'ok' }, '…refused inside: the server was not paused');
   });
@@ -133,11 +187,18 @@ describe('KeyRing', () => {
     const [first] = (await ring.configs()).map((c) => c.keyId);
     const next = (first! + 1) % 256;
     now = 1000;
-    assert.deepEqual((await ring.configs()).map((c) => c.keyId), [next, first], 'the new key first, the old one still accepted');
+    assert.deepEqual(
+      (await ring.configs()).map((c) => c.keyId),
+      [next, first],
+      'the new key first, the old one still accepted',
+    );
     now = 1299;
     assert.equal((await ring.keys()).length, 2);
     now = 1300;
-    assert.deepEqual((await ring.configs()).map((c) => c.keyId), [next]);
+    assert.deepEqual(
+      (await ring.configs()).map((c) => c.keyId),
+      [next],
+    );
     assert.equal(ring.secondsUntilRotation(), 0);
   });
 });
@@ -148,9 +209,22 @@ describe('the relay behind load control', () => {
     const guarded = createRelayApp({ gateway: `${gatewayUrl}/ohttp-gateway`, loadControl: control });
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) {
-      statuses.push((await guarded.inject({ method: 'POST', url: '/ohttp-relay', headers: { 'content-type': 'message/ohttp-req', 'user-agent': 'eager/1' }, payload: Buffer.from('opaque') })).statusCode);
+      statuses.push(
+        (
+          await guarded.inject({
+            method: 'POST',
+            url: '/ohttp-relay',
+            headers: { 'content-type': 'message/ohttp-req', 'user-agent': 'eager/1' },
+            payload: Buffer.from('opaque'),
+          })
+        ).statusCode,
+      );
     }
-    assert.deepEqual(statuses, [...Array(11).fill(400), 503], 'the gateway refuses the garbage (400); the 12th never leaves the relay');
+    assert.deepEqual(
+      statuses,
+      [...Array<number>(11).fill(400), 503],
+      'the gateway refuses the garbage (400); the 12th never leaves the relay',
+    );
     await guarded.close();
     await control.close();
   });
@@ -162,9 +236,28 @@ describe('a gateway behind load control', () => {
     const control = await LoadControl.create({ settings: { trustedRelays: ['10.0.0.5'], trustedProxies: ['10.0.0.7'] } });
     const app = createApp({ catalog: demoCatalog(), ohttpKeys: await KeyRing.create(), loadControl: control });
     const keys = parseKeyConfigs((await app.inject({ url: '/ohttp-keys', remoteAddress: '10.0.0.5' })).rawPayload);
-    const inner = encodeBinaryHttpRequest({ method: 'GET', scheme: 'http', authority: 'sb', path: '/v5/hashLists', headers: [], content: new Uint8Array(0) });
+    const inner = encodeBinaryHttpRequest({
+      method: 'GET',
+      scheme: 'http',
+      authority: 'sb',
+      path: '/v5/hashLists',
+      headers: [],
+      content: new Uint8Array(0),
+    });
     const post = async (remoteAddress: string, forwardedFor?: string) =>
-      (await app.inject({ method: 'POST', url: '/ohttp-gateway', remoteAddress, headers: { 'content-type': 'message/ohttp-req', 'user-agent': 'sbkit-relay', ...(forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor }) }, payload: Buffer.from((await encapsulateRequest(keys[0]!, inner)).message) })).statusCode;
+      (
+        await app.inject({
+          method: 'POST',
+          url: '/ohttp-gateway',
+          remoteAddress,
+          headers: {
+            'content-type': 'message/ohttp-req',
+            'user-agent': 'sbkit-relay',
+            ...(forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor }),
+          },
+          payload: Buffer.from((await encapsulateRequest(keys[0]!, inner)).message),
+        })
+      ).statusCode;
     const fromRelay: number[] = [];
     const fromRelayBehindBalancer: number[] = [];
     const direct: number[] = [];
@@ -177,8 +270,8 @@ describe('a gateway behind load control', () => {
     }
     assert.deepEqual(fromRelay, Array(13).fill(200));
     assert.deepEqual(fromRelayBehindBalancer, Array(13).fill(200), 'the relay is recognised behind a trusted load balancer');
-    assert.deepEqual(direct, [...Array(11).fill(200), 503, 503]);
-    assert.deepEqual(balancer, [...Array(11).fill(200), 503, 503], 'a trusted proxy is not a relay');
+    assert.deepEqual(direct, [...Array<number>(11).fill(200), 503, 503]);
+    assert.deepEqual(balancer, [...Array<number>(11).fill(200), 503, 503], 'a trusted proxy is not a relay');
     assert.equal(control.gate.load, 0, 'inner requests are not counted, outer ones counted out');
     await control.close();
   });
@@ -187,8 +280,20 @@ describe('a gateway behind load control', () => {
     const app = createApp({ catalog: demoCatalog(), ohttpKeys: await KeyRing.create() });
     const keys = parseKeyConfigs((await app.inject({ url: '/ohttp-keys' })).rawPayload);
     const size = async (prefix: Buffer) => {
-      const inner = encodeBinaryHttpRequest({ method: 'GET', scheme: 'http', authority: 'sb', path: `/v5/hashes:search?hashPrefixes=${prefix.toString('base64url')}`, headers: [], content: new Uint8Array(0) });
-      const outer = await app.inject({ method: 'POST', url: '/ohttp-gateway', headers: { 'content-type': 'message/ohttp-req' }, payload: Buffer.from((await encapsulateRequest(keys[0]!, inner)).message) });
+      const inner = encodeBinaryHttpRequest({
+        method: 'GET',
+        scheme: 'http',
+        authority: 'sb',
+        path: `/v5/hashes:search?hashPrefixes=${prefix.toString('base64url')}`,
+        headers: [],
+        content: new Uint8Array(0),
+      });
+      const outer = await app.inject({
+        method: 'POST',
+        url: '/ohttp-gateway',
+        headers: { 'content-type': 'message/ohttp-req' },
+        payload: Buffer.from((await encapsulateRequest(keys[0]!, inner)).message),
+      });
       return outer.rawPayload.length;
     };
     assert.equal(await size(PHISHING_PREFIX), await size(Buffer.from([1, 2, 3, 4])));
@@ -198,9 +303,21 @@ describe('a gateway behind load control', () => {
     const app = createApp({ catalog: demoCatalog(), ohttpKeys: await KeyRing.create(), adminToken: 'a-token-of-sixteen-chars' });
     const keys = parseKeyConfigs((await app.inject({ url: '/ohttp-keys' })).rawPayload);
     const innerStatus = async (method: string, path: string) => {
-      const inner = encodeBinaryHttpRequest({ method, scheme: 'http', authority: 'sb', path, headers: [['authorization', 'Bearer a-token-of-sixteen-chars']], content: new Uint8Array(0) });
+      const inner = encodeBinaryHttpRequest({
+        method,
+        scheme: 'http',
+        authority: 'sb',
+        path,
+        headers: [['authorization', 'Bearer a-token-of-sixteen-chars']],
+        content: new Uint8Array(0),
+      });
       const { message, context } = await encapsulateRequest(keys[0]!, inner);
-      const outer = await app.inject({ method: 'POST', url: '/ohttp-gateway', headers: { 'content-type': 'message/ohttp-req' }, payload: Buffer.from(message) });
+      const outer = await app.inject({
+        method: 'POST',
+        url: '/ohttp-gateway',
+        headers: { 'content-type': 'message/ohttp-req' },
+        payload: Buffer.from(message),
+      });
       assert.equal(outer.statusCode, 200);
       return decodeBinaryHttpResponse(await decapsulateResponse(context, outer.rawPayload)).status;
     };
@@ -209,7 +326,10 @@ describe('a gateway behind load control', () => {
     }
     assert.equal(await innerStatus('FOO', '/v5/hashLists'), 405);
     // v4's request-in-the-path form, standard base64 with its "/" escaped as clients send it.
-    const find = toBinary(v4.FindFullHashesRequestSchema, create(v4.FindFullHashesRequestSchema, { threatInfo: { threatEntries: [{ hash: Buffer.from([0xff, 0xff, 0xfe, 0x3f]) }] } }));
+    const find = toBinary(
+      v4.FindFullHashesRequestSchema,
+      create(v4.FindFullHashesRequestSchema, { threatInfo: { threatEntries: [{ hash: Buffer.from([0xff, 0xff, 0xfe, 0x3f]) }] } }),
+    );
     const encoded = encodeURIComponent(Buffer.from(find).toString('base64'));
     assert.match(encoded, /%2F/);
     assert.equal(await innerStatus('GET', `/v4/encodedFullHashes/${encoded}`), 200);
@@ -219,13 +339,19 @@ describe('a gateway behind load control', () => {
 });
 
 describe('the client through a relay', () => {
-  it('never takes a relay\'s own answer for the server\'s', async () => {
+  it("never takes a relay's own answer for the server's", async () => {
     const forger = Fastify();
     forger.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-    forger.post('/ohttp-relay', async (_request, reply) => reply.header('content-type', 'application/json').send('{"cacheDuration":"86400s"}'));
+    forger.post('/ohttp-relay', async (_request, reply) =>
+      reply.header('content-type', 'application/json').send('{"cacheDuration":"86400s"}'),
+    );
     await forger.listen({ host: '127.0.0.1', port: 0 });
     const port = (forger.server.address() as AddressInfo).port;
-    const client = new SafeBrowsingClient({ server: gatewayUrl, mode: 'nostorage', ohttp: { relay: `http://127.0.0.1:${port}/ohttp-relay`, keys: `${gatewayUrl}/ohttp-keys` } });
+    const client = new SafeBrowsingClient({
+      server: gatewayUrl,
+      mode: 'nostorage',
+      ohttp: { relay: `http://127.0.0.1:${port}/ohttp-relay`, keys: `${gatewayUrl}/ohttp-keys` },
+    });
     const result = await client.checkUrl(URLS[0]!);
     assert.match(result.error?.message ?? '', /the relay answered HTTP 200, not an encapsulated answer/);
     await forger.close();
@@ -243,11 +369,18 @@ describe('the client through a relay', () => {
       });
       gatewayStandIn.post('/ohttp-gateway', async (_request, reply) => {
         counts.posts++;
-        return reply.code(400).header('content-type', 'application/problem+json').send(JSON.stringify({ ...(problemType === undefined ? {} : { type: problemType }), status: 400 }));
+        return reply
+          .code(400)
+          .header('content-type', 'application/problem+json')
+          .send(JSON.stringify({ ...(problemType === undefined ? {} : { type: problemType }), status: 400 }));
       });
       await gatewayStandIn.listen({ host: '127.0.0.1', port: 0 });
       const base = `http://127.0.0.1:${(gatewayStandIn.server.address() as AddressInfo).port}`;
-      const client = new SafeBrowsingClient({ server: base, mode: 'nostorage', ohttp: { relay: `${base}/ohttp-gateway`, keys: `${base}/ohttp-keys` } });
+      const client = new SafeBrowsingClient({
+        server: base,
+        mode: 'nostorage',
+        ohttp: { relay: `${base}/ohttp-gateway`, keys: `${base}/ohttp-keys` },
+      });
       const result = await client.checkUrl(URLS[0]!);
       assert.match(result.error?.message ?? '', /HTTP 400/);
       await client.close();
@@ -258,12 +391,16 @@ describe('the client through a relay', () => {
     assert.deepEqual(await attempts(undefined), { keys: 1, posts: 1 });
   });
 
-  it('reads the gateway\'s keys again when its key is gone, and the search succeeds', async () => {
+  it("reads the gateway's keys again when its key is gone, and the search succeeds", async () => {
     let now = 0;
     const ring = await KeyRing.create({ rotateMs: 1000, overlapMs: 0, now: () => now });
     const server = createServer({ catalog: demoCatalog(), ohttpKeys: ring, port: 0 });
     const url = await server.listen();
-    const client = new SafeBrowsingClient({ server: url, mode: 'nostorage', ohttp: { relay: `${url}/ohttp-gateway`, keys: `${url}/ohttp-keys` } });
+    const client = new SafeBrowsingClient({
+      server: url,
+      mode: 'nostorage',
+      ohttp: { relay: `${url}/ohttp-gateway`, keys: `${url}/ohttp-keys` },
+    });
     assert.equal((await client.checkUrl(URLS[0]!)).verdict, 'UNSAFE');
     now = 5000;
     const after = await client.checkUrl(URLS[1]!);

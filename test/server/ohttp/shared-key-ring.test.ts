@@ -25,7 +25,7 @@ after(async () => {
 });
 
 describe('gateway keys shared through Redis', () => {
-  it('are the same on two instances: a request encapsulated to one instance\'s configuration opens on the other', async () => {
+  it("are the same on two instances: a request encapsulated to one instance's configuration opens on the other", async () => {
     let now = 1000 * DAY + 5 * HOUR;
     const first = await ring(() => now);
     const second = await ring(() => now);
@@ -51,7 +51,7 @@ describe('gateway keys shared through Redis', () => {
     const configs = await second.configs();
     assert.equal(configs.length, 2, 'the new key first, the old one still accepted');
     assert.deepEqual(configs[1], old);
-    assert.equal(configs[0]!.keyId, 1, 'not the old key\'s ID: a request\'s key ID picks one of the two');
+    assert.equal(configs[0]!.keyId, 1, "not the old key's ID: a request's key ID picks one of the two");
     assert.deepEqual(await first.configs(), configs, 'both instances rotated to the same key');
     now = 2001 * DAY + HOUR;
     assert.deepEqual(await first.configs(), [configs[0]], 'the overlap is over');
@@ -70,13 +70,17 @@ describe('gateway keys shared through Redis', () => {
     await deleteKeys(prefix);
     now += 61_000;
     const [replacement] = await second.configs();
-    assert.equal(replacement!.keyId, 1, 'not the lost key\'s ID, though it is the lowest free one again');
+    assert.equal(replacement!.keyId, 1, "not the lost key's ID, though it is the lowest free one again");
     assert.deepEqual(await first.configs(), [replacement], 'the other instance reads the replacement');
     const { message } = await encapsulateRequest(lost!, new Uint8Array([1]));
-    await assert.rejects(decapsulateRequest(await first.keys(), message), /is not one of this gateway's keys/, 'an unknown key ID: the client refetches');
+    await assert.rejects(
+      decapsulateRequest(await first.keys(), message),
+      /is not one of this gateway's keys/,
+      'an unknown key ID: the client refetches',
+    );
   });
 
-  it('never make a replaced period\'s key afresh: during the overlap, a key Redis lost and this instance never held is left out', async () => {
+  it("never make a replaced period's key afresh: during the overlap, a key Redis lost and this instance never held is left out", async () => {
     let now = 5000 * DAY + 23 * HOUR;
     const before = await ring(() => now);
     await before.configs();
@@ -93,16 +97,31 @@ describe('gateway keys shared through Redis', () => {
       const app = createApp({ catalog: demoCatalog(), ohttpKeys: await ring(() => now, relay.url) });
       const [config] = parseKeyConfigs((await app.inject({ url: '/ohttp-keys' })).rawPayload);
       await relay.cut();
-      const inner = encodeBinaryHttpRequest({ method: 'GET', scheme: 'http', authority: 'sb', path: '/v5/hashLists', headers: [], content: new Uint8Array(0) });
+      const inner = encodeBinaryHttpRequest({
+        method: 'GET',
+        scheme: 'http',
+        authority: 'sb',
+        path: '/v5/hashLists',
+        headers: [],
+        content: new Uint8Array(0),
+      });
       const post = async () =>
-        app.inject({ method: 'POST', url: '/ohttp-gateway', headers: { 'content-type': 'message/ohttp-req' }, payload: Buffer.from((await encapsulateRequest(config!, inner)).message) });
+        app.inject({
+          method: 'POST',
+          url: '/ohttp-gateway',
+          headers: { 'content-type': 'message/ohttp-req' },
+          payload: Buffer.from((await encapsulateRequest(config!, inner)).message),
+        });
       assert.equal((await post()).statusCode, 200, 'keys in hand serve on while Redis is away');
       now = 3001 * DAY + 2 * HOUR;
       const away = await app.inject({ url: '/ohttp-keys' });
       assert.deepEqual([away.statusCode, away.headers['retry-after']], [503, '10']);
       assert.equal((await post()).statusCode, 503);
       await relay.restore();
-      await waitUntil(async () => (await app.inject({ url: '/ohttp-keys' })).statusCode === 200, 'the keys are read again once Redis is back');
+      await waitUntil(
+        async () => (await app.inject({ url: '/ohttp-keys' })).statusCode === 200,
+        'the keys are read again once Redis is back',
+      );
     } finally {
       await relay.cut();
     }

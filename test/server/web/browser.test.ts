@@ -20,7 +20,8 @@ let loadControl: LoadControl;
 let shots: string;
 
 before(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium), as .ci/run does`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium), as .ci/run does`);
   shots = await mkdtemp(join(tmpdir(), 'sbkit-screenshots-'));
   loadControl = await LoadControl.create();
   server = createServer({ catalog: demoCatalog(), loadControl, serving: 'the embedded demo lists', port: 0 });

@@ -17,11 +17,11 @@ describe('the lookup page', () => {
     assert.match(page.body, /is suspected to be unsafe/);
     assert.match(page.body, /Suspected phishing \(social engineering\)<\/strong> \(<a href="\/advisory\/SOCIAL_ENGINEERING">/);
     assert.match(page.body, /listed as <code>testsafebrowsing\.appspot\.com\/s\/phishing\.html<\/code>/);
-    assert.doesNotMatch(page.body, /Advisory provided by/, 'the demo lists are not Google\'s data (SB-3)');
+    assert.doesNotMatch(page.body, /Advisory provided by/, "the demo lists are not Google's data (SB-3)");
     assert.match(page.body, /false positives.*false negatives/);
   });
 
-  it('attributes verdicts to Google only when they come from Google\'s data', async () => {
+  it("attributes verdicts to Google only when they come from Google's data", async () => {
     const page = await createApp({ catalog: demoCatalog(), googleData: true }).inject({ url: lookup(PHISHING) });
     assert.match(page.body, /Advisory provided by <a href="https:\/\/developers\.google\.com\/safe-browsing\/v4\/advisory">Google<\/a>/);
     const safe = await createApp({ catalog: demoCatalog(), googleData: true }).inject({ url: lookup('http://example.com/') });
@@ -46,7 +46,7 @@ describe('the lookup page', () => {
     assert.equal((await app.inject({ url: lookup(`http://a.example/${'x'.repeat(9000)}`) })).statusCode, 400);
   });
 
-  it('says when the lists\' source cannot answer', async () => {
+  it("says when the lists' source cannot answer", async () => {
     const down: FullHashSource = { find: async () => Promise.reject(new WireError('UNAVAILABLE', 'upstream away')) };
     const page = await createApp({ catalog: demoCatalog(), fullHashes: down }).inject({ url: lookup(PHISHING) });
     assert.equal(page.statusCode, 503);
@@ -59,7 +59,7 @@ describe('the lookup page', () => {
     assert.equal((await app.inject({ url: '/advisory/NONSENSE' })).statusCode, 404);
   });
 
-  it('name an empty icon, so that browsers spend none of a person\'s request budget on /favicon.ico', async () => {
+  it("name an empty icon, so that browsers spend none of a person's request budget on /favicon.ico", async () => {
     const app = createApp({ catalog: demoCatalog() });
     for (const url of ['/', '/?url=example.com', '/status', '/advisory/MALWARE']) {
       assert.match((await app.inject({ url })).body, /<link rel="icon" href="data:,">/, url);
@@ -72,12 +72,12 @@ describe('the status page', () => {
     const loadControl = await LoadControl.create();
     const app = createApp({ catalog: demoCatalog(), loadControl, serving: 'the embedded demo lists' });
     for (let i = 0; i < 12; i++) await app.inject({ url: '/v5/hashLists', headers: { 'user-agent': 'script/1' } });
-    const json = (await app.inject({ url: '/status.json', headers: { 'user-agent': 'monitor/1' } })).json() as {
+    const json = (await app.inject({ url: '/status.json', headers: { 'user-agent': 'monitor/1' } })).json<{
       serving: string;
       lists: { name: string; entries: number; version: string; ageSeconds: number }[];
       requests: { answered: number; refused: number; perMinute: unknown[] };
       loadControl: { refused: Record<string, number>; admitted: Record<string, number> };
-    };
+    }>();
     assert.equal(json.serving, 'the embedded demo lists');
     const se = json.lists.find((l) => l.name === 'se-4b')!;
     assert.ok(se.entries > 0 && /^[0-9a-f]{32}$/.test(se.version) && se.ageSeconds >= 0);
@@ -85,7 +85,10 @@ describe('the status page', () => {
     assert.equal(json.requests.refused, 1);
     assert.equal(json.requests.perMinute.length, 60);
     assert.deepEqual(json.loadControl.refused, { 'bot/rate': 1 });
-    const page = await app.inject({ url: '/status', headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0' } });
+    const page = await app.inject({
+      url: '/status',
+      headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0' },
+    });
     assert.match(page.body, /<table id="lists">/);
     assert.match(page.body, /<code>se-4b<\/code>/);
     assert.match(page.body, /<svg id="chart"/);

@@ -15,7 +15,10 @@ describe('RequestHistory', () => {
     assert.deepEqual(hour.at(-1), { minute: Date.UTC(2026, 10, 23, 10, 1), answered: 1, refused: 0, failed: 0 });
     assert.deepEqual(hour[0], { minute: Date.UTC(2026, 10, 23, 9, 2), answered: 0, refused: 0, failed: 0 });
     now += 60 * 60_000;
-    assert.ok(history.lastHour().every((m) => m.answered + m.refused + m.failed === 0), 'an hour later, nothing is left');
+    assert.ok(
+      history.lastHour().every((m) => m.answered + m.refused + m.failed === 0),
+      'an hour later, nothing is left',
+    );
   });
 
   it('keeps at most an hour of minutes, however long it runs', () => {
@@ -25,6 +28,9 @@ describe('RequestHistory', () => {
       now = minute * 60_000;
       history.record(200);
     }
-    assert.equal(history.lastHour().reduce((sum, m) => sum + m.answered, 0), 60);
+    assert.equal(
+      history.lastHour().reduce((sum, m) => sum + m.answered, 0),
+      60,
+    );
   });
 });

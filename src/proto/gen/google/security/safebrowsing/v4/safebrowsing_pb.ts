@@ -1,9 +1,9 @@
-// Safe Browsing v4 messages, written for sbkit from spec/API.md §2 (field numbers from the Go reference
+// Safe Browsing v4 messages, written for sbkit from docs/api.md §2 (field numbers from the Go reference
 // client's and Chromium's protos). proto3, so that the JSON mapping is the REST surface's canonical one;
 // its open enums keep values this file does not name, and its parsers accept repeated scalars packed or
-// unpacked (API.md §3 pitfall 5: Firefox and Chromium encode with proto2, unpacked).
+// unpacked (docs/api.md §3 pitfall 5: Firefox and Chromium encode with proto2, unpacked).
 //
-// The enums extend the public REST values with the numbers browsers send (API.md §2 and §3 pitfall 3), so
+// The enums extend the public REST values with the numbers browsers send (docs/api.md §2 and §3 pitfall 3), so
 // that every value a browser sends has a name and round-trips through JSON. Where Chromium's name clashes
 // with the REST name for another number, REST keeps the plain name: SOCIAL_ENGINEERING is 2 as REST and
 // the Go client use it, and Chromium's SOCIAL_ENGINEERING (5, "for internal use" in its proto, Firefox's
@@ -369,7 +369,7 @@ export const FetchThreatListUpdatesRequest_ListUpdateRequest_ConstraintsSchema: 
  */
 export type FetchThreatListUpdatesResponse = Message<"google.security.safebrowsing.v4.FetchThreatListUpdatesResponse"> & {
   /**
-   * One per requested list, in request order (API.md §3 pitfall 3).
+   * One per requested list, in request order (docs/api.md §3 pitfall 3).
    *
    * @generated from field: repeated google.security.safebrowsing.v4.FetchThreatListUpdatesResponse.ListUpdateResponse list_update_responses = 1;
    */
@@ -425,7 +425,7 @@ export type FetchThreatListUpdatesResponse_ListUpdateResponse = Message<"google.
   removals: ThreatEntrySet[];
 
   /**
-   * Must never be empty (API.md §3 pitfall 4).
+   * Must never be empty (docs/api.md §3 pitfall 4).
    *
    * @generated from field: bytes new_client_state = 7;
    */
@@ -551,7 +551,7 @@ export const RawIndicesSchema: GenMessage<RawIndices> = /*@__PURE__*/
   messageDesc(file_google_security_safebrowsing_v4_safebrowsing, 11);
 
 /**
- * v4 Rice: 4-byte prefixes only, read as little-endian uint32 (API.md §2).
+ * v4 Rice: 4-byte prefixes only, read as little-endian uint32 (docs/api.md §2).
  *
  * @generated from message google.security.safebrowsing.v4.RiceDeltaEncoding
  */
@@ -1098,7 +1098,7 @@ export const CompressionTypeSchema: GenEnum<CompressionType> = /*@__PURE__*/
   enumDesc(file_google_security_safebrowsing_v4_safebrowsing, 3);
 
 /**
- * The v4 REST surface (API.md §2). Requests arrive as a binary or JSON POST body, or as GET with
+ * The v4 REST surface (docs/api.md §2). Requests arrive as a binary or JSON POST body, or as GET with
  * `$req=<base64url(request)>` and a POST method override.
  *
  * @generated from service google.security.safebrowsing.v4.SafeBrowsing

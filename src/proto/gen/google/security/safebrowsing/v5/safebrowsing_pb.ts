@@ -1,4 +1,4 @@
-// Safe Browsing v5 messages, written for sbkit from spec/API.md §1 (field numbers and types as the public
+// Safe Browsing v5 messages, written for sbkit from docs/api.md §1 (field numbers and types as the public
 // googleapis proto publishes them). The same messages serve the /v5/ and /v5alpha1/ paths: the only
 // difference between the two is SearchHashesRequest.filter, present here and documented as v5alpha1-only.
 //
@@ -779,7 +779,7 @@ export const ThreatAttributeSchema: GenEnum<ThreatAttribute> = /*@__PURE__*/
   enumDesc(file_google_security_safebrowsing_v5_safebrowsing, 2);
 
 /**
- * The v5 REST surface (API.md §1). All methods are GET with an empty body; requests travel as query
+ * The v5 REST surface (docs/api.md §1). All methods are GET with an empty body; requests travel as query
  * parameters (gRPC transcoding) or, from Chromium, as `$req=<base64url(request)>`.
  *
  * @generated from service google.security.safebrowsing.v5.SafeBrowsing
@@ -826,7 +826,7 @@ export const SafeBrowsing: GenService<{
     output: typeof BatchGetHashListsResponseSchema;
   },
   /**
-   * GET /v5/urls:search — documented REST method absent from the published proto (API.md §1 notes).
+   * GET /v5/urls:search — documented REST method absent from the published proto (docs/api.md §1 notes).
    *
    * @generated from rpc google.security.safebrowsing.v5.SafeBrowsing.SearchUrls
    */

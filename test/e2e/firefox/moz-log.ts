@@ -31,7 +31,7 @@ export class LogTail {
     for (const name of names) {
       const path = join(this.dir, name);
       const offset = this.offsets.get(name) ?? 0;
-      let text = '';
+      let text: string;
       const handle = await open(path, 'r').catch(() => undefined);
       if (handle === undefined) continue;
       try {

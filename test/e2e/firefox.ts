@@ -25,8 +25,8 @@ import { ensureFirefox, exited, firefoxVersion, type SbkitServer, say, startSbki
 import { createProfile, type Protocol } from './firefox/profile.ts';
 import { type RecordedRequest, type Recorder, startRecorder } from './firefox/recorder.ts';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-// API.md §5's modules, plus nsHostResolver to show which names Firefox tried to resolve.
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+// docs/api.md §5's modules, plus nsHostResolver to show which names Firefox tried to resolve.
 const MOZ_LOG = 'sync,timestamp,UrlClassifierDbService:5,nsChannelClassifier:5,UrlClassifierStreamUpdater:5,nsHostResolver:5';
 /** How long a navigation may take to be blocked (the gethash request included) before the run fails. */
 const AFTER_NAVIGATION_MS = 30_000;
@@ -43,7 +43,8 @@ const EVIDENCE = {
   /** The list manager's own verdict (browser.safebrowsing.debug, on Firefox's stdout). */
   updateSuccess: /listmanager: .*update success for /,
   /** The list manager's failure verdicts, and the stream updater's (MOZ_LOG). */
-  updateFailure: /listmanager: .*(download error for |update error for )|nsUrlClassifierStreamUpdater::(Download|Update|Stream) ?[Ee]rror|Notify (download|update) error/,
+  updateFailure:
+    /listmanager: .*(download error for |update error for )|nsUrlClassifierStreamUpdater::(Download|Update|Stream) ?[Ee]rror|Notify (download|update) error/,
   /** The database worker's record of an applied update (MOZ_LOG), shown as supporting evidence. */
   applied: /nsUrlClassifierDBServiceWorker::(FinishUpdate|ApplyUpdate)|Successfully applied|ApplyUpdatesForeground|ApplyUpdatesBackground/,
   phishing: /NS_ERROR_PHISHING_URI/,
@@ -97,23 +98,24 @@ function parseOptions(argv: string[]): Options {
     },
     strict: true,
   });
-  const protocol = values.protocol as string;
+  const protocol = values.protocol;
   const protocols: Protocol[] = protocol === 'both' ? ['v5', 'v4'] : protocol === 'v5' || protocol === 'v4' ? [protocol] : [];
   if (protocols.length === 0) throw new Error(`--protocol must be v5, v4 or both, not "${protocol}"`);
   try {
-    new URL(values.target as string);
+    new URL(values.target);
   } catch {
     throw new Error(`--target must be a URL, not "${values.target}"`);
   }
   const timeout = Number(values.timeout);
-  if (!Number.isFinite(timeout) || timeout < 10 || timeout > 3600) throw new Error(`--timeout must be 10 to 3600 seconds, not "${values.timeout}"`);
+  if (!Number.isFinite(timeout) || timeout < 10 || timeout > 3600)
+    throw new Error(`--timeout must be 10 to 3600 seconds, not "${values.timeout}"`);
   return {
     protocols,
     timeoutMs: timeout * 1000,
-    immediateUpdate: !(values['natural-delay'] as boolean),
-    target: values.target as string,
-    keep: values.keep as boolean,
-    serveArgs: values.config === undefined ? [] : ['--config', resolve(values.config as string)],
+    immediateUpdate: !values['natural-delay'],
+    target: values.target,
+    keep: values.keep,
+    serveArgs: values.config === undefined ? [] : ['--config', resolve(values.config)],
   };
 }
 
@@ -142,20 +144,24 @@ async function runOnce(protocol: Protocol, firefox: string, server: SbkitServer,
 
   const out = createWriteStream(join(runDir, 'firefox-stdout.txt'));
   const started = Date.now();
-  const firefoxChild: ChildProcess = spawn(firefox, ['--headless', '--no-remote', '--new-instance', '--profile', profile, recorder.pageUrl], {
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      MOZ_HEADLESS: '1',
-      MOZ_LOG,
-      MOZ_LOG_FILE: join(runDir, 'moz.log'),
-      MOZ_CRASHREPORTER_DISABLE: '1',
-      // Lets services.settings.server take effect on a release build (else remote settings go to Mozilla).
-      MOZ_REMOTE_SETTINGS_DEVTOOLS: '1',
-      MOZ_DISABLE_AUTO_SAFE_MODE: '1',
+  const firefoxChild: ChildProcess = spawn(
+    firefox,
+    ['--headless', '--no-remote', '--new-instance', '--profile', profile, recorder.pageUrl],
+    {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        MOZ_HEADLESS: '1',
+        MOZ_LOG,
+        MOZ_LOG_FILE: join(runDir, 'moz.log'),
+        MOZ_CRASHREPORTER_DISABLE: '1',
+        // Lets services.settings.server take effect on a release build (else remote settings go to Mozilla).
+        MOZ_REMOTE_SETTINGS_DEVTOOLS: '1',
+        MOZ_DISABLE_AUTO_SAFE_MODE: '1',
+      },
     },
-  });
+  );
   firefoxChild.stdout?.pipe(out, { end: false });
   firefoxChild.stderr?.pipe(out, { end: false });
   let firefoxStopped = false;
@@ -234,7 +240,8 @@ async function runOnce(protocol: Protocol, firefox: string, server: SbkitServer,
   while (Date.now() < deadline && (stopAt === undefined || Date.now() < stopAt)) {
     scan(await tail.poll());
     const updates = recorder.requests.filter((r) => pathOf(r.url) === PATHS[protocol].update);
-    if (result.times.firstUpdateRequest === undefined && updates.length > 0) result.times.firstUpdateRequest = fromStart((updates[0] as RecordedRequest).at);
+    if (result.times.firstUpdateRequest === undefined && updates.length > 0)
+      result.times.firstUpdateRequest = fromStart((updates[0] as RecordedRequest).at);
     const updated = updates.some((r) => r.status === 200) && result.updateSuccessLine !== undefined;
     if (updated && !navigationAllowed) {
       navigationAllowed = true;
@@ -244,7 +251,8 @@ async function runOnce(protocol: Protocol, firefox: string, server: SbkitServer,
     // Give the gethash bookkeeping a moment to reach the logs, then stop.
     if (result.blockedLine !== undefined || result.otherBlockLine !== undefined) stopSoon(1500);
     // A failed update is retried only after a back-off of minutes: stop rather than wait for it.
-    else if (result.updateFailureLines.length > 0 && result.updateSuccessLine === undefined) stopSoon(2000, 'stopped early: the list update failed');
+    else if (result.updateFailureLines.length > 0 && result.updateSuccessLine === undefined)
+      stopSoon(2000, 'stopped early: the list update failed');
     else if (navigated !== undefined && Date.now() - (recorder.startedAt + navigated) > AFTER_NAVIGATION_MS) {
       stopSoon(0, `stopped: no block ${AFTER_NAVIGATION_MS / 1000} s after the navigation`);
     }
@@ -265,14 +273,21 @@ async function runOnce(protocol: Protocol, firefox: string, server: SbkitServer,
   if (navigated !== undefined) result.times.navigation = fromStart(navigated);
   if (earlyExit !== undefined) result.reasons.push(earlyExit);
   if (result.updateRequests.length === 0) result.reasons.push(`the server saw no ${PATHS[protocol].update} request`);
-  else if (!result.updateRequests.some((r) => r.status === 200)) result.reasons.push(`no ${PATHS[protocol].update} request was answered 200`);
+  else if (!result.updateRequests.some((r) => r.status === 200))
+    result.reasons.push(`no ${PATHS[protocol].update} request was answered 200`);
   if (result.updateSuccessLine === undefined) result.reasons.push('Firefox logged no successful list update');
-  if (result.updateFailureLines.length > 0) result.reasons.push(`Firefox logged ${result.updateFailureLines.length} update failure line(s)`);
+  if (result.updateFailureLines.length > 0)
+    result.reasons.push(`Firefox logged ${result.updateFailureLines.length} update failure line(s)`);
   if (navigated === undefined) result.reasons.push('the page never navigated to the test URL (it waits for a successful update)');
   else if (result.blockedLine === undefined) {
-    result.reasons.push(result.otherBlockLine !== undefined ? 'the test URL was blocked, but not as phishing' : 'the navigation to the test URL was not blocked as phishing (no NS_ERROR_PHISHING_URI)');
+    result.reasons.push(
+      result.otherBlockLine !== undefined
+        ? 'the test URL was blocked, but not as phishing'
+        : 'the navigation to the test URL was not blocked as phishing (no NS_ERROR_PHISHING_URI)',
+    );
   }
-  if (navigated !== undefined && result.gethashRequests.length === 0) result.reasons.push(`the server saw no ${PATHS[protocol].gethash} request`);
+  if (navigated !== undefined && result.gethashRequests.length === 0)
+    result.reasons.push(`the server saw no ${PATHS[protocol].gethash} request`);
   if (stopWhy !== undefined) result.reasons.push(stopWhy);
   else if (Date.now() >= deadline && result.blockedLine === undefined) result.reasons.push(`gave up after ${options.timeoutMs / 1000} s`);
   result.passed = result.reasons.length === 0;
@@ -305,7 +320,9 @@ function report(result: RunResult, version: string, target: string): string {
     `   update success: ${result.updateSuccessLine !== undefined ? 'yes' : 'no'}`,
     ...(result.updateSuccessLine !== undefined ? [`     ${trimLine(result.updateSuccessLine)}`] : []),
     ...(result.updateSuccessLine !== undefined && result.appliedLine !== undefined ? [`     ${trimLine(result.appliedLine)}`] : []),
-    ...(result.updateFailureLines.length > 0 ? ['   update failure lines:', ...result.updateFailureLines.map((l) => `     ${trimLine(l)}`)] : []),
+    ...(result.updateFailureLines.length > 0
+      ? ['   update failure lines:', ...result.updateFailureLines.map((l) => `     ${trimLine(l)}`)]
+      : []),
     `   blocked as phishing: ${result.blockedLine !== undefined ? 'yes' : 'no'}${result.blockedLine !== undefined ? `\n     ${trimLine(result.blockedLine)}` : ''}`,
     ...(result.otherBlockLine !== undefined ? [`   other block: ${trimLine(result.otherBlockLine)}`] : []),
     `   timings (s after Firefox start, ±0.25 s): first update request ${seconds(t.firstUpdateRequest) ?? '-'}, update success ${seconds(t.updateSuccess) ?? '-'}, navigation ${seconds(t.navigation) ?? '-'}, blocked ${seconds(t.blocked) ?? '-'}, run ${seconds(t.total)}`,
@@ -344,7 +361,9 @@ async function main(): Promise<number> {
   }
   cleanups.push(() => stopGroup(server.child));
   const version = firefoxVersion(firefox);
-  say(`${version}; sbkit server (pid ${server.child.pid}) at ${server.url} (${server.output.find((l) => l.includes('listening on')) ?? ''})`);
+  say(
+    `${version}; sbkit server (pid ${server.child.pid}) at ${server.url} (${server.output.find((l) => l.includes('listening on')) ?? ''})`,
+  );
 
   const results: RunResult[] = [];
   try {

@@ -89,7 +89,7 @@ export async function startRecorder(upstream: string, target: string, dumpDir: s
   const up = new URL(upstream);
   let seq = 0;
 
-  const proxy = http.createServer(async (req, res) => {
+  const forwardAndRecord = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const t0 = Date.now();
     const body = await readBody(req);
     const record: RecordedRequest = {
@@ -136,6 +136,9 @@ export async function startRecorder(upstream: string, target: string, dumpDir: s
     };
     forward.on('error', fail);
     forward.end(body);
+  };
+  const proxy = http.createServer((req, res) => {
+    forwardAndRecord(req, res).catch((err: unknown) => res.destroy(err instanceof Error ? err : new Error(String(err))));
   });
 
   let go = false;

@@ -7,12 +7,12 @@ import { join } from 'node:path';
 export type Protocol = 'v5' | 'v4';
 
 /** A literal dummy key: the placeholder %GOOGLE_SAFEBROWSING_API_KEY% would send the distribution's key. */
-export const DUMMY_KEY = 'sbkit-e2e-dummy-key';
+const DUMMY_KEY = 'sbkit-e2e-dummy-key';
 
-export type PrefValue = string | number | boolean;
+type PrefValue = string | number | boolean;
 
-/** The provider URLs Firefox uses for `protocol`, as API.md §5 gives them. */
-export function providerUrls(protocol: Protocol, base: string, key = DUMMY_KEY): { updateURL: string; gethashURL: string } {
+/** The provider URLs Firefox uses for `protocol`, as docs/api.md §5 gives them. */
+function providerUrls(protocol: Protocol, base: string, key = DUMMY_KEY): { updateURL: string; gethashURL: string } {
   if (protocol === 'v5') {
     return {
       updateURL: `${base}/v5/hashLists:batchGet?key=${key}`,
@@ -37,7 +37,7 @@ export interface ProfileOptions {
 }
 
 /** The prefs of the Safe Browsing provider under test, and of the ones that must stay quiet. */
-export function safeBrowsingPrefs(options: ProfileOptions): Record<string, PrefValue> {
+function safeBrowsingPrefs(options: ProfileOptions): Record<string, PrefValue> {
   const v5 = options.protocol === 'v5';
   const provider = v5 ? 'google5' : 'google4';
   const urls = providerUrls(options.protocol, options.server);
@@ -76,7 +76,7 @@ export function safeBrowsingPrefs(options: ProfileOptions): Record<string, PrefV
 }
 
 /** Everything that would otherwise reach the (closed) network or open extra pages. */
-export const QUIET_PREFS: Readonly<Record<string, PrefValue>> = {
+const QUIET_PREFS: Readonly<Record<string, PrefValue>> = {
   // First-run and start-up pages.
   'browser.shell.checkDefaultBrowser': false,
   'browser.startup.homepage_override.mstone': 'ignore',
@@ -173,7 +173,7 @@ function prefLine(name: string, value: PrefValue): string {
 }
 
 /** The text of user.js for `options`. */
-export function userJs(options: ProfileOptions): string {
+function userJs(options: ProfileOptions): string {
   const lines = [
     `// sbkit Firefox end-to-end run (${options.protocol}): Safe Browsing against ${options.server}`,
     ...Object.entries(safeBrowsingPrefs(options)).map(([k, v]) => prefLine(k, v)),

@@ -9,7 +9,7 @@ export function say(message: string): void {
 }
 
 /** The absolute path of an executable found on PATH, or undefined. */
-export function which(command: string): string | undefined {
+function which(command: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     if (dir === '') continue;
     const candidate = join(dir, command);
@@ -36,10 +36,15 @@ export function ensureFirefox(): string {
   const asRoot = process.getuid?.() === 0;
   const prefix = asRoot ? [] : which('sudo') !== undefined ? ['sudo', '-n'] : undefined;
   if (prefix === undefined) {
-    throw new Error('firefox-esr is missing and this user cannot run apt-get (not root, no sudo): run `apt-get install -y firefox-esr` as root');
+    throw new Error(
+      'firefox-esr is missing and this user cannot run apt-get (not root, no sudo): run `apt-get install -y firefox-esr` as root',
+    );
   }
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  for (const args of [['apt-get', 'update'], ['apt-get', 'install', '-y', '--no-install-recommends', 'firefox-esr']]) {
+  for (const args of [
+    ['apt-get', 'update'],
+    ['apt-get', 'install', '-y', '--no-install-recommends', 'firefox-esr'],
+  ]) {
     const command = [...prefix, ...args];
     say(`running: ${command.join(' ')}`);
     // apt-get's own output goes to stderr so that stdout keeps only the report.

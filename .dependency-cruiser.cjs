@@ -1,0 +1,90 @@
+// The layers of src/ (docs/architecture.md), checked by `npm run lint`: data flows down, never up.
+//
+//   url ─┐
+//   codec ┼─▶ wire ─▶ store ─▶ client ─▶ server ─▶ cli
+//   proto ┘
+//
+// url, codec and proto are the ground floor (pure: no I/O, nothing of ours but themselves); wire speaks
+// the REST surface both sides share; store keeps lists; the client uses all of them; the server reuses the
+// client (a proxy is a client of its upstream); only the CLI may use everything. Each layer may use only
+// the Node built-ins its work needs, so that the lower ones stay runnable outside Node.
+
+const LAYERS = ['url', 'codec', 'proto', 'wire', 'store', 'client', 'server', 'cli'];
+
+/** What each layer may import of ours: itself and the layers below it. */
+const ALLOWED = {
+  url: ['url'],
+  codec: ['codec'],
+  proto: ['proto'],
+  wire: ['wire', 'proto', 'codec', 'url'],
+  store: ['store', 'codec', 'url'],
+  client: ['client', 'store', 'wire', 'proto', 'codec', 'url'],
+  server: ['server', 'client', 'store', 'wire', 'proto', 'codec', 'url'],
+  cli: LAYERS,
+};
+
+/** Node built-ins each layer may use; the server and the CLI may use any. */
+const BUILT_INS = {
+  url: ['crypto', 'url'],
+  codec: ['os'],
+  proto: [],
+  wire: ['crypto'],
+  store: ['crypto', 'fs', 'fs/promises', 'os', 'path'],
+  client: ['fs/promises', 'http', 'https', 'stream', 'zlib'],
+};
+
+const layerRules = Object.entries(ALLOWED).map(([layer, allowed]) => ({
+  name: `${layer}-imports-only-below`,
+  comment: `src/${layer} may import only ${allowed.join(', ')}: layers never import upward`,
+  severity: 'error',
+  from: { path: `^src/${layer}/` },
+  to: { path: `^src/(${LAYERS.filter((other) => !allowed.includes(other)).join('|')})/` },
+}));
+
+const builtInRules = Object.entries(BUILT_INS).map(([layer, allowed]) => ({
+  name: `${layer}-node-built-ins`,
+  comment:
+    allowed.length === 0 ? `src/${layer} uses no Node built-in` : `src/${layer} may use only these Node built-ins: ${allowed.join(', ')}`,
+  severity: 'error',
+  from: { path: `^src/${layer}/` },
+  to: { dependencyTypes: ['core'], ...(allowed.length === 0 ? {} : { pathNot: `^(node:)?(${allowed.join('|')})$` }) },
+}));
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'no import cycles: a room that needs its neighbour back shares something that belongs below both',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'root-files-stay-light',
+      comment: 'src/version.ts reads the package version and nothing else',
+      severity: 'error',
+      from: { path: '^src/version\\.ts$' },
+      to: { path: '^src/' },
+    },
+    ...layerRules.filter((rule) => rule.to.path !== '^src/()/'),
+    ...builtInRules,
+    {
+      name: 'no-unresolvable',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^src/proto/gen/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.d.ts'],
+    },
+  },
+};

@@ -1,0 +1,57 @@
+// ESLint: JavaScript's recommended rules and typescript-eslint's type-checked ones over everything
+// TypeScript in the repository, plus the house rules of src/ (the library prints nothing and reads no
+// process state: only src/cli does).
+import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default defineConfig(
+  // test/package/consumer/ is type-checked by its test, against the installed package.
+  { ignores: ['dist/', 'docs/api/', 'node_modules/', 'src/proto/gen/', 'test/package/consumer/'] },
+  js.configs.recommended,
+  tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      globals: globals.node,
+      parserOptions: { projectService: { allowDefaultProject: ['*.js', '.*.cjs', 'scripts/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      // Memory stores beside Redis ones, and fastify hooks, implement async interfaces without awaiting.
+      '@typescript-eslint/require-await': 'off',
+      // A `let` that a callback made before its assignment reads stays a `let`.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      // Parameters a signature must have but a body does not use are named with a leading underscore.
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      // node:test runs what describe() and it() return; nothing is lost by not awaiting them.
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          allowForKnownSafeCalls: [
+            {
+              from: 'package',
+              package: 'node:test',
+              name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'],
+            },
+          ],
+        },
+      ],
+    },
+  },
+  // JavaScript files (the build script, this file) are linted without types.
+  { files: ['**/*.{js,mjs,cjs}'], extends: [tseslint.configs.disableTypeChecked] },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/cli/**'],
+    rules: {
+      'no-console': 'error',
+      'no-restricted-globals': [
+        'error',
+        {
+          name: 'process',
+          message: 'Only src/cli reads the process (its arguments, environment, streams, exit): pass what a part needs as an option.',
+        },
+      ],
+    },
+  },
+);

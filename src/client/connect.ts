@@ -1,0 +1,26 @@
+// The transport of the client's protocol, loaded at the first request: a program that makes a client,
+// or checks URLs its cache and lists answer, loads no protobuf or HPKE code.
+
+import type { ObliviousHttpOptions } from './oblivious-http.ts';
+import type { ServerSettings, Transport } from './transport.ts';
+
+/**
+ * A transport of `protocol` once its code is loaded: v4 fetches `lists` (all of SB-11's when empty); v5
+ * searches through an Oblivious HTTP relay when `ohttp` is given (SB-2).
+ */
+export async function connect(
+  protocol: 'v5' | 'v4',
+  settings: ServerSettings,
+  lists: readonly string[],
+  ohttp: ObliviousHttpOptions | undefined,
+): Promise<Transport> {
+  if (protocol === 'v4') {
+    const { V4Transport } = await import('./transport-v4.ts');
+    return new V4Transport(settings, lists);
+  }
+  const { V5Transport } = await import('./transport-v5.ts');
+  if (ohttp === undefined) return new V5Transport(settings);
+  const { ObliviousHttp } = await import('./oblivious-http.ts');
+  const oblivious = new ObliviousHttp(ohttp);
+  return new V5Transport(settings, (request, http) => oblivious.send(request, http));
+}

@@ -1,0 +1,138 @@
+// Searches for full hashes (`hashes:search`, v4 `fullHashes:find`): the memory cache in front, the
+// search schedule that keeps RF-3 and RF-4 for searches, and the cutting of large searches into
+// requests a front end accepts.
+
+import { prefix32 } from '../url/hash.ts';
+import type { Clock } from './clock.ts';
+import type { LocalCache } from './local-cache.ts';
+import { RequestSchedule, type ScheduleState } from './schedule.ts';
+import type { FullHashMatch } from './threats.ts';
+import type { ListState, SearchResult, Transport } from './transport.ts';
+
+/**
+ * Prefixes per search request. The API allows 1000, but a v5 search is a GET whose prefixes fill the
+ * query string (about 20 bytes each): 250 keep the request line near 5 KB, inside the 8 KB that common
+ * front ends (nginx, many load balancers) accept by default. A refused request would start RF-4
+ * back-off for everyone a proxy serves.
+ */
+export const SEARCH_PREFIXES_PER_REQUEST = 250;
+
+/**
+ * A search could not be sent because RF-3 / RF-4 forbid it for now. Checks do not throw it: they give
+ * the fallback verdict with this as their `error`.
+ */
+export class SearchDeferredError extends Error {
+  /** Always `"SearchDeferredError"`, as logs and stack traces show it. */
+  override readonly name = 'SearchDeferredError';
+
+  constructor(
+    /** ms since the epoch when the server may be asked again. */
+    readonly notBefore: number,
+  ) {
+    super(`the server may not be asked again before ${new Date(notBefore).toISOString()} (request-frequency rules)`);
+  }
+}
+
+/** The answers to the requests of one search as one: every full hash, the shortest durations, the longest wait. */
+function mergeSearchResults(results: readonly SearchResult[]): SearchResult {
+  if (results.length === 1) return results[0]!;
+  const defined = (values: (number | undefined)[]) => values.filter((v): v is number => v !== undefined);
+  const negative = defined(results.map((r) => r.negativeCacheDurationMs));
+  const waits = defined(results.map((r) => r.minimumWaitMs));
+  return {
+    fullHashes: results.flatMap((r) => r.fullHashes),
+    serverFullHashCount: results.reduce((sum, r) => sum + r.serverFullHashCount, 0),
+    cacheDurationMs: Math.min(...results.map((r) => r.cacheDurationMs)),
+    negativeCacheDurationMs: negative.length === 0 ? undefined : Math.min(...negative),
+    minimumWaitMs: waits.length === 0 ? undefined : Math.max(...waits),
+  };
+}
+
+export interface HashSearcherParts {
+  connection: () => Promise<Transport>;
+  cache: LocalCache;
+  clock: Clock;
+  random: () => number;
+  /** The list states the client holds (v4 sends them as `client_states`). */
+  listStates: () => ListState[];
+  /**
+   * Saves the schedules, before the search answers, when a wait began or back-off began or ended: RF-3
+   * and RF-4 must hold even for a process that crashes right after. Never rejects.
+   */
+  saveSchedules: () => Promise<unknown>;
+}
+
+export class HashSearcher {
+  private schedule: RequestSchedule;
+
+  constructor(private readonly parts: HashSearcherParts) {
+    this.schedule = new RequestSchedule(parts.clock.now(), 0, 0);
+  }
+
+  /** The search schedule, to be saved beside the lists. */
+  get state(): ScheduleState {
+    return this.schedule.state;
+  }
+
+  /** Takes over the schedule an earlier process saved. */
+  restore(state: ScheduleState): void {
+    this.schedule = RequestSchedule.restore(state);
+  }
+
+  /**
+   * One search, within the request-frequency rules (RF-3, RF-4). More prefixes than one request should
+   * carry go out as several requests at once, ruled as one search: a v4 minimum wait set by the first
+   * answer cannot hold back the rest, and a failure of any is one failure. Rejects with
+   * SearchDeferredError while a wait is in force, and with the transport's error when a request fails.
+   */
+  async search(prefixes: readonly number[]): Promise<SearchResult> {
+    const { clock } = this.parts;
+    if (!this.schedule.mayRequest(clock.now())) throw new SearchDeferredError(this.schedule.earliest);
+    const failuresBefore = this.schedule.consecutiveFailures;
+    try {
+      const lists = this.parts.listStates();
+      const chunks: (readonly number[])[] = [];
+      for (let start = 0; start < prefixes.length; start += SEARCH_PREFIXES_PER_REQUEST)
+        chunks.push(prefixes.slice(start, start + SEARCH_PREFIXES_PER_REQUEST));
+      const transport = await this.parts.connection();
+      const result = mergeSearchResults(await Promise.all(chunks.map((chunk) => transport.search(chunk, lists))));
+      this.schedule.succeeded(clock.now(), result.minimumWaitMs);
+      await this.scheduleChanged(failuresBefore);
+      return result;
+    } catch (err) {
+      this.schedule.failed(clock.now(), this.parts.random());
+      await this.scheduleChanged(failuresBefore);
+      throw err;
+    }
+  }
+
+  /** A wait now in force, or back-off begun or ended, is saved before the search answers. */
+  private async scheduleChanged(failuresBefore: number): Promise<void> {
+    if (this.schedule.earliest > this.parts.clock.now() || this.schedule.consecutiveFailures !== failuresBefore)
+      await this.parts.saveSchedules();
+  }
+
+  /**
+   * The full hashes under 4-byte prefixes, from the cache where it knows and from the server for the
+   * rest (cached in turn, negative answers too): what a caching proxy needs of its upstream.
+   * `cacheDurationMs` is the shortest time any of the answers stays valid. Rejects as `search` does.
+   */
+  async searchPrefixes(prefixes: readonly number[]): Promise<{ fullHashes: FullHashMatch[]; cacheDurationMs: number }> {
+    const { cache, clock } = this.parts;
+    const now = clock.now();
+    const { remaining, fullHashes, expiresAt } = cache.consult(prefixes, now);
+    let validForMs = expiresAt - now;
+    if (remaining.size > 0) {
+      const asked = [...remaining];
+      const response = await this.search(asked);
+      const answeredAt = clock.now();
+      cache.store(asked, response, answeredAt);
+      // From the answer itself, not the cache: a zero cache duration must not lose a threat.
+      fullHashes.push(...response.fullHashes.filter((match) => remaining.has(prefix32(match.fullHash))));
+      // A prefix the cache could not keep (it is full) is valid for no time at all.
+      const stored = cache.consult(asked, answeredAt);
+      validForMs = Math.min(validForMs, stored.remaining.size > 0 ? 0 : stored.expiresAt - answeredAt);
+    }
+    return { fullHashes, cacheDurationMs: Number.isFinite(validForMs) ? Math.max(0, validForMs) : 0 };
+  }
+}

@@ -1,0 +1,315 @@
+// The local lists and their updates: what the database holds, when each list may be asked for again
+// (RF-2..5, SB-12), applying each answer (SB-9: removals, additions, checksum; a list that fails is
+// dropped and fetched in full) and storing it, in the foreground or on a timer in the background.
+
+import { DatabaseFileError, type LocalDatabase } from '../store/database.ts';
+import { HashList, type HashListUpdate, HashListUpdateError } from '../store/hash-list.ts';
+import type { HashWidth } from '../store/hash-set.ts';
+import type { Clock } from './clock.ts';
+import type { ClientEvent } from './options.ts';
+import type { ListState, Transport } from './transport.ts';
+import { UpdateSchedule, type UpdateScheduleState } from './update-schedule.ts';
+
+/** Several rounds are normal when the server sends a list in parts with zero waits (SB-12). */
+const MAX_UPDATE_ROUNDS = 64;
+
+/** What one {@link SafeBrowsingClient.update} did. */
+export interface UpdateSummary {
+  /** Lists that changed (or were confirmed current) and are stored. */
+  updated: string[];
+  /** Lists whose update could not be applied (a bad answer, a checksum mismatch): each is dropped and fetched in full next time (SB-9). */
+  failed: {
+    /** The list's name. */
+    list: string;
+    /** Why its update was refused. */
+    error: Error;
+  }[];
+  /** Set when the whole request failed, when a list could not be stored, or when the schedule could not be saved. */
+  error: Error | undefined;
+  /** ms since the epoch when the next update may go out. */
+  nextUpdateAt: number;
+  /** Set while updates back off after failures (RF-4): no update is asked for before this moment. */
+  backoffUntil: number | undefined;
+}
+
+/** One local list as {@link SafeBrowsingClient.listInfo} describes it. */
+export interface ListInfo {
+  /** The list's v5 name, e.g. `se-4b`. */
+  name: string;
+  /** Opaque version bytes, base64; empty before the first update. */
+  version: string;
+  /** Bytes per stored hash: 4, 8, 16 or 32 (the name's `-4b`… suffix). */
+  width: HashWidth;
+  /** Hashes or hash prefixes held. */
+  entries: number;
+  /** SHA-256 of the sorted entries (SB-9), hex. */
+  checksum: string;
+  /** ms since the epoch of the last successful update, undefined when never updated. */
+  updatedAt: number | undefined;
+}
+
+/** The width a list's hashes have: its name's -4b, -8b, -16b or -32b suffix; 4 bytes without one. */
+function widthOfName(name: string): HashWidth {
+  const match = /-(4|8|16|32)b$/.exec(name);
+  return match === null ? 4 : (Number(match[1]) as HashWidth);
+}
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+export interface ListUpdaterParts {
+  /** Every list kept, threat lists and the global cache alike. */
+  names: readonly string[];
+  connection: () => Promise<Transport>;
+  clock: Clock;
+  random: () => number;
+  emit: (event: ClientEvent) => void;
+  /** Saves the request schedules beside the lists; never rejects, resolves to the write's error. */
+  saveSchedules: () => Promise<Error | undefined>;
+  /** RF-2's window for the first background update. */
+  firstUpdateWindowMs: number | undefined;
+  /** The shortest wait between complete updates, whatever the server says (zero waits stay zero). */
+  minimumUpdateWaitMs: number;
+}
+
+export class ListUpdater {
+  private readonly lists = new Map<string, HashList>();
+  private readonly updatedAt = new Map<string, number>();
+  private schedule: UpdateSchedule;
+  private database: LocalDatabase | undefined;
+  private timer: unknown;
+  private updating: Promise<UpdateSummary> | undefined;
+  private stopped = false;
+  /** Update rounds the server answered, and update requests that failed. */
+  readonly counts = { updates: 0, updateFailures: 0 };
+
+  constructor(private readonly parts: ListUpdaterParts) {
+    for (const name of parts.names) this.lists.set(name, HashList.empty(name, widthOfName(name)));
+    this.schedule = new UpdateSchedule(parts.names, parts.clock.now());
+  }
+
+  /**
+   * Takes the lists a database holds (a file of the wrong width is reported and fetched again) and the
+   * update schedule an earlier process saved; stores every later update there.
+   */
+  load(database: LocalDatabase, saved: UpdateScheduleState | undefined): void {
+    this.database = database;
+    for (const name of this.parts.names) {
+      const stored = database.get(name);
+      if (stored === undefined) continue;
+      const width = widthOfName(name);
+      if (stored.list.width !== width) {
+        // Not this list's width: fetched again in full, which then replaces the file.
+        this.parts.emit({
+          type: 'damaged-file',
+          error: new DatabaseFileError(database.fileOf(name), `it holds ${stored.list.width}-byte hashes, the list ${width}-byte ones`),
+        });
+        continue;
+      }
+      this.lists.set(name, stored.list);
+      this.updatedAt.set(name, stored.updatedAt);
+    }
+    if (saved !== undefined) this.schedule = new UpdateSchedule(this.parts.names, this.parts.clock.now(), saved);
+  }
+
+  /** The update schedule, to be saved beside the lists. */
+  get state(): UpdateScheduleState {
+    return this.schedule.state;
+  }
+
+  /** The earliest moment any list may be fetched again. */
+  get nextUpdateAt(): number | undefined {
+    return this.schedule.earliest;
+  }
+
+  get consecutiveFailures(): number {
+    return this.schedule.consecutiveFailures;
+  }
+
+  /** A local list as it stands. */
+  list(name: string): HashList | undefined {
+    return this.lists.get(name);
+  }
+
+  /** Whether the list holds the full hash (at the list's width). */
+  matches(name: string, fullHash: string): boolean {
+    return this.lists.get(name)?.matches(fullHash) ?? false;
+  }
+
+  /** The lists' names, versions and widths, as a request names them. */
+  listStates(names: readonly string[]): ListState[] {
+    return names.map((name) => {
+      const list = this.lists.get(name)!;
+      return { name, version: list.version, width: list.width };
+    });
+  }
+
+  listInfo(): ListInfo[] {
+    return this.parts.names.map((name) => {
+      const list = this.lists.get(name)!;
+      return {
+        name,
+        version: Buffer.from(list.version).toString('base64'),
+        width: list.width,
+        entries: list.size,
+        checksum: Buffer.from(list.checksum).toString('hex'),
+        updatedAt: this.updatedAt.get(name),
+      };
+    });
+  }
+
+  /** Time since the oldest list was last updated; undefined while any list never was. */
+  updateLagMs(now: number): number | undefined {
+    const times = this.parts.names.map((name) => this.updatedAt.get(name));
+    if (times.length === 0 || times.includes(undefined)) return undefined;
+    return now - Math.min(...(times as number[]));
+  }
+
+  /** RF-2: the first background update at a random moment of the first window, later ones as waits allow. */
+  start(): void {
+    if (this.parts.names.length === 0) return;
+    const { clock, random } = this.parts;
+    this.schedule.delayStart(clock.now(), random(), this.parts.firstUpdateWindowMs);
+    this.scheduleNext();
+  }
+
+  /** Stops background updates, and waits for one under way. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) this.parts.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.updating?.catch(() => undefined);
+  }
+
+  private scheduleNext(): void {
+    const { clock } = this.parts;
+    if (this.stopped) return;
+    if (this.timer !== undefined) clock.clearTimeout(this.timer);
+    const next = this.nextUpdateAt;
+    if (next === undefined) return;
+    this.timer = clock.setTimeout(
+      () => {
+        this.timer = undefined;
+        // Nobody awaits a background update: whatever goes wrong is a failed update, reported and backed
+        // off (RF-4), never an unhandled rejection.
+        void this.update()
+          .catch((err: unknown) => {
+            this.failed(err);
+          })
+          .finally(() => this.scheduleNext());
+      },
+      Math.max(0, next - clock.now()),
+    );
+  }
+
+  /**
+   * Fetches every list whose wait is over, and again at once while the server asks for that with a zero
+   * wait (SB-12), within a bound of rounds. Lists still waiting are left alone. One update at a time:
+   * a call while one runs gets that one's summary.
+   */
+  update(): Promise<UpdateSummary> {
+    this.updating ??= this.run().finally(() => {
+      this.updating = undefined;
+    });
+    return this.updating;
+  }
+
+  private async run(): Promise<UpdateSummary> {
+    const { clock } = this.parts;
+    const summary: UpdateSummary = { updated: [], failed: [], error: undefined, nextUpdateAt: 0, backoffUntil: undefined };
+    for (let round = 0; round < MAX_UPDATE_ROUNDS && !this.stopped; round++) {
+      const due = this.schedule.due(clock.now());
+      if (due.length === 0) break;
+      let response;
+      try {
+        response = await (await this.parts.connection()).fetchUpdates(this.listStates(due));
+      } catch (err) {
+        summary.error = this.failed(err);
+        break;
+      }
+      const answeredAt = clock.now();
+      // RF-5: a 200 answer ends back-off; each list then waits as long as the server said (RF-3, SB-12).
+      this.schedule.answered(answeredAt);
+      let storageError: Error | undefined;
+      for (const fetched of response.lists) {
+        const waitMs = 'error' in fetched ? response.minimumWaitMs : (fetched.minimumWaitMs ?? response.minimumWaitMs);
+        this.schedule.listAnswered(fetched.name, answeredAt, this.updateWait(waitMs));
+        const next = 'error' in fetched ? fetched.error : this.applied(fetched.name, fetched.update);
+        if (next instanceof Error) {
+          summary.failed.push({ list: fetched.name, error: next });
+          storageError ??= await this.drop(fetched.name, next);
+          continue;
+        }
+        try {
+          await this.database?.save(next, answeredAt);
+        } catch (err) {
+          // The old list stays, in memory as on disk, so that the version asked for next is the one kept.
+          storageError ??= asError(err);
+          continue;
+        }
+        this.lists.set(fetched.name, next);
+        this.updatedAt.set(fetched.name, answeredAt);
+        if (!summary.updated.includes(fetched.name)) summary.updated.push(fetched.name);
+      }
+      this.counts.updates++;
+      this.parts.emit({ type: 'update', lists: due, nextUpdateAt: this.nextUpdateAt! });
+      if (storageError !== undefined) {
+        // A list that cannot be stored (a full disk, a folder gone) is a failed update: back off (RF-4)
+        // rather than download it again and again.
+        summary.error = this.failed(storageError);
+        break;
+      }
+    }
+    const stateError = await this.parts.saveSchedules();
+    summary.error ??= stateError;
+    summary.nextUpdateAt = this.nextUpdateAt ?? clock.now();
+    summary.backoffUntil = this.schedule.backoffUntil;
+    return summary;
+  }
+
+  /** The list after an update, or why the update cannot be applied (SB-9). */
+  private applied(name: string, update: HashListUpdate): HashList | HashListUpdateError {
+    try {
+      return this.lists.get(name)!.applyUpdate(update);
+    } catch (err) {
+      if (err instanceof HashListUpdateError) return err;
+      throw err;
+    }
+  }
+
+  /** An update that failed, whatever the cause: the next back-off step for all lists (RF-4), counted and reported. */
+  private failed(err: unknown): Error {
+    const error = asError(err);
+    this.schedule.failed(this.parts.clock.now(), this.parts.random());
+    this.counts.updateFailures++;
+    this.parts.emit({
+      type: 'update-failed',
+      error,
+      consecutiveFailures: this.schedule.consecutiveFailures,
+      nextUpdateAt: this.nextUpdateAt!,
+    });
+    return error;
+  }
+
+  /** The server's wait for the next update, lengthened to `minimumUpdateWaitMs`; zero stays zero (SB-12). */
+  private updateWait(serverWaitMs: number | undefined): number | undefined {
+    return serverWaitMs === undefined || serverWaitMs === 0 ? serverWaitMs : Math.max(serverWaitMs, this.parts.minimumUpdateWaitMs);
+  }
+
+  /**
+   * SB-9: a list that failed to update is dropped and fetched again from scratch, at the width its name
+   * gives. Resolves to the error when its file could not be removed.
+   */
+  private async drop(name: string, error: Error): Promise<Error | undefined> {
+    this.lists.set(name, HashList.empty(name, widthOfName(name)));
+    this.updatedAt.delete(name);
+    this.parts.emit({ type: 'list-dropped', list: name, error });
+    try {
+      await this.database?.drop(name);
+      return undefined;
+    } catch (err) {
+      return asError(err);
+    }
+  }
+}
