@@ -19,6 +19,6 @@ export interface BenchFact {
   name: string;
   value: number;
   unit: string;
-  /** The largest value DESIGN.md allows. */
+  /** The largest value docs/architecture.md allows. */
   budgetAtMost?: number;
 }

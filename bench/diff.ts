@@ -26,7 +26,7 @@ function randomFullHashes(count: number, seed: number): Uint8Array {
 /**
  * Server list work (SB-9) on a 2 M-entry 4-byte list: publishing a snapshot (sort, dedupe, content id,
  * prefixes), the diff between two snapshots 1% apart, the state and checksum of an update cut short by
- * `max_update_entries`, and the full-hash lookup behind `hashes:search`. DESIGN.md sets no budget here.
+ * `max_update_entries`, and the full-hash lookup behind `hashes:search`. docs/architecture.md sets no budget here.
  */
 export function diffBenchmarks(): BenchCase[] {
   const before = randomFullHashes(LIST_SIZE, 1);

@@ -8,7 +8,7 @@ export interface HttpRow {
   name: string;
   requestsPerSecond: number;
   latencyP50Ms: number;
-  /** Share of the bare fastify route's rate; DESIGN.md asks ≥ 50% for hashes:search. */
+  /** Share of the bare fastify route's rate; docs/architecture.md asks ≥ 50% for hashes:search. */
   ofBare: number | undefined;
   budgetOfBare: number | undefined;
 }

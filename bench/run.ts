@@ -76,7 +76,7 @@ function report(rows: Row[], facts: BenchFact[], http: HttpRow[], startup: Start
       `${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}. Medians of one run (tinybench); ` +
       'the machine is shared, so compare rows of the same run only.',
     '',
-    '| work | median per op | per unit | rate | budget (DESIGN.md) | within budget |',
+    '| work | median per op | per unit | rate | budget (docs/architecture.md) | within budget |',
     '|---|---|---|---|---|---|',
     ...rows.map((row) => {
       const c = row.benchCase;
@@ -85,7 +85,7 @@ function report(rows: Row[], facts: BenchFact[], http: HttpRow[], startup: Start
       return `| ${c.name} | ${formatTime(row.medianMs)} | ${perUnit} | ${formatRate(row.ratePerSecond)} ${c.unit}/s | ${budget} | ${verdict} |`;
     }),
     '',
-    '| measurement | value | budget (DESIGN.md) | within budget |',
+    '| measurement | value | budget (docs/architecture.md) | within budget |',
     '|---|---|---|---|',
     ...facts.map((f) => {
       const budget = f.budgetAtMost === undefined ? '—' : `≤ ${f.budgetAtMost} ${f.unit}`;
@@ -95,7 +95,7 @@ function report(rows: Row[], facts: BenchFact[], http: HttpRow[], startup: Start
     '',
     'HTTP on loopback (autocannon, 32 connections; server in a child process, load generator in this one; the routes in turn for five rounds of 3 s, medians over rounds, the share of bare taken per round):',
     '',
-    '| route | requests/s | p50 latency | share of the bare route | budget (DESIGN.md) | within budget |',
+    '| route | requests/s | p50 latency | share of the bare route | budget (docs/architecture.md) | within budget |',
     '|---|---|---|---|---|---|',
     ...http.map((h) => {
       const share = h.ofBare === undefined ? '—' : `${(100 * h.ofBare).toFixed(0)}%`;
@@ -106,7 +106,7 @@ function report(rows: Row[], facts: BenchFact[], http: HttpRow[], startup: Start
     '',
     'Start-up of the built package, each a new process (medians of 11 rounds; every round also times `node -e 0`, the floor, and the ratio is taken per round):',
     '',
-    '| measurement | median | of the floor | budget (DESIGN.md) | within budget |',
+    '| measurement | median | of the floor | budget (docs/architecture.md) | within budget |',
     '|---|---|---|---|---|',
     ...startup.map(startupLine),
     '',

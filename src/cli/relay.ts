@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { LoadControl } from '../server/guard/load-control.ts';
 import { RedisConnectionError } from '../server/redis-connection.ts';
+import { addressFlag } from './serve.ts';
 import { EXIT, type CliIo, type ExitStatus, untilStopped, UsageError } from './io.ts';
 
 interface RelayFlags {
@@ -37,7 +38,6 @@ export function relayCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
         throw new UsageError(`--gateway must be a URL such as https://sb.example/ohttp-gateway, not "${flags.gateway}"`);
       }
       // The server's code is loaded only now: `--help` and the other commands never need it.
-      const { addressFlag } = await import('./serve-run.ts');
       const { LoadControl } = await import('../server/guard/load-control.ts');
       const { createRelayApp } = await import('../server/ohttp/relay.ts');
       const trustedProxies = addressFlag('--trusted-proxy', flags.trustedProxy ?? [], 'trusted proxy');

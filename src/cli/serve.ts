@@ -1,7 +1,133 @@
+// `sbkit serve`: flags turned into the service's settings (server/service.ts assembles and runs it), and
+// the service's failures turned into exit statuses.
+
 import { Command } from 'commander';
-import { DEFAULT_KEY_PREFIX } from '../server/redis-connection.ts';
-import type { CliIo, ExitStatus } from './io.ts';
-import type { ServeFlags } from './serve-run.ts';
+import type { ClientEvent } from '../client/options.ts';
+import type { ListLoadReport } from '../server/feed-lists.ts';
+import { ConfigError } from '../server/feeds/config-error.ts';
+import { TrustedProxies } from '../server/guard/client-address.ts';
+import { SnapshotStoreError } from '../server/lists/snapshot-store-error.ts';
+import { DEFAULT_KEY_PREFIX, RedisConnectionError } from '../server/redis-connection.ts';
+import type { ListSource, ServiceConfig } from '../server/service.ts';
+import { reportDatabaseEvent } from './client-events.ts';
+import { EXIT, type CliIo, type ExitStatus, untilStopped, UsageError } from './io.ts';
+
+interface ServeFlags {
+  host: string;
+  port: string;
+  config?: string;
+  redis?: string;
+  redisPrefix: string;
+  upstream?: string;
+  upstreamKey?: string;
+  upstreamProtocol: string;
+  data?: string;
+  /** False with --no-load-control. */
+  loadControl: boolean;
+  trustedProxy?: string[];
+  trustedRelay?: string[];
+  ohttpRotate: string;
+  ohttpOverlap: string;
+}
+
+/** Addresses and CIDR blocks given to `flag`, checked as load control will read them; UsageError otherwise. */
+export function addressFlag(flag: string, entries: string[], what: string): string[] {
+  try {
+    new TrustedProxies(entries, what);
+  } catch (error) {
+    throw new UsageError(`${flag}: ${(error as Error).message}`);
+  }
+  return entries;
+}
+
+/** The lists to serve: an upstream's, a configuration's, or the demo set. Reads the configuration file. */
+async function listSource(flags: ServeFlags): Promise<ListSource> {
+  if (flags.redis !== undefined && flags.config === undefined && flags.upstream === undefined) {
+    throw new UsageError('--redis shares the lists of a --config, or of an --upstream, between instances');
+  }
+  const { readServerConfig } = await import('../server/feeds/config.ts');
+  const config = flags.config === undefined ? undefined : await readServerConfig(flags.config);
+  if (flags.upstream !== undefined) {
+    if (flags.upstreamProtocol !== 'v5' && flags.upstreamProtocol !== 'v4') throw new UsageError('--upstream-protocol is v5 or v4');
+    if (config !== undefined && config.lists.length > 0) {
+      throw new UsageError(
+        `${flags.config}: a proxy serves its upstream's lists; leave "lists" out of the configuration given with --upstream`,
+      );
+    }
+    return {
+      from: 'upstream',
+      url: flags.upstream,
+      apiKey: flags.upstreamKey,
+      protocol: flags.upstreamProtocol,
+      dataDir: flags.data,
+      config,
+    };
+  }
+  if (flags.config !== undefined && config !== undefined) return { from: 'config', file: flags.config, config };
+  return { from: 'demo' };
+}
+
+/** The service's settings from the flags; UsageError for flags that cannot work. */
+async function serviceConfig(flags: ServeFlags, io: CliIo): Promise<ServiceConfig> {
+  const port = Number(flags.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${flags.port}"`);
+  const rotateHours = Number(flags.ohttpRotate);
+  const overlapMinutes = Number(flags.ohttpOverlap);
+  if (!(Number.isFinite(rotateHours) && rotateHours > 0 && rotateHours <= 24 * 365)) {
+    throw new UsageError(`--ohttp-rotate is a number of hours, more than 0, not "${flags.ohttpRotate}"`);
+  }
+  if (!(Number.isFinite(overlapMinutes) && overlapMinutes >= 0 && overlapMinutes < rotateHours * 60)) {
+    throw new UsageError(`--ohttp-overlap is a number of minutes from 0 to less than the rotation period, not "${flags.ohttpOverlap}"`);
+  }
+  const log = (message: string) => io.err(`sbkit serve: ${message}\n`);
+  return {
+    host: flags.host,
+    port,
+    lists: await listSource(flags),
+    redis: flags.redis === undefined ? undefined : { url: flags.redis, keyPrefix: flags.redisPrefix },
+    loadControl: flags.loadControl,
+    trustedProxies: addressFlag('--trusted-proxy', flags.trustedProxy ?? [], 'trusted proxy'),
+    trustedRelays: addressFlag('--trusted-relay', flags.trustedRelay ?? [], 'trusted relay'),
+    ohttp: { rotateMs: rotateHours * 3_600_000, overlapMs: overlapMinutes * 60_000 },
+    log,
+    onListReport: (report) => reportList(io, report),
+    onClientEvent: (event: ClientEvent) => reportDatabaseEvent(io, event),
+  };
+}
+
+function reportList(io: CliIo, report: ListLoadReport): void {
+  const problems = report.errors.length === 0 ? '' : `; failed sources: ${report.errors.join('; ')}`;
+  const kept = report.published ? '' : ' (previous version kept)';
+  io.err(`sbkit serve: list ${report.list}: ${report.expressions} entries, ${report.badLines} bad lines${problems}${kept}\n`);
+  for (const bad of report.firstBadLines) io.err(`sbkit serve:   ${bad.source}, line ${bad.line}: ${bad.reason}\n`);
+}
+
+/** Runs the service until a signal stops it. A part that cannot start is reported with its exit status. */
+async function serve(flags: ServeFlags, io: CliIo, setExit: (status: ExitStatus) => void): Promise<void> {
+  const { ListenError, startService } = await import('../server/service.ts');
+  let service;
+  try {
+    service = await startService(await serviceConfig(flags, io));
+  } catch (err) {
+    if (
+      !(err instanceof ConfigError) &&
+      !(err instanceof SnapshotStoreError) &&
+      !(err instanceof RedisConnectionError) &&
+      !(err instanceof ListenError)
+    ) {
+      throw err;
+    }
+    io.err(`sbkit serve: ${err.message}\n`);
+    const invalid = err instanceof ConfigError || (err instanceof RedisConnectionError && err.reason === 'invalid-url');
+    setExit(invalid ? EXIT.INVALID_INPUT : EXIT.FAILED);
+    return;
+  }
+  const names = service.lists.map((list) => `${list.name} (${list.entries})`);
+  io.err(`sbkit serve: listening on ${service.url} with ${service.describe}: ${names.join(', ')}\n`);
+  io.err(`try: npx sbkit check --server ${service.url} http://testsafebrowsing.appspot.com/s/phishing.html\n`);
+  await untilStopped();
+  await service.close();
+}
 
 /** `sbkit serve`; the server's code is loaded when the command runs, never for `--help` or other commands. */
 export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): Command {
@@ -34,8 +160,5 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     )
     .option('--ohttp-rotate <hours>', 'Oblivious HTTP gateway: how long each key is the current one', '24')
     .option('--ohttp-overlap <minutes>', 'Oblivious HTTP gateway: how long a replaced key is still accepted', '60')
-    .action(async (flags: ServeFlags) => {
-      const { serve } = await import('./serve-run.ts');
-      await serve(flags, io, setExit);
-    });
+    .action((flags: ServeFlags) => serve(flags, io, setExit));
 }

@@ -1,4 +1,4 @@
-// The route table of the REST surface (DESIGN.md "Server surface", docs/api.md §1 and §2): which method and
+// The route table of the REST surface (docs/api.md, docs/api.md §1 and §2): which method and
 // path reach which RPC, and the message schemas of its request and response. The server dispatches on
 // it and the client builds its URLs from it, so the two cannot disagree about a path.
 
@@ -61,7 +61,7 @@ export const RPCS: { readonly [R in RpcId]: Rpc<R> } = {
     protocol: 'v5',
     httpMethod: 'GET',
     // The published path is singular `hashList/{name}` (the npm client uses it); the resource pattern
-    // is `hashLists/{hash_list}` (docs/api.md §1), so DESIGN.md serves both.
+    // is `hashLists/{hash_list}` (docs/api.md §1), so sbkit serves both.
     paths: ['hashList/{name}', 'hashLists/{name}'],
     requestSchema: v5.GetHashListRequestSchema,
     responseSchema: v5.HashListSchema,

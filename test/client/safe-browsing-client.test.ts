@@ -315,7 +315,7 @@ describe('the public API', () => {
     assert.equal(api.canonicalizeUrl('HTTP://Example.COM:80'), 'http://example.com/');
     assert.equal(api.urlExpressions('http://a.b.example.com/x').length, 6);
     assert.equal('createServer' in api, false, 'the root entry does not load the server');
-    // DESIGN.md: createServer(options) is public too, with the parts a server is composed of.
+    // createServer(options) is public too, with the parts a server is composed of.
     const server = await import('../../src/server/index.ts');
     for (const name of ['createServer', 'LoadControl', 'KeyRing', 'createRelayApp'] as const)
       assert.equal(typeof server[name], 'function', name);

@@ -9,7 +9,7 @@ function hasStatus(httpStatus: number, status: string) {
   return (error: unknown) => error instanceof WireError && error.httpStatus === httpStatus && error.status === status;
 }
 
-describe('matchRoute: every path of DESIGN.md "Server surface"', () => {
+describe('matchRoute: every path of the REST surface (docs/api.md)', () => {
   const v5Paths: Array<[string, string]> = [
     ['hashes:search', 'SearchHashes'],
     ['hashList/se-4b', 'GetHashList'],

@@ -1,4 +1,4 @@
-// Whose request it is (DESIGN.md reliability rules): the address of the peer, or, behind proxies the
+// Whose request it is (docs/architecture.md, reliability rules): the address of the peer, or, behind proxies the
 // operator trusts, the rightmost address in X-Forwarded-For that is not one of them. A header from
 // anyone else is ignored: clients could write anything there. IPv6 clients are grouped by /64, the
 // block one subscriber gets, so that a client cannot multiply its quota over its own addresses.

@@ -1,6 +1,6 @@
 /**
  * A memo that keeps at most `capacity` entries, forgetting the least recently used first, so that what
- * clients can make the server remember stays bounded (DESIGN.md reliability rules).
+ * clients can make the server remember stays bounded (docs/architecture.md, reliability rules).
  */
 export class BoundedCache<K, V> {
   private readonly entries = new Map<K, V>();

@@ -73,7 +73,7 @@ return redis.call('LRANGE', history, 0, -1)
 type Content = { field: 'fullHashes'; bytes: Uint8Array; ordered: false } | { field: 'served'; bytes: Uint8Array; ordered: true };
 
 /**
- * Published snapshots shared by server instances through Redis (DESIGN.md "Scale"), so that all of them
+ * Published snapshots shared by server instances through Redis (docs/architecture.md "Scale"), so that all of them
  * serve the same versions, diffs and checksums. Every instance may publish; ids are content-derived,
  * so the same content is the same version wherever it was published, and the history's order is the
  * order in which publications reached Redis.

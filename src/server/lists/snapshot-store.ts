@@ -7,7 +7,7 @@ import type { Snapshot } from './snapshot.ts';
  * Requests are answered synchronously from each ListHistory's memory; a store decides how snapshots get
  * there: published by this process only (the default, `memorySnapshotStore`), or shared by several
  * server instances (redis-snapshot-store.ts), so that every instance serves the same versions and
- * computes the same diffs (DESIGN.md "Scale").
+ * computes the same diffs (docs/architecture.md "Scale").
  */
 export interface SnapshotStore {
   /**

@@ -13,7 +13,7 @@ export const SNAPSHOT_ID_BYTES = 16;
  * list's hash length. Immutable.
  *
  * The id is derived from the list's name, hash length and content, not drawn at random: every server
- * instance that publishes the same feed content names it alike (DESIGN.md: instances compute the same
+ * instance that publishes the same feed content names it alike (docs/architecture.md: instances compute the same
  * versions and diffs), and a content published again is recognized as the same state.
  */
 export class Snapshot {

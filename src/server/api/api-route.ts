@@ -1,0 +1,80 @@
+// The API: every path of the v5 and v4 REST surface that no other route takes. A request is decoded by
+// the wire layer (all request forms of docs/api.md §3, the API key checked before the payload, as
+// Google does), answered from the catalog and the full-hash source, and encoded as the wire layer
+// chose from the request.
+
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RpcCall } from '../../wire/routes.ts';
+import { decodeWireRequest } from '../../wire/server-request.ts';
+import { encodeWireResponse } from '../../wire/server-response.ts';
+import { WireError } from '../../wire/wire-error.ts';
+import type { ListCatalog } from '../catalog.ts';
+import { asBuffer, sendWireError } from '../replies.ts';
+import { answerCall, LIST_RPCS } from './dispatch.ts';
+import type { FullHashSource } from './full-hash-source.ts';
+import type { ApiSettings } from './settings.ts';
+import { listNameForV4 } from './v4.ts';
+
+/** RF-2 puts a mirror's first update within a minute of its start. */
+const LISTS_PENDING_RETRY_AFTER_SECONDS = 60;
+
+export interface ApiRouteOptions {
+  catalog: ListCatalog;
+  source: FullHashSource;
+  settings: ApiSettings;
+  /** When non-empty, every call must carry one of these as `key=`. */
+  apiKeys: ReadonlySet<string>;
+  maxBodyBytes: number;
+  /** False for a list not yet fit to serve (a proxy's before its first copy of the upstream's). */
+  listReady: ((name: string) => boolean) | undefined;
+}
+
+/** Google refuses calls without a key with 403 and calls with an unknown key with 400. */
+function checkApiKey(keys: ReadonlySet<string>, key: string | undefined): void {
+  if (keys.size === 0) return;
+  if (key === undefined || key === '') {
+    throw new WireError('PERMISSION_DENIED', "Method doesn't allow unregistered callers. Please use an API key (key=) to call this API.");
+  }
+  if (!keys.has(key)) throw new WireError('INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.');
+}
+
+/** The lists whose contents a call asks for (by their names in the catalog; aliases resolved). */
+function listsAskedFor(call: RpcCall, catalog: ListCatalog): string[] {
+  let names: string[];
+  if (call.rpc === 'GetHashList') names = [call.request.name];
+  else if (call.rpc === 'BatchGetHashLists') names = call.request.names;
+  else if (call.rpc === 'FetchThreatListUpdates')
+    names = call.request.listUpdateRequests.flatMap((r) => listNameForV4(r.threatType, r.platformType, r.threatEntryType) ?? []);
+  else return [];
+  return names.flatMap((name) => catalog.get(name)?.definition.name ?? []);
+}
+
+export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions): void {
+  const { catalog, source, settings, apiKeys, maxBodyBytes, listReady } = options;
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/*',
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      try {
+        const body = Buffer.isBuffer(request.body) ? request.body : new Uint8Array(0);
+        const call = decodeWireRequest(
+          { method: request.method, url: request.url, headers: request.headers, body },
+          { maxBodyBytes, checkApiKey: (key) => checkApiKey(apiKeys, key) },
+        );
+        // A list not fit to serve gets 503 with Retry-After rather than an empty list that looks final.
+        const pending = listReady === undefined ? [] : listsAskedFor(call, catalog).filter((name) => !listReady(name));
+        if (pending.length > 0) {
+          reply.header('retry-after', String(LISTS_PENDING_RETRY_AFTER_SECONDS));
+          throw new WireError('UNAVAILABLE', `this server has no copy of the upstream's ${pending.join(', ')} yet; try again in a minute`);
+        }
+        const answer = await answerCall(catalog, source, call, settings);
+        const payload = encodeWireResponse(call.rpc, answer as never, call.responseEncoding);
+        if (LIST_RPCS.has(call.rpc)) reply.header('cache-control', `public, max-age=${settings.listCacheSeconds}`);
+        return reply.code(200).header('content-type', payload.contentType).send(asBuffer(payload.body));
+      } catch (err) {
+        if (err instanceof WireError) return sendWireError(reply, err);
+        throw err;
+      }
+    },
+  });
+}

@@ -1,0 +1,236 @@
+// What `sbkit serve` assembles, in order, from settings the CLI made of its flags:
+//
+//   lists ─────── the embedded demo set (demo.ts)
+//               │ a configuration's feeds (feed-lists.ts), published through a snapshot store: this
+//               │   process's memory, or Redis shared with the other instances (lists/redis-snapshot-store.ts)
+//               └ a mirror of an upstream (upstream-mirror.ts), its searches cached in Redis when shared
+//   load control (guard/load-control.ts), its limits shared through Redis when asked
+//   Oblivious HTTP gateway keys (ohttp/key-ring.ts, or ohttp/shared-key-ring.ts through Redis)
+//   the HTTP application (app.ts, server.ts), listening
+//
+// Everything opened is closed by one function, in the reverse order, when the service stops or when
+// starting it fails half-way.
+
+import type { ClientEvent } from '../client/options.ts';
+import { demoCatalog } from './demo.ts';
+import { FeedLists, type ListLoadReport } from './feed-lists.ts';
+import type { ServerConfig } from './feeds/config.ts';
+import { DEFAULT_LOAD_CONTROL_CONFIG, type LoadControlConfig } from './guard/load-control-config.ts';
+import { LoadControl } from './guard/load-control.ts';
+import { RedisSnapshotStore } from './lists/redis-snapshot-store.ts';
+import { hashCount } from './lists/sorted-hashes.ts';
+import { type GatewayKeys, KeyRing } from './ohttp/key-ring.ts';
+import { SharedKeyRing } from './ohttp/shared-key-ring.ts';
+import { DEFAULT_KEY_PREFIX } from './redis-connection.ts';
+import { RedisSearchCache } from './redis-search-cache.ts';
+import { createServer, type ServerOptions } from './server.ts';
+import { UpstreamMirror } from './upstream-mirror.ts';
+
+/** Where the lists come from. */
+export type ListSource =
+  | { from: 'demo' }
+  | { from: 'config'; file: string; config: ServerConfig }
+  /** A proxy's configuration holds everything but lists: keys, admin token, waits, load control. */
+  | {
+      from: 'upstream';
+      url: string;
+      apiKey: string | undefined;
+      protocol: 'v5' | 'v4';
+      dataDir: string | undefined;
+      config: ServerConfig | undefined;
+    };
+
+export interface ServiceConfig {
+  host: string;
+  port: number;
+  lists: ListSource;
+  /** Share lists, search answers, limits and gateway keys with the other instances through this Redis. */
+  redis: { url: string; keyPrefix: string } | undefined;
+  /** False: no load control at all, whatever the configuration says. */
+  loadControl: boolean;
+  /** Trusted proxies and relays besides the configuration's. */
+  trustedProxies: readonly string[];
+  trustedRelays: readonly string[];
+  /** How long each gateway key is the current one, and how long a replaced one is still accepted. */
+  ohttp: { rotateMs: number; overlapMs: number };
+  /** Where the service tells what it does and what fails. */
+  log: (message: string) => void;
+  /** Each (re)load of a configuration's list. */
+  onListReport?: (report: ListLoadReport) => void;
+  /** The events of a mirror's client. */
+  onClientEvent?: (event: ClientEvent) => void;
+}
+
+export interface Service {
+  /** The base URL it listens on, e.g. http://127.0.0.1:8080. */
+  url: string;
+  /** What it serves, in words. */
+  describe: string;
+  /** The lists served, with their entries. */
+  lists: { name: string; entries: number }[];
+  /** Stops listening, then closes everything it opened, in the reverse order. */
+  close(): Promise<void>;
+}
+
+/** The address cannot be listened on: taken, not this machine's, or not allowed. */
+export class ListenError extends Error {
+  /** Always `"ListenError"`, as logs and stack traces show it. */
+  override readonly name = 'ListenError';
+
+  constructor(host: string, port: number, cause: unknown) {
+    super(`cannot listen on ${host}:${port}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/** Things opened in turn, closed in the reverse order, each once, whatever the others do. */
+class Opened {
+  private readonly closers: (() => Promise<void> | void)[] = [];
+
+  add<T extends { close(): Promise<void> | void }>(part: T): T {
+    this.closers.push(() => part.close());
+    return part;
+  }
+
+  async closeAll(): Promise<void> {
+    const errors: unknown[] = [];
+    for (const close of this.closers.splice(0).reverse()) {
+      try {
+        await close();
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+    if (errors.length > 0) throw new AggregateError(errors, 'parts of the service failed to close');
+  }
+}
+
+/** What a configuration sets besides its lists: who may ask, the operator's token, the waits served. */
+function accessOptions(config: ServerConfig): Pick<ServerOptions, 'apiKeys' | 'adminToken' | 'settings'> {
+  return {
+    apiKeys: config.apiKeys,
+    adminToken: config.adminToken,
+    settings: { minimumWaitMs: config.minimumWaitSeconds * 1000, cacheDurationMs: config.cacheDurationSeconds * 1000 },
+  };
+}
+
+interface Lists {
+  options: Omit<ServerOptions, 'host' | 'port' | 'loadControl'>;
+  describe: string;
+  /** The configuration's `loadControl` section; LC's defaults without a configuration. */
+  loadControl: LoadControlConfig;
+}
+
+async function openLists(service: ServiceConfig, opened: Opened): Promise<Lists> {
+  const { lists, redis, log } = service;
+  if (lists.from === 'demo') {
+    return { options: { catalog: demoCatalog() }, describe: 'the embedded demo lists', loadControl: DEFAULT_LOAD_CONTROL_CONFIG };
+  }
+  if (lists.from === 'config') {
+    const store = redis === undefined ? undefined : opened.add(await RedisSnapshotStore.connect({ ...redis, log }));
+    const feeds = opened.add(await FeedLists.start(lists.config, service.onListReport, store));
+    return {
+      options: { catalog: feeds.catalog, reload: () => feeds.reload(), ...accessOptions(lists.config) },
+      describe: lists.file,
+      loadControl: lists.config.loadControl,
+    };
+  }
+  // Proxies keep their own namespace by default: lists mirrored from an upstream must not mix with lists
+  // of the same names that instances publish from their own feeds on the same Redis.
+  const shared =
+    redis === undefined
+      ? undefined
+      : { ...redis, keyPrefix: redis.keyPrefix === DEFAULT_KEY_PREFIX ? `${DEFAULT_KEY_PREFIX}proxy:` : redis.keyPrefix };
+  const store = shared === undefined ? undefined : opened.add(await RedisSnapshotStore.connect({ ...shared, log }));
+  const searchCache = shared === undefined ? undefined : opened.add(await RedisSearchCache.connect({ ...shared, log }));
+  const mirror = opened.add(
+    await UpstreamMirror.start({
+      url: lists.url,
+      apiKey: lists.apiKey,
+      protocol: lists.protocol,
+      dataDir: lists.dataDir,
+      keepVersions: lists.config?.keepVersions,
+      store,
+      searchCache,
+      log,
+      onEvent: (event) => {
+        if (event.type === 'update') log(`mirrored ${event.lists.join(', ')} from ${lists.url}`);
+        if (event.type === 'update-failed')
+          log(`${lists.url} failed (${event.error.message}); next try ${new Date(event.nextUpdateAt).toISOString()}`);
+        service.onClientEvent?.(event);
+      },
+    }),
+  );
+  return {
+    options: {
+      catalog: mirror.catalog,
+      fullHashes: mirror.fullHashes,
+      listReady: (name) => mirror.listReady(name),
+      // SB-3: verdicts from Google's data say so on the lookup page; another upstream's do not.
+      googleData: isGoogle(lists.url),
+      ...(lists.config === undefined ? {} : accessOptions(lists.config)),
+    },
+    describe: `a mirror of ${lists.url}${redis === undefined ? '' : ' shared through Redis'}`,
+    loadControl: lists.config?.loadControl ?? DEFAULT_LOAD_CONTROL_CONFIG,
+  };
+}
+
+function isGoogle(upstream: string): boolean {
+  try {
+    return new URL(upstream).hostname.endsWith('.googleapis.com');
+  } catch {
+    return false;
+  }
+}
+
+/** The LC-5 gate, unless switched off; with Redis its limits are shared by the instances. */
+async function openLoadControl(service: ServiceConfig, config: LoadControlConfig, opened: Opened): Promise<LoadControl | undefined> {
+  if (!service.loadControl || !config.enabled) return undefined;
+  const trustedProxies = [...(config.settings.trustedProxies ?? []), ...service.trustedProxies];
+  const trustedRelays = [...(config.settings.trustedRelays ?? []), ...service.trustedRelays];
+  return opened.add(
+    await LoadControl.create({ settings: { ...config.settings, trustedProxies, trustedRelays }, redis: service.redis, log: service.log }),
+  );
+}
+
+/**
+ * Every server is an Oblivious HTTP gateway too (SB-2): searches may come through a relay. Instances
+ * sharing a Redis share their keys, so that a configuration one of them published works with all.
+ */
+async function openGatewayKeys(service: ServiceConfig, opened: Opened): Promise<GatewayKeys> {
+  if (service.redis === undefined) return KeyRing.create(service.ohttp);
+  return opened.add(await SharedKeyRing.connect({ ...service.ohttp, ...service.redis, log: service.log }));
+}
+
+/**
+ * Starts the service and resolves once it listens. Rejects, having closed whatever it opened, with
+ * ConfigError, SnapshotStoreError or RedisConnectionError for parts that cannot start, and with
+ * ListenError when the address cannot be listened on.
+ */
+export async function startService(service: ServiceConfig): Promise<Service> {
+  const opened = new Opened();
+  try {
+    const lists = await openLists(service, opened);
+    const loadControl = await openLoadControl(service, lists.loadControl, opened);
+    const ohttpKeys = await openGatewayKeys(service, opened);
+    const server = opened.add(
+      createServer({ ...lists.options, loadControl, ohttpKeys, serving: lists.describe, host: service.host, port: service.port }),
+    );
+    let url: string;
+    try {
+      url = await server.listen();
+    } catch (error) {
+      throw new ListenError(service.host, service.port, error);
+    }
+    return {
+      url,
+      describe: lists.describe,
+      lists: lists.options.catalog
+        .all()
+        .map((history) => ({ name: history.definition.name, entries: hashCount(history.current().served()) })),
+      close: () => opened.closeAll(),
+    };
+  } catch (error) {
+    await opened.closeAll().catch(() => undefined);
+    throw error;
+  }
+}
