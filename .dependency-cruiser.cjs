@@ -1,25 +1,28 @@
 // The layers of src/ (docs/architecture.md), checked by `npm run lint`: data flows down, never up.
 //
-//   url ─┐
-//   codec ┼─▶ wire ─▶ store ─▶ client ─▶ server ─▶ cli
-//   proto ┘
+//   url ───┐
+//   codec ─┼─▶ wire ─▶ store ─▶ client ─▶ server ─▶ cli
+//   proto ─┤
+//   lists ─┘
 //
-// url, codec and proto are the ground floor (pure: no I/O, nothing of ours but themselves); wire speaks
+// url, codec, proto and lists are the ground floor (pure: no I/O; lists, the vocabulary of list names
+// and kinds every layer speaks, takes only the types of proto's enums); wire speaks
 // the REST surface both sides share; store keeps lists; the client uses all of them; the server reuses the
 // client (a proxy is a client of its upstream); only the CLI may use everything. Each layer may use only
 // the Node built-ins its work needs, so that the lower ones stay runnable outside Node.
 
-const LAYERS = ['url', 'codec', 'proto', 'wire', 'store', 'client', 'server', 'cli'];
+const LAYERS = ['url', 'codec', 'proto', 'lists', 'wire', 'store', 'client', 'server', 'cli'];
 
 /** What each layer may import of ours: itself and the layers below it. */
 const ALLOWED = {
   url: ['url'],
   codec: ['codec'],
   proto: ['proto'],
-  wire: ['wire', 'proto', 'codec', 'url'],
-  store: ['store', 'codec', 'url'],
-  client: ['client', 'store', 'wire', 'proto', 'codec', 'url'],
-  server: ['server', 'client', 'store', 'wire', 'proto', 'codec', 'url'],
+  lists: ['lists', 'proto'],
+  wire: ['wire', 'lists', 'proto', 'codec', 'url'],
+  store: ['store', 'lists', 'codec', 'url'],
+  client: ['client', 'store', 'wire', 'lists', 'proto', 'codec', 'url'],
+  server: ['server', 'client', 'store', 'wire', 'lists', 'proto', 'codec', 'url'],
   cli: LAYERS,
 };
 
@@ -28,6 +31,7 @@ const BUILT_INS = {
   url: ['crypto', 'url'],
   codec: ['os'],
   proto: [],
+  lists: [],
   wire: ['crypto'],
   store: ['crypto', 'fs', 'fs/promises', 'os', 'path'],
   client: ['fs/promises', 'http', 'https', 'stream', 'zlib'],
@@ -68,6 +72,13 @@ module.exports = {
       to: { path: '^src/' },
     },
     ...layerRules.filter((rule) => rule.to.path !== '^src/()/'),
+    {
+      name: 'lists-takes-only-types-of-proto',
+      comment: 'src/lists names enum numbers as types only: loading it must not load the protobuf runtime',
+      severity: 'error',
+      from: { path: '^src/lists/' },
+      to: { path: '^src/proto/', dependencyTypesNot: ['type-only'] },
+    },
     ...builtInRules,
     {
       name: 'no-unresolvable',

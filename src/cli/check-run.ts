@@ -1,7 +1,7 @@
 // What `sbkit check` runs: URLs from the arguments and standard input, in batches, through the client.
 
 import { createInterface } from 'node:readline';
-import { GLOBAL_CACHE_LIST } from '../client/options.ts';
+import { GLOBAL_CACHE_LIST } from '../lists/known-lists.ts';
 import { SEARCH_PREFIXES_PER_REQUEST } from '../client/hash-searcher.ts';
 import { type CheckResult, SafeBrowsingClient } from '../client/safe-browsing-client.ts';
 import { parseCanonicalUrl } from '../url/canonicalize.ts';

@@ -39,10 +39,7 @@ export function clientOptions(flags: ClientFlags): SafeBrowsingClientOptions {
   if (flags.key !== undefined) options.apiKey = flags.key;
   if (flags.data !== undefined) options.dataDir = flags.data;
   if (flags.mode !== undefined) options.mode = flags.mode;
-  if (flags.lists !== undefined)
-    options.lists = flags.lists
-      .split(',')
-      .map((name) => name.trim())
-      .filter((name) => name !== '');
+  // Every name counts, empty ones too: the client refuses those as it refuses any other that is no list name.
+  if (flags.lists !== undefined) options.lists = flags.lists.split(',').map((name) => name.trim());
   return options;
 }

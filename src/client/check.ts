@@ -3,7 +3,8 @@ import { expressionsOf } from '../url/expressions.ts';
 import { expressionHashString, prefix32 } from '../url/hash.ts';
 import type { LocalCache } from './local-cache.ts';
 import type { SearchResponse } from './transport.ts';
-import { isEnforced, type FullHashMatch, type ThreatAttributeName, type ThreatTypeName } from './threats.ts';
+import { isEnforced, type FullHashMatch } from './threats.ts';
+import { type ThreatAttributeName, type ThreatTypeName } from '../lists/threat-types.ts';
 
 /** SB-8: one request carries at most 30 prefixes, decoys included. */
 export const MAX_PREFIXES_PER_SEARCH = 30;

@@ -4,7 +4,7 @@
 
 import { DatabaseFileError, type LocalDatabase } from '../store/database.ts';
 import { HashList, type HashListUpdate, HashListUpdateError } from '../store/hash-list.ts';
-import type { HashWidth } from '../store/hash-set.ts';
+import { type HashWidth, widthOfListName } from '../lists/list-name.ts';
 import type { Clock } from './clock.ts';
 import type { ClientEvent } from './options.ts';
 import type { ListState, Transport } from './transport.ts';
@@ -48,10 +48,9 @@ export interface ListInfo {
   updatedAt: number | undefined;
 }
 
-/** The width a list's hashes have: its name's -4b, -8b, -16b or -32b suffix; 4 bytes without one. */
+/** The width a list's hashes have: what its name says (`-4b`… `-32b`), 4 bytes when it says nothing. */
 function widthOfName(name: string): HashWidth {
-  const match = /-(4|8|16|32)b$/.exec(name);
-  return match === null ? 4 : (Number(match[1]) as HashWidth);
+  return widthOfListName(name) ?? 4;
 }
 
 function asError(err: unknown): Error {

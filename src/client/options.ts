@@ -12,10 +12,6 @@ export type Mode = 'realtime' | 'local' | 'nostorage';
 
 /** Google's Safe Browsing server, the default `server`. */
 export const GOOGLE_SERVER = 'https://safebrowsing.googleapis.com';
-/** SB-11 threat lists as real v5 clients name them. */
-export const DEFAULT_THREAT_LISTS = ['se-4b', 'mw-4b', 'uws-4b', 'uwsa-4b', 'pha-4b'] as const;
-/** The global cache of likely-safe expressions (SB-4), kept in real-time mode only. */
-export const GLOBAL_CACHE_LIST = 'gc-32b';
 
 /** How a {@link SafeBrowsingClient} talks to its server and keeps its data; every field is optional. */
 export interface SafeBrowsingClientOptions {

@@ -2,7 +2,9 @@
 // database, its updates and their schedule), the hash searcher (the memory cache and searches within
 // their schedule), the state file both schedules are saved in, and the SB-8 check procedures.
 
-import { isSafeListName, LocalDatabase } from '../store/database.ts';
+import { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST } from '../lists/known-lists.ts';
+import { listNameProblem, listNameReason } from '../lists/list-name.ts';
+import { LocalDatabase } from '../store/database.ts';
 import type { HashList } from '../store/hash-list.ts';
 import { VERSION } from '../version.ts';
 import {
@@ -20,20 +22,11 @@ import { type Clock, systemClock } from './clock.ts';
 import { HashSearcher, SearchDeferredError } from './hash-searcher.ts';
 import { type ListInfo, ListUpdater, type UpdateSummary } from './list-updater.ts';
 import { LocalCache } from './local-cache.ts';
-import {
-  type ClientEvent,
-  ClientOptionError,
-  DEFAULT_THREAT_LISTS,
-  GLOBAL_CACHE_LIST,
-  GOOGLE_SERVER,
-  isHttpUrl,
-  type Mode,
-  type SafeBrowsingClientOptions,
-} from './options.ts';
+import { type ClientEvent, ClientOptionError, GOOGLE_SERVER, isHttpUrl, type Mode, type SafeBrowsingClientOptions } from './options.ts';
 import type { FullHashMatch } from './threats.ts';
 import { connect } from './connect.ts';
 import type { Transport } from './transport.ts';
-import { NoV4ListError, v4ListOf } from './v4-lists.ts';
+import { NoV4ListError, v4ListOf } from '../lists/v4-lists.ts';
 
 /** What {@link SafeBrowsingClient.checkUrl} found out about one URL. */
 export interface CheckResult extends Omit<CheckOutcome, 'verdict'> {
@@ -122,9 +115,10 @@ export class SafeBrowsingClient {
     if (!isHttpUrl(serverUrl))
       throw new ClientOptionError(`the server "${serverUrl}" is not an http or https URL, such as ${GOOGLE_SERVER}`);
     // Checked in no-storage mode too, where the lists named are not kept: a name that cannot work is a mistake.
-    const unsafeName = options.lists?.find((name) => !isSafeListName(name));
-    if (unsafeName !== undefined)
-      throw new ClientOptionError(`"${unsafeName}" is not a list name: list names are short ASCII words such as se-4b`);
+    for (const name of options.lists ?? []) {
+      const problem = listNameProblem(name);
+      if (problem !== undefined) throw new ClientOptionError(`lists: ${listNameReason(name, problem)}`);
+    }
     try {
       if (this.protocol === 'v4') for (const name of options.lists ?? []) v4ListOf(name);
     } catch (err) {

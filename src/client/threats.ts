@@ -1,20 +1,7 @@
-/**
- * Threat details as the client keeps them, with the v5 enum numbers of docs/api.md. Values the client does
- * not know make a whole FullHashDetail void (SB-8, docs/api.md: "disregard a whole FullHashDetail whose
- * ThreatType or any ThreatAttribute is unknown").
- */
-export const THREAT_TYPES = {
-  1: 'MALWARE',
-  2: 'SOCIAL_ENGINEERING',
-  3: 'UNWANTED_SOFTWARE',
-  4: 'POTENTIALLY_HARMFUL_APPLICATION',
-} as const;
-/** The threat types of SB-11 and docs/api.md's `ThreatType`, by name. */
-export type ThreatTypeName = (typeof THREAT_TYPES)[keyof typeof THREAT_TYPES];
+// Threat details as the client keeps them: the known ones of a search answer, and whether each is
+// acted on (docs/api.md §1 ThreatAttribute).
 
-export const THREAT_ATTRIBUTES = { 1: 'CANARY', 2: 'FRAME_ONLY' } as const;
-/** docs/api.md's `ThreatAttribute`: CANARY details are not to be enforced, FRAME_ONLY ones only in frames. */
-export type ThreatAttributeName = (typeof THREAT_ATTRIBUTES)[keyof typeof THREAT_ATTRIBUTES];
+import { THREAT_ATTRIBUTES, type ThreatAttributeName, THREAT_TYPES, type ThreatTypeName } from '../lists/threat-types.ts';
 
 /** One FullHashDetail of a search answer: a threat type and its attributes. */
 export interface ThreatDetail {

@@ -19,7 +19,7 @@ import { VERSION } from '../version.ts';
 import type { FullHashMatch } from './threats.ts';
 import type { FetchedList, ListState, SearchResult, ServerSettings, Transport, UpdateResponse } from './transport.ts';
 import { callRpc, prefixBytes } from './rpc.ts';
-import { canonicalV4ListName, type V4List, V4_LIST_NAMES, v4ListKey, v4ListOf, v4ThreatTypeName } from './v4-lists.ts';
+import { canonicalV4ListName, type V4List, V4_LIST_NAMES, v4ListKey, v4ListOf, v4ThreatTypeName } from '../lists/v4-lists.ts';
 
 /** docs/api.md §2 ClientInfo: v4 names the client in every request (v5 uses the User-Agent instead, SB-14). */
 const CLIENT_INFO = { clientId: 'sbkit', clientVersion: VERSION };

@@ -2,7 +2,7 @@ import { create } from '@bufbuild/protobuf';
 import { decodeRice128, decodeRice256, decodeRice32, decodeRice64 } from '../codec/index.ts';
 import { BatchGetHashListsRequestSchema, type HashList as HashListMessage, SearchHashesRequestSchema } from '../proto/v5.ts';
 import { type HashListUpdate, hashCount, type SortedHashes } from '../store/hash-list.ts';
-import type { HashWidth } from '../store/hash-set.ts';
+import type { HashWidth } from '../lists/list-name.ts';
 import { durationToMs } from '../wire/duration.ts';
 import { sendRequest } from './http.ts';
 import { callRpc, prefixBytes, type Sender } from './rpc.ts';

@@ -2,7 +2,7 @@
 // the answers they give (connect.ts makes one).
 
 import type { HashListUpdate } from '../store/hash-list.ts';
-import type { HashWidth } from '../store/hash-set.ts';
+import type { HashWidth } from '../lists/list-name.ts';
 import type { WireEncoding } from '../wire/encoding.ts';
 import type { HttpSettings } from './http.ts';
 import type { FullHashMatch } from './threats.ts';

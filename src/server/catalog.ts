@@ -1,17 +1,7 @@
+import { canonicalListName } from '../lists/known-lists.ts';
 import type { ListDefinition } from './lists/list-definition.ts';
 import type { ListHistory } from './lists/list-history.ts';
 import type { Snapshot } from './lists/snapshot.ts';
-
-/** The short names of SB-11, which clients may use for the full names real v5 clients send (docs/api.md §3). */
-const ALIASES: Readonly<Record<string, string>> = {
-  se: 'se-4b',
-  mw: 'mw-4b',
-  uws: 'uws-4b',
-  uwsa: 'uwsa-4b',
-  pha: 'pha-4b',
-  gc: 'gc-32b',
-  mwb: 'mwb-4b',
-};
 
 /** The lists a server publishes, by name, each with its history of snapshots. */
 export class ListCatalog {
@@ -25,7 +15,7 @@ export class ListCatalog {
 
   /** The list of a name or an SB-11 alias of it; undefined for names this server does not publish. */
   get(name: string): ListHistory | undefined {
-    return this.histories.get(name) ?? this.histories.get(ALIASES[name] ?? '');
+    return this.histories.get(name) ?? this.histories.get(canonicalListName(name));
   }
 
   /** Every list, with its history of published snapshots. */

@@ -1,12 +1,6 @@
 import { MAX_CACHE_DURATION_MS } from '../client/local-cache.ts';
-import {
-  THREAT_ATTRIBUTES,
-  THREAT_TYPES,
-  type FullHashMatch,
-  type ThreatAttributeName,
-  type ThreatDetail,
-  type ThreatTypeName,
-} from '../client/threats.ts';
+import { type FullHashMatch, type ThreatDetail } from '../client/threats.ts';
+import { THREAT_ATTRIBUTES, THREAT_TYPES, type ThreatAttributeName, type ThreatTypeName } from '../lists/threat-types.ts';
 import type { CachedSearch, SharedSearchCache } from './api/full-hash-source.ts';
 import { prefix32 } from '../url/hash.ts';
 import { connectRedis, type RedisClient } from './redis-connection.ts';

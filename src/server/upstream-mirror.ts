@@ -1,23 +1,12 @@
-import { type ClientEvent, DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST } from '../client/options.ts';
+import type { ClientEvent } from '../client/options.ts';
+import { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST, KNOWN_LISTS, knownList } from '../lists/known-lists.ts';
 import { SafeBrowsingClient } from '../client/safe-browsing-client.ts';
-import type { ThreatTypeName } from '../client/threats.ts';
 import { type FullHashSource, type SharedSearchCache, upstreamFullHashes } from './api/full-hash-source.ts';
 import { ListCatalog } from './catalog.ts';
 import type { ListDefinition } from './lists/list-definition.ts';
 import { hashCount } from './lists/sorted-hashes.ts';
 import { ListHistory } from './lists/list-history.ts';
 import { memorySnapshotStore, type SnapshotStore } from './lists/snapshot-store.ts';
-
-/** What the SB-11 lists hold, for lists a proxy mirrors (the upstream sends hashes, not descriptions). */
-const KNOWN_LISTS: Readonly<Record<string, { threatType?: ThreatTypeName; description: string }>> = {
-  'se-4b': { threatType: 'SOCIAL_ENGINEERING', description: 'social engineering (mirrored)' },
-  'mw-4b': { threatType: 'MALWARE', description: 'malware, desktop platforms (mirrored)' },
-  'uws-4b': { threatType: 'UNWANTED_SOFTWARE', description: 'unwanted software, desktop platforms (mirrored)' },
-  'uwsa-4b': { threatType: 'UNWANTED_SOFTWARE', description: 'unwanted software, Android (mirrored)' },
-  'pha-4b': { threatType: 'POTENTIALLY_HARMFUL_APPLICATION', description: 'potentially harmful applications, Android (mirrored)' },
-  'mwb-4b': { threatType: 'MALWARE', description: 'malicious binaries (mirrored)' },
-  'gc-32b': { description: 'the global cache of likely safe sites (mirrored)' },
-};
 
 /** SB-11: a caching proxy keeps the lists it fetched "for at least a short while, e.g. five minutes". */
 const PROXY_LIST_CACHE_MS = 5 * 60_000;
@@ -51,15 +40,18 @@ export interface UpstreamOptions {
   log?: (message: string) => void;
 }
 
+/** How a mirrored list is published: as the known list of its name (the upstream sends hashes, not descriptions). */
 function definitionOf(name: string): ListDefinition {
-  const known = KNOWN_LISTS[name];
-  if (known === undefined) {
-    throw new RangeError(`a proxy mirrors the lists of SB-11 (${Object.keys(KNOWN_LISTS).join(', ')}); "${name}" is not one of them`);
+  const known = knownList(name);
+  if (known === undefined || known.name !== name) {
+    throw new RangeError(
+      `a proxy mirrors the lists of SB-11 (${KNOWN_LISTS.map((list) => list.name).join(', ')}); "${name}" is not one of them`,
+    );
   }
-  const hashLength = name.endsWith('-32b') ? 32 : 4;
-  return known.threatType === undefined
-    ? { name, hashLength, threatTypes: [], likelySafeTypes: ['GENERAL_BROWSING'], description: known.description }
-    : { name, hashLength, threatTypes: [known.threatType], likelySafeTypes: [], description: known.description };
+  const description = `${known.description} (mirrored)`;
+  return 'threatType' in known.holds
+    ? { name, hashLength: known.width, threatTypes: [known.holds.threatType], likelySafeTypes: [], description }
+    : { name, hashLength: known.width, threatTypes: [], likelySafeTypes: [known.holds.likelySafeType], description };
 }
 
 /**

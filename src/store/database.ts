@@ -3,6 +3,7 @@ import type { Dirent } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { platform } from 'node:os';
 import { join } from 'node:path';
+import { listNameProblem, listNameReason } from '../lists/list-name.ts';
 import { checksumOf, hashBytes, hashesFromBytes, HashList } from './hash-list.ts';
 
 /**
@@ -28,8 +29,6 @@ const STATE_FILE = 'client-state.json';
 const TEMP_MARK = '.tmp-';
 /** What becomes of client state that cannot be read. */
 export const STATE_IGNORED = 'it is ignored, and written anew at the next save';
-/** List names become file names: only a safe alphabet, so a hostile name cannot leave the folder. */
-const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 export interface StoredList {
   list: HashList;
@@ -74,10 +73,6 @@ export interface OpenOptions {
   onDamaged?: (error: DatabaseFileError) => void;
   /** Look, do not touch: no folder is created, nothing is removed, and every write is refused. */
   readOnly?: boolean;
-}
-
-export function isSafeListName(name: string): boolean {
-  return SAFE_NAME.test(name);
 }
 
 function encodeFile(stored: StoredList): Buffer {
@@ -172,7 +167,9 @@ export class LocalDatabase {
         continue;
       }
       try {
-        if (!isSafeListName(name)) throw new DatabaseFileError(file, 'not a list name');
+        // List names become file names: only the list-name grammar, so a hostile name cannot leave the folder.
+        const problem = listNameProblem(name);
+        if (problem !== undefined) throw new DatabaseFileError(file, listNameReason(name, problem));
         db.lists.set(name, decodeFile(name, file, data));
       } catch (err) {
         if (!(err instanceof DatabaseFileError)) throw err;
@@ -203,7 +200,8 @@ export class LocalDatabase {
 
   /** Stores a list durably: temporary file, fsync, rename, fsync of the folder. Rejects with DatabaseStorageError. */
   async save(list: HashList, updatedAt: number): Promise<void> {
-    if (!isSafeListName(list.name)) throw new RangeError(`"${list.name}" cannot be stored: list names are short ASCII words`);
+    const problem = listNameProblem(list.name);
+    if (problem !== undefined) throw new RangeError(`list not stored: ${listNameReason(list.name, problem)}`);
     const stored = { list, updatedAt };
     await this.writeDurably(this.fileOf(list.name), encodeFile(stored), `save list ${list.name}`);
     this.lists.set(list.name, stored);

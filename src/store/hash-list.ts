@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { prefixesFromBytes, prefixesToBytes } from '../codec/prefixes.ts';
-import { compareAt, type HashWidth, WideHashSet } from './hash-set.ts';
+import { compareAt, WideHashSet } from './hash-set.ts';
+import { type HashWidth } from '../lists/list-name.ts';
 import { PrefixSet } from './prefix-set.ts';
 import { prefix32 } from '../url/hash.ts';
 

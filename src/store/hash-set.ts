@@ -1,8 +1,5 @@
 import { prefix32 } from '../url/hash.ts';
 
-/** Widths of hashes a list can hold, in bytes (docs/api.md HashListMetadata.HashLength). */
-export type HashWidth = 4 | 8 | 16 | 32;
-
 /**
  * An immutable set of 8-, 16- or 32-byte hashes (the global cache `gc-32b` holds full hashes), kept as
  * one sorted byte array: W bytes per hash and nothing more. Lookups take the hash as a byte string (the

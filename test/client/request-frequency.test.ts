@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { encodeV4RiceHashes } from '../../src/codec/index.ts';
 import { FetchThreatListUpdatesResponseSchema, FindFullHashesResponseSchema } from '../../src/proto/v4.ts';
 import { BatchGetHashListsResponseSchema } from '../../src/proto/v5.ts';
-import { v4ListOf } from '../../src/client/v4-lists.ts';
+import { v4ListOf } from '../../src/lists/v4-lists.ts';
 import { checksumOf } from '../../src/store/hash-list.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
 import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';

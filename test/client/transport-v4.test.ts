@@ -7,7 +7,7 @@ import { encodeV4RiceHashes, encodeV4RiceIndices, prefixesToBytes, RiceDecodeErr
 import type { FetchedList, ListState } from '../../src/client/transport.ts';
 import type { ServerSettings } from '../../src/client/transport.ts';
 import { V4ListUpdateError, V4Transport } from '../../src/client/transport-v4.ts';
-import { NoV4ListError, v4ListOf } from '../../src/client/v4-lists.ts';
+import { NoV4ListError, v4ListOf } from '../../src/lists/v4-lists.ts';
 import {
   CompressionType,
   type FetchThreatListUpdatesRequest,

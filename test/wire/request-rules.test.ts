@@ -68,7 +68,7 @@ describe('checkRequestRules: hash lists', () => {
     assert.doesNotThrow(batch(['se-4b', 'mw-4b', 'uws-4b', 'mwb-4b', 'csdda-32b']));
     assert.throws(batch([]), refused(/names is required/));
     assert.throws(batch(['se-4b', 'mw-4b', 'se-4b']), refused(/names\[2\] repeats "se-4b"; name each list once/));
-    assert.throws(batch(['se-4b', 'a/b']), refused(/names\[1\] "a\/b" is not a list name/));
+    assert.throws(batch(['se-4b', 'a/b']), refused(/names\[1\]: "a\/b" is not a list name/));
     assert.throws(batch(['se-4b'], -1), refused(/sizeConstraints must not be negative/));
   });
 

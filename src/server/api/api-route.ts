@@ -13,7 +13,7 @@ import { asBuffer, sendWireError } from '../replies.ts';
 import { answerCall, LIST_RPCS } from './dispatch.ts';
 import type { FullHashSource } from './full-hash-source.ts';
 import type { ApiSettings } from './settings.ts';
-import { listNameForV4 } from './v4.ts';
+import { listNameForV4 } from '../../lists/v4-lists.ts';
 
 /** RF-2 puts a mirror's first update within a minute of its start. */
 const LISTS_PENDING_RETRY_AFTER_SECONDS = 60;

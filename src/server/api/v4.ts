@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { encodeV4RiceHashes, encodeV4RiceIndices, prefixesToBytes } from '../../codec/index.ts';
-import type { ThreatTypeName } from '../../client/threats.ts';
-import { V4_LISTS, v4ThreatTypeName } from '../../client/v4-lists.ts';
+import type { ThreatTypeName } from '../../lists/threat-types.ts';
+import { listNameForV4, V4_LISTS } from '../../lists/v4-lists.ts';
 import {
   CompressionType,
   type FetchThreatListUpdatesRequest,
@@ -47,28 +47,6 @@ const V4_NUMBERS: Readonly<Record<ThreatTypeName, readonly number[]>> = {
   UNWANTED_SOFTWARE: [ThreatType.UNWANTED_SOFTWARE],
   POTENTIALLY_HARMFUL_APPLICATION: [ThreatType.POTENTIALLY_HARMFUL_APPLICATION],
 };
-
-/**
- * The v5 list a v4 (threat type, platform, entry type) triple asks for (SB-11, SB-14), if it names
- * one. Browsers ask per platform (Chromium: WINDOWS, LINUX, …); every desktop platform is the one list.
- */
-export function listNameForV4(threatType: ThreatType, platformType: PlatformType, threatEntryType: ThreatEntryType): string | undefined {
-  if (threatEntryType !== ThreatEntryType.URL && threatEntryType !== ThreatEntryType.THREAT_ENTRY_TYPE_UNSPECIFIED) return undefined;
-  if (threatType === ThreatType.MALICIOUS_BINARY) return 'mwb-4b';
-  const android = platformType === PlatformType.ANDROID;
-  switch (v4ThreatTypeName(threatType)) {
-    case 'MALWARE':
-      return 'mw-4b';
-    case 'SOCIAL_ENGINEERING':
-      return 'se-4b';
-    case 'UNWANTED_SOFTWARE':
-      return android ? 'uwsa-4b' : 'uws-4b';
-    case 'POTENTIALLY_HARMFUL_APPLICATION':
-      return 'pha-4b';
-    case undefined:
-      return undefined;
-  }
-}
 
 /** v4 carries 4-byte prefixes Rice-coded when the client can read that, raw otherwise and for wider hashes. */
 function entrySets(hashes: SortedHashes, rice: boolean): ThreatEntrySet[] {

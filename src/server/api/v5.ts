@@ -25,7 +25,8 @@ import {
   ThreatAttribute,
   ThreatType,
 } from '../../proto/v5.ts';
-import type { FullHashMatch, ThreatTypeName } from '../../client/threats.ts';
+import type { FullHashMatch } from '../../client/threats.ts';
+import type { ThreatTypeName } from '../../lists/threat-types.ts';
 import type { SortedHashes } from '../../store/hash-list.ts';
 import { parseCanonicalUrl } from '../../url/canonicalize.ts';
 import { expressionsOf } from '../../url/expressions.ts';

@@ -29,9 +29,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { THREAT_TYPES, type ThreatTypeName } from '../../client/threats.ts';
-import type { HashWidth } from '../../store/hash-set.ts';
-import type { LikelySafeTypeName, ListDefinition } from '../lists/list-definition.ts';
+import { HASH_WIDTHS, type HashWidth, listNameProblem, listNameReason, widthOfListName } from '../../lists/list-name.ts';
+import { LIKELY_SAFE_TYPES, type LikelySafeTypeName, THREAT_TYPES, type ThreatTypeName } from '../../lists/threat-types.ts';
+import type { ListDefinition } from '../lists/list-definition.ts';
 import { ConfigError } from './config-error.ts';
 import {
   elementOf,
@@ -40,6 +40,7 @@ import {
   expectKnownFields,
   expectNumber,
   expectObject,
+  describe,
   expectString,
   fieldOf,
   type JsonObject,
@@ -48,10 +49,9 @@ import type { CsvColumn } from './csv-feed.ts';
 import { FEED_FORMATS, type FeedFormat } from './feed-formats.ts';
 import { type LoadControlConfig, parseLoadControlConfig } from '../guard/load-control-config.ts';
 
-const LIKELY_SAFE_TYPE_NAMES: readonly LikelySafeTypeName[] = ['GENERAL_BROWSING', 'CSD', 'DOWNLOAD'];
+const LIKELY_SAFE_TYPE_NAMES: readonly LikelySafeTypeName[] = Object.values(LIKELY_SAFE_TYPES);
 const THREAT_TYPE_NAMES: readonly ThreatTypeName[] = Object.values(THREAT_TYPES);
 /** docs/api.md `HashListMetadata.HashLength`: the widths a list can serve. */
-const HASH_LENGTHS: readonly HashWidth[] = [4, 8, 16, 32];
 
 interface FeedReading {
   format: FeedFormat;
@@ -126,11 +126,6 @@ const MAX_REFRESH_MINUTES = 7 * 24 * 60;
 const MIN_ADMIN_TOKEN_LENGTH = 16;
 /** A feed becomes one string, and V8 caps strings just under 512 Mi characters. */
 const MAX_FEED_MEGABYTES = 500;
-
-/** Short ASCII, lowercase, usable as a path segment and a `names=` value (a subset of wire/list-name.ts). */
-const LIST_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-/** v5 names state their hash width: `se-4b`, `gc-32b`. */
-const WIDTH_SUFFIX = /-(4|8|16|32)b$/;
 
 const TOP_FIELDS = [
   'minimumWaitSeconds',
@@ -230,13 +225,11 @@ export async function readServerConfig(file: string): Promise<ServerConfig> {
 function parseList(value: unknown, field: string, baseDir: string): ListConfig {
   const list = expectObject(value, field);
   expectKnownFields(list, LIST_FIELDS, field);
-  const name = expectString(list.name, fieldOf(field, 'name'));
-  if (!LIST_NAME.test(name)) {
-    throw new ConfigError(
-      fieldOf(field, 'name'),
-      `${JSON.stringify(name)} is not a list name: use lowercase ASCII letters, digits, "-" and "_", at most 64, starting with a letter or digit (e.g. se-4b)`,
-    );
-  }
+  const nameField = fieldOf(field, 'name');
+  if (typeof list.name !== 'string') throw new ConfigError(nameField, `must be a list name such as se-4b, not ${describe(list.name)}`);
+  const name = list.name;
+  const problem = listNameProblem(name);
+  if (problem !== undefined) throw new ConfigError(nameField, listNameReason(name, problem));
 
   if ((list.threatTypes === undefined) === (list.likelySafeTypes === undefined)) {
     throw new ConfigError(
@@ -267,11 +260,11 @@ function parseList(value: unknown, field: string, baseDir: string): ListConfig {
 
 /** The configured width, or the one the name states; the two must agree, as clients pick lists by name. */
 function parseHashLength(value: unknown, name: string, field: string): HashWidth {
-  const suffix = WIDTH_SUFFIX.exec(name);
-  const named = suffix === null ? undefined : (Number(suffix[1]) as HashWidth);
+  // v5 names state their hash width: `se-4b`, `gc-32b`.
+  const named = widthOfListName(name);
   if (value === undefined) return named ?? 4;
-  if (!HASH_LENGTHS.includes(value as HashWidth)) {
-    throw new ConfigError(field, `must be one of ${HASH_LENGTHS.join(', ')} (bytes), not ${JSON.stringify(value)}`);
+  if (!HASH_WIDTHS.includes(value as HashWidth)) {
+    throw new ConfigError(field, `must be one of ${HASH_WIDTHS.join(', ')} (bytes), not ${JSON.stringify(value)}`);
   }
   if (named !== undefined && named !== value) {
     throw new ConfigError(field, `is ${JSON.stringify(value)} but the list name ${name} says ${named} bytes; change one of them`);

@@ -1,5 +1,6 @@
 import type { SortedHashes } from '../../store/hash-list.ts';
-import { compareAt, type HashWidth } from '../../store/hash-set.ts';
+import { compareAt } from '../../store/hash-set.ts';
+import { type HashWidth } from '../../lists/list-name.ts';
 
 /** SHA-256: every list entry is a full hash of this many bytes (SB-7). */
 export const FULL_HASH_BYTES = 32;

@@ -1,8 +1,5 @@
-import type { ThreatTypeName } from '../../client/threats.ts';
-import type { HashWidth } from '../../store/hash-set.ts';
-
-/** docs/api.md LikelySafeType: GENERAL_BROWSING is the global cache (`gc-32b`), CSD and DOWNLOAD are allowlists. */
-export type LikelySafeTypeName = 'GENERAL_BROWSING' | 'CSD' | 'DOWNLOAD';
+import type { HashWidth } from '../../lists/list-name.ts';
+import type { LikelySafeTypeName, ThreatTypeName } from '../../lists/threat-types.ts';
 
 /**
  * What a served list is, as ListHashLists describes it (docs/api.md HashListMetadata). A list holds full

@@ -1,5 +1,5 @@
 import { hashBytes, hashesFromBytes, type SortedHashes } from '../../store/hash-list.ts';
-import type { HashWidth } from '../../store/hash-set.ts';
+import type { HashWidth } from '../../lists/list-name.ts';
 import { connectRedis, DEFAULT_KEY_PREFIX, type RedisClient, RedisConnectionError } from '../redis-connection.ts';
 import { BoundedCache } from './bounded-cache.ts';
 import { ListError } from './list-error.ts';

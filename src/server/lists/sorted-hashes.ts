@@ -1,5 +1,5 @@
 import type { SortedHashes } from '../../store/hash-list.ts';
-import type { HashWidth } from '../../store/hash-set.ts';
+import type { HashWidth } from '../../lists/list-name.ts';
 
 export { hashCount } from '../../store/hash-list.ts';
 

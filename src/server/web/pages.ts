@@ -3,7 +3,7 @@
 // SB-3: warnings never claim certainty, each threat links to its advisory, "Advisory provided by
 // Google" appears only on verdicts from Google's data, and every page says protection is imperfect.
 
-import type { ThreatTypeName } from '../../client/threats.ts';
+import type { ThreatTypeName } from '../../lists/threat-types.ts';
 import type { LookupResult } from './lookup.ts';
 import type { ServerStatus } from './status.ts';
 

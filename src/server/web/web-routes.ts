@@ -2,7 +2,7 @@
 // `/status.json`, and the response counting behind the status page's chart.
 
 import type { FastifyInstance } from 'fastify';
-import { THREAT_TYPES, type ThreatTypeName } from '../../client/threats.ts';
+import { THREAT_TYPES, type ThreatTypeName } from '../../lists/threat-types.ts';
 import { InvalidUrlError } from '../../url/invalid-url.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import type { FullHashSource } from '../api/full-hash-source.ts';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { ThreatTypeName } from '../../../src/client/threats.ts';
+import type { ThreatTypeName } from '../../../src/lists/threat-types.ts';
 import { ListCatalog } from '../../../src/server/catalog.ts';
 import { catalogFullHashes, type FullHashSource } from '../../../src/server/api/full-hash-source.ts';
 import { DEFAULT_API_SETTINGS } from '../../../src/server/api/settings.ts';

@@ -15,7 +15,7 @@ import { NO_LIST_VERSION } from '../../../src/server/api/unknown-list.ts';
 import { fetchThreatListUpdates, findThreatMatches, listThreatLists } from '../../../src/server/api/v4.ts';
 import { ListCatalog } from '../../../src/server/catalog.ts';
 import { ListHistory } from '../../../src/server/lists/list-history.ts';
-import type { HashWidth } from '../../../src/store/hash-set.ts';
+import type { HashWidth } from '../../../src/lists/list-name.ts';
 import { expressionHash } from '../../../src/url/hash.ts';
 import { demoCatalog } from '../fixture.ts';
 import { catalogOf, counting, ownSource, poolLists, URL_POOL } from './fixtures.ts';

@@ -176,7 +176,7 @@ describe('parseServerConfig', () => {
     ['a number as API key', (c) => (c.apiKeys = ['ok', 7]), 'apiKeys[1]', /non-empty string/],
     ['a short admin token', (c) => (c.adminToken = 'secret'), 'adminToken', /at least 16 characters/],
     ['a huge feed limit', (c) => (c.feedMaxMegabytes = 4096), 'feedMaxMegabytes', /from 1 to 500/],
-    ['a list name with capitals', (c) => (c.lists[0].name = 'SE-4b'), 'lists[0].name', /not a list name/],
+    ['a list name with a colon', (c) => (c.lists[0].name = 'se:4b'), 'lists[0].name', /not a list name/],
     ['a list name with a slash', (c) => (c.lists[1].name = 'gc/32b'), 'lists[1].name', /not a list name/],
     ['a repeated list name', (c) => (c.lists[1].name = 'se-4b'), 'lists[1].name', /unique/],
     ['both kinds of types', (c) => (c.lists[0].likelySafeTypes = ['CSD']), 'lists[0]', /exactly one of threatTypes/],

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { SortedHashes } from '../../../src/store/hash-list.ts';
-import type { HashWidth } from '../../../src/store/hash-set.ts';
+import type { HashWidth } from '../../../src/lists/list-name.ts';
 import type { ListDefinition } from '../../../src/server/lists/list-definition.ts';
 
 /** A list definition of the given width. */

@@ -6,7 +6,7 @@ import { ListHistory, type ServedUpdate, type SizeConstraints } from '../../../s
 import { encodeVersion } from '../../../src/server/lists/list-version.ts';
 import { emptyHashes, hashCount as count } from '../../../src/server/lists/sorted-hashes.ts';
 import { checksumOf, HashList } from '../../../src/store/hash-list.ts';
-import type { HashWidth } from '../../../src/store/hash-set.ts';
+import type { HashWidth } from '../../../src/lists/list-name.ts';
 import { definition, hexList, POOL_SIZE, poolHashes, poolKeys } from './fixtures.ts';
 
 const NO_LIMITS: SizeConstraints = { maxUpdateEntries: 0, maxDatabaseEntries: 0 };

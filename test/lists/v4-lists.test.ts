@@ -11,7 +11,7 @@ import {
   v4ListOf,
   v4ThreatTypeName,
   v5ListNameOf,
-} from '../../src/client/v4-lists.ts';
+} from '../../src/lists/v4-lists.ts';
 import { PlatformType, ThreatEntryType, ThreatType } from '../../src/proto/v4.ts';
 
 const triple = (threatType: number, platformType: number, threatEntryType: number = ThreatEntryType.URL): V4List => ({

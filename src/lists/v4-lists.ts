@@ -3,19 +3,23 @@
 // v4; the global cache `gc-32b` and later v5-only lists (`mwb-4b`, `csdda-32b`) have no triple.
 
 import type { PlatformType, ThreatEntryType, ThreatType } from '../proto/v4.ts';
-import type { ThreatTypeName } from './threats.ts';
+import { knownList } from './known-lists.ts';
+import type { ThreatTypeName } from './threat-types.ts';
 
 // The numbers of docs/api.md §2's v4 enums that name the lists, written out rather than read from the
 // generated code, so that naming a list does not load the protobuf runtime (a client loads it at its
-// first request). test/client/v4-lists.test.ts holds them to the generated enums.
+// first request). test/lists/v4-lists.test.ts holds them to the generated enums.
 const MALWARE = 1 as ThreatType;
 const SOCIAL_ENGINEERING = 2 as ThreatType;
 const UNWANTED_SOFTWARE = 3 as ThreatType;
 const POTENTIALLY_HARMFUL_APPLICATION = 4 as ThreatType;
 /** Browsers' number for SOCIAL_ENGINEERING (docs/api.md §3 pitfall 3). */
 const SOCIAL_ENGINEERING_INTERNAL = 5 as ThreatType;
+/** Chromium's malicious binaries, v5's `mwb-4b`. */
+const MALICIOUS_BINARY = 7 as ThreatType;
 const ANDROID = 3 as PlatformType;
 const ANY_PLATFORM = 6 as PlatformType;
+const THREAT_ENTRY_TYPE_UNSPECIFIED = 0 as ThreatEntryType;
 const URL = 1 as ThreatEntryType;
 
 /** A v4 list: the (threat type, platform, threat entry type) triple of a ListUpdateRequest. */
@@ -42,9 +46,6 @@ export type V4ListName = keyof typeof V4_LISTS;
 /** The v5 names with a v4 list, in SB-11 order. */
 export const V4_LIST_NAMES = Object.keys(V4_LISTS) as V4ListName[];
 
-// docs/api.md §3: the overview's short names (`se`, `mw`, …) are aliases worth accepting.
-const ALIASES: Readonly<Record<string, V4ListName>> = { se: 'se-4b', mw: 'mw-4b', uws: 'uws-4b', uwsa: 'uwsa-4b', pha: 'pha-4b' };
-
 /** A v5 list with no v4 counterpart was named where only v4 lists can be served or fetched. */
 export class NoV4ListError extends Error {
   /** Always `"NoV4ListError"`, as logs and stack traces show it. */
@@ -53,15 +54,15 @@ export class NoV4ListError extends Error {
   constructor(readonly listName: string) {
     super(
       `list "${listName}" has no v4 equivalent (SB-11); the v4 protocol serves ${V4_LIST_NAMES.join(', ')} ` +
-        `(or ${Object.keys(ALIASES).join(', ')}); use the v5 protocol for other lists`,
+        `(or ${V4_LIST_NAMES.map((name) => knownList(name)!.alias).join(', ')}); use the v5 protocol for other lists`,
     );
   }
 }
 
 /** The canonical v5 name of a list name or alias (`se` → `se-4b`); undefined when it has no v4 list. */
 export function canonicalV4ListName(name: string): V4ListName | undefined {
-  if (Object.hasOwn(V4_LISTS, name)) return name as V4ListName;
-  return Object.hasOwn(ALIASES, name) ? ALIASES[name] : undefined;
+  const canonical = knownList(name)?.name;
+  return canonical !== undefined && Object.hasOwn(V4_LISTS, canonical) ? (canonical as V4ListName) : undefined;
 }
 
 /** The v4 triple of a v5 list name or alias; throws NoV4ListError for lists v4 never had (`gc-32b`). */
@@ -106,4 +107,26 @@ export function v4ThreatTypeName(threatType: number): ThreatTypeName | undefined
 export function v4ListKey(list: V4List): string {
   const threat = v4ThreatTypeName(list.threatType) ?? `#${list.threatType}`;
   return `${threat}/${list.platformType}/${list.threatEntryType}`;
+}
+
+/**
+ * The v5 list a v4 (threat type, platform, entry type) triple of a request names (SB-11, SB-14), if
+ * any. Browsers ask per platform (Chromium: WINDOWS, LINUX, …); every desktop platform is the one list,
+ * and Chromium's malicious binaries are `mwb-4b`.
+ */
+export function listNameForV4(threatType: ThreatType, platformType: PlatformType, threatEntryType: ThreatEntryType): string | undefined {
+  if (threatEntryType !== URL && threatEntryType !== THREAT_ENTRY_TYPE_UNSPECIFIED) return undefined;
+  if (threatType === MALICIOUS_BINARY) return 'mwb-4b';
+  switch (v4ThreatTypeName(threatType)) {
+    case 'MALWARE':
+      return 'mw-4b';
+    case 'SOCIAL_ENGINEERING':
+      return 'se-4b';
+    case 'UNWANTED_SOFTWARE':
+      return platformType === ANDROID ? 'uwsa-4b' : 'uws-4b';
+    case 'POTENTIALLY_HARMFUL_APPLICATION':
+      return 'pha-4b';
+    case undefined:
+      return undefined;
+  }
 }
