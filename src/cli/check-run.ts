@@ -10,7 +10,7 @@ import { InvalidUrlError } from '../url/invalid-url.ts';
 import { reportDatabaseEvent } from './client-events.ts';
 import { type ClientFlags, clientOptions } from './client-options.ts';
 import { EXIT, type CliIo, type ExitStatus, UsageError } from './io.ts';
-import { paint } from './paint.ts';
+import { paint } from './terminal.ts';
 
 /**
  * URLs checked together (SafeBrowsingClient.checkUrls): as many as one search request carries

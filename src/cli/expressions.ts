@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { InvalidUrlError } from '../url/invalid-url.ts';
-import { EXIT, type CliIo, type ExitStatus } from './io.ts';
+import { exitStatusOf, type CliIo, type ExitStatus } from './io.ts';
 
 interface ExpressionReport {
   canonicalUrl: string;
@@ -17,13 +17,13 @@ async function expressionReport(url: string): Promise<ExpressionReport> {
   return {
     canonicalUrl: formatCanonicalUrl(canonical),
     expressions: expressionsOf(canonical).map((expression) => {
-      const full = Buffer.from(expressionHash(expression));
-      const prefix = Buffer.from(hashPrefix(full));
+      const full = expressionHash(expression);
+      const prefix = hashPrefix(full);
       return {
         expression,
-        sha256: full.toString('hex'),
-        prefixHex: prefix.toString('hex'),
-        prefixBase64: prefix.toString('base64'),
+        sha256: full,
+        prefixHex: prefix,
+        prefixBase64: Buffer.from(prefix, 'hex').toString('base64'),
       };
     }),
   };
@@ -52,7 +52,7 @@ export function expressionsCommand(io: CliIo, setExit: (status: ExitStatus) => v
       } catch (err) {
         if (!(err instanceof InvalidUrlError)) throw err;
         io.err(`sbkit: ${err.message}\n`);
-        setExit(EXIT.INVALID_INPUT);
+        setExit(exitStatusOf(err));
         return;
       }
       io.out(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));

@@ -1,3 +1,5 @@
+import { errorCode, SbkitError } from '../sbkit-error.ts';
+
 /** Where a command reads and writes; the real process streams in use, strings in tests. */
 export interface CliIo {
   /** Writes to standard output. */
@@ -23,10 +25,25 @@ export const processIo: CliIo = {
 export const EXIT = { SAFE: 0, UNSAFE: 1, FAILED: 2, INVALID_INPUT: 4 } as const;
 export type ExitStatus = (typeof EXIT)[keyof typeof EXIT];
 
+/**
+ * Codes of errors the person running the command can fix in what they typed or configured: flags, client
+ * options, a configuration file, a URL, an address of Redis (docs/errors.md).
+ */
+const INVALID_INPUT = /^SBKIT_(USAGE|CLIENT_OPTION|CONFIG|INVALID_URL|REDIS_CONNECTION_INVALID_URL|SNAPSHOT_STORE_INVALID_URL)(_|$)/;
+
+/** The exit status an error ends a command with, from its code: 4 for invalid input, 2 for any other failure (never 1, "unsafe"). */
+export function exitStatusOf(error: unknown): ExitStatus {
+  return error instanceof SbkitError && INVALID_INPUT.test(error.code) ? EXIT.INVALID_INPUT : EXIT.FAILED;
+}
+
 /** A command line that cannot be run as written; main prints it and exits with INVALID_INPUT. */
-export class UsageError extends Error {
+export class UsageError extends SbkitError {
   /** Always `"UsageError"`, as logs and stack traces show it. */
   override readonly name = 'UsageError';
+  /** Always `SBKIT_USAGE`. */
+  override readonly code = errorCode('USAGE');
+  /** Every code of this class. */
+  static readonly codes: readonly string[] = [errorCode('USAGE')];
 }
 
 /** Waits for Ctrl-C or a termination signal. */

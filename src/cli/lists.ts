@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { reportDatabaseEvent } from './client-events.ts';
 import { addClientFlags, type ClientFlags, clientOptions } from './client-options.ts';
 import { type CliIo, type ExitStatus, UsageError } from './io.ts';
-import { formatTable } from './table.ts';
+import { formatTable } from './terminal.ts';
 
 interface ListsFlags extends ClientFlags {
   json?: boolean;

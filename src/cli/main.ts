@@ -1,5 +1,4 @@
 import { Command, CommanderError } from 'commander';
-import { ClientOptionError } from '../client/options.ts';
 import { VERSION } from '../version.ts';
 import { checkCommand } from './check.ts';
 import { expressionsCommand } from './expressions.ts';
@@ -8,7 +7,7 @@ import { relayCommand } from './relay.ts';
 import { serveCommand } from './serve.ts';
 import { statusCommand } from './status.ts';
 import { updateCommand } from './update.ts';
-import { EXIT, processIo, type CliIo, type ExitStatus, UsageError } from './io.ts';
+import { EXIT, exitStatusOf, processIo, type CliIo, type ExitStatus } from './io.ts';
 
 /** Set to any value but 0 to get the stack of an unexpected error, for a bug report. */
 export const DEBUG_VARIABLE = 'SBKIT_DEBUG';
@@ -47,9 +46,9 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     await program.parseAsync(argv);
     return status;
   } catch (err) {
-    // Options the client refuses are flags that do not go together: invalid input, like a usage error.
-    if (err instanceof UsageError || err instanceof ClientOptionError) {
-      io.err(`sbkit: ${oneLine(err.message)}\n`);
+    // Flags that cannot work, options the client refuses, a bad configuration: invalid input, in one line.
+    if (exitStatusOf(err) === EXIT.INVALID_INPUT) {
+      io.err(`sbkit: ${oneLine((err as Error).message)}\n`);
       return EXIT.INVALID_INPUT;
     }
     if (err instanceof CommanderError) {

@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import type { LoadControl } from '../server/guard/load-control.ts';
-import { RedisConnectionError } from '../server/redis-connection.ts';
+import { SbkitError } from '../sbkit-error.ts';
 import { addressFlag } from './serve.ts';
-import { EXIT, type CliIo, type ExitStatus, untilStopped, UsageError } from './io.ts';
+import { EXIT, exitStatusOf, type CliIo, type ExitStatus, untilStopped, UsageError } from './io.ts';
 
 interface RelayFlags {
   gateway: string;
@@ -51,9 +51,9 @@ export function relayCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
             })
           : undefined;
       } catch (error) {
-        if (!(error instanceof RedisConnectionError)) throw error;
+        if (!(error instanceof SbkitError)) throw error;
         io.err(`sbkit relay: ${error.message}\n`);
-        setExit(error.reason === 'invalid-url' ? EXIT.INVALID_INPUT : EXIT.FAILED);
+        setExit(exitStatusOf(error));
         return;
       }
       const app = createRelayApp({ gateway: gateway.href, loadControl });

@@ -6,11 +6,11 @@ import type { ClientEvent } from '../client/options.ts';
 import type { ListLoadReport } from '../server/feed-lists.ts';
 import { ConfigError } from '../server/feeds/config-error.ts';
 import { TrustedProxies } from '../server/guard/client-address.ts';
-import { SnapshotStoreError } from '../server/lists/snapshot-store-error.ts';
-import { DEFAULT_KEY_PREFIX, RedisConnectionError } from '../server/redis-connection.ts';
+import { DEFAULT_KEY_PREFIX } from '../server/redis-connection.ts';
 import type { ListSource, ServiceConfig } from '../server/service.ts';
 import { reportDatabaseEvent } from './client-events.ts';
-import { EXIT, type CliIo, type ExitStatus, untilStopped, UsageError } from './io.ts';
+import { SbkitError } from '../sbkit-error.ts';
+import { exitStatusOf, type CliIo, type ExitStatus, untilStopped, UsageError } from './io.ts';
 
 interface ServeFlags {
   host: string;
@@ -35,7 +35,8 @@ export function addressFlag(flag: string, entries: string[], what: string): stri
   try {
     new TrustedProxies(entries, what);
   } catch (error) {
-    throw new UsageError(`${flag}: ${(error as Error).message}`);
+    if (!(error instanceof ConfigError)) throw error;
+    throw new UsageError(`${flag}: ${error.problem}`);
   }
   return entries;
 }
@@ -104,22 +105,14 @@ function reportList(io: CliIo, report: ListLoadReport): void {
 
 /** Runs the service until a signal stops it. A part that cannot start is reported with its exit status. */
 async function serve(flags: ServeFlags, io: CliIo, setExit: (status: ExitStatus) => void): Promise<void> {
-  const { ListenError, startService } = await import('../server/service.ts');
+  const { startService } = await import('../server/service.ts');
   let service;
   try {
     service = await startService(await serviceConfig(flags, io));
   } catch (err) {
-    if (
-      !(err instanceof ConfigError) &&
-      !(err instanceof SnapshotStoreError) &&
-      !(err instanceof RedisConnectionError) &&
-      !(err instanceof ListenError)
-    ) {
-      throw err;
-    }
+    if (!(err instanceof SbkitError)) throw err;
     io.err(`sbkit serve: ${err.message}\n`);
-    const invalid = err instanceof ConfigError || (err instanceof RedisConnectionError && err.reason === 'invalid-url');
-    setExit(invalid ? EXIT.INVALID_INPUT : EXIT.FAILED);
+    setExit(exitStatusOf(err));
     return;
   }
   const names = service.lists.map((list) => `${list.name} (${list.entries})`);

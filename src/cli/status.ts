@@ -3,8 +3,7 @@ import { isHttpUrl } from '../client/options.ts';
 import type { ServerStatus } from '../server/web/status.ts';
 import { EMBEDDED_SERVER } from './client-options.ts';
 import { EXIT, type CliIo, type ExitStatus, UsageError } from './io.ts';
-import { paint } from './paint.ts';
-import { formatTable } from './table.ts';
+import { paint, formatTable } from './terminal.ts';
 
 interface StatusFlags {
   server: string;

@@ -1,10 +1,10 @@
 import { parseCanonicalUrl, formatCanonicalUrl } from '../url/canonicalize.ts';
 import { expressionsOf } from '../url/expressions.ts';
-import { expressionHashString, prefix32 } from '../url/hash.ts';
+import { expressionHashString, hexOfHashString, prefix32 } from '../url/hash.ts';
 import type { LocalCache } from './local-cache.ts';
 import type { SearchResponse } from './transport.ts';
 import { isEnforced, type FullHashMatch } from './threats.ts';
-import { type ThreatAttributeName, type ThreatTypeName } from '../lists/threat-types.ts';
+import type { ThreatAttributeName, ThreatTypeName } from '../lists/threat-types.ts';
 
 /** SB-8: one request carries at most 30 prefixes, decoys included. */
 export const MAX_PREFIXES_PER_SEARCH = 30;
@@ -88,7 +88,7 @@ function threatsIn(matches: Iterable<FullHashMatch>, prepared: PreparedUrl, inFr
     for (const detail of match.details) {
       threats.push({
         expression: prepared.expressions[index]!,
-        fullHash: Buffer.from(match.fullHash, 'latin1').toString('hex'),
+        fullHash: hexOfHashString(match.fullHash),
         threatType: detail.threatType,
         attributes: detail.attributes,
         enforced: isEnforced(detail, inFrame),

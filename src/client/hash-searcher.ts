@@ -8,6 +8,7 @@ import type { LocalCache } from './local-cache.ts';
 import { RequestSchedule, type ScheduleState } from './schedule.ts';
 import type { FullHashMatch } from './threats.ts';
 import type { ListState, SearchResult, Transport } from './transport.ts';
+import { SearchDeferredError } from './client-errors.ts';
 
 /**
  * Prefixes per search request. The API allows 1000, but a v5 search is a GET whose prefixes fill the
@@ -16,22 +17,6 @@ import type { ListState, SearchResult, Transport } from './transport.ts';
  * back-off for everyone a proxy serves.
  */
 export const SEARCH_PREFIXES_PER_REQUEST = 250;
-
-/**
- * A search could not be sent because RF-3 / RF-4 forbid it for now. Checks do not throw it: they give
- * the fallback verdict with this as their `error`.
- */
-export class SearchDeferredError extends Error {
-  /** Always `"SearchDeferredError"`, as logs and stack traces show it. */
-  override readonly name = 'SearchDeferredError';
-
-  constructor(
-    /** ms since the epoch when the server may be asked again. */
-    readonly notBefore: number,
-  ) {
-    super(`the server may not be asked again before ${new Date(notBefore).toISOString()} (request-frequency rules)`);
-  }
-}
 
 /** The answers to the requests of one search as one: every full hash, the shortest durations, the longest wait. */
 function mergeSearchResults(results: readonly SearchResult[]): SearchResult {

@@ -4,10 +4,10 @@
 
 import { type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream';
+import { type Readable, pipeline } from 'node:stream';
 import { createBrotliDecompress, createGunzip } from 'node:zlib';
 import type { OutgoingRequest } from '../wire/client-request.ts';
+import { TransportError } from './client-errors.ts';
 import type { WireResponse } from '../wire/client-response.ts';
 
 export interface HttpSettings {
@@ -17,20 +17,6 @@ export interface HttpSettings {
   timeoutMs: number;
   /** Larger answers (once decompressed) are abandoned: a broken or hostile server cannot make the client buffer gigabytes. */
   maxResponseBytes: number;
-}
-
-/** No answer at all: the network failed, the request timed out, or the answer was too large. */
-export class TransportError extends Error {
-  /** Always `"TransportError"`, as logs and stack traces show it. */
-  override readonly name = 'TransportError';
-
-  constructor(
-    readonly kind: 'network' | 'timeout' | 'too-large',
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
 }
 
 /** Content codings the client accepts; Rice-coded lists barely shrink, JSON answers do. */

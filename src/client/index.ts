@@ -6,12 +6,18 @@
  * @module sbkit/client
  */
 export { SafeBrowsingClient, type CheckResult, type ClientStats } from './safe-browsing-client.ts';
-export { SearchDeferredError } from './hash-searcher.ts';
 export type { ListInfo, UpdateSummary } from './list-updater.ts';
-export { GOOGLE_SERVER, ClientOptionError, type SafeBrowsingClientOptions, type Mode, type ClientEvent } from './options.ts';
+export { GOOGLE_SERVER, type SafeBrowsingClientOptions, type Mode, type ClientEvent } from './options.ts';
 export type { Threat, Verdict, AnsweredBy } from './check.ts';
+export type { FullHash, ThreatDetail } from './threats.ts';
 export type { ThreatTypeName, ThreatAttributeName } from '../lists/threat-types.ts';
 export { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST } from '../lists/known-lists.ts';
+// Every error a client can meet, each with its stable code (docs/errors.md).
+export { SbkitError } from '../sbkit-error.ts';
+export { ClientOptionError, SearchDeferredError, TransportError, V4ListUpdateError, type V4ListFailure } from './client-errors.ts';
+export { InvalidUrlError, type InvalidUrlReason } from '../url/invalid-url.ts';
+export { NoV4ListError } from '../lists/v4-lists.ts';
+export { WireResponseError, OhttpError, type OhttpFailure, BinaryHttpError } from '../wire/wire-error.ts';
 export { HashListUpdateError, type HashListFailure } from '../store/hash-list.ts';
-export { DatabaseStorageError } from '../store/database.ts';
-export { RiceDecodeError } from '../codec/rice-error.ts';
+export { DatabaseFileError, DatabaseStorageError } from '../store/database.ts';
+export { RiceDecodeError, type RiceDecodeReason } from '../codec/rice-error.ts';

@@ -1,4 +1,5 @@
 import { prefix32 } from '../url/hash.ts';
+import { ClientOptionError } from './client-errors.ts';
 import type { SearchResponse } from './transport.ts';
 import type { FullHashMatch } from './threats.ts';
 
@@ -36,7 +37,8 @@ export class LocalCache {
   constructor(options: LocalCacheOptions = {}) {
     this.maxEntries = options.maxEntries ?? 100_000;
     this.emptyResponseCacheMs = Math.min(options.emptyResponseCacheMs ?? 0, MAX_CACHE_DURATION_MS);
-    if (!(this.maxEntries >= 1)) throw new RangeError('the local cache needs room for at least one entry');
+    if (!(this.maxEntries >= 1))
+      throw new ClientOptionError(`cache.maxEntries is ${this.maxEntries}; the local cache needs room for at least one entry`);
   }
 
   get size(): number {

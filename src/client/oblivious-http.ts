@@ -7,8 +7,10 @@ import { readFile } from 'node:fs/promises';
 import { type BinaryHttpResponse, decodeBinaryHttpResponse, encodeBinaryHttpRequest, padded } from '../wire/binary-http.ts';
 import type { OutgoingRequest } from '../wire/client-request.ts';
 import type { WireResponse } from '../wire/client-response.ts';
-import { decapsulateResponse, encapsulateRequest, KEY_PROBLEM_TYPE, type KeyConfig, OhttpError, parseKeyConfigs } from '../wire/ohttp.ts';
-import { type HttpSettings, sendRequest, TransportError } from './http.ts';
+import { decapsulateResponse, encapsulateRequest, KEY_PROBLEM_TYPE, type KeyConfig, parseKeyConfigs } from '../wire/ohttp.ts';
+import { OhttpError } from '../wire/wire-error.ts';
+import { type HttpSettings, sendRequest } from './http.ts';
+import { TransportError } from './client-errors.ts';
 
 export interface ObliviousHttpOptions {
   /** The relay's URL, e.g. https://relay.example/ohttp-relay. */

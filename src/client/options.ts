@@ -111,12 +111,6 @@ export type ClientEvent =
       error: Error;
     };
 
-/** Options that cannot work together or at all; thrown by the constructor (and by update() when read-only). */
-export class ClientOptionError extends RangeError {
-  /** Always `"ClientOptionError"`, as logs and stack traces show it. */
-  override readonly name = 'ClientOptionError';
-}
-
 /** Whether `text` is an http or https URL: what a server address must be. */
 export function isHttpUrl(text: string): boolean {
   try {

@@ -19,11 +19,13 @@ import {
 } from './check.ts';
 import { ClientStateFile } from './client-state.ts';
 import { type Clock, systemClock } from './clock.ts';
-import { HashSearcher, SearchDeferredError } from './hash-searcher.ts';
+import { HashSearcher } from './hash-searcher.ts';
+import { SearchDeferredError, ClientOptionError } from './client-errors.ts';
 import { type ListInfo, ListUpdater, type UpdateSummary } from './list-updater.ts';
 import { LocalCache } from './local-cache.ts';
-import { type ClientEvent, ClientOptionError, GOOGLE_SERVER, isHttpUrl, type Mode, type SafeBrowsingClientOptions } from './options.ts';
-import type { FullHashMatch } from './threats.ts';
+import { type ClientEvent, GOOGLE_SERVER, isHttpUrl, type Mode, type SafeBrowsingClientOptions } from './options.ts';
+import type { FullHash } from './threats.ts';
+import { hexOfHashString } from '../url/hash.ts';
 import { connect } from './connect.ts';
 import type { Transport } from './transport.ts';
 import { NoV4ListError, v4ListOf } from '../lists/v4-lists.ts';
@@ -248,9 +250,10 @@ export class SafeBrowsingClient {
    *   errors when the search fails.
    * @internal
    */
-  async searchPrefixes(prefixes: readonly number[]): Promise<{ fullHashes: FullHashMatch[]; cacheDurationMs: number }> {
+  async searchPrefixes(prefixes: readonly number[]): Promise<{ fullHashes: FullHash[]; cacheDurationMs: number }> {
     await this.open();
-    return this.searcher.searchPrefixes(prefixes);
+    const { fullHashes, cacheDurationMs } = await this.searcher.searchPrefixes(prefixes);
+    return { fullHashes: fullHashes.map(({ fullHash, details }) => ({ fullHash: hexOfHashString(fullHash), details })), cacheDurationMs };
   }
 
   /**

@@ -11,7 +11,21 @@ export interface ThreatDetail {
   attributes: ThreatAttributeName[];
 }
 
-/** A full hash of a search response: 32 bytes as a byte string (url/hash.ts) and its usable details. */
+/**
+ * A full hash a server knows, with its threat details: what `SafeBrowsingClient.searchPrefixes`
+ * answers.
+ */
+export interface FullHash {
+  /** SHA-256 of an expression, as 64 lower-case hex digits (the public form of a full hash). */
+  fullHash: string;
+  /** The threat details the client knows (unknown ones are dropped, SB-8). */
+  details: ThreatDetail[];
+}
+
+/**
+ * A full hash of a search response inside the client: the 32 bytes as a byte string, the lookup path's
+ * form (url/hash.ts), and its usable details.
+ */
 export interface FullHashMatch {
   /** The 32 hash bytes as a 32-character byte string (latin1). */
   fullHash: string;

@@ -13,52 +13,17 @@ import {
   type ThreatMatch,
 } from '../proto/v4.ts';
 import type { HashListUpdate } from '../store/hash-list.ts';
-import { WireResponseError } from '../wire/client-response.ts';
+import { WireResponseError } from '../wire/wire-error.ts';
 import { durationToMs } from '../wire/duration.ts';
 import { VERSION } from '../version.ts';
 import type { FullHashMatch } from './threats.ts';
 import type { FetchedList, ListState, SearchResult, ServerSettings, Transport, UpdateResponse } from './transport.ts';
 import { callRpc, prefixBytes } from './rpc.ts';
 import { canonicalV4ListName, type V4List, V4_LIST_NAMES, v4ListKey, v4ListOf, v4ThreatTypeName } from '../lists/v4-lists.ts';
+import { type V4ListFailure, V4ListUpdateError } from './client-errors.ts';
 
 /** docs/api.md §2 ClientInfo: v4 names the client in every request (v5 uses the User-Agent instead, SB-14). */
 const CLIENT_INFO = { clientId: 'sbkit', clientVersion: VERSION };
-
-/** Why the v4 answer for one list could not be turned into an update. */
-export type V4ListFailure =
-  /** The list's hashes are not 4-byte prefixes, the only width v4 lists have here. */
-  | 'not-four-bytes'
-  /** Two names of one call (`se` and `se-4b`) are the same v4 list. */
-  | 'repeated-list'
-  /** The server sent no ListUpdateResponse for the list (docs/api.md §3 pitfall 3). */
-  | 'missing-response'
-  /** The server sent several ListUpdateResponses for the list. */
-  | 'repeated-response'
-  /** `new_client_state` is empty (docs/api.md §3 pitfall 4). */
-  | 'missing-state'
-  /** `response_type` is neither FULL_UPDATE nor PARTIAL_UPDATE. */
-  | 'unknown-response-type'
-  /** RAW additions whose prefixes are not 4 bytes long. */
-  | 'prefix-size'
-  /** A ThreatEntrySet that cannot be read: raw and Rice data at once, ragged raw hashes, negative indices. */
-  | 'malformed-entry-set';
-
-/**
- * One list's part of a v4 update answer is unusable. The transport reports it as that list's error;
- * the caller drops the list and fetches it again in full (SB-9), while the other lists go on.
- */
-export class V4ListUpdateError extends Error {
-  /** Always `"V4ListUpdateError"`, as logs and stack traces show it. */
-  override readonly name = 'V4ListUpdateError';
-
-  constructor(
-    readonly reason: V4ListFailure,
-    readonly listName: string,
-    detail: string,
-  ) {
-    super(`v4 update of list "${listName}" unusable (${reason}): ${detail}`);
-  }
-}
 
 interface AskedList {
   /** Position in the caller's array, where its result goes. */

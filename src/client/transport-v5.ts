@@ -3,6 +3,7 @@ import { decodeRice128, decodeRice256, decodeRice32, decodeRice64 } from '../cod
 import { BatchGetHashListsRequestSchema, type HashList as HashListMessage, SearchHashesRequestSchema } from '../proto/v5.ts';
 import { type HashListUpdate, hashCount, type SortedHashes } from '../store/hash-list.ts';
 import type { HashWidth } from '../lists/list-name.ts';
+import { WireResponseError } from '../wire/wire-error.ts';
 import { durationToMs } from '../wire/duration.ts';
 import { sendRequest } from './http.ts';
 import { callRpc, prefixBytes, type Sender } from './rpc.ts';
@@ -71,12 +72,25 @@ export class V5Transport implements Transport {
     });
     const response = await callRpc(this.settings, 'BatchGetHashLists', request);
     if (response.hashLists.length !== lists.length) {
-      throw new Error(`the server answered ${response.hashLists.length} lists for the ${lists.length} asked for`);
+      throw new WireResponseError(
+        'malformed-body',
+        200,
+        undefined,
+        `the server answered ${response.hashLists.length} lists for the ${lists.length} asked for`,
+      );
     }
     const fetched = lists.map((list, i): FetchedList => {
       const message = response.hashLists[i]!;
       if (message.name !== '' && message.name !== list.name) {
-        return { name: list.name, error: new Error(`the server answered list "${message.name}" in the place of "${list.name}"`) };
+        return {
+          name: list.name,
+          error: new WireResponseError(
+            'malformed-body',
+            200,
+            undefined,
+            `the server answered list "${message.name}" in the place of "${list.name}"`,
+          ),
+        };
       }
       try {
         return { name: list.name, update: hashListUpdate(message, list.width), minimumWaitMs: durationToMs(message.minimumWaitDuration) };

@@ -1,4 +1,5 @@
 import { RICE_FORMATS, type RiceFormat } from './rice-format.ts';
+import { errorCode, SbkitError } from '../sbkit-error.ts';
 
 /** Why Rice-coded data from a server was refused. Named like Chromium's V4DecodeResult failures. */
 export type RiceDecodeReason =
@@ -26,9 +27,13 @@ const DECODE_EXPLANATIONS: Record<RiceDecodeReason, string> = {
  * Thrown when a Rice-coded message from a server is malformed. The update that carried it is corrupt:
  * discard it, and for a list update fall back to a full update (SB-9).
  */
-export class RiceDecodeError extends Error {
+export class RiceDecodeError extends SbkitError {
   /** Always `"RiceDecodeError"`, as logs and stack traces show it. */
   override readonly name = 'RiceDecodeError';
+  /** `SBKIT_RICE_DECODE_` and the reason in capitals, underscores for hyphens (docs/errors.md). */
+  override readonly code: string;
+  /** Every code of this class. */
+  static readonly codes: readonly string[] = Object.keys(DECODE_EXPLANATIONS).map((reason) => errorCode('RICE_DECODE', reason));
 
   constructor(
     /** What is wrong with the data, for callers to branch on. */
@@ -41,6 +46,7 @@ export class RiceDecodeError extends Error {
       `cannot decode ${RICE_FORMATS[format].message}: ${DECODE_EXPLANATIONS[reason]} (${detail}); ` +
         'the update is corrupt, so discard it and request a full update',
     );
+    this.code = errorCode('RICE_DECODE', reason);
   }
 }
 
@@ -54,15 +60,22 @@ const ENCODE_EXPLANATIONS: Record<RiceEncodeReason, string> = {
 };
 
 /** Thrown when values handed to an encoder cannot be encoded as they are. */
-export class RiceEncodeError extends Error {
+export class RiceEncodeError extends SbkitError {
   /** Always `"RiceEncodeError"`, as logs and stack traces show it. */
   override readonly name = 'RiceEncodeError';
+  /** `SBKIT_RICE_ENCODE_` and the reason in capitals, underscores for hyphens (docs/errors.md). */
+  override readonly code: string;
+  /** Every code of this class. */
+  static readonly codes: readonly string[] = Object.keys(ENCODE_EXPLANATIONS).map((reason) => errorCode('RICE_ENCODE', reason));
 
   constructor(
+    /** What is wrong with the values, for callers to branch on. */
     readonly reason: RiceEncodeReason,
+    /** Which encoding was being written. */
     readonly format: RiceFormat,
     detail: string,
   ) {
     super(`cannot encode ${RICE_FORMATS[format].message}: ${ENCODE_EXPLANATIONS[reason]} (${detail})`);
+    this.code = errorCode('RICE_ENCODE', reason);
   }
 }

@@ -5,6 +5,7 @@
 import type { PlatformType, ThreatEntryType, ThreatType } from '../proto/v4.ts';
 import { knownList } from './known-lists.ts';
 import type { ThreatTypeName } from './threat-types.ts';
+import { errorCode, SbkitError } from '../sbkit-error.ts';
 
 // The numbers of docs/api.md §2's v4 enums that name the lists, written out rather than read from the
 // generated code, so that naming a list does not load the protobuf runtime (a client loads it at its
@@ -47,11 +48,18 @@ export type V4ListName = keyof typeof V4_LISTS;
 export const V4_LIST_NAMES = Object.keys(V4_LISTS) as V4ListName[];
 
 /** A v5 list with no v4 counterpart was named where only v4 lists can be served or fetched. */
-export class NoV4ListError extends Error {
+export class NoV4ListError extends SbkitError {
   /** Always `"NoV4ListError"`, as logs and stack traces show it. */
   override readonly name = 'NoV4ListError';
+  /** Always `SBKIT_NO_V4_LIST`. */
+  override readonly code = errorCode('NO_V4_LIST');
+  /** Every code of this class. */
+  static readonly codes: readonly string[] = [errorCode('NO_V4_LIST')];
 
-  constructor(readonly listName: string) {
+  constructor(
+    /** The list asked for. */
+    readonly listName: string,
+  ) {
     super(
       `list "${listName}" has no v4 equivalent (SB-11); the v4 protocol serves ${V4_LIST_NAMES.join(', ')} ` +
         `(or ${V4_LIST_NAMES.map((name) => knownList(name)!.alias).join(', ')}); use the v5 protocol for other lists`,

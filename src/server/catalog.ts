@@ -1,3 +1,4 @@
+import { checksumOf } from '../store/hash-list.ts';
 import { canonicalListName } from '../lists/known-lists.ts';
 import type { ListDefinition } from './lists/list-definition.ts';
 import type { ListHistory } from './lists/list-history.ts';
@@ -33,3 +34,12 @@ export class ListCatalog {
     return this.threatHistories.map((history) => ({ definition: history.definition, snapshot: history.current() }));
   }
 }
+
+/**
+ * How a list the server does not publish is answered where clients ask for fixed sets of lists (v4
+ * triples, Firefox's v5 batch): as an empty list, with a version and a checksum all the same, since
+ * Firefox rejects an answer without state and the Go client one without checksum (docs/api.md §3 pitfall 4).
+ */
+export const NO_LIST_VERSION = new TextEncoder().encode('sbkit:no-such-list');
+/** The checksum of an empty list: the stand-in's, whatever the width asked for. */
+export const EMPTY_LIST_CHECKSUM = checksumOf({ width: 4, values: new Uint32Array(0) });

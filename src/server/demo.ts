@@ -1,4 +1,4 @@
-import { expressionHash } from '../url/hash.ts';
+import { expressionHashBytes } from '../url/hash.ts';
 import { ListCatalog } from './catalog.ts';
 import type { ListDefinition } from './lists/list-definition.ts';
 import { ListHistory } from './lists/list-history.ts';
@@ -80,7 +80,7 @@ export function demoCatalog(): ListCatalog {
   return new ListCatalog(
     DEMO_LISTS.map((list) => {
       const history = new ListHistory(list.definition, { keep: 10 });
-      history.publish(Buffer.concat(list.expressions.map((expression) => expressionHash(expression))));
+      history.publish(Buffer.concat(list.expressions.map((expression) => expressionHashBytes(expression))));
       return history;
     }),
   );

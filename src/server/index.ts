@@ -6,14 +6,25 @@
  * @packageDocumentation
  * @module sbkit/server
  */
-export { createServer, type ServerOptions, type SafeBrowsingServer } from './server.ts';
+export { createServer, type ServerOptions, type SafeBrowsingServer, ListenError } from './server.ts';
 export type { ListCatalog } from './catalog.ts';
 export { demoCatalog } from './demo.ts';
 export { FeedLists, type ListLoadReport, type ReportedBadLine } from './feed-lists.ts';
 export { readServerConfig, parseServerConfig, type ServerConfig } from './feeds/config.ts';
-export { ConfigError } from './feeds/config-error.ts';
 export { UpstreamMirror, type UpstreamOptions } from './upstream-mirror.ts';
 export { LoadControl, type LoadControlSettings } from './guard/load-control.ts';
-export { KeyRing, type GatewayKeys, GatewayKeysUnavailableError } from './ohttp/key-ring.ts';
+export { KeyRing, type GatewayKeys } from './ohttp/key-ring.ts';
 export { SharedKeyRing } from './ohttp/shared-key-ring.ts';
 export { createRelayApp, type RelayOptions } from './ohttp/relay.ts';
+// Every error the server can meet or report, each with its stable code (docs/errors.md); those it answers
+// clients with carry the code in the body.
+export { SbkitError } from '../sbkit-error.ts';
+export { ConfigError } from './feeds/config-error.ts';
+export { FeedFormatError, BadEntryError } from './feeds/feed-error.ts';
+export { SourceError } from './feeds/source-error.ts';
+export { ListError } from './lists/list-error.ts';
+export { SnapshotStoreError } from './lists/snapshot-store-error.ts';
+export { RedisConnectionError } from './redis-connection.ts';
+export { GatewayKeysUnavailableError } from './ohttp/key-ring.ts';
+export { WireError, type CanonicalStatus, OhttpError, BinaryHttpError } from '../wire/wire-error.ts';
+export { RiceEncodeError } from '../codec/rice-error.ts';

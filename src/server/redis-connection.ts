@@ -1,5 +1,7 @@
 // node-redis is loaded when a connection is first made: a server without Redis never loads it.
 
+import { errorCode, SbkitError } from '../sbkit-error.ts';
+
 /** The start of every Redis key of sbkit's, unless the operator chooses another (`--redis-prefix`). */
 export const DEFAULT_KEY_PREFIX = 'sbkit:';
 
@@ -10,16 +12,22 @@ const MAX_RECONNECT_DELAY_MS = 2000;
  * Why Redis could not be reached: `invalid-url` for an address that cannot be used (a mistake of the
  * configuration), `unavailable` when Redis did not answer in time or refused.
  */
-export class RedisConnectionError extends Error {
+export class RedisConnectionError extends SbkitError {
   /** Always `"RedisConnectionError"`, as logs and stack traces show it. */
   override readonly name = 'RedisConnectionError';
+  /** `SBKIT_REDIS_CONNECTION_` and the reason in capitals, underscores for hyphens (docs/errors.md). */
+  override readonly code: string;
+  /** Every code of this class. */
+  static readonly codes: readonly string[] = ['invalid-url', 'unavailable'].map((reason) => errorCode('REDIS_CONNECTION', reason));
 
   constructor(
+    /** A URL that cannot be used, or a Redis that does not answer. */
     readonly reason: 'invalid-url' | 'unavailable',
     message: string,
     options?: { cause?: unknown },
   ) {
     super(message, options);
+    this.code = errorCode('REDIS_CONNECTION', reason);
   }
 }
 

@@ -1,5 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import { type AppOptions, createApp } from './app.ts';
+import { errorCode, SbkitError } from '../sbkit-error.ts';
+
+/** The address cannot be listened on: taken, not this machine's, or not allowed. */
+export class ListenError extends SbkitError {
+  /** Always `"ListenError"`, as logs and stack traces show it. */
+  override readonly name = 'ListenError';
+  /** Always `SBKIT_LISTEN`. */
+  override readonly code = errorCode('LISTEN');
+  /** Every code of this class. */
+  static readonly codes: readonly string[] = [errorCode('LISTEN')];
+
+  constructor(host: string, port: number, cause: unknown) {
+    super(`cannot listen on ${host}:${port}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
 
 /** What {@link createServer} serves, and where it listens. */
 export interface ServerOptions extends AppOptions {
@@ -16,7 +31,7 @@ export interface SafeBrowsingServer {
   /**
    * Starts listening; resolves to the base URL, e.g. http://127.0.0.1:8080.
    *
-   * @throws the listen error, e.g. `EADDRINUSE` when the port is taken.
+   * @throws {@link ListenError} when the address is taken, not this machine's, or not allowed.
    */
   listen(): Promise<string>;
   /** Stops listening and waits for requests under way. */
@@ -33,11 +48,17 @@ export function createServer(options: ServerOptions): SafeBrowsingServer {
   return {
     app,
     listen: async () => {
-      await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
+      const host = options.host ?? '127.0.0.1';
+      const port = options.port ?? 8080;
+      try {
+        await app.listen({ host, port });
+      } catch (error) {
+        throw new ListenError(host, port, error);
+      }
       const address = app.server.address();
       if (address === null || typeof address === 'string') return String(address);
-      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-      return `http://${host}:${address.port}`;
+      const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      return `http://${shown}:${address.port}`;
     },
     close: () => app.close(),
   };

@@ -18,7 +18,7 @@ import type { ServerConfig } from './feeds/config.ts';
 import { DEFAULT_LOAD_CONTROL_CONFIG, type LoadControlConfig } from './guard/load-control-config.ts';
 import { LoadControl } from './guard/load-control.ts';
 import { RedisSnapshotStore } from './lists/redis-snapshot-store.ts';
-import { hashCount } from './lists/sorted-hashes.ts';
+import { hashCount } from '../store/hash-list.ts';
 import { type GatewayKeys, KeyRing } from './ohttp/key-ring.ts';
 import { SharedKeyRing } from './ohttp/shared-key-ring.ts';
 import { DEFAULT_KEY_PREFIX } from './redis-connection.ts';
@@ -70,16 +70,6 @@ export interface Service {
   lists: { name: string; entries: number }[];
   /** Stops listening, then closes everything it opened, in the reverse order. */
   close(): Promise<void>;
-}
-
-/** The address cannot be listened on: taken, not this machine's, or not allowed. */
-export class ListenError extends Error {
-  /** Always `"ListenError"`, as logs and stack traces show it. */
-  override readonly name = 'ListenError';
-
-  constructor(host: string, port: number, cause: unknown) {
-    super(`cannot listen on ${host}:${port}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-  }
 }
 
 /** Things opened in turn, closed in the reverse order, each once, whatever the others do. */
@@ -215,12 +205,7 @@ export async function startService(service: ServiceConfig): Promise<Service> {
     const server = opened.add(
       createServer({ ...lists.options, loadControl, ohttpKeys, serving: lists.describe, host: service.host, port: service.port }),
     );
-    let url: string;
-    try {
-      url = await server.listen();
-    } catch (error) {
-      throw new ListenError(service.host, service.port, error);
-    }
+    const url = await server.listen();
     return {
       url,
       describe: lists.describe,

@@ -3,8 +3,9 @@ import { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST, KNOWN_LISTS, knownList } from 
 import { SafeBrowsingClient } from '../client/safe-browsing-client.ts';
 import { type FullHashSource, type SharedSearchCache, upstreamFullHashes } from './api/full-hash-source.ts';
 import { ListCatalog } from './catalog.ts';
+import { ConfigError } from './feeds/config-error.ts';
 import type { ListDefinition } from './lists/list-definition.ts';
-import { hashCount } from './lists/sorted-hashes.ts';
+import { hashCount } from '../store/hash-list.ts';
 import { ListHistory } from './lists/list-history.ts';
 import { memorySnapshotStore, type SnapshotStore } from './lists/snapshot-store.ts';
 
@@ -44,7 +45,8 @@ export interface UpstreamOptions {
 function definitionOf(name: string): ListDefinition {
   const known = knownList(name);
   if (known === undefined || known.name !== name) {
-    throw new RangeError(
+    throw new ConfigError(
+      'lists',
       `a proxy mirrors the lists of SB-11 (${KNOWN_LISTS.map((list) => list.name).join(', ')}); "${name}" is not one of them`,
     );
   }

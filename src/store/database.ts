@@ -5,6 +5,7 @@ import { platform } from 'node:os';
 import { join } from 'node:path';
 import { listNameProblem, listNameReason } from '../lists/list-name.ts';
 import { checksumOf, hashBytes, hashesFromBytes, HashList } from './hash-list.ts';
+import { errorCode, SbkitError } from '../sbkit-error.ts';
 
 /**
  * The local database (SB-9): a folder with one file per list. A file holds
@@ -37,11 +38,16 @@ export interface StoredList {
 }
 
 /** Why a file was not loaded. */
-export class DatabaseFileError extends Error {
+export class DatabaseFileError extends SbkitError {
   /** Always `"DatabaseFileError"`, as logs and stack traces show it. */
   override readonly name = 'DatabaseFileError';
+  /** Always `SBKIT_DATABASE_FILE`. */
+  override readonly code = errorCode('DATABASE_FILE');
+  /** Every code of this class. */
+  static readonly codes: readonly string[] = [errorCode('DATABASE_FILE')];
 
   constructor(
+    /** The path of the damaged file. */
     readonly file: string,
     detail: string,
     consequence = 'the list will be fetched again',
@@ -54,9 +60,13 @@ export class DatabaseFileError extends Error {
  * The folder could not be created, read or written: a full disk, a path that is not a folder, missing
  * permissions, or a database opened read-only. Nothing half-written is left behind.
  */
-export class DatabaseStorageError extends Error {
+export class DatabaseStorageError extends SbkitError {
   /** Always `"DatabaseStorageError"`, as logs and stack traces show it. */
   override readonly name = 'DatabaseStorageError';
+  /** Always `SBKIT_DATABASE_STORAGE`. */
+  override readonly code = errorCode('DATABASE_STORAGE');
+  /** Every code of this class. */
+  static readonly codes: readonly string[] = [errorCode('DATABASE_STORAGE')];
 
   constructor(
     /** The database's folder. */

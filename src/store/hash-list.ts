@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { prefixesFromBytes, prefixesToBytes } from '../codec/prefixes.ts';
 import { compareAt, WideHashSet } from './hash-set.ts';
-import { type HashWidth } from '../lists/list-name.ts';
+import type { HashWidth } from '../lists/list-name.ts';
 import { PrefixSet } from './prefix-set.ts';
 import { prefix32 } from '../url/hash.ts';
+import { errorCode, SbkitError } from '../sbkit-error.ts';
 
 /** The hashes of a list in ascending order: 4-byte prefixes as big-endian numbers, wider hashes as bytes. */
 export type SortedHashes = { width: 4; values: Uint32Array } | { width: 8 | 16 | 32; bytes: Uint8Array };
@@ -22,20 +23,27 @@ export interface HashListUpdate {
 }
 
 /** Why an update could not be applied, named as Chromium names its store failures. */
-export type HashListFailure =
-  | 'checksum-mismatch'
-  | 'removal-index-out-of-range'
-  | 'removals-not-ascending'
-  | 'removals-in-full-update'
-  | 'duplicate-addition'
-  | 'additions-not-ascending'
-  | 'width-mismatch'
-  | 'checksum-missing';
+const HASH_LIST_FAILURES = [
+  'checksum-mismatch',
+  'removal-index-out-of-range',
+  'removals-not-ascending',
+  'removals-in-full-update',
+  'duplicate-addition',
+  'additions-not-ascending',
+  'width-mismatch',
+  'checksum-missing',
+] as const;
+/** Why an update cannot be applied to a list. */
+export type HashListFailure = (typeof HASH_LIST_FAILURES)[number];
 
 /** SB-9: any of these means the local list is dropped and fetched again from scratch. */
-export class HashListUpdateError extends Error {
+export class HashListUpdateError extends SbkitError {
   /** Always `"HashListUpdateError"`, as logs and stack traces show it. */
   override readonly name = 'HashListUpdateError';
+  /** `SBKIT_HASH_LIST_UPDATE_` and the reason in capitals, underscores for hyphens (docs/errors.md). */
+  override readonly code: string;
+  /** Every code of this class. */
+  static readonly codes: readonly string[] = HASH_LIST_FAILURES.map((reason) => errorCode('HASH_LIST_UPDATE', reason));
 
   constructor(
     /** Which rule the update broke, for callers to branch on. */
@@ -45,6 +53,7 @@ export class HashListUpdateError extends Error {
     detail: string,
   ) {
     super(`update of list "${listName}" rejected (${reason}): ${detail}; the list will be fetched again in full`);
+    this.code = errorCode('HASH_LIST_UPDATE', reason);
   }
 }
 
@@ -273,4 +282,14 @@ function mergeAdditions(kept: SortedHashes, additions: SortedHashes, fail: Fail)
   if (i < a) out.set(kept.bytes.subarray(i * w), k * w);
   else if (j < b) out.set(additions.bytes.subarray(j * w), k * w);
   return { width: w, bytes: out };
+}
+
+export function emptyHashes(width: HashWidth): SortedHashes {
+  return width === 4 ? { width, values: new Uint32Array(0) } : { width, bytes: new Uint8Array(0) };
+}
+
+/** Hashes `start` (inclusive) to `end` (exclusive) of a sorted list: a view, not a copy. */
+export function hashRange(hashes: SortedHashes, start: number, end: number): SortedHashes {
+  if (hashes.width === 4) return { width: 4, values: hashes.values.subarray(start, end) };
+  return { width: hashes.width, bytes: hashes.bytes.subarray(start * hashes.width, end * hashes.width) };
 }

@@ -1,10 +1,18 @@
 import { hash } from 'node:crypto';
 
+// A full hash has one form on sbkit's public surface: lower-case hex, 64 characters (docs/architecture.md
+// says why). Inside, the lookup path keeps 32-character byte strings and lists keep bytes.
+
 /**
- * SB-7: the SHA-256 of an expression, 32 bytes: the full hash that lists and search answers carry.
- * Expressions are printable ASCII after SB-5 escaping.
+ * SB-7: the SHA-256 of an expression, the full hash that lists and search answers carry, as 64
+ * lower-case hex digits. Expressions are printable ASCII after SB-5 escaping.
  */
-export function expressionHash(expression: string): Uint8Array {
+export function expressionHash(expression: string): string {
+  return hash('sha256', expression, 'hex');
+}
+
+/** SB-7 as the 32 bytes lists are built from. */
+export function expressionHashBytes(expression: string): Buffer {
   return hash('sha256', expression, 'buffer');
 }
 
@@ -24,7 +32,17 @@ export function prefix32(hashString: string): number {
   );
 }
 
-/** SB-7: the first `length` bytes of a full hash (4 for `hashes.search`), sharing its memory. */
-export function hashPrefix(fullHash: Uint8Array, length = 4): Uint8Array {
-  return fullHash.subarray(0, length);
+/** SB-7: the first `length` bytes (4 for `hashes.search`) of a full hash in hex, in hex. */
+export function hashPrefix(fullHash: string, length = 4): string {
+  return fullHash.slice(0, 2 * length);
+}
+
+/** A full hash of the lookup path (a 32-character byte string) in the public form, hex. */
+export function hexOfHashString(hashString: string): string {
+  return Buffer.from(hashString, 'latin1').toString('hex');
+}
+
+/** A full hash in the public form (hex) as the lookup path's byte string. */
+export function hashStringOfHex(fullHash: string): string {
+  return Buffer.from(fullHash, 'hex').toString('latin1');
 }

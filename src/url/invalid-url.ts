@@ -1,3 +1,5 @@
+import { errorCode, SbkitError } from '../sbkit-error.ts';
+
 /** Why a URL could not be turned into Safe Browsing expressions. */
 export type InvalidUrlReason = 'empty' | 'too-long' | 'unsupported-scheme' | 'no-host' | 'invalid-ipv6' | 'invalid-host';
 
@@ -11,9 +13,13 @@ const EXPLANATIONS: Record<InvalidUrlReason, string> = {
 };
 
 /** Thrown by the URL pipeline for input that names no checkable web page. */
-export class InvalidUrlError extends Error {
+export class InvalidUrlError extends SbkitError {
   /** Always `"InvalidUrlError"`, as logs and stack traces show it. */
   override readonly name = 'InvalidUrlError';
+  /** `SBKIT_INVALID_URL_` and the reason in capitals, underscores for hyphens (docs/errors.md). */
+  override readonly code: string;
+  /** Every code of this class. */
+  static readonly codes: readonly string[] = Object.keys(EXPLANATIONS).map((reason) => errorCode('INVALID_URL', reason));
 
   constructor(
     /** Why the URL cannot be used, for callers to branch on. */
@@ -24,5 +30,6 @@ export class InvalidUrlError extends Error {
   ) {
     const shown = input.length > 200 ? `${input.slice(0, 200)}…` : input;
     super(`invalid URL ${JSON.stringify(shown)}: ${detail ?? EXPLANATIONS[reason]}`);
+    this.code = errorCode('INVALID_URL', reason);
   }
 }

@@ -4,6 +4,8 @@
 // responses are read and skipped; zero padding at the end is allowed. Anything else is a
 // BinaryHttpError, never a partial message.
 
+import { BinaryHttpError } from './wire-error.ts';
+
 export interface BinaryHttpRequest {
   method: string;
   scheme: string;
@@ -18,11 +20,6 @@ export interface BinaryHttpResponse {
   status: number;
   headers: [string, string][];
   content: Uint8Array;
-}
-
-export class BinaryHttpError extends Error {
-  /** Always `"BinaryHttpError"`, as logs and stack traces show it. */
-  override readonly name = 'BinaryHttpError';
 }
 
 const KNOWN_LENGTH_REQUEST = 0;

@@ -2,12 +2,10 @@
 // encoding the server chose, or a WireResponseError saying what went wrong.
 
 import type { DescMessage } from '@bufbuild/protobuf';
-import type { WireEncoding } from './encoding.ts';
-import { contentTypeEncoding } from './encoding.ts';
+import { type WireEncoding, contentTypeEncoding } from './encoding.ts';
 import { decodePayload } from './payload.ts';
-import type { RpcId, RpcResponse } from './routes.ts';
-import { RPCS } from './routes.ts';
-import { WireError } from './wire-error.ts';
+import { type RpcId, type RpcResponse, RPCS } from './routes.ts';
+import { WireError, WireResponseError } from './wire-error.ts';
 
 /** An HTTP answer as the client received it. */
 export interface WireResponse {
@@ -16,25 +14,6 @@ export interface WireResponse {
   body: Uint8Array;
   /** Cache-Control max-age, when the server sent one. */
   maxAgeSeconds?: number | undefined;
-}
-
-/**
- * A server answer that is not a usable response: a non-200 status (RF-4 counts every one as a failure,
- * so 204 and 304 are too), or a 200 whose body does not parse.
- */
-export class WireResponseError extends Error {
-  /** Always `"WireResponseError"`, as logs and stack traces show it. */
-  override readonly name = 'WireResponseError';
-
-  constructor(
-    readonly kind: 'error-status' | 'malformed-body',
-    readonly httpStatus: number,
-    /** The google.rpc.Code name from a Google-style error body, when there was one. */
-    readonly status: string | undefined,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /**

@@ -6,6 +6,7 @@
 
 import { createCipheriv, createDecipheriv, createPrivateKey, createPublicKey, hkdfSync, randomBytes } from 'node:crypto';
 import { Aes128Gcm, CipherSuite, DhkemX25519HkdfSha256, HkdfSha256, type RecipientContext, type SenderContext } from '@hpke/core';
+import { OhttpError } from './wire-error.ts';
 
 const KEM_X25519_HKDF_SHA256 = 0x0020;
 const KDF_HKDF_SHA256 = 0x0001;
@@ -30,19 +31,6 @@ export interface KeyConfig {
   kemId: number;
   publicKey: Uint8Array;
   suites: { kdfId: number; aeadId: number }[];
-}
-
-/** Why an OHTTP message cannot be used; the gateway answers these with 400. */
-export class OhttpError extends Error {
-  /** Always `"OhttpError"`, as logs and stack traces show it. */
-  override readonly name = 'OhttpError';
-
-  constructor(
-    readonly reason: 'malformed' | 'unknown-key' | 'unsupported' | 'decryption',
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 function encodeKeyConfig(config: KeyConfig): Uint8Array {

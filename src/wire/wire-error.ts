@@ -4,13 +4,18 @@
 // asked for protobuf: no source available here says what binary form Google sends for them, and the
 // clients we serve look only at the HTTP status of a failed request (Chromium and Firefox back off on
 // any non-200; the Go client reports the status code). Load control answers in the encoding asked for
-// (LC-4), in binary as google.rpc.Status, the message gRPC-style APIs put errors in.
+// (LC-4), in binary as google.rpc.Status, the message gRPC-style APIs put errors in. Both carry the sbkit
+// code (docs/errors.md) as a google.rpc.ErrorInfo detail.
+//
+// The other errors of the wire layer live here too: an answer a client cannot use, and Oblivious HTTP
+// and binary HTTP messages that cannot be read.
+
+import { errorCode, SbkitError } from '../sbkit-error.ts';
 
 /** The google.rpc.Code names sbkit's server uses. */
 export type CanonicalStatus =
   | 'INVALID_ARGUMENT'
   | 'FAILED_PRECONDITION'
-  | 'OUT_OF_RANGE'
   | 'UNAUTHENTICATED'
   | 'PERMISSION_DENIED'
   | 'NOT_FOUND'
@@ -23,7 +28,6 @@ export type CanonicalStatus =
 const CODE_NUMBER: Record<CanonicalStatus, number> = {
   INVALID_ARGUMENT: 3,
   FAILED_PRECONDITION: 9,
-  OUT_OF_RANGE: 11,
   UNAUTHENTICATED: 16,
   PERMISSION_DENIED: 7,
   NOT_FOUND: 5,
@@ -37,7 +41,6 @@ const CODE_NUMBER: Record<CanonicalStatus, number> = {
 const HTTP_STATUS: Record<CanonicalStatus, number> = {
   INVALID_ARGUMENT: 400,
   FAILED_PRECONDITION: 400,
-  OUT_OF_RANGE: 400,
   UNAUTHENTICATED: 401,
   PERMISSION_DENIED: 403,
   NOT_FOUND: 404,
@@ -52,21 +55,34 @@ export interface WireErrorOptions {
   httpStatus?: number;
   /** For 405: the methods the path accepts, for the `Allow` header. */
   allow?: readonly string[];
+  /** The failure behind the refusal, when it has a code more precise than the status (a URL that cannot be checked: SBKIT_INVALID_URL_…). */
+  cause?: SbkitError;
 }
 
 /** A request the REST surface refuses, with what to tell the client. */
-export class WireError extends Error {
+export class WireError extends SbkitError {
   /** Always `"WireError"`, as logs and stack traces show it. */
   override readonly name = 'WireError';
+  /** `SBKIT_WIRE_` and the status in capitals, underscores for hyphens (docs/errors.md). */
+  override readonly code: string;
+  /** Every code of this class. */
+  static readonly codes: readonly string[] = Object.keys(CODE_NUMBER).map((reason) => errorCode('WIRE', reason));
+  /** The HTTP status the refusal is answered with. */
   readonly httpStatus: number;
+  /** For 405: the methods the path accepts. */
   readonly allow: readonly string[] | undefined;
+  /** What the error body names as the reason: the code of the failure behind the refusal, or this error's. */
+  readonly reason: string;
 
   constructor(
+    /** The google.rpc.Code name the body carries. */
     readonly status: CanonicalStatus,
     message: string,
     options: WireErrorOptions = {},
   ) {
-    super(message);
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = errorCode('WIRE', status);
+    this.reason = options.cause?.code ?? this.code;
     this.httpStatus = options.httpStatus ?? HTTP_STATUS[status];
     this.allow = options.allow;
   }
@@ -92,14 +108,28 @@ export interface RenderedWireError {
   body: Uint8Array;
 }
 
+/** The domain of the `google.rpc.ErrorInfo` in error bodies: its reasons are the codes of docs/errors.md. */
+const ERROR_DOMAIN = 'sbkit';
+const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
+
+/**
+ * The body Google's APIs answer errors with: google.rpc.Status, in JSON as `{"error": {…}}`, carrying
+ * the sbkit code as a `google.rpc.ErrorInfo` detail (AIP-193), so that a program can branch on it.
+ */
 export function renderWireError(error: WireError, encoding: 'json' | 'protobuf' = 'json'): RenderedWireError {
   const headers: Record<string, string> = {
     'content-type': encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json; charset=utf-8',
   };
   if (error.allow !== undefined) headers['allow'] = error.allow.join(', ');
-  if (encoding === 'protobuf')
-    return { httpStatus: error.httpStatus, headers, body: statusMessage(CODE_NUMBER[error.status], error.message) };
-  const json = { error: { code: error.httpStatus, message: error.message, status: error.status } };
+  if (encoding === 'protobuf') return { httpStatus: error.httpStatus, headers, body: statusMessage(error) };
+  const json = {
+    error: {
+      code: error.httpStatus,
+      message: error.message,
+      status: error.status,
+      details: [{ '@type': ERROR_INFO_TYPE, reason: error.reason, domain: ERROR_DOMAIN }],
+    },
+  };
   return {
     httpStatus: error.httpStatus,
     headers,
@@ -107,16 +137,104 @@ export function renderWireError(error: WireError, encoding: 'json' | 'protobuf' 
   };
 }
 
-/** google.rpc.Status { int32 code = 1; string message = 2; } in binary; codes are small and positive. */
-function statusMessage(code: number, message: string): Uint8Array {
-  const text = Buffer.from(message, 'utf8');
-  const length: number[] = [];
-  for (let rest = text.length; ; rest >>>= 7) {
+/**
+ * google.rpc.Status { int32 code = 1; string message = 2; repeated Any details = 3; } in binary, the one
+ * detail an Any { string type_url = 1; bytes value = 2; } of ErrorInfo { string reason = 1; string domain = 2; }.
+ */
+function statusMessage(error: WireError): Uint8Array {
+  const errorInfo = Buffer.concat([lengthDelimited(1, Buffer.from(error.reason)), lengthDelimited(2, Buffer.from(ERROR_DOMAIN))]);
+  const any = Buffer.concat([lengthDelimited(1, Buffer.from(ERROR_INFO_TYPE)), lengthDelimited(2, errorInfo)]);
+  // Canonical codes are small and positive: their varint is one byte.
+  return Buffer.concat([
+    Uint8Array.of(0x08, CODE_NUMBER[error.status]),
+    lengthDelimited(2, Buffer.from(error.message)),
+    lengthDelimited(3, any),
+  ]);
+}
+
+/** A length-delimited protobuf field: its key (wire type 2), the length as a varint, the bytes. */
+function lengthDelimited(field: number, bytes: Uint8Array): Uint8Array {
+  const head: number[] = [(field << 3) | 2];
+  for (let rest = bytes.length; ; rest >>>= 7) {
     if (rest < 0x80) {
-      length.push(rest);
+      head.push(rest);
       break;
     }
-    length.push((rest & 0x7f) | 0x80);
+    head.push((rest & 0x7f) | 0x80);
   }
-  return Uint8Array.from([0x08, code, 0x12, ...length, ...text]);
+  return Buffer.concat([Uint8Array.from(head), bytes]);
+}
+
+/**
+ * A server answer that is not a usable response: a non-200 status (RF-4 counts every one as a failure,
+ * so 204 and 304 are too), or a 200 whose body does not parse.
+ */
+export class WireResponseError extends SbkitError {
+  /** Always `"WireResponseError"`, as logs and stack traces show it. */
+  override readonly name = 'WireResponseError';
+  /** `SBKIT_WIRE_RESPONSE_` and the kind in capitals, underscores for hyphens (docs/errors.md). */
+  override readonly code: string;
+  /** Every code of this class. */
+  static readonly codes: readonly string[] = ['error-status', 'malformed-body'].map((reason) => errorCode('WIRE_RESPONSE', reason));
+
+  constructor(
+    /** A status other than 200, or a 200 whose body could not be read. */
+    readonly kind: 'error-status' | 'malformed-body',
+    /** The status the server answered with. */
+    readonly httpStatus: number,
+    /** The google.rpc.Code name from a Google-style error body, when there was one. */
+    readonly status: string | undefined,
+    message: string,
+  ) {
+    super(message);
+    this.code = errorCode('WIRE_RESPONSE', kind);
+  }
+}
+
+const OHTTP_FAILURES = [
+  /** Not the encapsulation RFC 9458 describes: short, or its parts of the wrong length. */
+  'malformed',
+  /** Encrypted to a key configuration the gateway does not hold (rotated away): fetch the keys again. */
+  'unknown-key',
+  /** A KEM, KDF or AEAD the gateway does not offer. */
+  'unsupported',
+  /** The ciphertext does not decrypt: damaged, or not for this gateway. */
+  'decryption',
+  /** The gateway refuses a request not sent as `message/ohttp-req`. */
+  'media-type',
+  /** The gateway refuses an encapsulated request over its size limit. */
+  'too-large',
+  /** The gateway saw this encapsulation before and refuses to serve it twice. */
+  'replay',
+] as const;
+/** Why an OHTTP message cannot be used. */
+export type OhttpFailure = (typeof OHTTP_FAILURES)[number];
+
+/** An OHTTP message that cannot be used; the gateway answers these with a 4xx problem naming the code. */
+export class OhttpError extends SbkitError {
+  /** Always `"OhttpError"`, as logs and stack traces show it. */
+  override readonly name = 'OhttpError';
+  /** `SBKIT_OHTTP_` and the reason in capitals, underscores for hyphens (docs/errors.md). */
+  override readonly code: string;
+  /** Every code of this class. */
+  static readonly codes: readonly string[] = OHTTP_FAILURES.map((reason) => errorCode('OHTTP', reason));
+
+  constructor(
+    /** What is wrong with the message, for callers to branch on. */
+    readonly reason: OhttpFailure,
+    message: string,
+  ) {
+    super(message);
+    this.code = errorCode('OHTTP', reason);
+  }
+}
+
+/** A binary HTTP message (RFC 9292) that cannot be read: the inner request or answer of Oblivious HTTP. */
+export class BinaryHttpError extends SbkitError {
+  /** Always `"BinaryHttpError"`, as logs and stack traces show it. */
+  override readonly name = 'BinaryHttpError';
+  /** Always `SBKIT_BINARY_HTTP`. */
+  override readonly code = errorCode('BINARY_HTTP');
+  /** Every code of this class. */
+  static readonly codes: readonly string[] = [errorCode('BINARY_HTTP')];
 }

@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
-import { sendRequest, TransportError } from '../../src/client/http.ts';
+import { sendRequest } from '../../src/client/http.ts';
+import { TransportError } from '../../src/client/client-errors.ts';
 
 const SETTINGS = { userAgent: 'sbkit-test/1', timeoutMs: 2_000, maxResponseBytes: 1_000 };
 

@@ -7,7 +7,8 @@ import { create } from '@bufbuild/protobuf';
 import fc from 'fast-check';
 import { encodeRice64 } from '../../src/codec/index.ts';
 import { BatchGetHashListsResponseSchema, type HashList, HashListSchema, SearchHashesResponseSchema } from '../../src/proto/v5.ts';
-import { type ClientEvent, ClientOptionError, type SafeBrowsingClientOptions } from '../../src/client/options.ts';
+import { ClientOptionError } from '../../src/client/client-errors.ts';
+import type { ClientEvent, SafeBrowsingClientOptions } from '../../src/client/options.ts';
 import { SEARCH_PREFIXES_PER_REQUEST } from '../../src/client/hash-searcher.ts';
 import { type CheckResult, SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
 import type { Clock } from '../../src/client/clock.ts';
@@ -365,7 +366,8 @@ describe('searchPrefixes (what a caching proxy asks its upstream)', () => {
     );
     assert.deepEqual(
       answer.fullHashes.map((f) => f.fullHash),
-      [listed],
+      [Buffer.from(listed, 'latin1').toString('hex')],
+      'in the public form, hex',
     );
     assert.equal(answer.cacheDurationMs, 300_000);
   });

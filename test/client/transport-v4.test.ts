@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { create } from '@bufbuild/protobuf';
 import { encodeV4RiceHashes, encodeV4RiceIndices, prefixesToBytes, RiceDecodeError } from '../../src/codec/index.ts';
-import type { FetchedList, ListState } from '../../src/client/transport.ts';
-import type { ServerSettings } from '../../src/client/transport.ts';
-import { V4ListUpdateError, V4Transport } from '../../src/client/transport-v4.ts';
+import type { FetchedList, ListState, ServerSettings } from '../../src/client/transport.ts';
+import { V4Transport } from '../../src/client/transport-v4.ts';
+import { V4ListUpdateError } from '../../src/client/client-errors.ts';
 import { NoV4ListError, v4ListOf } from '../../src/lists/v4-lists.ts';
 import {
   CompressionType,
@@ -27,7 +27,7 @@ import {
 } from '../../src/proto/v4.ts';
 import { checksumOf, HashList, type HashListUpdate } from '../../src/store/hash-list.ts';
 import { expressionHashString, prefix32 } from '../../src/url/hash.ts';
-import { WireResponseError } from '../../src/wire/client-response.ts';
+import { WireResponseError } from '../../src/wire/wire-error.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
 import type { WireEncoding } from '../../src/wire/encoding.ts';
 import type { RpcId, RpcResponse } from '../../src/wire/routes.ts';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
-import { ClientOptionError } from '../../src/client/options.ts';
+import { ClientOptionError } from '../../src/client/client-errors.ts';
 import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
 import { listNameProblem, listNameReason } from '../../src/lists/list-name.ts';
 import { createApp } from '../../src/server/app.ts';

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import {
-  BinaryHttpError,
   decodeBinaryHttpRequest,
   decodeBinaryHttpResponse,
   encodeBinaryHttpRequest,
   encodeBinaryHttpResponse,
 } from '../../src/wire/binary-http.ts';
+import { BinaryHttpError } from '../../src/wire/wire-error.ts';
 
 const token = fc.stringMatching(/^[A-Z]{1,8}$/);
 const fields = fc.array(fc.tuple(fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/), fc.string({ maxLength: 40 })), { maxLength: 5 });

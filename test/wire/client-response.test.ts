@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { create, toBinary } from '@bufbuild/protobuf';
 import * as v5 from '../../src/proto/v5.ts';
-import { WireResponseError, decodeWireResponse } from '../../src/wire/client-response.ts';
-import { WireError, renderWireError } from '../../src/wire/wire-error.ts';
+import { decodeWireResponse } from '../../src/wire/client-response.ts';
+import { WireResponseError, WireError, renderWireError } from '../../src/wire/wire-error.ts';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const response = create(v5.SearchHashesResponseSchema, {

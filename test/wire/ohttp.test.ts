@@ -11,9 +11,9 @@ import {
   encodeKeyConfigs,
   generateGatewayKey,
   importGatewayKey,
-  OhttpError,
   parseKeyConfigs,
 } from '../../src/wire/ohttp.ts';
+import { OhttpError } from '../../src/wire/wire-error.ts';
 
 // RFC 9458 Appendix A, the complete example of a request and response.
 const A = JSON.parse(readFileSync(new URL('./fixtures/rfc9458-appendix-a.json', import.meta.url), 'utf8')) as Record<string, string>;

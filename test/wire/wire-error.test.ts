@@ -1,6 +1,26 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
 import { WireError, renderWireError } from '../../src/wire/wire-error.ts';
+import { InvalidUrlError } from '../../src/url/invalid-url.ts';
+
+const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
+
+/** The fields of a protobuf message, read with protobuf-es's reader: varints as numbers, the rest as bytes. */
+function fields(bytes: Uint8Array): Map<number, number | Uint8Array> {
+  const reader = new BinaryReader(bytes);
+  const found = new Map<number, number | Uint8Array>();
+  while (reader.pos < reader.len) {
+    const [field, type] = reader.tag();
+    found.set(field, type === WireType.Varint ? reader.int32() : reader.bytes());
+  }
+  return found;
+}
+
+function text(value: number | Uint8Array | undefined): string {
+  assert.ok(value instanceof Uint8Array);
+  return new TextDecoder().decode(value);
+}
 
 function bodyOf(error: WireError): unknown {
   return JSON.parse(new TextDecoder().decode(renderWireError(error).body));
@@ -45,8 +65,38 @@ describe('renderWireError', () => {
     assert.equal(rendered.headers['content-type'], 'application/json; charset=utf-8');
     assert.equal(rendered.headers['allow'], undefined);
     assert.deepEqual(bodyOf(new WireError('INVALID_ARGUMENT', 'hashPrefixes is required')), {
-      error: { code: 400, message: 'hashPrefixes is required', status: 'INVALID_ARGUMENT' },
+      error: {
+        code: 400,
+        message: 'hashPrefixes is required',
+        status: 'INVALID_ARGUMENT',
+        details: [{ '@type': ERROR_INFO, reason: 'SBKIT_WIRE_INVALID_ARGUMENT', domain: 'sbkit' }],
+      },
     });
+  });
+
+  it('names the code of the failure behind the refusal as the reason, when there is one', () => {
+    const cause = new InvalidUrlError('no-host', 'http:///x');
+    const error = new WireError('INVALID_ARGUMENT', cause.message, { cause });
+    assert.equal(error.code, 'SBKIT_WIRE_INVALID_ARGUMENT');
+    assert.equal(error.cause, cause);
+    assert.deepEqual((bodyOf(error) as { error: { details: unknown } }).error.details, [
+      { '@type': ERROR_INFO, reason: cause.code, domain: 'sbkit' },
+    ]);
+  });
+
+  it('renders google.rpc.Status in binary with the code as an ErrorInfo detail', () => {
+    const rendered = renderWireError(new WireError('UNAVAILABLE', 'busy'), 'protobuf');
+    assert.equal(rendered.httpStatus, 503);
+    assert.equal(rendered.headers['content-type'], 'application/x-protobuf');
+    // Status { code = 1; message = 2; details = 3 }, Any { type_url = 1; value = 2 }, ErrorInfo { reason = 1; domain = 2 }.
+    const status = fields(rendered.body);
+    assert.deepEqual([...status.keys()], [1, 2, 3]);
+    assert.equal(status.get(1), 14);
+    assert.equal(text(status.get(2)), 'busy');
+    const any = fields(status.get(3) as Uint8Array);
+    assert.equal(text(any.get(1)), ERROR_INFO);
+    const info = fields(any.get(2) as Uint8Array);
+    assert.deepEqual([text(info.get(1)), text(info.get(2))], ['SBKIT_WIRE_UNAVAILABLE', 'sbkit']);
   });
 
   it('uses the overridden HTTP status as the code and sets Allow for 405', () => {
@@ -54,7 +104,14 @@ describe('renderWireError', () => {
     const rendered = renderWireError(error);
     assert.equal(rendered.httpStatus, 405);
     assert.equal(rendered.headers['allow'], 'GET');
-    assert.deepEqual(bodyOf(error), { error: { code: 405, message: error.message, status: 'UNIMPLEMENTED' } });
+    assert.deepEqual(bodyOf(error), {
+      error: {
+        code: 405,
+        message: error.message,
+        status: 'UNIMPLEMENTED',
+        details: [{ '@type': ERROR_INFO, reason: 'SBKIT_WIRE_UNIMPLEMENTED', domain: 'sbkit' }],
+      },
+    });
   });
 
   it('escapes messages safely into JSON', () => {

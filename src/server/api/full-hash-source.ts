@@ -1,6 +1,8 @@
 import type { SafeBrowsingClient } from '../../client/safe-browsing-client.ts';
 import { MAX_CACHE_DURATION_MS } from '../../client/local-cache.ts';
 import type { FullHashMatch, ThreatDetail } from '../../client/threats.ts';
+import { SbkitError } from '../../sbkit-error.ts';
+import { hashStringOfHex } from '../../url/hash.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import type { ListCatalog } from '../catalog.ts';
 import type { ApiSettings } from './settings.ts';
@@ -78,16 +80,19 @@ export function upstreamFullHashes(client: SafeBrowsingClient, shared?: SharedSe
       }
       const missing = asked.filter((prefix) => !cached.has(prefix));
       if (missing.length > 0) {
-        let answer: FullHashAnswer;
+        let answer: Awaited<ReturnType<SafeBrowsingClient['searchPrefixes']>>;
         try {
           answer = await client.searchPrefixes(missing);
         } catch (err) {
-          throw new WireError('UNAVAILABLE', `the upstream server cannot be asked now: ${(err as Error).message}`);
+          const cause = err instanceof SbkitError ? { cause: err } : {};
+          throw new WireError('UNAVAILABLE', `the upstream server cannot be asked now: ${(err as Error).message}`, cause);
         }
-        fullHashes.push(...answer.fullHashes);
+        // The client answers in the public form, hex; the server works on byte strings.
+        const matches = answer.fullHashes.map(({ fullHash, details }) => ({ fullHash: hashStringOfHex(fullHash), details }));
+        fullHashes.push(...matches);
         expiresAt = Math.min(expiresAt, at + answer.cacheDurationMs);
         // Not awaited: the answer need not wait for Redis, and store() never rejects.
-        if (shared !== undefined && answer.cacheDurationMs > 0) void shared.store(missing, answer.fullHashes, at + answer.cacheDurationMs);
+        if (shared !== undefined && answer.cacheDurationMs > 0) void shared.store(missing, matches, at + answer.cacheDurationMs);
       }
       // What is left of the shortest duration now, after the lookups took their time; never past 24 h (SB-4).
       const validForMs = Number.isFinite(expiresAt) ? expiresAt - now() : 0;

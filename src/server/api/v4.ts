@@ -30,10 +30,9 @@ import type { SortedHashes } from '../../store/hash-list.ts';
 import { prefix32 } from '../../url/hash.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import { durationFromMs } from '../../wire/duration.ts';
-import type { ListCatalog } from '../catalog.ts';
+import { type ListCatalog, EMPTY_LIST_CHECKSUM, NO_LIST_VERSION } from '../catalog.ts';
 import type { ListHistory, ServedUpdate } from '../lists/list-history.ts';
 import type { ApiSettings } from './settings.ts';
-import { EMPTY_LIST_CHECKSUM, NO_LIST_VERSION } from './unknown-list.ts';
 import type { FullHashSource } from './full-hash-source.ts';
 import { expressionHashesOfUrl, matchesOfUrls } from './v5.ts';
 

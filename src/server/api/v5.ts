@@ -35,11 +35,10 @@ import { InvalidUrlError } from '../../url/invalid-url.ts';
 import { durationFromMs } from '../../wire/duration.ts';
 import { parseSearchFilter } from '../../wire/search-filter.ts';
 import { WireError } from '../../wire/wire-error.ts';
-import type { ListCatalog } from '../catalog.ts';
+import { type ListCatalog, EMPTY_LIST_CHECKSUM, NO_LIST_VERSION } from '../catalog.ts';
 import type { ListDefinition } from '../lists/list-definition.ts';
 import type { ListHistory, ServedUpdate } from '../lists/list-history.ts';
 import type { ApiSettings } from './settings.ts';
-import { EMPTY_LIST_CHECKSUM, NO_LIST_VERSION } from './unknown-list.ts';
 import type { FullHashSource } from './full-hash-source.ts';
 
 const HASH_LENGTHS = {
@@ -194,7 +193,7 @@ export function expressionHashesOfUrl(url: string): string[] {
     return expressionsOf(parseCanonicalUrl(url)).map(expressionHashString);
   } catch (err) {
     if (!(err instanceof InvalidUrlError)) throw err;
-    throw new WireError('INVALID_ARGUMENT', err.message);
+    throw new WireError('INVALID_ARGUMENT', err.message, { cause: err });
   }
 }
 

@@ -1,11 +1,17 @@
+import { errorCode, SbkitError } from '../../sbkit-error.ts';
+
 /**
  * A server configuration that cannot be used. `field` names the offending setting as a path into the
  * JSON (`lists[1].sources[0].refreshMinutes`), empty for the file as a whole, so that the operator can
  * go straight to it; the message says what is allowed.
  */
-export class ConfigError extends Error {
+export class ConfigError extends SbkitError {
   /** Always `"ConfigError"`, as logs and stack traces show it. */
   override readonly name = 'ConfigError';
+  /** Always `SBKIT_CONFIG`. */
+  override readonly code = errorCode('CONFIG');
+  /** Every code of this class. */
+  static readonly codes: readonly string[] = [errorCode('CONFIG')];
 
   constructor(
     /** Path of the bad setting in the JSON, e.g. `lists[1].sources[0].refreshMinutes`; empty for the whole file. */

@@ -10,7 +10,7 @@
  *   "feedTimeoutSeconds": 60,        // per download of an http(s) source
  *   "feedMaxMegabytes": 256,         // largest source read, 1..500 (MiB)
  *   "lists": [
- *     { "name": "se-4b",                          // [a-z0-9][a-z0-9_-]{0,63}, unique
+ *     { "name": "se-4b",                          // a list name (lists/list-name.ts), unique
  *       "threatTypes": ["SOCIAL_ENGINEERING"],    // or "likelySafeTypes": ["GENERAL_BROWSING"]; exactly one
  *       "hashLength": 4,                          // 4, 8, 16 or 32; default from a -4b/-8b/-16b/-32b suffix, else 4
  *       "description": "phishing",                // optional

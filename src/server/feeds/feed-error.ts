@@ -1,10 +1,16 @@
+import { errorCode, SbkitError } from '../../sbkit-error.ts';
+
 /**
  * A feed that cannot be read as the format it was configured with, as a whole: a CSV feed whose URL
  * column cannot be found. Single bad lines are never errors; they are counted in the parsed feed.
  */
-export class FeedFormatError extends Error {
+export class FeedFormatError extends SbkitError {
   /** Always `"FeedFormatError"`, as logs and stack traces show it. */
   override readonly name = 'FeedFormatError';
+  /** Always `SBKIT_FEED_FORMAT`. */
+  override readonly code = errorCode('FEED_FORMAT');
+  /** Every code of this class. */
+  static readonly codes: readonly string[] = [errorCode('FEED_FORMAT')];
 }
 
 /**
@@ -12,7 +18,11 @@ export class FeedFormatError extends Error {
  * line without host names, a CSV row too short for the URL column); URL problems are InvalidUrlError.
  * Caught per line by the feed parser and reported as a bad line.
  */
-export class BadEntryError extends Error {
+export class BadEntryError extends SbkitError {
   /** Always `"BadEntryError"`, as logs and stack traces show it. */
   override readonly name = 'BadEntryError';
+  /** Always `SBKIT_BAD_ENTRY`. */
+  override readonly code = errorCode('BAD_ENTRY');
+  /** Every code of this class. */
+  static readonly codes: readonly string[] = [errorCode('BAD_ENTRY')];
 }

@@ -3,7 +3,7 @@ import type { BadLine } from './feed-collector.ts';
 import { FeedFormatError } from './feed-error.ts';
 import { type ParsedFeed, parseFeed } from './feed-formats.ts';
 import { notAFeedReason } from './feed-plausibility.ts';
-import { sortedFullHashes } from './full-hashes.ts';
+import { sortedFullHashes } from '../lists/full-hashes.ts';
 import { SourceError } from './source-error.ts';
 import { readFileSource, readUrlSource, urlLabel } from './source-reader.ts';
 

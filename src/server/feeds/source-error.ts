@@ -1,37 +1,47 @@
+import { errorCode, SbkitError } from '../../sbkit-error.ts';
+
 /** Why a source gave no feed this time. */
-export type SourceFailure =
+const SOURCE_FAILURES = [
   /** The file does not exist. */
-  | 'not-found'
+  'not-found',
   /** The file exists but could not be read (permissions, a folder, an I/O error). */
-  | 'unreadable'
+  'unreadable',
   /** The file or download is larger than the configured maximum. */
-  | 'too-large'
+  'too-large',
   /** The download did not finish within the configured time. */
-  | 'timeout'
+  'timeout',
   /** The server answered with a status other than 2xx. */
-  | 'http-status'
+  'http-status',
   /** The server could not be reached (DNS, refused, reset, TLS). */
-  | 'network'
+  'network',
   /** The text cannot be read in the configured format (FeedFormatError), e.g. a CSV without URL column. */
-  | 'format'
+  'format',
   /** Almost every line is bad (feed-plausibility.ts): an error page, or a feed of another format. */
-  | 'not-a-feed';
+  'not-a-feed',
+] as const;
+export type SourceFailure = (typeof SOURCE_FAILURES)[number];
 
 /**
  * A source that could not be loaded. Never retried here: the caller logs it, keeps the list's other
  * sources, and tries again at the next refresh. The message starts with the source, then says what to fix.
  */
-export class SourceError extends Error {
+export class SourceError extends SbkitError {
   /** Always `"SourceError"`, as logs and stack traces show it. */
   override readonly name = 'SourceError';
+  /** `SBKIT_SOURCE_` and the failure in capitals, underscores for hyphens (docs/errors.md). */
+  override readonly code: string;
+  /** Every code of this class. */
+  static readonly codes: readonly string[] = SOURCE_FAILURES.map((reason) => errorCode('SOURCE', reason));
 
   constructor(
     /** The file path or URL (without credentials), or a description of inline entries. */
     readonly source: string,
+    /** What went wrong, for callers to branch on. */
     readonly failure: SourceFailure,
     detail: string,
     options?: { cause?: unknown },
   ) {
     super(`${source}: ${detail}`, options);
+    this.code = errorCode('SOURCE', failure);
   }
 }

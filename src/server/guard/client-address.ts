@@ -5,13 +5,14 @@
 
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { formatIPv4, parseIPv6 } from '../../url/ip.ts';
+import { ConfigError } from '../feeds/config-error.ts';
 
 /** Trusted proxies as addresses and CIDR blocks, e.g. `10.0.0.0/8`, `127.0.0.1`, `fd00::/8`. */
 export class TrustedProxies {
   private readonly list = new BlockList();
   readonly empty: boolean;
 
-  /** Throws RangeError naming an entry that is neither an address nor a CIDR block; `what` names the entries. */
+  /** Throws ConfigError naming an entry that is neither an address nor a CIDR block; `what` names the entries. */
   constructor(entries: readonly string[], what = 'trusted proxy') {
     this.empty = entries.length === 0;
     for (const entry of entries) {
@@ -23,7 +24,8 @@ export class TrustedProxies {
         family === undefined ||
         (prefix !== undefined && !(Number.isInteger(prefix) && prefix >= 0 && prefix <= maxBits && /^\d+$/.test(bits!)))
       ) {
-        throw new RangeError(`${what} "${entry}" is neither an IP address nor a CIDR block such as 10.0.0.0/8`);
+        // No field: the callers know where the entries came from, and say it.
+        throw new ConfigError('', `${what} "${entry}" is neither an IP address nor a CIDR block such as 10.0.0.0/8`);
       }
       if (prefix === undefined) this.list.addAddress(address, family);
       else this.list.addSubnet(address, prefix, family);

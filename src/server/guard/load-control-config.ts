@@ -83,7 +83,8 @@ function addresses(section: JsonObject, key: 'trustedProxies' | 'trustedRelays',
   try {
     new TrustedProxies(entries, what);
   } catch (error) {
-    throw new ConfigError(at, (error as Error).message);
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ConfigError(at, error.problem);
   }
   return entries;
 }

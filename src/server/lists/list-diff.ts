@@ -1,6 +1,5 @@
-import type { SortedHashes } from '../../store/hash-list.ts';
+import { type SortedHashes, hashCount, hashRange } from '../../store/hash-list.ts';
 import { compareAt } from '../../store/hash-set.ts';
-import { hashCount, hashRange } from './sorted-hashes.ts';
 
 /**
  * What turns one sorted list into another (SB-9): the ascending indices, in the old list, of the entries

@@ -1,10 +1,9 @@
-import { checksumOf, type SortedHashes } from '../../store/hash-list.ts';
+import { checksumOf, type SortedHashes, hashCount, emptyHashes, hashRange } from '../../store/hash-list.ts';
 import { BoundedCache } from './bounded-cache.ts';
 import { ListError } from './list-error.ts';
 import type { ListDefinition } from './list-definition.ts';
 import { diffLists, diffSteps, type ListDiff, partlyApplied } from './list-diff.ts';
 import { type ClientState, decodeVersion, encodeVersion, type ServedState } from './list-version.ts';
-import { emptyHashes, hashCount, hashRange } from './sorted-hashes.ts';
 import { Snapshot } from './snapshot.ts';
 
 /** A client's size constraints (docs/api.md SizeConstraints, v4 Constraints); 0 means no limit. */

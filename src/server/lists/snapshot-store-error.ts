@@ -1,3 +1,5 @@
+import { errorCode, SbkitError } from '../../sbkit-error.ts';
+
 /**
  * Why a snapshot store could not do what it was asked:
  * - `invalid-url`: the store's address cannot be used (a mistake of the configuration);
@@ -7,15 +9,21 @@
 export type SnapshotStoreErrorReason = 'invalid-url' | 'unavailable';
 
 /** Thrown by shared snapshot stores; the message names the store (never its credentials) and the cause. */
-export class SnapshotStoreError extends Error {
+export class SnapshotStoreError extends SbkitError {
   /** Always `"SnapshotStoreError"`, as logs and stack traces show it. */
   override readonly name = 'SnapshotStoreError';
+  /** `SBKIT_SNAPSHOT_STORE_` and the reason in capitals, underscores for hyphens (docs/errors.md). */
+  override readonly code: string;
+  /** Every code of this class. */
+  static readonly codes: readonly string[] = ['invalid-url', 'unavailable'].map((reason) => errorCode('SNAPSHOT_STORE', reason));
 
   constructor(
+    /** A URL that cannot be used, or a store that does not answer. */
     readonly reason: SnapshotStoreErrorReason,
     message: string,
     options?: { cause?: unknown },
   ) {
     super(message, options);
+    this.code = errorCode('SNAPSHOT_STORE', reason);
   }
 }

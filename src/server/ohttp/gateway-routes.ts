@@ -5,8 +5,9 @@
 // encapsulation was seen before is refused as a replay.
 
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { BinaryHttpError, decodeBinaryHttpRequest, encodeBinaryHttpResponse, padded } from '../../wire/binary-http.ts';
-import { decapsulateRequest, encapsulateResponse, encodeKeyConfigs, KEY_PROBLEM_TYPE, OhttpError } from '../../wire/ohttp.ts';
+import { decodeBinaryHttpRequest, encodeBinaryHttpResponse, padded } from '../../wire/binary-http.ts';
+import { decapsulateRequest, encapsulateResponse, encodeKeyConfigs, KEY_PROBLEM_TYPE } from '../../wire/ohttp.ts';
+import { BinaryHttpError, OhttpError } from '../../wire/wire-error.ts';
 import { RecentCache } from '../guard/recent-cache.ts';
 import { type GatewayKeys, GatewayKeysUnavailableError } from './key-ring.ts';
 
@@ -32,7 +33,7 @@ export function registerGatewayRoutes(app: FastifyInstance, keys: GatewayKeys): 
       configs = await keys.configs();
     } catch (error) {
       if (!(error instanceof GatewayKeysUnavailableError)) throw error;
-      return keysUnavailable(reply);
+      return keysUnavailable(reply, error);
     }
     return reply
       .header('content-type', 'application/ohttp-keys')
@@ -42,19 +43,19 @@ export function registerGatewayRoutes(app: FastifyInstance, keys: GatewayKeys): 
 
   app.post('/ohttp-gateway', async (request, reply) => {
     if (request.headers['content-type']?.split(';')[0]?.trim().toLowerCase() !== 'message/ohttp-req') {
-      return problem(reply, 415, 'send the encapsulated request as Content-Type: message/ohttp-req');
+      return refusal(reply, 415, new OhttpError('media-type', 'send the encapsulated request as Content-Type: message/ohttp-req'));
     }
     const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    if (body.length > MAX_REQUEST_BYTES) return problem(reply, 413, `an encapsulated request has at most ${MAX_REQUEST_BYTES} bytes`);
+    if (body.length > MAX_REQUEST_BYTES)
+      return refusal(reply, 413, new OhttpError('too-large', `an encapsulated request has at most ${MAX_REQUEST_BYTES} bytes`));
     let decapsulated;
     try {
       decapsulated = await decapsulateRequest(await keys.keys(), body);
     } catch (error) {
-      if (error instanceof GatewayKeysUnavailableError) return keysUnavailable(reply);
+      if (error instanceof GatewayKeysUnavailableError) return keysUnavailable(reply, error);
       if (!(error instanceof OhttpError)) throw error;
       // RFC 9458 §5.3: an unknown key is told apart, so that clients fetch the configuration again.
-      const type = error.reason === 'unknown-key' ? KEY_PROBLEM_TYPE : undefined;
-      return problem(reply, 400, error.message, type);
+      return refusal(reply, 400, error, error.reason === 'unknown-key' ? KEY_PROBLEM_TYPE : undefined);
     }
     const enc = Buffer.from(decapsulated.context.enc).toString('base64');
     let fresh = false;
@@ -62,13 +63,14 @@ export function registerGatewayRoutes(app: FastifyInstance, keys: GatewayKeys): 
       fresh = true;
       return true;
     });
-    if (!fresh) return problem(reply, 400, 'this encapsulated request was received before; a replay is not served');
+    if (!fresh)
+      return refusal(reply, 400, new OhttpError('replay', 'this encapsulated request was received before; a replay is not served'));
     let inner;
     try {
       inner = decodeBinaryHttpRequest(decapsulated.request);
     } catch (error) {
       if (!(error instanceof BinaryHttpError)) throw error;
-      return problem(reply, 400, `the encapsulated request is not a binary HTTP request: ${error.message}`);
+      return problem(reply, 400, `the encapsulated request is not a binary HTTP request: ${error.message}`, error.code);
     }
     let status: number;
     let headers: [string, string][] = [];
@@ -117,18 +119,24 @@ function apiPath(path: string): string | undefined {
 
 const KEYS_RETRY_AFTER_SECONDS = 10;
 
-/** The keys' keeper says what failed (once); the client is told to come back. */
-function keysUnavailable(reply: FastifyReply): FastifyReply {
+/** The keys' keeper says what failed (once); the client is told to come back, not why. */
+function keysUnavailable(reply: FastifyReply, error: GatewayKeysUnavailableError): FastifyReply {
   return problem(
     reply.header('retry-after', String(KEYS_RETRY_AFTER_SECONDS)),
     503,
     'the gateway cannot reach its keys just now; try again shortly',
+    error.code,
   );
 }
 
-function problem(reply: FastifyReply, status: number, detail: string, type?: string): FastifyReply {
+function refusal(reply: FastifyReply, status: number, error: OhttpError, type?: string): FastifyReply {
+  return problem(reply, status, error.message, error.code, type);
+}
+
+/** An RFC 9457 problem; `code`, an extension member (§3.2), is the sbkit code as in every error body. */
+function problem(reply: FastifyReply, status: number, detail: string, code: string, type?: string): FastifyReply {
   return reply
     .code(status)
     .header('content-type', 'application/problem+json')
-    .send(JSON.stringify({ ...(type === undefined ? {} : { type }), title: 'Oblivious HTTP request refused', status, detail }));
+    .send(JSON.stringify({ ...(type === undefined ? {} : { type }), title: 'Oblivious HTTP request refused', status, detail, code }));
 }

@@ -4,6 +4,7 @@
 
 import { randomInt } from 'node:crypto';
 import { type GatewayKey, generateGatewayKey, type KeyConfig } from '../../wire/ohttp.ts';
+import { errorCode, SbkitError } from '../../sbkit-error.ts';
 
 /** The keys a gateway publishes and accepts: one instance's own (KeyRing) or shared ones (SharedKeyRing). */
 export interface GatewayKeys {
@@ -16,9 +17,13 @@ export interface GatewayKeys {
 }
 
 /** The keys are kept elsewhere (Redis) and cannot be had just now: the gateway answers 503. */
-export class GatewayKeysUnavailableError extends Error {
+export class GatewayKeysUnavailableError extends SbkitError {
   /** Always `"GatewayKeysUnavailableError"`, as logs and stack traces show it. */
   override readonly name = 'GatewayKeysUnavailableError';
+  /** Always `SBKIT_GATEWAY_KEYS_UNAVAILABLE`. */
+  override readonly code = errorCode('GATEWAY_KEYS_UNAVAILABLE');
+  /** Every code of this class. */
+  static readonly codes: readonly string[] = [errorCode('GATEWAY_KEYS_UNAVAILABLE')];
 }
 
 export interface KeyRingOptions {

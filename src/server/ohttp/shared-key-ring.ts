@@ -11,6 +11,7 @@
 // random key ID tells clients holding the lost one that their key is unknown (RFC 9458 §5.3), so that
 // they fetch the configuration again. The instances' clocks must agree to within the overlap (NTP does).
 
+import { ConfigError } from '../feeds/config-error.ts';
 import { randomBytes, randomInt } from 'node:crypto';
 import { type GatewayKey, importGatewayKey, type KeyConfig } from '../../wire/ohttp.ts';
 import { connectRedis, type RedisClient } from '../redis-connection.ts';
@@ -65,11 +66,11 @@ export class SharedKeyRing implements GatewayKeys {
 
   /** Connects to Redis; rejects with RedisConnectionError when it cannot. */
   static async connect(options: SharedKeyRingOptions): Promise<SharedKeyRing> {
-    const { client, label } = await connectRedis(options.url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const rotateMs = options.rotateMs ?? 24 * 3_600_000;
     const overlapMs = options.overlapMs ?? 3_600_000;
     if (!(overlapMs < rotateMs))
-      throw new RangeError(`the overlap (${overlapMs} ms) must be shorter than the rotation period (${rotateMs} ms)`);
+      throw new ConfigError('overlapMs', `the overlap (${overlapMs} ms) must be shorter than the rotation period (${rotateMs} ms)`);
+    const { client, label } = await connectRedis(options.url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     return new SharedKeyRing(
       client,
       label,

@@ -4,7 +4,7 @@
 import { VERSION } from '../../version.ts';
 import type { ListCatalog } from '../catalog.ts';
 import type { LoadControlSummary } from '../guard/load-control.ts';
-import { hashCount } from '../lists/sorted-hashes.ts';
+import { hashCount } from '../../store/hash-list.ts';
 import type { MinuteCounts, RequestHistory } from './request-history.ts';
 
 export interface ServerStatus {

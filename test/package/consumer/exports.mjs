@@ -8,8 +8,8 @@ import * as url from 'sbkit/url';
 const target = process.argv[2];
 const expressions = root.urlExpressions(target).map((expression) => ({
   expression,
-  sha256: Buffer.from(root.expressionHash(expression)).toString('hex'),
-  prefix: Buffer.from(url.hashPrefix(url.expressionHash(expression))).toString('hex'),
+  sha256: root.expressionHash(expression),
+  prefix: url.hashPrefix(url.expressionHash(expression)),
 }));
 let invalid;
 try {

@@ -6,9 +6,20 @@ import {
   ClientOptionError,
   SafeBrowsingClient,
   type SafeBrowsingClientOptions,
+  SbkitError,
+  TransportError,
   urlExpressions,
 } from 'sbkit';
-import { ConfigError, createServer, demoCatalog, FeedLists, LoadControl, readServerConfig, type SafeBrowsingServer } from 'sbkit/server';
+import {
+  ConfigError,
+  createServer,
+  ListenError,
+  demoCatalog,
+  FeedLists,
+  LoadControl,
+  readServerConfig,
+  type SafeBrowsingServer,
+} from 'sbkit/server';
 import { expressionHash, hashPrefix, InvalidUrlError, type InvalidUrlReason } from 'sbkit/url';
 
 export async function check(urls: readonly string[]): Promise<CheckResult[]> {
@@ -21,7 +32,7 @@ export async function check(urls: readonly string[]): Promise<CheckResult[]> {
   }
 }
 
-export function prefixes(url: string): Uint8Array[] {
+export function prefixes(url: string): string[] {
   const canonical: string = canonicalizeUrl(url);
   return urlExpressions(canonical).map((expression) => hashPrefix(expressionHash(expression)));
 }
@@ -51,4 +62,11 @@ export async function serveFeeds(configFile: string): Promise<SafeBrowsingServer
 
 export function verdicts(results: readonly CheckResult[]): ('SAFE' | 'UNSAFE')[] {
   return results.map((result) => result.verdict);
+}
+
+/** What a caller branches on: the stable code, whichever entry point the class came from. */
+export function codeOf(error: unknown): string | undefined {
+  if (error instanceof TransportError && error.kind === 'timeout') return error.code;
+  if (error instanceof ListenError || error instanceof ConfigError) return error.code;
+  return error instanceof SbkitError ? error.code : undefined;
 }

@@ -5,7 +5,7 @@ import { catalogFullHashes, type FullHashSource } from '../../../src/server/api/
 import { DEFAULT_API_SETTINGS } from '../../../src/server/api/settings.ts';
 import { ListHistory } from '../../../src/server/lists/list-history.ts';
 import { urlExpressions } from '../../../src/url/expressions.ts';
-import { expressionHash } from '../../../src/url/hash.ts';
+import { expressionHashBytes } from '../../../src/url/hash.ts';
 
 /** A full-hash source that counts its searches and the prefixes of each. */
 export interface CountingSource extends FullHashSource {
@@ -40,7 +40,7 @@ export function catalogOf(lists: readonly ListSpec[]): ListCatalog {
   return new ListCatalog(
     lists.map(({ name, threatTypes, expressions }) => {
       const history = new ListHistory({ name, hashLength: 4, threatTypes, likelySafeTypes: [], description: '' }, { keep: 2 });
-      history.publish(Buffer.concat(expressions.map((expression) => expressionHash(expression))));
+      history.publish(Buffer.concat(expressions.map((expression) => expressionHashBytes(expression))));
       return history;
     }),
   );

@@ -11,12 +11,11 @@ import {
 } from '../../../src/proto/v4.ts';
 import type { FullHashSource } from '../../../src/server/api/full-hash-source.ts';
 import { DEFAULT_API_SETTINGS } from '../../../src/server/api/settings.ts';
-import { NO_LIST_VERSION } from '../../../src/server/api/unknown-list.ts';
+import { NO_LIST_VERSION, ListCatalog } from '../../../src/server/catalog.ts';
 import { fetchThreatListUpdates, findThreatMatches, listThreatLists } from '../../../src/server/api/v4.ts';
-import { ListCatalog } from '../../../src/server/catalog.ts';
 import { ListHistory } from '../../../src/server/lists/list-history.ts';
 import type { HashWidth } from '../../../src/lists/list-name.ts';
-import { expressionHash } from '../../../src/url/hash.ts';
+import { expressionHashBytes } from '../../../src/url/hash.ts';
 import { demoCatalog } from '../fixture.ts';
 import { catalogOf, counting, ownSource, poolLists, URL_POOL } from './fixtures.ts';
 
@@ -72,7 +71,7 @@ describe('threatMatches:find', () => {
 
 function listOf(name: string, hashLength: HashWidth, threatTypes: ('MALWARE' | 'SOCIAL_ENGINEERING' | 'UNWANTED_SOFTWARE')[]): ListHistory {
   const history = new ListHistory({ name, hashLength, threatTypes, likelySafeTypes: [], description: '' }, { keep: 2 });
-  history.publish(expressionHash(`${name}.example/`));
+  history.publish(expressionHashBytes(`${name}.example/`));
   return history;
 }
 

@@ -24,7 +24,12 @@ describe('load control in front of the server', () => {
     assert.equal(json.statusCode, 503);
     assert.equal(json.headers['retry-after'], '15');
     assert.deepEqual(json.json(), {
-      error: { code: 503, message: 'too many requests from this client in a short time; try again in 15 s', status: 'UNAVAILABLE' },
+      error: {
+        code: 503,
+        message: 'too many requests from this client in a short time; try again in 15 s',
+        status: 'UNAVAILABLE',
+        details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'SBKIT_WIRE_UNAVAILABLE', domain: 'sbkit' }],
+      },
     });
     const binary = await a.inject({ url: SEARCH, headers });
     assert.equal(binary.statusCode, 503);

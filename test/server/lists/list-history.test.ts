@@ -4,8 +4,7 @@ import fc from 'fast-check';
 import { ListError } from '../../../src/server/lists/list-error.ts';
 import { ListHistory, type ServedUpdate, type SizeConstraints } from '../../../src/server/lists/list-history.ts';
 import { encodeVersion } from '../../../src/server/lists/list-version.ts';
-import { emptyHashes, hashCount as count } from '../../../src/server/lists/sorted-hashes.ts';
-import { checksumOf, HashList } from '../../../src/store/hash-list.ts';
+import { hashCount as count, emptyHashes, checksumOf, HashList } from '../../../src/store/hash-list.ts';
 import type { HashWidth } from '../../../src/lists/list-name.ts';
 import { definition, hexList, POOL_SIZE, poolHashes, poolKeys } from './fixtures.ts';
 

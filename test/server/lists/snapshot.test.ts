@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { ListError } from '../../../src/server/lists/list-error.ts';
 import { Snapshot } from '../../../src/server/lists/snapshot.ts';
 import { checksumOf } from '../../../src/store/hash-list.ts';
-import { expressionHash, expressionHashString } from '../../../src/url/hash.ts';
+import { expressionHashBytes, expressionHashString } from '../../../src/url/hash.ts';
 import { definition, hexList, modelServed, poolHash, poolHashes, poolKeys, POOL_SIZE } from './fixtures.ts';
 
 describe('Snapshot', () => {
@@ -58,7 +58,7 @@ describe('Snapshot', () => {
   });
 
   it('answers searches with the hash strings of url/hash.ts', () => {
-    const snapshot = Snapshot.of(definition(4), expressionHash('malware.sbtest.example/'), 1);
+    const snapshot = Snapshot.of(definition(4), expressionHashBytes('malware.sbtest.example/'), 1);
     const hash = expressionHashString('malware.sbtest.example/');
     assert.deepEqual(snapshot.fullHashesWithPrefix(0xbfd00f8e), [hash]);
     assert.ok(snapshot.hasFullHash(hash));

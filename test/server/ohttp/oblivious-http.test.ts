@@ -147,8 +147,13 @@ describe('client → relay → gateway on loopback (SB-2)', () => {
   it('refuses garbage, replays, unknown keys and non-API paths with a 4xx, never a crash', async () => {
     const post = (body: Uint8Array, type = 'message/ohttp-req') =>
       fetch(`${gatewayUrl}/ohttp-gateway`, { method: 'POST', headers: { 'content-type': type }, body });
-    assert.equal((await post(Buffer.from('not an encapsulated request at all'))).status, 400);
-    assert.equal((await post(Buffer.from('x'), 'application/json')).status, 415);
+    const codeOf = async (response: Response) => ((await response.json()) as { code: string }).code;
+    const garbage = await post(Buffer.from('not an encapsulated request at all'));
+    assert.equal(garbage.status, 400);
+    assert.equal(await codeOf(garbage), 'SBKIT_OHTTP_MALFORMED');
+    const wrongType = await post(Buffer.from('x'), 'application/json');
+    assert.equal(wrongType.status, 415);
+    assert.equal(await codeOf(wrongType), 'SBKIT_OHTTP_MEDIA_TYPE');
     const keys = parseKeyConfigs(new Uint8Array(await (await fetch(`${gatewayUrl}/ohttp-keys`)).arrayBuffer()));
     const inner = encodeBinaryHttpRequest({
       method: 'GET',
@@ -162,11 +167,15 @@ describe('client → relay → gateway on loopback (SB-2)', () => {
     assert.equal((await post(message)).status, 200);
     const replay = await post(message);
     assert.equal(replay.status, 400);
-    assert.match(await replay.text(), /received before/);
+    const replayProblem = (await replay.json()) as { detail: string; code: string };
+    assert.match(replayProblem.detail, /received before/);
+    assert.equal(replayProblem.code, 'SBKIT_OHTTP_REPLAY');
     const otherKey = { ...keys[0]!, keyId: (keys[0]!.keyId + 1) % 256 };
     const unknown = await post((await encapsulateRequest(otherKey, inner)).message);
     assert.equal(unknown.status, 400);
-    assert.match(await unknown.text(), /#ohttp-key/);
+    const unknownProblem = (await unknown.json()) as { type: string; code: string };
+    assert.match(unknownProblem.type, /#ohttp-key/);
+    assert.equal(unknownProblem.code, 'SBKIT_OHTTP_UNKNOWN_KEY');
     const admin = encodeBinaryHttpRequest({
       method: 'POST',
       scheme: 'http',

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createClient } from 'redis';
-import { ListHistory, type ServedUpdate, type SizeConstraints } from '../../src/server/lists/list-history.ts';
-import { RedisSnapshotStore, type RedisSnapshotStoreOptions } from '../../src/server/lists/redis-snapshot-store.ts';
-import { SnapshotStoreError } from '../../src/server/lists/snapshot-store-error.ts';
-import { hashCount } from '../../src/server/lists/sorted-hashes.ts';
-import { definition, poolHashes } from './lists/fixtures.ts';
-import { deleteKeys, ensureRedis, keysUnder, REDIS_URL, RedisRelay, uniqueKeyPrefix, waitUntil } from './redis-fixture.ts';
+import { ListHistory, type ServedUpdate, type SizeConstraints } from '../../../src/server/lists/list-history.ts';
+import { RedisSnapshotStore, type RedisSnapshotStoreOptions } from '../../../src/server/lists/redis-snapshot-store.ts';
+import { SnapshotStoreError } from '../../../src/server/lists/snapshot-store-error.ts';
+import { hashCount } from '../../../src/store/hash-list.ts';
+import { definition, poolHashes } from './fixtures.ts';
+import { deleteKeys, ensureRedis, keysUnder, REDIS_URL, RedisRelay, uniqueKeyPrefix, waitUntil } from '../redis-fixture.ts';
 
 const NO_LIMITS: SizeConstraints = { maxUpdateEntries: 0, maxDatabaseEntries: 0 };
 const X = poolHashes([1, 2, 3, 4]);
