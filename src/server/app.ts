@@ -71,6 +71,7 @@ export function createApp(options: AppOptions): FastifyInstance {
   const source = options.fullHashes ?? catalogFullHashes(options.catalog, settings);
   const { loadControl } = options;
   const adminEndpoints = options.adminToken !== undefined;
+  const apiKeys: ReadonlySet<string> = new Set(options.apiKeys ?? []);
   // docs/api.md allows 1000 prefixes in one hashes:search, a GET: about 26 KB of query string, over Node's
   // 16 KB default for the request head.
   const app = Fastify({ logger: false, bodyLimit: maxBodyBytes, http: { maxHeaderSize: MAX_REQUEST_HEAD_BYTES } });
@@ -101,7 +102,7 @@ export function createApp(options: AppOptions): FastifyInstance {
   // 1. The gate. LC-5 `service_paused` is the operator's switch that refuses everything with 503.
   let paused = false;
   if (loadControl !== undefined) {
-    loadControl.register(app, () => paused, adminEndpoints);
+    loadControl.register(app, () => paused, adminEndpoints, apiKeys);
   } else {
     // Without load control, pausing still refuses everything but the operator's paths.
     app.addHook('onRequest', async (request, reply) => {
@@ -144,7 +145,7 @@ export function createApp(options: AppOptions): FastifyInstance {
     catalog: options.catalog,
     source,
     settings,
-    apiKeys: new Set(options.apiKeys ?? []),
+    apiKeys,
     maxBodyBytes,
     listReady: options.listReady,
   });

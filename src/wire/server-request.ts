@@ -186,6 +186,26 @@ function fieldParameters(parameters: readonly QueryParameter[]): QueryParameter[
 }
 
 /** A header's value (the first, when repeated); `name` in lower case. */
+/**
+ * The API key a request carries (`key=` in the query, else `X-Goog-Api-Key`), read without decoding the
+ * request: what load control keys budgets on before the request is decoded. Undefined when there is none
+ * or it cannot be read; a request whose key is malformed is refused when it is decoded.
+ */
+export function apiKeyOf(url: string, headers: WireRequest['headers']): string | undefined {
+  const queryStart = url.indexOf('?');
+  if (queryStart >= 0) {
+    for (const segment of url.slice(queryStart + 1).split('&')) {
+      if (!segment.startsWith('key=')) continue;
+      try {
+        return decodeURIComponent(segment.slice('key='.length).replaceAll('+', ' '));
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return header(lowercaseHeaders(headers), 'x-goog-api-key');
+}
+
 function header(headers: WireRequest['headers'], name: string): string | undefined {
   const value = headers[name];
   return typeof value === 'string' || value === undefined ? value : value[0];

@@ -47,7 +47,7 @@ import {
 } from './config-fields.ts';
 import type { CsvColumn } from './csv-feed.ts';
 import { FEED_FORMATS, type FeedFormat } from './feed-formats.ts';
-import { type LoadControlConfig, parseLoadControlConfig } from '../guard/load-control-config.ts';
+import { keyStart, type LoadControlConfig, parseLoadControlConfig } from '../guard/load-control-config.ts';
 
 const LIKELY_SAFE_TYPE_NAMES: readonly LikelySafeTypeName[] = Object.values(LIKELY_SAFE_TYPES);
 const THREAT_TYPE_NAMES: readonly ThreatTypeName[] = Object.values(THREAT_TYPES);
@@ -179,6 +179,12 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
     names.add(list.name);
   });
 
+  const loadControl = parseLoadControlConfig(top.loadControl, 'loadControl');
+  for (const key of Object.keys(loadControl.settings.keyBudgets ?? {})) {
+    if (!apiKeys.includes(key))
+      throw new ConfigError(`loadControl.keyBudgets["${keyStart(key)}"]`, 'is no key of apiKeys; a budget belongs to a key clients use');
+  }
+
   return {
     minimumWaitSeconds: numberField('minimumWaitSeconds', 1, DEFAULT_MINIMUM_WAIT_SECONDS),
     cacheDurationSeconds: numberField('cacheDurationSeconds', 0, DEFAULT_CACHE_DURATION_SECONDS),
@@ -190,7 +196,7 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
       maxBytes: maxMegabytes === undefined ? DEFAULT_FEED_LIMITS.maxBytes : Math.floor(maxMegabytes * 1024 * 1024),
     },
     lists,
-    loadControl: parseLoadControlConfig(top.loadControl, 'loadControl'),
+    loadControl,
   };
 }
 

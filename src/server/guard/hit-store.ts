@@ -20,23 +20,35 @@ export interface RateRules {
 export const LC_RATE_RULES: RateRules = { crawlerIntervalMs: 30_000, anyCrawlerIntervalMs: 2_000, burstWindowMs: 15_000, burstMax: 10 };
 
 /** What the rate rules say of one request; `admit` records it as the client's latest hit. */
-export type RateVerdict = 'admit' | 'crawler-recent' | 'crawlers-busy' | 'rate';
+export type RateVerdict = 'admit' | 'crawler-recent' | 'crawlers-busy' | 'rate' | 'address-rate';
+
+/**
+ * One hit stack a request counts in and the most earlier requests of the window it allows (LC-3's 10),
+ * with the verdict when there are more: a client's own stack (`rate`), or its address's, which caps what
+ * one address gets however many User-Agents it claims (`address-rate`).
+ */
+export interface Budget {
+  key: string;
+  max: number;
+  refusal: 'rate' | 'address-rate';
+}
 
 export interface HitStore {
   /**
    * One atomic step for a request of `client` (a key of address and User-Agent): for a crawler, refuses
    * it when it or any crawler was admitted within their intervals (recording nothing); then records the
-   * request in the client's hit stack and refuses it when more than `burstMax` earlier requests fall in
-   * the window (LC-5 counts every request, refused ones too, so hammering keeps a client out); else
-   * admits it, noting a crawler's admission for the crawler rules.
+   * request in each of its budgets' hit stacks (by default the client's own, allowing `burstMax`) and
+   * refuses it when more than a budget's `max` earlier requests fall in the window (LC-5 counts every
+   * request, refused ones too, so hammering keeps a client out); else admits it, noting a crawler's
+   * admission for the crawler rules.
    */
-  hit(client: string, crawler: boolean): Promise<RateVerdict>;
+  hit(client: string, crawler: boolean, budgets?: readonly Budget[]): Promise<RateVerdict>;
   /** The crawler rules alone, recording nothing: 'admit' when neither refuses (LC-5 checks them before load_defer). */
   crawlerCheck(client: string): Promise<RateVerdict>;
 }
 
 interface ClientHits {
-  /** Arrival times, oldest first, at most burstMax + 1: enough to tell "more than burstMax" exactly. */
+  /** Arrival times, oldest first, at most max + 1: enough to tell "more than max" exactly. */
   arrivals: number[];
   crawlerAdmittedAt: number | undefined;
 }
@@ -59,8 +71,8 @@ export class MemoryHitStore implements HitStore {
     this.clients = new RecentCache(maxClients);
   }
 
-  async hit(client: string, crawler: boolean): Promise<RateVerdict> {
-    return this.hitNow(client, crawler);
+  async hit(client: string, crawler: boolean, budgets?: readonly Budget[]): Promise<RateVerdict> {
+    return this.hitNow(client, crawler, budgets);
   }
 
   async crawlerCheck(client: string): Promise<RateVerdict> {
@@ -73,18 +85,20 @@ export class MemoryHitStore implements HitStore {
   }
 
   /** The same step as `hit`, synchronously: what a Redis store falls back to while Redis is away. */
-  hitNow(client: string, crawler: boolean): RateVerdict {
+  hitNow(client: string, crawler: boolean, budgets: readonly Budget[] = ownBudget(client, this.rules)): RateVerdict {
     const now = this.now();
     const hits = this.clients.getOrCompute(client, newClientHits);
     if (crawler) {
       const verdict = this.crawlerVerdict(hits, now);
       if (verdict !== 'admit') return verdict;
     }
-    const oldestKept = hits.arrivals.length > this.rules.burstMax ? hits.arrivals[0]! : undefined;
-    hits.arrivals.push(now);
-    if (hits.arrivals.length > this.rules.burstMax + 1) hits.arrivals.shift();
-    // burstMax + 1 earlier arrivals kept and the oldest of them still in the window: more than burstMax.
-    if (oldestKept !== undefined && now - oldestKept < this.rules.burstWindowMs) return 'rate';
+    let verdict: RateVerdict = 'admit';
+    // Every budget records the request, whichever refuses it.
+    for (const budget of budgets) {
+      const stack = budget.key === client ? hits : this.clients.getOrCompute(budget.key, newClientHits);
+      if (this.record(stack, budget.max, now) && verdict === 'admit') verdict = budget.refusal;
+    }
+    if (verdict !== 'admit') return verdict;
     if (crawler) {
       hits.crawlerAdmittedAt = now;
       this.anyCrawlerAdmittedAt = now;
@@ -96,12 +110,26 @@ export class MemoryHitStore implements HitStore {
     return this.clients.size;
   }
 
+  /** Records an arrival in a hit stack; true when more than `max` earlier ones fall in the window. */
+  private record(hits: ClientHits, max: number, now: number): boolean {
+    const oldestKept = hits.arrivals.length > max ? hits.arrivals[hits.arrivals.length - max - 1]! : undefined;
+    hits.arrivals.push(now);
+    while (hits.arrivals.length > max + 1) hits.arrivals.shift();
+    // max + 1 earlier arrivals kept and the oldest of them still in the window: more than max.
+    return oldestKept !== undefined && now - oldestKept < this.rules.burstWindowMs;
+  }
+
   private crawlerVerdict(hits: ClientHits, now: number): RateVerdict {
     if (hits.crawlerAdmittedAt !== undefined && now - hits.crawlerAdmittedAt < this.rules.crawlerIntervalMs) return 'crawler-recent';
     if (this.anyCrawlerAdmittedAt !== undefined && now - this.anyCrawlerAdmittedAt < this.rules.anyCrawlerIntervalMs)
       return 'crawlers-busy';
     return 'admit';
   }
+}
+
+/** The budget every request has: its client's own hit stack, allowing `burstMax` (LC-3). */
+export function ownBudget(client: string, rules: RateRules): Budget[] {
+  return [{ key: client, max: rules.burstMax, refusal: 'rate' }];
 }
 
 function newClientHits(): ClientHits {

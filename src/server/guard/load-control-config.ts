@@ -36,6 +36,9 @@ const FIELDS = [
   'trustedProxies',
   'trustedRelays',
   'crawlerPatterns',
+  'addressBurstMax',
+  'keyBurstMax',
+  'keyBudgets',
 ] as const;
 
 export function parseLoadControlConfig(value: unknown, field: string): LoadControlConfig {
@@ -57,6 +60,19 @@ export function parseLoadControlConfig(value: unknown, field: string): LoadContr
   assign('burstWindowMs', number('burstWindowSeconds', 1, 86_400, 1000));
   assign('burstMax', number('burstMax', 0, 10_000));
   assign('maxClients', number('maxClients', 2, 10_000_000));
+  assign('addressBurstMax', number('addressBurstMax', 0, 1_000_000));
+  assign('keyBurstMax', number('keyBurstMax', 0, 1_000_000));
+  if (section.keyBudgets !== undefined) {
+    const at = fieldOf(field, 'keyBudgets');
+    const budgets = expectObject(section.keyBudgets, at);
+    settings.keyBudgets = Object.fromEntries(
+      // Errors name a key by its start only: keys are secrets, and messages end up in logs.
+      Object.entries(budgets).map(([key, value]) => [
+        key,
+        expectNumber(value, `${at}["${keyStart(key)}"]`, { min: 0, max: 1_000_000, integer: true }),
+      ]),
+    );
+  }
   assign('trustedProxies', addresses(section, 'trustedProxies', field, 'trusted proxy'));
   assign('trustedRelays', addresses(section, 'trustedRelays', field, 'trusted relay'));
   if (section.crawlerPatterns !== undefined) {
@@ -87,6 +103,11 @@ function addresses(section: JsonObject, key: 'trustedProxies' | 'trustedRelays',
     throw new ConfigError(at, error.problem);
   }
   return entries;
+}
+
+/** The first characters of an API key, enough for its owner to recognise it. */
+export function keyStart(key: string): string {
+  return `${key.slice(0, 4)}…`;
 }
 
 function expectBoolean(value: unknown, field: string): boolean {

@@ -8,7 +8,8 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import type { IncomingHttpHeaders } from 'node:http';
 import { type AgentClass, AgentClassifier } from './agent-class.ts';
 import { addressKey, clientAddress, TrustedProxies } from './client-address.ts';
-import { type HitStore, LC_RATE_RULES, MemoryHitStore, type RateRules } from './hit-store.ts';
+import { type Budget, type HitStore, LC_RATE_RULES, MemoryHitStore, type RateRules } from './hit-store.ts';
+import { apiKeyOf } from '../../wire/server-request.ts';
 import { type Decision, LC_LOAD_RULES, LoadGate, type LoadRules, type Sleep } from './load-gate.ts';
 import { RedisHitStore } from './redis-hit-store.ts';
 import { refusal, retryAfterSeconds } from './refusal.ts';
@@ -27,16 +28,35 @@ export interface LoadControlSettings extends RateRules, LoadRules {
   trustedRelays: readonly string[];
   /** Regular expressions of further User-Agents to treat as search-engine crawlers. */
   extraCrawlers: readonly string[];
+  /**
+   * Requests one address (an IPv6 client's /64) may make in the burst window however many User-Agents it
+   * claims, browsers' included; 3 × `burstMax` by default. Raise it for large NATs.
+   */
+  addressBurstMax: number;
+  /**
+   * Requests a client with a valid API key may make in the burst window: the budget follows the key, not
+   * the address or User-Agent (a proxy serving thousands of people is one key). 10 × `burstMax` by default.
+   */
+  keyBurstMax: number;
+  /** Budgets of particular API keys, overriding `keyBurstMax`. */
+  keyBudgets: Readonly<Record<string, number>>;
 }
 
-const DEFAULT_LOAD_CONTROL: LoadControlSettings = {
-  ...LC_RATE_RULES,
-  ...LC_LOAD_RULES,
-  maxClients: 100_000,
-  trustedProxies: [],
-  trustedRelays: [],
-  extraCrawlers: [],
-};
+/** The defaults; `addressBurstMax` and `keyBurstMax` follow `burstMax` unless set. */
+function defaultSettings(burstMax: number): LoadControlSettings {
+  return {
+    ...LC_RATE_RULES,
+    ...LC_LOAD_RULES,
+    burstMax,
+    maxClients: 100_000,
+    trustedProxies: [],
+    trustedRelays: [],
+    extraCrawlers: [],
+    addressBurstMax: 3 * burstMax,
+    keyBurstMax: 10 * burstMax,
+    keyBudgets: {},
+  };
+}
 
 export interface LoadControlOptions {
   settings?: Partial<LoadControlSettings>;
@@ -140,7 +160,7 @@ export class LoadControl {
    *   that is neither an address nor a CIDR block.
    */
   static async create(options: LoadControlOptions = {}): Promise<LoadControl> {
-    const settings: LoadControlSettings = { ...DEFAULT_LOAD_CONTROL, ...options.settings };
+    const settings: LoadControlSettings = { ...defaultSettings(options.settings?.burstMax ?? LC_RATE_RULES.burstMax), ...options.settings };
     const memory = new MemoryHitStore(settings, settings.maxClients, options.now ?? (() => performance.now()));
     const fallbacks = new Counter({
       name: 'sbkit_load_control_fallbacks_total',
@@ -173,12 +193,13 @@ export class LoadControl {
 
   /**
    * Puts the gate in front of every route of `app`; `paused` is the operator's switch (LC-5
-   * service_paused); `adminEndpoints` says whether the admin endpoints exist and so pass by.
+   * service_paused); `adminEndpoints` says whether the admin endpoints exist and so pass by; `apiKeys`
+   * are the keys the server accepts, whose clients are budgeted by key.
    *
    * @internal
    */
-  register(app: FastifyInstance, paused: () => boolean, adminEndpoints: boolean): void {
-    app.addHook('onRequest', async (request, reply) => this.guard(request, reply, paused(), adminEndpoints));
+  register(app: FastifyInstance, paused: () => boolean, adminEndpoints: boolean, apiKeys: ReadonlySet<string> = new Set()): void {
+    app.addHook('onRequest', async (request, reply) => this.guard(request, reply, paused(), adminEndpoints, apiKeys));
   }
 
   /** Closes the Redis connection, if any. */
@@ -196,6 +217,7 @@ export class LoadControl {
     request: { url: string; headers: IncomingHttpHeaders; peer: string },
     paused: boolean,
     gone?: () => boolean,
+    apiKeys: ReadonlySet<string> = new Set(),
   ): Promise<{ decision: Decision; agent: AgentClass }> {
     // An OHTTP gateway's requests from a trusted relay carry many clients under one address: only the
     // load rules apply, as to any program (the relay enforces the per-client rules). Anyone else who
@@ -203,7 +225,7 @@ export class LoadControl {
     // client's is, so a relay behind this server's own load balancer is recognised too.
     if (GATEWAY_PATH.test(request.url) && this.relays.has(clientAddress(request.peer, request.headers['x-forwarded-for'], this.trusted))) {
       const agent: AgentClass = { kind: 'bot' };
-      const decision = await this.gate.decide('', agent, paused, gone, false);
+      const decision = await this.gate.decide('', agent, paused, gone, []);
       this.counted(decision, agent);
       return { decision, agent };
     }
@@ -213,7 +235,7 @@ export class LoadControl {
     const address = clientAddress(request.peer, request.headers['x-forwarded-for'], this.trusted);
     // Hashed: what is remembered per client must stay small.
     const client = hash('sha256', `${addressKey(address)}\n${userAgent ?? ''}`, 'base64url').slice(0, 22);
-    const decision = await this.gate.decide(client, agent, paused, gone);
+    const decision = await this.gate.decide(client, agent, paused, gone, this.budgets(client, address, request, apiKeys));
     this.counted(decision, agent);
     return { decision, agent };
   }
@@ -241,6 +263,29 @@ export class LoadControl {
     return { load: this.gate.load, waiting: this.gate.waiting, shared: this.redisStore?.shared === true, admitted, refused };
   }
 
+  /**
+   * The hit stacks a request counts in. A valid API key: the key's budget alone, wherever its requests
+   * come from. Otherwise the client's own (address and User-Agent: people behind one NAT differ by
+   * agent) and its address's, which caps what one address gets however many User-Agents it claims. A
+   * key only counts when the server accepts it: anyone can make keys up.
+   */
+  private budgets(
+    client: string,
+    address: string,
+    request: { url: string; headers: IncomingHttpHeaders },
+    apiKeys: ReadonlySet<string>,
+  ): Budget[] {
+    const key = apiKeys.size === 0 ? undefined : apiKeyOf(request.url, request.headers);
+    if (key !== undefined && apiKeys.has(key)) {
+      const max = this.settings.keyBudgets[key] ?? this.settings.keyBurstMax;
+      return [{ key: `key:${hash('sha256', key, 'base64url').slice(0, 22)}`, max, refusal: 'rate' }];
+    }
+    return [
+      { key: client, max: this.settings.burstMax, refusal: 'rate' },
+      { key: `address:${addressKey(address)}`, max: this.settings.addressBurstMax, refusal: 'address-rate' },
+    ];
+  }
+
   private counted(decision: Decision, agent: AgentClass): void {
     if (decision.admit) this.admitted.inc({ class: agent.kind });
     else this.refused.inc({ class: agent.kind, reason: decision.reason });
@@ -252,6 +297,7 @@ export class LoadControl {
     reply: FastifyReply,
     paused: boolean,
     adminEndpoints: boolean,
+    apiKeys: ReadonlySet<string>,
   ): Promise<FastifyReply | undefined> {
     // Operator paths pass by; so do the requests an OHTTP gateway serves from inside encapsulations,
     // whose encapsulating request passed the gate already.
@@ -266,6 +312,7 @@ export class LoadControl {
       { url: request.url, headers: request.headers, peer: request.socket.remoteAddress ?? '' },
       paused,
       () => gone,
+      apiKeys,
     );
     reply.raw.off('close', leave);
     if (decision.admit) {

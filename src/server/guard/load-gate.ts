@@ -10,7 +10,7 @@
 // when the request is recorded); everyone else's takes one.
 
 import type { AgentClass } from './agent-class.ts';
-import type { HitStore, RateVerdict } from './hit-store.ts';
+import type { Budget, HitStore, RateVerdict } from './hit-store.ts';
 
 export interface LoadRules {
   /**
@@ -55,9 +55,16 @@ export class LoadGate {
   /**
    * Decides on one request of `client` (address and User-Agent key). An admitted request counts in
    * the load until `finished()` is called for it. `gone` tells whether the client has left meanwhile;
-   * `rated` false skips the rate rule (a relay's requests carry many clients under one address).
+   * `budgets` are the hit stacks the request counts in (the client's own by default), and none skips the
+   * rate rule (a relay's requests carry many clients under one address).
    */
-  async decide(client: string, agent: AgentClass, paused: boolean, gone: () => boolean = () => false, rated = true): Promise<Decision> {
+  async decide(
+    client: string,
+    agent: AgentClass,
+    paused: boolean,
+    gone: () => boolean = () => false,
+    budgets?: readonly Budget[],
+  ): Promise<Decision> {
     if (paused) return { admit: false, reason: 'paused' };
     if (agent.kind === 'crawler') {
       const early = await this.hits.crawlerCheck(client);
@@ -67,7 +74,7 @@ export class LoadGate {
     // requests deciding at the same time cannot all slip under LOAD_MAX.
     const placeHeld = agent.kind !== 'browser';
     if (placeHeld && !(await this.loadDefer(gone))) return { admit: false, reason: 'load' };
-    const verdict = rated ? await this.hits.hit(client, agent.kind === 'crawler') : 'admit';
+    const verdict = budgets?.length === 0 ? 'admit' : await this.hits.hit(client, agent.kind === 'crawler', budgets);
     if (verdict !== 'admit') {
       if (placeHeld) this.running--;
       return { admit: false, reason: verdict };

@@ -3,14 +3,14 @@
 // instance's memory (said once, counted), and go back to Redis as soon as it answers.
 
 import { connectRedis, type RedisClient } from '../redis-connection.ts';
-import { type HitStore, MemoryHitStore, type RateRules, type RateVerdict } from './hit-store.ts';
+import { type Budget, type HitStore, MemoryHitStore, ownBudget, type RateRules, type RateVerdict } from './hit-store.ts';
 
 /*
  * The steps of HitStore.hit, atomically (a script runs alone in Redis), on Redis's clock (TIME).
- *   KEYS: the client's hit stack (a LIST, newest first), the client's last crawler admission, any
- *         crawler's last admission (both strings that expire with their interval)
- *   ARGV: crawler ('1' or '0'), crawler interval ms, any-crawler interval ms, burst window ms, burstMax,
- *         check only ('1': the crawler rules alone, nothing recorded)
+ *   KEYS: the client's last crawler admission, any crawler's last admission (both strings that expire
+ *         with their interval), then the hit stack of each budget (a LIST, newest first)
+ *   ARGV: crawler ('1' or '0'), crawler interval ms, any-crawler interval ms, burst window ms, check
+ *         only ('1': the crawler rules alone, nothing recorded), then each budget's max and refusal
  * The admission times are compared as the memory store compares them; the keys' expiry only cleans up.
  * The keys share the hash tag {guard}, so the script touches one cluster slot.
  */
@@ -20,26 +20,31 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local crawler = ARGV[1] == '1'
 local crawlerMs, anyCrawlerMs = tonumber(ARGV[2]), tonumber(ARGV[3])
 if crawler then
-  local own = tonumber(redis.call('GET', KEYS[2]))
+  local own = tonumber(redis.call('GET', KEYS[1]))
   if own and now - own < crawlerMs then return 'crawler-recent' end
-  local any = tonumber(redis.call('GET', KEYS[3]))
+  local any = tonumber(redis.call('GET', KEYS[2]))
   if any and now - any < anyCrawlerMs then return 'crawlers-busy' end
 end
-if ARGV[6] == '1' then return 'admit' end
-local window, max = tonumber(ARGV[4]), tonumber(ARGV[5])
-local oldest = redis.call('LINDEX', KEYS[1], max)
-redis.call('LPUSH', KEYS[1], now)
-redis.call('LTRIM', KEYS[1], 0, max)
-redis.call('PEXPIRE', KEYS[1], window)
-if oldest and now - tonumber(oldest) < window then return 'rate' end
+if ARGV[5] == '1' then return 'admit' end
+local window = tonumber(ARGV[4])
+local verdict = 'admit'
+for i = 3, #KEYS do
+  local max = tonumber(ARGV[6 + (i - 3) * 2])
+  local oldest = redis.call('LINDEX', KEYS[i], max)
+  redis.call('LPUSH', KEYS[i], now)
+  redis.call('LTRIM', KEYS[i], 0, max)
+  redis.call('PEXPIRE', KEYS[i], window)
+  if verdict == 'admit' and oldest and now - tonumber(oldest) < window then verdict = ARGV[7 + (i - 3) * 2] end
+end
+if verdict ~= 'admit' then return verdict end
 if crawler then
-  if crawlerMs > 0 then redis.call('SET', KEYS[2], now, 'PX', crawlerMs) end
-  if anyCrawlerMs > 0 then redis.call('SET', KEYS[3], now, 'PX', anyCrawlerMs) end
+  if crawlerMs > 0 then redis.call('SET', KEYS[1], now, 'PX', crawlerMs) end
+  if anyCrawlerMs > 0 then redis.call('SET', KEYS[2], now, 'PX', anyCrawlerMs) end
 end
 return 'admit'
 `;
 
-const VERDICTS: ReadonlySet<string> = new Set(['admit', 'crawler-recent', 'crawlers-busy', 'rate']);
+const VERDICTS: ReadonlySet<string> = new Set(['admit', 'crawler-recent', 'crawlers-busy', 'rate', 'address-rate']);
 
 export interface RedisHitStoreOptions {
   url: string;
@@ -71,21 +76,24 @@ export class RedisHitStore implements HitStore {
     return new RedisHitStore(client, label, options);
   }
 
-  async hit(client: string, crawler: boolean): Promise<RateVerdict> {
-    return (await this.run(client, crawler, false)) ?? this.options.fallback.hitNow(client, crawler);
+  async hit(client: string, crawler: boolean, budgets: readonly Budget[] = ownBudget(client, this.options.rules)): Promise<RateVerdict> {
+    return (await this.run(client, crawler, budgets)) ?? this.options.fallback.hitNow(client, crawler, budgets);
   }
 
   async crawlerCheck(client: string): Promise<RateVerdict> {
-    return (await this.run(client, true, true)) ?? this.options.fallback.crawlerCheckNow(client);
+    return (await this.run(client, true, undefined)) ?? this.options.fallback.crawlerCheckNow(client);
   }
 
-  /** The script's verdict, or undefined when Redis cannot give one (the caller decides in memory). */
-  private async run(client: string, crawler: boolean, checkOnly: boolean): Promise<RateVerdict | undefined> {
+  /**
+   * The script's verdict, or undefined when Redis cannot give one (the caller decides in memory).
+   * Without budgets, the crawler rules alone are checked.
+   */
+  private async run(client: string, crawler: boolean, budgets: readonly Budget[] | undefined): Promise<RateVerdict | undefined> {
     if (this.client.isReady) {
       try {
         const verdict = await this.client.eval(HIT_SCRIPT, {
-          keys: this.keys(client),
-          arguments: [...this.arguments(crawler), checkOnly ? '1' : '0'],
+          keys: this.keys(client, budgets ?? []),
+          arguments: [...this.arguments(crawler, budgets === undefined), ...(budgets ?? []).flatMap((b) => [String(b.max), b.refusal])],
         });
         const text = Buffer.isBuffer(verdict) ? verdict.toString('latin1') : (JSON.stringify(verdict) ?? 'nothing');
         if (VERDICTS.has(text)) {
@@ -112,19 +120,19 @@ export class RedisHitStore implements HitStore {
     if (this.client.isOpen) await this.client.close();
   }
 
-  private keys(client: string): string[] {
+  private keys(client: string, budgets: readonly Budget[]): string[] {
     const prefix = `${this.options.keyPrefix ?? 'sbkit:'}guard:{guard}:`;
-    return [`${prefix}hits:${client}`, `${prefix}crawler:${client}`, `${prefix}any-crawler`];
+    return [`${prefix}crawler:${client}`, `${prefix}any-crawler`, ...budgets.map((budget) => `${prefix}hits:${budget.key}`)];
   }
 
-  private arguments(crawler: boolean): string[] {
+  private arguments(crawler: boolean, checkOnly: boolean): string[] {
     const { rules } = this.options;
     return [
       crawler ? '1' : '0',
       String(rules.crawlerIntervalMs),
       String(rules.anyCrawlerIntervalMs),
       String(rules.burstWindowMs),
-      String(rules.burstMax),
+      checkOnly ? '1' : '0',
     ];
   }
 

@@ -23,6 +23,7 @@ export function retryAfterSeconds(
     'crawler-recent': windows.crawlerIntervalMs,
     'crawlers-busy': windows.anyCrawlerIntervalMs,
     rate: windows.burstWindowMs,
+    'address-rate': windows.burstWindowMs,
   }[reason];
   return Math.max(1, Math.ceil(ms / 1000));
 }
@@ -36,6 +37,7 @@ const MESSAGES: Record<RefusalReason, string> = {
   'crawler-recent': 'this crawler was served less than a moment ago',
   'crawlers-busy': 'another crawler was served a moment ago',
   rate: 'too many requests from this client in a short time',
+  'address-rate': 'too many requests from this network address in a short time',
 };
 
 /** The 503 for a refused request to `url` (path and query) with these headers. */

@@ -123,6 +123,25 @@ describe('parseServerConfig', () => {
     assert.throws(() => parseServerConfig({ loadControl: { enabled: 'no' } }, BASE), /loadControl\.enabled: must be true or false/);
   });
 
+  it('reads the budgets of addresses and API keys, naming a key by its start only', () => {
+    const config = parseServerConfig(
+      {
+        apiKeys: ['proxy-key-123', 'app-key-456'],
+        loadControl: { addressBurstMax: 200, keyBurstMax: 500, keyBudgets: { 'proxy-key-123': 5000 } },
+      },
+      BASE,
+    );
+    assert.deepEqual(config.loadControl.settings, { addressBurstMax: 200, keyBurstMax: 500, keyBudgets: { 'proxy-key-123': 5000 } });
+    const unknown = () => parseServerConfig({ apiKeys: ['app-key-456'], loadControl: { keyBudgets: { 'secret-not-listed': 10 } } }, BASE);
+    assert.throws(unknown, /loadControl\.keyBudgets\["secr…"\]: is no key of apiKeys/);
+    assert.throws(unknown, (error: Error) => !error.message.includes('secret-not-listed'), 'the whole key is not shown');
+    assert.throws(
+      () => parseServerConfig({ apiKeys: ['app-key-456'], loadControl: { keyBudgets: { 'app-key-456': -1 } } }, BASE),
+      /loadControl\.keyBudgets\["app-…"\]/,
+    );
+    assert.throws(() => parseServerConfig({ loadControl: { addressBurstMax: 1.5 } }, BASE), /loadControl\.addressBurstMax/);
+  });
+
   it('fills in defaults for an empty configuration', () => {
     const config = parseServerConfig({}, BASE);
     assert.equal(config.minimumWaitSeconds, 1800);

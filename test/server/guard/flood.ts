@@ -1,7 +1,8 @@
 // A client that floods a server with API requests, for the overload test: `node --import tsx flood.ts
-// URL SECONDS MAX_REQUESTS AGENTS`. Many connections at once, each request under one of AGENTS
-// User-Agents (distinct API clients); prints one JSON line: status counts, and how many 503s lacked
-// Retry-After.
+// URL SECONDS MAX_REQUESTS AGENTS`. Many connections at once, each request from one of AGENTS distinct
+// API clients: its own User-Agent and its own loopback address (127.0.1.x; Linux routes all of 127/8 to
+// the loopback interface), since one address is capped whatever User-Agents it claims. Prints one JSON
+// line: status counts, and how many 503s lacked Retry-After.
 import { Agent, get } from 'node:http';
 
 const [url = '', seconds = '3', maxRequests = '20000', agents = '100'] = process.argv.slice(2);
@@ -13,9 +14,10 @@ let missingRetryAfter = 0;
 
 function one(): Promise<void> {
   return new Promise((resolve) => {
-    const userAgent = `flood-client/${sent % Number(agents)}`;
+    const client = sent % Number(agents);
     sent++;
-    const request = get(url, { agent, headers: { 'user-agent': userAgent } }, (response) => {
+    const localAddress = `127.0.${1 + Math.floor(client / 250)}.${1 + (client % 250)}`;
+    const request = get(url, { agent, localAddress, headers: { 'user-agent': `flood-client/${client}` } }, (response) => {
       statuses[response.statusCode ?? 0] = (statuses[response.statusCode ?? 0] ?? 0) + 1;
       if (response.statusCode === 503 && response.headers['retry-after'] === undefined) missingRetryAfter++;
       response.resume();

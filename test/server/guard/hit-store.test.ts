@@ -99,6 +99,29 @@ function model(events: { client: number; crawler: boolean; t: number }[]): RateV
   });
 }
 
+describe("MemoryHitStore: budgets beside the client's own", () => {
+  it("refuses with the first exhausted budget's verdict and records the request in every budget", () => {
+    const { hits, at } = store();
+    at(0);
+    const budgets = (client: string) => [
+      { key: client, max: 10, refusal: 'rate' as const },
+      { key: 'address:192.0.2.1', max: 2, refusal: 'address-rate' as const },
+    ];
+    const verdicts = ['a', 'b', 'c', 'd'].map((client) => hits.hitNow(client, false, budgets(client)));
+    assert.deepEqual(verdicts, ['admit', 'admit', 'admit', 'address-rate'], 'three of the address, whatever the clients');
+    assert.equal(hits.hitNow('e', false, [{ key: 'e', max: 10, refusal: 'rate' }]), 'admit', 'a client outside the address is apart');
+    at(15_000);
+    assert.equal(hits.hitNow('a', false, budgets('a')), 'admit', 'the window moved on');
+  });
+
+  it('reads a stack against the budget it is given now, when that budget changes', () => {
+    const { hits, at } = store();
+    at(0);
+    for (let i = 0; i < 6; i++) assert.equal(hits.hitNow('k', false, [{ key: 'k', max: 20, refusal: 'rate' }]), 'admit');
+    assert.equal(hits.hitNow('k', false, [{ key: 'k', max: 3, refusal: 'rate' }]), 'rate');
+  });
+});
+
 describe('MemoryHitStore against the rules written out', () => {
   it('answers every sequence of requests as the model does', () => {
     const event = fc.record({

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { createApp } from '../../../src/server/app.ts';
 import { LoadControl, type LoadControlSettings } from '../../../src/server/guard/load-control.ts';
 import { demoCatalog } from '../fixture.ts';
@@ -130,5 +131,69 @@ describe('load control in front of the server', () => {
     assert.match(metrics, /sbkit_requests_admitted_total\{class="bot"\} 1/, 'no User-Agent is a bot; /metrics itself passes by the gate');
     assert.match(metrics, /sbkit_requests_in_progress 0/);
     assert.match(metrics, /sbkit_load_control_shared 0/);
+  });
+
+  it('caps one address however many User-Agents it claims, browsers included (3 × burstMax by default)', async () => {
+    const { app: a } = await app();
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const agent = i % 2 === 0 ? `${FIREFOX} rotation/${i}` : `api-client/${i}`;
+      statuses.push((await a.inject({ url: SEARCH, remoteAddress: '192.0.2.50', headers: { 'user-agent': agent } })).statusCode);
+    }
+    assert.equal(statuses.filter((status) => status === 200).length, 31, 'the 31st is served, the 32nd is not');
+    assert.equal((await a.inject({ url: SEARCH, remoteAddress: '192.0.2.51', headers: { 'user-agent': FIREFOX } })).statusCode, 200);
+    const refused = await a.inject({ url: `${SEARCH}&alt=json`, remoteAddress: '192.0.2.50', headers: { 'user-agent': 'new/1' } });
+    assert.match(refused.json<{ error: { message: string } }>().error.message, /from this network address/);
+  });
+
+  it('budgets a valid API key by the key, wherever its requests come from, and an unknown key as nobody', async () => {
+    let now = 0;
+    const loadControl = await LoadControl.create({ settings: { keyBudgets: { 'key-of-a-proxy': 40 } }, now: () => now });
+    const a = createApp({ catalog: demoCatalog(), loadControl, apiKeys: ['key-of-a-proxy', 'key-of-an-app'] });
+    const ask = (key: string, address: string) =>
+      a.inject({ url: `${SEARCH}&key=${key}`, remoteAddress: address, headers: { 'user-agent': 'api/1' } });
+    const served = async (key: string, addresses: (i: number) => string, count: number) => {
+      let ok = 0;
+      for (let i = 0; i < count; i++) if ((await ask(key, addresses(i))).statusCode === 200) ok++;
+      return ok;
+    };
+    assert.equal(await served('key-of-a-proxy', () => '192.0.2.60', 50), 41, "the key's own budget, past the address cap");
+    assert.equal(await served('key-of-an-app', (i) => `198.51.100.${i}`, 120), 101, 'keyBurstMax (10 × burstMax), from any address');
+    const madeUp: number[] = [];
+    for (let i = 0; i < 35; i++) {
+      const reply = await a.inject({
+        url: `${SEARCH}&key=made-up-${i}`,
+        remoteAddress: '203.0.113.1',
+        headers: { 'user-agent': `api/${i}` },
+      });
+      madeUp.push(reply.statusCode);
+    }
+    assert.deepEqual(madeUp, [...Array<number>(31).fill(400), ...Array<number>(4).fill(503)], 'made-up keys count as the address');
+    now += 15_000;
+    assert.equal((await ask('key-of-a-proxy', '192.0.2.61')).statusCode, 200, 'the window moved on');
+  });
+
+  it('never lets one address past the cap, whatever it claims and whenever it asks (property)', async () => {
+    const step = fc.record({ agent: fc.integer({ min: 0, max: 50 }), browser: fc.boolean(), gap: fc.integer({ min: 0, max: 3000 }) });
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 80 }), async (steps) => {
+        const { app: a, advance } = await app({ burstMax: 3, addressBurstMax: 5, burstWindowMs: 10_000 });
+        let t = 0;
+        const admitted: number[] = [];
+        for (const { agent, browser, gap } of steps) {
+          t += gap;
+          advance(gap);
+          const userAgent = browser ? `${FIREFOX} n/${agent}` : `tool/${agent}`;
+          const reply = await a.inject({ url: SEARCH, remoteAddress: '2001:db8:7:7::1', headers: { 'user-agent': userAgent } });
+          if (reply.statusCode === 200) admitted.push(t);
+        }
+        // At most addressBurstMax + 1 admissions within any 10 s window.
+        for (let i = 0; i < admitted.length; i++) {
+          const inWindow = admitted.filter((u) => u >= admitted[i]! && u < admitted[i]! + 10_000).length;
+          assert.ok(inWindow <= 6, `${inWindow} admitted within 10 s from ${admitted[i]}`);
+        }
+      }),
+      { numRuns: 60 },
+    );
   });
 });

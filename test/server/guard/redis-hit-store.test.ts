@@ -41,6 +41,17 @@ describe('RedisHitStore', () => {
     assert.equal(await a.store.hit('another-client', false), 'admit');
   });
 
+  it('shares every budget of a request across instances: an address cap holds over two instances', TEST_TIMEOUT, async () => {
+    const [a, b] = [await instance(), await instance()];
+    const budgets = (client: string) => [
+      { key: client, max: 10, refusal: 'rate' as const },
+      { key: 'address:198.51.100.7', max: 4, refusal: 'address-rate' as const },
+    ];
+    const verdicts = [];
+    for (let i = 0; i < 7; i++) verdicts.push(await (i % 2 === 0 ? a : b).store.hit(`agent-${i}`, false, budgets(`agent-${i}`)));
+    assert.deepEqual(verdicts, ['admit', 'admit', 'admit', 'admit', 'admit', 'address-rate', 'address-rate']);
+  });
+
   it('applies the crawler rules across instances', TEST_TIMEOUT, async () => {
     const [a, b] = [await instance(), await instance()];
     assert.equal(await a.store.hit('crawler-1', true), 'admit');
