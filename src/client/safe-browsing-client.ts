@@ -257,6 +257,23 @@ export class SafeBrowsingClient {
   }
 
   /**
+   * What the memory cache alone knows of these prefixes (SB-4): the full hashes it holds under them, the
+   * prefixes it has no answer for, and how long the answers it has stay valid. What a proxy looks at
+   * before it spends a request of its upstream on a search.
+   *
+   * @internal
+   */
+  cachedSearch(prefixes: readonly number[]): { fullHashes: FullHash[]; remaining: number[]; cacheDurationMs: number } {
+    const now = this.clock.now();
+    const { remaining, fullHashes, expiresAt } = this.cache.consult(prefixes, now);
+    return {
+      fullHashes: fullHashes.map(({ fullHash, details }) => ({ fullHash: hexOfHashString(fullHash), details })),
+      remaining: [...remaining],
+      cacheDurationMs: Number.isFinite(expiresAt) ? Math.max(0, expiresAt - now) : 0,
+    };
+  }
+
+  /**
    * A local list as it stands (a proxy republishes its upstream's lists from here).
    *
    * @internal

@@ -14,7 +14,7 @@
 //
 // What `sbkit serve` assembles around it (lists, stores, keys, load control) is service.ts.
 
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { decodeWireRequest, DEFAULT_MAX_BODY_BYTES } from '../wire/server-request.ts';
 import { WireError } from '../wire/wire-error.ts';
 import { registerApiRoute } from './api/api-route.ts';
@@ -23,6 +23,8 @@ import { type ApiSettings, DEFAULT_API_SETTINGS } from './api/settings.ts';
 import type { ListCatalog } from './catalog.ts';
 import { isOperatorPath, type LoadControl } from './guard/load-control.ts';
 import { refusal } from './guard/refusal.ts';
+import { TrustedProxies } from './guard/client-address.ts';
+import { requesterOf } from './guard/requester.ts';
 import { registerGatewayRoutes } from './ohttp/gateway-routes.ts';
 import type { GatewayKeys } from './ohttp/key-ring.ts';
 import { registerOperatorRoutes } from './operator-routes.ts';
@@ -72,6 +74,9 @@ export function createApp(options: AppOptions): FastifyInstance {
   const { loadControl } = options;
   const adminEndpoints = options.adminToken !== undefined;
   const apiKeys: ReadonlySet<string> = new Set(options.apiKeys ?? []);
+  const trusted = loadControl?.trusted ?? new TrustedProxies([]);
+  const requester = (request: FastifyRequest) =>
+    requesterOf({ url: request.url, headers: request.headers, peer: request.socket.remoteAddress ?? '' }, trusted, apiKeys);
   // docs/api.md allows 1000 prefixes in one hashes:search, a GET: about 26 KB of query string, over Node's
   // 16 KB default for the request head.
   const app = Fastify({ logger: false, bodyLimit: maxBodyBytes, http: { maxHeaderSize: MAX_REQUEST_HEAD_BYTES } });
@@ -137,6 +142,7 @@ export function createApp(options: AppOptions): FastifyInstance {
     loadControl,
     serving: options.serving ?? 'its lists',
     googleData: options.googleData ?? false,
+    requesterOf: requester,
   });
   if (options.ohttpKeys !== undefined) registerGatewayRoutes(app, options.ohttpKeys);
 
@@ -148,6 +154,7 @@ export function createApp(options: AppOptions): FastifyInstance {
     apiKeys,
     maxBodyBytes,
     listReady: options.listReady,
+    requesterOf: requester,
   });
 
   return app;

@@ -141,6 +141,7 @@ async function openLists(service: ServiceConfig, opened: Opened): Promise<Lists>
       keepVersions: lists.config?.keepVersions,
       store,
       searchCache,
+      searchLimits: lists.config?.upstreamSearches,
       log,
       onEvent: (event) => {
         if (event.type === 'update') log(`mirrored ${event.lists.join(', ')} from ${lists.url}`);

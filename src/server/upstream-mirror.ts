@@ -2,6 +2,7 @@ import type { ClientEvent } from '../client/options.ts';
 import { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST, KNOWN_LISTS, knownList } from '../lists/known-lists.ts';
 import { SafeBrowsingClient } from '../client/safe-browsing-client.ts';
 import { type FullHashSource, type SharedSearchCache, upstreamFullHashes } from './api/full-hash-source.ts';
+import type { UpstreamSearchLimits } from './api/upstream-searches.ts';
 import { ListCatalog } from './catalog.ts';
 import { ConfigError } from './feeds/config-error.ts';
 import type { ListDefinition } from './lists/list-definition.ts';
@@ -37,6 +38,8 @@ export interface UpstreamOptions {
   store?: SnapshotStore;
   /** A cache of the upstream's search answers that proxy instances share, asked before the upstream. */
   searchCache?: SharedSearchCache;
+  /** How searches spend the upstream's patience: its rate, each requester's share, the longest wait. */
+  searchLimits?: Partial<UpstreamSearchLimits>;
   /** Where to say that a mirrored list could not be published. */
   log?: (message: string) => void;
 }
@@ -78,10 +81,11 @@ export class UpstreamMirror {
     private readonly store: SnapshotStore,
     private readonly log: (message: string) => void,
     searchCache: SharedSearchCache | undefined,
+    searchLimits: Partial<UpstreamSearchLimits> | undefined,
   ) {
     this.histories = new Map(names.map((name) => [name, new ListHistory(definitionOf(name), { keep })]));
     this.catalog = new ListCatalog(this.histories.values());
-    this.fullHashes = upstreamFullHashes(client, searchCache);
+    this.fullHashes = upstreamFullHashes(client, searchCache, searchLimits);
   }
 
   /**
@@ -117,6 +121,7 @@ export class UpstreamMirror {
       options.store ?? memorySnapshotStore,
       options.log ?? (() => {}),
       options.searchCache,
+      options.searchLimits,
     );
     await mirror.store.follow([...mirror.histories.values()]);
     await client.open();

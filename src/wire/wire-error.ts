@@ -55,6 +55,8 @@ export interface WireErrorOptions {
   httpStatus?: number;
   /** For 405: the methods the path accepts, for the `Allow` header. */
   allow?: readonly string[];
+  /** For 503 and 429: when to come back, as `Retry-After` (LC-4). */
+  retryAfterSeconds?: number;
   /** The failure behind the refusal, when it has a code more precise than the status (a URL that cannot be checked: SBKIT_INVALID_URL_…). */
   cause?: SbkitError;
 }
@@ -71,6 +73,8 @@ export class WireError extends SbkitError {
   readonly httpStatus: number;
   /** For 405: the methods the path accepts. */
   readonly allow: readonly string[] | undefined;
+  /** For 503 and 429: seconds until the client may ask again, sent as `Retry-After`. */
+  readonly retryAfterSeconds: number | undefined;
   /** What the error body names as the reason: the code of the failure behind the refusal, or this error's. */
   readonly reason: string;
 
@@ -85,6 +89,7 @@ export class WireError extends SbkitError {
     this.reason = options.cause?.code ?? this.code;
     this.httpStatus = options.httpStatus ?? HTTP_STATUS[status];
     this.allow = options.allow;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   /**
@@ -121,6 +126,7 @@ export function renderWireError(error: WireError, encoding: 'json' | 'protobuf' 
     'content-type': encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json; charset=utf-8',
   };
   if (error.allow !== undefined) headers['allow'] = error.allow.join(', ');
+  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
   if (encoding === 'protobuf') return { httpStatus: error.httpStatus, headers, body: statusMessage(error) };
   const json = {
     error: {

@@ -11,7 +11,8 @@ import { WireError } from '../../wire/wire-error.ts';
 import type { ListCatalog } from '../catalog.ts';
 import { asBuffer, sendWireError } from '../replies.ts';
 import { answerCall, LIST_RPCS } from './dispatch.ts';
-import type { FullHashSource } from './full-hash-source.ts';
+import { type FullHashSource, searchesOf } from './full-hash-source.ts';
+import type { Requester } from '../guard/requester.ts';
 import type { ApiSettings } from './settings.ts';
 import { listNameForV4 } from '../../lists/v4-lists.ts';
 
@@ -27,6 +28,8 @@ export interface ApiRouteOptions {
   maxBodyBytes: number;
   /** False for a list not yet fit to serve (a proxy's before its first copy of the upstream's). */
   listReady: ((name: string) => boolean) | undefined;
+  /** Who a request comes from, for the searches it makes of the source. */
+  requesterOf: (request: FastifyRequest) => Requester;
 }
 
 /** Google refuses calls without a key with 403 and calls with an unknown key with 400. */
@@ -50,7 +53,7 @@ function listsAskedFor(call: RpcCall, catalog: ListCatalog): string[] {
 }
 
 export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions): void {
-  const { catalog, source, settings, apiKeys, maxBodyBytes, listReady } = options;
+  const { catalog, source, settings, apiKeys, maxBodyBytes, listReady, requesterOf } = options;
   app.route({
     method: ['GET', 'POST'],
     url: '/*',
@@ -64,10 +67,11 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
         // A list not fit to serve gets 503 with Retry-After rather than an empty list that looks final.
         const pending = listReady === undefined ? [] : listsAskedFor(call, catalog).filter((name) => !listReady(name));
         if (pending.length > 0) {
-          reply.header('retry-after', String(LISTS_PENDING_RETRY_AFTER_SECONDS));
-          throw new WireError('UNAVAILABLE', `this server has no copy of the upstream's ${pending.join(', ')} yet; try again in a minute`);
+          throw new WireError('UNAVAILABLE', `this server has no copy of the upstream's ${pending.join(', ')} yet; try again in a minute`, {
+            retryAfterSeconds: LISTS_PENDING_RETRY_AFTER_SECONDS,
+          });
         }
-        const answer = await answerCall(catalog, source, call, settings);
+        const answer = await answerCall(catalog, searchesOf(source, requesterOf(request)), call, settings);
         const payload = encodeWireResponse(call.rpc, answer as never, call.responseEncoding);
         if (LIST_RPCS.has(call.rpc)) reply.header('cache-control', `public, max-age=${settings.listCacheSeconds}`);
         return reply.code(200).header('content-type', payload.contentType).send(asBuffer(payload.body));

@@ -1,11 +1,10 @@
 import type { SafeBrowsingClient } from '../../client/safe-browsing-client.ts';
 import { MAX_CACHE_DURATION_MS } from '../../client/local-cache.ts';
 import type { FullHashMatch, ThreatDetail } from '../../client/threats.ts';
-import { SbkitError } from '../../sbkit-error.ts';
-import { hashStringOfHex } from '../../url/hash.ts';
-import { WireError } from '../../wire/wire-error.ts';
 import type { ListCatalog } from '../catalog.ts';
 import type { ApiSettings } from './settings.ts';
+import type { Requester } from '../guard/requester.ts';
+import { type UpstreamSearchLimits, UpstreamSearches } from './upstream-searches.ts';
 
 /** Full hashes under 4-byte prefixes with their threat details, and how long the answer holds. */
 interface FullHashAnswer {
@@ -15,7 +14,19 @@ interface FullHashAnswer {
 
 /** Where `hashes:search`, `urls:search` and the v4 lookups get full hashes: our own lists, or an upstream. */
 export interface FullHashSource {
-  find(prefixes: readonly number[]): Promise<FullHashAnswer>;
+  /**
+   * The full hashes under `prefixes`. `requester` is who asks, for a source whose searches cost
+   * something (an upstream); searches without one share one anonymous budget.
+   */
+  find(prefixes: readonly number[], requester?: Requester): Promise<FullHashAnswer>;
+}
+
+/** Everyone who asks without saying who: one requester, so that unattributed searches cannot add up. */
+const UNATTRIBUTED: Requester = { id: 'unattributed', keyed: false };
+
+/** `source` as one request sees it: every search it makes is that requester's. */
+export function searchesOf(source: FullHashSource, requester: Requester): FullHashSource {
+  return { find: (prefixes) => source.find(prefixes, requester) };
 }
 
 /**
@@ -64,11 +75,18 @@ export interface SharedSearchCache {
  * Full hashes from an upstream server (SB-11): first from the cache that proxy instances share, when
  * there is one, then through sbkit's own client (a proxy is a client of its upstream), whose memory
  * cache answers next, negative answers included, and which keeps the request-frequency rules towards
- * the upstream. An upstream that cannot answer makes the search 503, so clients retry later.
+ * the upstream; what goes up is coalesced, batched and rationed (upstream-searches.ts). An upstream that
+ * cannot answer, or a requester over its share, makes the search 503, so clients retry later.
  */
-export function upstreamFullHashes(client: SafeBrowsingClient, shared?: SharedSearchCache, now: () => number = Date.now): FullHashSource {
+export function upstreamFullHashes(
+  client: SafeBrowsingClient,
+  shared?: SharedSearchCache,
+  limits?: Partial<UpstreamSearchLimits>,
+  now: () => number = Date.now,
+): FullHashSource {
+  const searches = new UpstreamSearches(client, limits);
   return {
-    find: async (prefixes) => {
+    find: async (prefixes, requester = UNATTRIBUTED) => {
       const asked = [...new Set(prefixes)];
       const at = now();
       const cached = shared === undefined ? new Map<number, CachedSearch>() : await shared.lookup(asked, at);
@@ -80,19 +98,11 @@ export function upstreamFullHashes(client: SafeBrowsingClient, shared?: SharedSe
       }
       const missing = asked.filter((prefix) => !cached.has(prefix));
       if (missing.length > 0) {
-        let answer: Awaited<ReturnType<SafeBrowsingClient['searchPrefixes']>>;
-        try {
-          answer = await client.searchPrefixes(missing);
-        } catch (err) {
-          const cause = err instanceof SbkitError ? { cause: err } : {};
-          throw new WireError('UNAVAILABLE', `the upstream server cannot be asked now: ${(err as Error).message}`, cause);
-        }
-        // The client answers in the public form, hex; the server works on byte strings.
-        const matches = answer.fullHashes.map(({ fullHash, details }) => ({ fullHash: hashStringOfHex(fullHash), details }));
-        fullHashes.push(...matches);
+        const answer = await searches.search(missing, requester);
+        fullHashes.push(...answer.fullHashes);
         expiresAt = Math.min(expiresAt, at + answer.cacheDurationMs);
         // Not awaited: the answer need not wait for Redis, and store() never rejects.
-        if (shared !== undefined && answer.cacheDurationMs > 0) void shared.store(missing, matches, at + answer.cacheDurationMs);
+        if (shared !== undefined && answer.cacheDurationMs > 0) void shared.store(missing, answer.fullHashes, at + answer.cacheDurationMs);
       }
       // What is left of the shortest duration now, after the lookups took their time; never past 24 h (SB-4).
       const validForMs = Number.isFinite(expiresAt) ? expiresAt - now() : 0;

@@ -48,6 +48,7 @@ import {
 import type { CsvColumn } from './csv-feed.ts';
 import { FEED_FORMATS, type FeedFormat } from './feed-formats.ts';
 import { keyStart, type LoadControlConfig, parseLoadControlConfig } from '../guard/load-control-config.ts';
+import type { UpstreamSearchLimits } from '../api/upstream-searches.ts';
 
 const LIKELY_SAFE_TYPE_NAMES: readonly LikelySafeTypeName[] = Object.values(LIKELY_SAFE_TYPES);
 const THREAT_TYPE_NAMES: readonly ThreatTypeName[] = Object.values(THREAT_TYPES);
@@ -113,6 +114,8 @@ export interface ServerConfig {
   lists: ListConfig[];
   /** LC-1..5: the gate in front of every route. */
   loadControl: LoadControlConfig;
+  /** A proxy's searches of its upstream: rate, shares and waits (upstream-searches.ts). */
+  upstreamSearches: Partial<UpstreamSearchLimits>;
 }
 
 const DEFAULT_MINIMUM_WAIT_SECONDS = 1800;
@@ -137,6 +140,14 @@ const TOP_FIELDS = [
   'feedMaxMegabytes',
   'lists',
   'loadControl',
+  'upstreamSearches',
+] as const;
+const UPSTREAM_SEARCH_FIELDS = [
+  'requestsPerMinute',
+  'burst',
+  'anonymousPrefixesPerMinute',
+  'keyedPrefixesPerMinute',
+  'maxWaitMilliseconds',
 ] as const;
 const LIST_FIELDS = ['name', 'threatTypes', 'likelySafeTypes', 'hashLength', 'description', 'sources'] as const;
 const SOURCE_KINDS = ['file', 'url', 'entries'] as const;
@@ -197,7 +208,27 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
     },
     lists,
     loadControl,
+    upstreamSearches: parseUpstreamSearches(top.upstreamSearches),
   };
+}
+
+/** The `upstreamSearches` section: how a proxy spends its upstream's patience. */
+function parseUpstreamSearches(value: unknown): Partial<UpstreamSearchLimits> {
+  if (value === undefined) return {};
+  const section = expectObject(value, 'upstreamSearches');
+  expectKnownFields(section, UPSTREAM_SEARCH_FIELDS, 'upstreamSearches');
+  const limits: Partial<UpstreamSearchLimits> = {};
+  const read = (key: (typeof UPSTREAM_SEARCH_FIELDS)[number], min: number, max: number) =>
+    section[key] === undefined ? undefined : expectNumber(section[key], fieldOf('upstreamSearches', key), { min, max, integer: true });
+  const assign = <K extends keyof UpstreamSearchLimits>(key: K, v: number | undefined) => {
+    if (v !== undefined) limits[key] = v;
+  };
+  assign('requestsPerMinute', read('requestsPerMinute', 1, 100_000));
+  assign('burst', read('burst', 1, 1000));
+  assign('anonymousPrefixesPerMinute', read('anonymousPrefixesPerMinute', 0, 1_000_000));
+  assign('keyedPrefixesPerMinute', read('keyedPrefixesPerMinute', 0, 10_000_000));
+  assign('maxWaitMs', read('maxWaitMilliseconds', 0, 60_000));
+  return limits;
 }
 
 /**

@@ -10,6 +10,7 @@ import { type AgentClass, AgentClassifier } from './agent-class.ts';
 import { addressKey, clientAddress, TrustedProxies } from './client-address.ts';
 import { type Budget, type HitStore, LC_RATE_RULES, MemoryHitStore, type RateRules } from './hit-store.ts';
 import { apiKeyOf } from '../../wire/server-request.ts';
+import { keyId } from './requester.ts';
 import { type Decision, LC_LOAD_RULES, LoadGate, type LoadRules, type Sleep } from './load-gate.ts';
 import { RedisHitStore } from './redis-hit-store.ts';
 import { refusal, retryAfterSeconds } from './refusal.ts';
@@ -109,7 +110,12 @@ export class LoadControl {
   private constructor(
     private readonly settings: LoadControlSettings,
     private readonly classifier: AgentClassifier,
-    private readonly trusted: TrustedProxies,
+    /**
+     * Proxies whose X-Forwarded-For is believed.
+     *
+     * @internal
+     */
+    readonly trusted: TrustedProxies,
     private readonly relays: TrustedProxies,
     /** @internal */
     readonly gate: LoadGate,
@@ -278,7 +284,7 @@ export class LoadControl {
     const key = apiKeys.size === 0 ? undefined : apiKeyOf(request.url, request.headers);
     if (key !== undefined && apiKeys.has(key)) {
       const max = this.settings.keyBudgets[key] ?? this.settings.keyBurstMax;
-      return [{ key: `key:${hash('sha256', key, 'base64url').slice(0, 22)}`, max, refusal: 'rate' }];
+      return [{ key: keyId(key), max, refusal: 'rate' }];
     }
     return [
       { key: client, max: this.settings.burstMax, refusal: 'rate' },

@@ -1,11 +1,12 @@
 // The routes of the pages for people: `/` (lookup), `/advisory/{threat type}`, `/status` and
 // `/status.json`, and the response counting behind the status page's chart.
 
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { THREAT_TYPES, type ThreatTypeName } from '../../lists/threat-types.ts';
 import { InvalidUrlError } from '../../url/invalid-url.ts';
 import { WireError } from '../../wire/wire-error.ts';
-import type { FullHashSource } from '../api/full-hash-source.ts';
+import { type FullHashSource, searchesOf } from '../api/full-hash-source.ts';
+import type { Requester } from '../guard/requester.ts';
 import type { ListCatalog } from '../catalog.ts';
 import type { LoadControl } from '../guard/load-control.ts';
 import { INNER_REQUEST_ADDRESS } from '../ohttp/gateway-routes.ts';
@@ -22,6 +23,8 @@ export interface WebOptions {
   serving: string;
   /** True when verdicts come from Google's data (a proxy of Google's server): SB-3's attribution. */
   googleData: boolean;
+  /** Who a request comes from: a look-up costs what an API search of the same requester costs. */
+  requesterOf: (request: FastifyRequest) => Requester;
 }
 
 const THREAT_NAMES: ReadonlySet<string> = new Set(Object.values(THREAT_TYPES));
@@ -50,7 +53,8 @@ export function registerWebRoutes(app: FastifyInstance, options: WebOptions): vo
         }),
       );
     try {
-      return lookupPage({ url, result: await lookUp(options.source, url), googleData: options.googleData });
+      const result = await lookUp(searchesOf(options.source, options.requesterOf(request)), url);
+      return lookupPage({ url, result, googleData: options.googleData });
     } catch (error) {
       if (error instanceof InvalidUrlError)
         return reply

@@ -67,7 +67,32 @@ describe('parseServerConfig', () => {
         },
       ],
       loadControl: { enabled: true, settings: {} },
+      upstreamSearches: {},
     });
+  });
+
+  it('reads how a proxy spends its upstream, within bounds', () => {
+    const config = parseServerConfig(
+      {
+        upstreamSearches: {
+          requestsPerMinute: 5,
+          burst: 2,
+          anonymousPrefixesPerMinute: 40,
+          keyedPrefixesPerMinute: 4000,
+          maxWaitMilliseconds: 1500,
+        },
+      },
+      BASE,
+    );
+    assert.deepEqual(config.upstreamSearches, {
+      requestsPerMinute: 5,
+      burst: 2,
+      anonymousPrefixesPerMinute: 40,
+      keyedPrefixesPerMinute: 4000,
+      maxWaitMs: 1500,
+    });
+    assert.throws(() => parseServerConfig({ upstreamSearches: { requestsPerMinute: 0 } }, BASE), /upstreamSearches\.requestsPerMinute/);
+    assert.throws(() => parseServerConfig({ upstreamSearches: { rate: 3 } }, BASE), /upstreamSearches\.rate: is not a known setting/);
   });
 
   it('reads the loadControl section in the units people write, and refuses what cannot work', () => {

@@ -1,0 +1,279 @@
+// The searches a caching proxy sends its upstream (SB-11). The proxy is one client of its upstream,
+// rate-limited like any other, so what its own clients do must never make it exceed that rate: a
+// refusal puts the proxy's search schedule into back-off (RF-4), and every search that misses the
+// cache fails for everyone until it ends. So:
+//   - identical prefixes in flight are asked once, and prefixes of concurrent searches go up together,
+//     in requests of at most SEARCH_PREFIXES_PER_REQUEST;
+//   - upstream requests are spent from a token bucket (`requestsPerMinute`, `burst`) set below the
+//     upstream's own limit: past it, searches wait their turn, briefly, or get 503 with Retry-After;
+//   - each requester (an API key the server accepts, else the client's address) may send at most so many
+//     prefixes upstream per minute: one client's volume is refused before it costs anyone else;
+//   - keyed requesters come before anonymous ones when requests are scarce.
+// Only prefixes that neither the shared cache nor the client's memory cache answer count or go up.
+
+import { SEARCH_PREFIXES_PER_REQUEST } from '../../client/hash-searcher.ts';
+import type { FullHash } from '../../client/threats.ts';
+import { SbkitError } from '../../sbkit-error.ts';
+import { hashStringOfHex, prefix32 } from '../../url/hash.ts';
+import { WireError } from '../../wire/wire-error.ts';
+import type { Requester } from '../guard/requester.ts';
+import { RecentCache } from '../guard/recent-cache.ts';
+
+/** How a proxy spends its upstream's patience. */
+export interface UpstreamSearchLimits {
+  /** Upstream search requests per minute, on average; keep it below the upstream's limit for one client. */
+  requestsPerMinute: number;
+  /** Upstream search requests that may go at once after a quiet spell. */
+  burst: number;
+  /** Prefixes one requester without an API key may send upstream per minute. */
+  anonymousPrefixesPerMinute: number;
+  /** Prefixes one API key may send upstream per minute. */
+  keyedPrefixesPerMinute: number;
+  /** Longest a search waits for its turn upstream before it is answered 503 with Retry-After. */
+  maxWaitMs: number;
+}
+
+/**
+ * Defaults under an sbkit upstream's load control (LC-3: 11 requests in 15 s for one client, about 44 a
+ * minute): 30 a minute leaves room. A browser's search after the caches is a handful of prefixes.
+ */
+const DEFAULT_UPSTREAM_SEARCH_LIMITS: UpstreamSearchLimits = {
+  requestsPerMinute: 30,
+  burst: 5,
+  anonymousPrefixesPerMinute: 120,
+  keyedPrefixesPerMinute: 2_400,
+  maxWaitMs: 3_000,
+};
+
+/** Prefixes of concurrent searches that arrive within this time go up in one request. */
+const GATHER_MS = 10;
+/** Requesters whose recent prefixes are remembered at most; the least recently seen are forgotten first. */
+const MAX_REQUESTERS = 100_000;
+
+/** What the upstream answered for some prefixes: full hashes (byte strings) and how long it holds. */
+export interface UpstreamAnswer {
+  fullHashes: { fullHash: string; details: FullHash['details'] }[];
+  cacheDurationMs: number;
+}
+
+/** The proxy's client of its upstream, as far as searches go. */
+export interface UpstreamSearchClient {
+  /** The memory cache's answers, and the prefixes it has none for (hex full hashes). */
+  cachedSearch(prefixes: readonly number[]): { fullHashes: FullHash[]; remaining: number[]; cacheDurationMs: number };
+  /** One search of the upstream, within the client's request-frequency rules. */
+  searchPrefixes(prefixes: readonly number[]): Promise<{ fullHashes: FullHash[]; cacheDurationMs: number }>;
+}
+
+/** Timers, injectable so that tests drive the schedule by hand. */
+export interface SearchClock {
+  now(): number;
+  setTimeout(run: () => void, ms: number): unknown;
+}
+
+const SYSTEM_CLOCK: SearchClock = { now: () => performance.now(), setTimeout: (run, ms) => setTimeout(run, ms).unref() };
+
+/** A prefix waiting for a request: whether a keyed requester asked for it, how many searches wait, and their answer. */
+interface Queued {
+  keyed: boolean;
+  waiters: number;
+  answer: Promise<UpstreamAnswer>;
+  settle: (answer: Promise<UpstreamAnswer>) => void;
+}
+
+export class UpstreamSearches {
+  private readonly limits: UpstreamSearchLimits;
+  private tokens: number;
+  private refilledAt: number;
+  /** Prefixes waiting for a request, in arrival order. */
+  private readonly pending = new Map<number, Queued>();
+  /** Prefixes asked upstream and not yet answered: later searches for them wait for the same answer. */
+  private readonly inFlight = new Map<number, Promise<UpstreamAnswer>>();
+  /** Per requester, the times and counts of the prefixes it sent upstream in the last minute. */
+  private readonly spent = new RecentCache<string, { at: number; count: number }[]>(MAX_REQUESTERS);
+  private flushScheduled = false;
+
+  constructor(
+    private readonly client: UpstreamSearchClient,
+    limits: Partial<UpstreamSearchLimits> = {},
+    private readonly clock: SearchClock = SYSTEM_CLOCK,
+  ) {
+    this.limits = { ...DEFAULT_UPSTREAM_SEARCH_LIMITS, ...limits };
+    this.tokens = this.limits.burst;
+    this.refilledAt = clock.now();
+  }
+
+  /**
+   * The full hashes under `prefixes` from the client's cache and, for the rest, the upstream. Rejects
+   * with WireError UNAVAILABLE (503, Retry-After) when the requester is over its share, when the
+   * upstream cannot be asked in time, or when it fails.
+   */
+  async search(prefixes: readonly number[], requester: Requester): Promise<UpstreamAnswer> {
+    const cached = this.client.cachedSearch(prefixes);
+    const answer: UpstreamAnswer = {
+      fullHashes: cached.fullHashes.map(({ fullHash, details }) => ({ fullHash: hashStringOfHex(fullHash), details })),
+      cacheDurationMs: cached.remaining.length < prefixes.length ? cached.cacheDurationMs : Infinity,
+    };
+    const remaining = [...new Set(cached.remaining)];
+    if (remaining.length === 0) return answer;
+    this.ration(requester, remaining.filter((prefix) => !this.inFlight.has(prefix) && !this.pending.has(prefix)).length);
+    const parts = remaining.map((prefix) => this.inFlight.get(prefix) ?? this.queue(prefix, requester.keyed));
+    this.scheduleFlush(GATHER_MS);
+    const answers = await this.withinWait(Promise.all([...new Set(parts)]), remaining);
+    // Several prefixes of this search may have gone up in one request: each match is taken once.
+    const asked = new Set(remaining);
+    const taken = new Set<string>();
+    for (const part of new Set(answers)) {
+      for (const match of part.fullHashes) {
+        if (!asked.has(prefix32(match.fullHash)) || taken.has(match.fullHash)) continue;
+        taken.add(match.fullHash);
+        answer.fullHashes.push(match);
+      }
+      answer.cacheDurationMs = Math.min(answer.cacheDurationMs, part.cacheDurationMs);
+    }
+    return answer;
+  }
+
+  /** Counts `count` upstream-bound prefixes against the requester's share; refuses past it. */
+  private ration(requester: Requester, count: number): void {
+    if (count === 0) return;
+    const now = this.clock.now();
+    const share = requester.keyed ? this.limits.keyedPrefixesPerMinute : this.limits.anonymousPrefixesPerMinute;
+    const recent = this.spent.getOrCompute(requester.id, () => []);
+    while (recent.length > 0 && now - recent[0]!.at >= 60_000) recent.shift();
+    const used = recent.reduce((sum, entry) => sum + entry.count, 0);
+    if (used + count > share) {
+      const retryAfterSeconds = Math.max(1, Math.ceil((60_000 - (now - (recent[0]?.at ?? now))) / 1000));
+      throw new WireError(
+        'UNAVAILABLE',
+        `this search would send ${used + count} prefixes of this client to the upstream server within a minute, ` +
+          `which accepts ${share} of one client; try again later`,
+        { retryAfterSeconds },
+      );
+    }
+    recent.push({ at: now, count });
+  }
+
+  /** The answer that will come for a prefix, queued for the next request if it is not queued yet. */
+  private queue(prefix: number, keyed: boolean): Promise<UpstreamAnswer> {
+    let entry = this.pending.get(prefix);
+    if (entry === undefined) {
+      let settle!: (answer: Promise<UpstreamAnswer>) => void;
+      const answer = new Promise<UpstreamAnswer>((resolve) => (settle = resolve));
+      // Marked handled: a search that gave up waiting no longer awaits it.
+      answer.catch(() => undefined);
+      entry = { keyed, waiters: 0, answer, settle };
+      this.pending.set(prefix, entry);
+    }
+    entry.keyed ||= keyed;
+    entry.waiters++;
+    return entry.answer;
+  }
+
+  /**
+   * `answers`, or 503 once the search has waited `maxWaitMs`: its prefixes still queued are withdrawn
+   * (sent only if another search waits for them too).
+   */
+  private withinWait<T>(answers: Promise<T>, prefixes: readonly number[]): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      this.clock.setTimeout(() => {
+        if (settled) return;
+        settled = true;
+        for (const prefix of prefixes) {
+          const entry = this.pending.get(prefix);
+          if (entry !== undefined && --entry.waiters === 0) this.pending.delete(prefix);
+        }
+        reject(
+          new WireError('UNAVAILABLE', 'the upstream server is asked as often as it allows, and this search could not wait its turn', {
+            retryAfterSeconds: Math.max(1, Math.ceil(this.msUntilToken() / 1000)),
+          }),
+        );
+      }, this.limits.maxWaitMs);
+      answers.then(
+        (value) => {
+          if (settled) return;
+          settled = true;
+          resolve(value);
+        },
+        (error: Error) => {
+          if (settled) return;
+          settled = true;
+          reject(error);
+        },
+      );
+    });
+  }
+
+  private scheduleFlush(ms: number): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    this.clock.setTimeout(() => {
+      this.flushScheduled = false;
+      this.flush();
+    }, ms);
+  }
+
+  /** Sends as many requests as there are tokens, keyed requesters' prefixes first; waits for a token otherwise. */
+  private flush(): void {
+    while (this.pending.size > 0) {
+      this.refill();
+      if (this.tokens < 1) {
+        this.scheduleFlush(this.msUntilToken());
+        return;
+      }
+      this.tokens -= 1;
+      const queued = [...this.pending];
+      const batch = [...queued.filter(([, entry]) => entry.keyed), ...queued.filter(([, entry]) => !entry.keyed)].slice(
+        0,
+        SEARCH_PREFIXES_PER_REQUEST,
+      );
+      for (const [prefix] of batch) this.pending.delete(prefix);
+      this.send(batch);
+    }
+  }
+
+  private send(batch: [number, Queued][]): void {
+    const prefixes = batch.map(([prefix]) => prefix);
+    const request = this.client.searchPrefixes(prefixes).then(
+      ({ fullHashes, cacheDurationMs }) => ({
+        fullHashes: fullHashes.map(({ fullHash, details }) => ({ fullHash: hashStringOfHex(fullHash), details })),
+        cacheDurationMs,
+      }),
+      (error: unknown) => {
+        throw upstreamFailure(error);
+      },
+    );
+    request.catch(() => undefined);
+    for (const prefix of prefixes) this.inFlight.set(prefix, request);
+    for (const [, entry] of batch) entry.settle(request);
+    void request
+      .finally(() => {
+        for (const prefix of prefixes) if (this.inFlight.get(prefix) === request) this.inFlight.delete(prefix);
+      })
+      .catch(() => undefined);
+  }
+
+  private refill(): void {
+    const now = this.clock.now();
+    const perMs = this.limits.requestsPerMinute / 60_000;
+    this.tokens = Math.min(this.limits.burst, this.tokens + (now - this.refilledAt) * perMs);
+    this.refilledAt = now;
+  }
+
+  private msUntilToken(): number {
+    this.refill();
+    return this.tokens >= 1 ? 0 : Math.ceil((1 - this.tokens) / (this.limits.requestsPerMinute / 60_000));
+  }
+}
+
+/** A failed upstream search as the proxy answers it: 503, with Retry-After from the client's schedule when it has one. */
+function upstreamFailure(error: unknown): WireError {
+  const cause = error instanceof SbkitError ? { cause: error } : {};
+  // SearchDeferredError says until when RF-3 or RF-4 forbid asking; other failures are retried in a minute.
+  const notBefore = (error as { notBefore?: unknown }).notBefore;
+  const seconds = typeof notBefore === 'number' ? Math.ceil((notBefore - Date.now()) / 1000) : 60;
+  return new WireError('UNAVAILABLE', `the upstream server cannot be asked now: ${(error as Error).message}`, {
+    ...cause,
+    retryAfterSeconds: Math.min(Math.max(1, seconds), 3600),
+  });
+}
