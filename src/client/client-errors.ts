@@ -96,3 +96,32 @@ export class SearchDeferredError extends SbkitError {
     super(`the server may not be asked again before ${new Date(notBefore).toISOString()} (request-frequency rules)`);
   }
 }
+
+/**
+ * A list answer that would give a local list more entries than the client's `maxListEntries`, refused
+ * from the entry counts its header announces, before anything is decoded: a few megabytes of Rice data
+ * can announce tens of millions of entries. The list keeps what it held, and the update counts as a
+ * failed one (RF-4 back-off), as a list that cannot be stored does.
+ */
+export class ListTooLargeError extends SbkitError {
+  /** Always `"ListTooLargeError"`, as logs and stack traces show it. */
+  override readonly name = 'ListTooLargeError';
+  /** Always `SBKIT_LIST_TOO_LARGE`. */
+  override readonly code = errorCode('LIST_TOO_LARGE');
+  /** Every code of this class. */
+  static readonly codes: readonly string[] = [errorCode('LIST_TOO_LARGE')];
+
+  constructor(
+    /** The list, by its v5 name. */
+    readonly listName: string,
+    /** The entries the answer announced, or the list would hold after it. */
+    readonly entries: number,
+    /** The client's `maxListEntries`. */
+    readonly maxEntries: number,
+  ) {
+    super(
+      `the answer for list "${listName}" comes to ${entries} entries, more than the ${maxEntries} of maxListEntries; ` +
+        'raise maxListEntries if the server is yours and its lists are that large, otherwise the server is broken or hostile',
+    );
+  }
+}

@@ -3,6 +3,7 @@
 // requests a front end accepts.
 
 import { prefix32 } from '../url/hash.ts';
+import { retryAfterOfRefusal } from '../wire/retry-after.ts';
 import type { Clock } from './clock.ts';
 import type { LocalCache } from './local-cache.ts';
 import { RequestSchedule, type ScheduleState } from './schedule.ts';
@@ -59,9 +60,9 @@ export class HashSearcher {
     return this.schedule.state;
   }
 
-  /** Takes over the schedule an earlier process saved. */
+  /** Takes over the schedule an earlier process saved (a moment more than a day off is cut to a day). */
   restore(state: ScheduleState): void {
-    this.schedule = RequestSchedule.restore(state);
+    this.schedule = RequestSchedule.restore(state, this.parts.clock.now());
   }
 
   /**
@@ -85,7 +86,13 @@ export class HashSearcher {
       await this.scheduleChanged(failuresBefore);
       return result;
     } catch (err) {
-      this.schedule.failed(clock.now(), this.parts.random());
+      const now = clock.now();
+      // A 429 or 503 that says when to come back is obeyed as said; any other failure backs off (RF-4).
+      // A caching proxy's searches meet such refusals from its upstream's load control (LC-4): turned
+      // into 15 to 30 minutes of back-off, every search the cache misses would fail for that long.
+      const retryAfterMs = retryAfterOfRefusal(err, now);
+      if (retryAfterMs === undefined) this.schedule.failed(now, this.parts.random());
+      else this.schedule.retryAfter(now, retryAfterMs);
       await this.scheduleChanged(failuresBefore);
       throw err;
     }

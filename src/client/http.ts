@@ -35,12 +35,14 @@ export function sendRequest(request: OutgoingRequest, settings: HttpSettings): P
   const signal = AbortSignal.timeout(settings.timeoutMs);
   return new Promise<WireResponse>((resolve, reject) => {
     let outgoing: ClientRequest | undefined;
+    let incoming: IncomingMessage | undefined;
     const fail = (err: unknown) => {
       outgoing?.destroy();
-      reject(err instanceof TransportError ? err : failure(err, signal, where, settings));
+      reject(err instanceof TransportError ? err : failure(err, signal, where, settings, incoming));
     };
     try {
       outgoing = send(target, { method: request.method, headers, signal }, (response) => {
+        incoming = response;
         const declared = Number(response.headers['content-length'] ?? NaN);
         if (declared > settings.maxResponseBytes) {
           fail(new TransportError('too-large', `${where} answered ${declared} bytes, more than the ${settings.maxResponseBytes} allowed`));
@@ -76,6 +78,7 @@ export function sendRequest(request: OutgoingRequest, settings: HttpSettings): P
             contentType: response.headers['content-type'],
             body: Buffer.concat(chunks),
             maxAgeSeconds: maxAge === undefined ? undefined : Number(maxAge),
+            retryAfter: response.headers['retry-after'],
           });
         });
       });
@@ -102,9 +105,35 @@ function decodedBody(response: IncomingMessage, fail: (err: unknown) => void): R
   });
 }
 
-function failure(err: unknown, signal: AbortSignal, where: string, settings: HttpSettings): TransportError {
+function failure(
+  err: unknown,
+  signal: AbortSignal,
+  where: string,
+  settings: HttpSettings,
+  response: IncomingMessage | undefined,
+): TransportError {
   // The timeout aborts the request; what the request or the answer's stream then reports varies.
   if (signal.aborted) return new TransportError('timeout', `${where} did not answer within ${settings.timeoutMs} ms`, { cause: err });
+  const oversize = oversizeOf(err, response);
+  if (oversize !== undefined) return new TransportError('too-large', `${where} ${oversize}`, { cause: err });
   const reason = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
   return new TransportError('network', `cannot reach ${where}: ${reason}`, { cause: err });
+}
+
+/**
+ * What was too large about an answer Node's HTTP parser refused, when size was the trouble: a length
+ * past 2^64 bytes (a Content-Length or a chunk size), or bytes after an answer already complete, which
+ * is a Content-Length smaller than the body sent. Undefined for any other failure.
+ */
+function oversizeOf(err: unknown, response: IncomingMessage | undefined): string | undefined {
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string' || !code.startsWith('HPE_')) return undefined;
+  if (typeof message === 'string' && message.includes('overflow')) return `declared a length past 2^64 bytes (${message})`;
+  if (response?.complete === true) {
+    const declared = response.headers['content-length'];
+    return declared === undefined
+      ? 'sent bytes after the end of its answer'
+      : `sent more than the ${declared} bytes its Content-Length declared`;
+  }
+  return undefined;
 }

@@ -14,7 +14,14 @@ export type { ThreatTypeName, ThreatAttributeName } from '../lists/threat-types.
 export { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST } from '../lists/known-lists.ts';
 // Every error a client can meet, each with its stable code (docs/errors.md).
 export { SbkitError } from '../sbkit-error.ts';
-export { ClientOptionError, SearchDeferredError, TransportError, V4ListUpdateError, type V4ListFailure } from './client-errors.ts';
+export {
+  ClientOptionError,
+  ListTooLargeError,
+  SearchDeferredError,
+  TransportError,
+  V4ListUpdateError,
+  type V4ListFailure,
+} from './client-errors.ts';
 export { InvalidUrlError, type InvalidUrlReason } from '../url/invalid-url.ts';
 export { NoV4ListError } from '../lists/v4-lists.ts';
 export { WireResponseError, OhttpError, type OhttpFailure, BinaryHttpError } from '../wire/wire-error.ts';

@@ -3,9 +3,11 @@
 // dropped and fetched in full) and storing it, in the foreground or on a timer in the background.
 
 import { DatabaseFileError, type LocalDatabase } from '../store/database.ts';
-import { HashList, type HashListUpdate, HashListUpdateError } from '../store/hash-list.ts';
+import { HashList, hashCount, type HashListUpdate, HashListUpdateError } from '../store/hash-list.ts';
 import { type HashWidth, widthOfListName } from '../lists/list-name.ts';
-import type { Clock } from './clock.ts';
+import { retryAfterOfRefusal } from '../wire/retry-after.ts';
+import { callAt, type Clock } from './clock.ts';
+import { ListTooLargeError } from './client-errors.ts';
 import type { ClientEvent } from './options.ts';
 import type { ListState, Transport } from './transport.ts';
 import { UpdateSchedule, type UpdateScheduleState } from './update-schedule.ts';
@@ -70,6 +72,8 @@ export interface ListUpdaterParts {
   firstUpdateWindowMs: number | undefined;
   /** The shortest wait between complete updates, whatever the server says (zero waits stay zero). */
   minimumUpdateWaitMs: number;
+  /** The most entries a list may hold; an update that would leave more is refused (ListTooLargeError). */
+  maxListEntries: number;
 }
 
 export class ListUpdater {
@@ -77,7 +81,8 @@ export class ListUpdater {
   private readonly updatedAt = new Map<string, number>();
   private schedule: UpdateSchedule;
   private database: LocalDatabase | undefined;
-  private timer: unknown;
+  /** Cancels the timer of the next background update, when one is set. */
+  private cancelTimer: (() => void) | undefined;
   private updating: Promise<UpdateSummary> | undefined;
   private stopped = false;
   /** Update rounds the server answered, and update requests that failed. */
@@ -176,30 +181,29 @@ export class ListUpdater {
   /** Stops background updates, and waits for one under way. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer !== undefined) this.parts.clock.clearTimeout(this.timer);
-    this.timer = undefined;
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
     await this.updating?.catch(() => undefined);
   }
 
   private scheduleNext(): void {
-    const { clock } = this.parts;
     if (this.stopped) return;
-    if (this.timer !== undefined) clock.clearTimeout(this.timer);
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
     const next = this.nextUpdateAt;
     if (next === undefined) return;
-    this.timer = clock.setTimeout(
-      () => {
-        this.timer = undefined;
-        // Nobody awaits a background update: whatever goes wrong is a failed update, reported and backed
-        // off (RF-4), never an unhandled rejection.
-        void this.update()
-          .catch((err: unknown) => {
-            this.failed(err);
-          })
-          .finally(() => this.scheduleNext());
-      },
-      Math.max(0, next - clock.now()),
-    );
+    // callAt, not one timer: a moment more than 24.8 days off would overflow Node's timer into a 1 ms
+    // loop of updates with nothing due, each writing the state file.
+    this.cancelTimer = callAt(this.parts.clock, next, () => {
+      this.cancelTimer = undefined;
+      // Nobody awaits a background update: whatever goes wrong is a failed update, reported and backed
+      // off (RF-4), never an unhandled rejection.
+      void this.update()
+        .catch((err: unknown) => {
+          this.failed(err);
+        })
+        .finally(() => this.scheduleNext());
+    });
   }
 
   /**
@@ -230,21 +234,29 @@ export class ListUpdater {
       const answeredAt = clock.now();
       // RF-5: a 200 answer ends back-off; each list then waits as long as the server said (RF-3, SB-12).
       this.schedule.answered(answeredAt);
-      let storageError: Error | undefined;
+      /** Why a list could not be kept: a failed update as a whole. */
+      let keepError: Error | undefined;
       for (const fetched of response.lists) {
         const waitMs = 'error' in fetched ? response.minimumWaitMs : (fetched.minimumWaitMs ?? response.minimumWaitMs);
         this.schedule.listAnswered(fetched.name, answeredAt, this.updateWait(waitMs));
         const next = 'error' in fetched ? fetched.error : this.applied(fetched.name, fetched.update);
+        if (next instanceof ListTooLargeError) {
+          // Not a corrupt update (SB-9) but one the client will not hold: fetching it again in full
+          // would bring the same. The list keeps what it held, and the client backs off (RF-4).
+          summary.failed.push({ list: fetched.name, error: next });
+          keepError ??= next;
+          continue;
+        }
         if (next instanceof Error) {
           summary.failed.push({ list: fetched.name, error: next });
-          storageError ??= await this.drop(fetched.name, next);
+          keepError ??= await this.drop(fetched.name, next);
           continue;
         }
         try {
           await this.database?.save(next, answeredAt);
         } catch (err) {
           // The old list stays, in memory as on disk, so that the version asked for next is the one kept.
-          storageError ??= asError(err);
+          keepError ??= asError(err);
           continue;
         }
         this.lists.set(fetched.name, next);
@@ -253,10 +265,10 @@ export class ListUpdater {
       }
       this.counts.updates++;
       this.parts.emit({ type: 'update', lists: due, nextUpdateAt: this.nextUpdateAt! });
-      if (storageError !== undefined) {
-        // A list that cannot be stored (a full disk, a folder gone) is a failed update: back off (RF-4)
-        // rather than download it again and again.
-        summary.error = this.failed(storageError);
+      if (keepError !== undefined) {
+        // A list that cannot be stored (a full disk, a folder gone) or held (maxListEntries) is a failed
+        // update: back off (RF-4) rather than download it again and again.
+        summary.error = this.failed(keepError);
         break;
       }
     }
@@ -267,20 +279,30 @@ export class ListUpdater {
     return summary;
   }
 
-  /** The list after an update, or why the update cannot be applied (SB-9). */
-  private applied(name: string, update: HashListUpdate): HashList | HashListUpdateError {
+  /** The list after an update, or why the update cannot be applied (SB-9) or kept (maxListEntries). */
+  private applied(name: string, update: HashListUpdate): HashList | HashListUpdateError | ListTooLargeError {
+    const list = this.lists.get(name)!;
+    // Before applyUpdate allocates the new list: partial updates could otherwise grow it without end.
+    const entries = (update.partial ? list.size - update.removals.length : 0) + hashCount(update.additions);
+    if (entries > this.parts.maxListEntries) return new ListTooLargeError(name, entries, this.parts.maxListEntries);
     try {
-      return this.lists.get(name)!.applyUpdate(update);
+      return list.applyUpdate(update);
     } catch (err) {
       if (err instanceof HashListUpdateError) return err;
       throw err;
     }
   }
 
-  /** An update that failed, whatever the cause: the next back-off step for all lists (RF-4), counted and reported. */
+  /**
+   * An update that failed, whatever the cause: the next back-off step for all lists (RF-4), counted and
+   * reported; or, for a 429 or 503 that said when to come back, a wait of that long instead.
+   */
   private failed(err: unknown): Error {
     const error = asError(err);
-    this.schedule.failed(this.parts.clock.now(), this.parts.random());
+    const now = this.parts.clock.now();
+    const retryAfterMs = retryAfterOfRefusal(err, now);
+    if (retryAfterMs === undefined) this.schedule.failed(now, this.parts.random());
+    else this.schedule.retryAfter(now, retryAfterMs);
     this.counts.updateFailures++;
     this.parts.emit({
       type: 'update-failed',

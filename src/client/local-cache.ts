@@ -3,7 +3,10 @@ import { ClientOptionError } from './client-errors.ts';
 import type { SearchResponse } from './transport.ts';
 import type { FullHashMatch } from './threats.ts';
 
-/** SB-8: a client may lengthen a cache duration only for empty responses, and never past 24 hours. */
+/**
+ * SB-8: a client may lengthen a cache duration only for empty responses, and never past 24 hours. sbkit
+ * keeps no answer longer than that at all, whatever duration the server gives (SB-8's reading).
+ */
 export const MAX_CACHE_DURATION_MS = 24 * 60 * 60 * 1000;
 
 export interface CacheEntry {
@@ -96,15 +99,24 @@ export class LocalCache {
     this.evict();
   }
 
+  /**
+   * How long an entry stays live: the server's duration, never past MAX_CACHE_DURATION_MS whatever the
+   * server said (one answer must not pin a verdict for years), and never less than nothing (NaN too).
+   */
   private durationFor(fullHashes: FullHashMatch[], response: SearchResponse): number {
+    const durationMs = this.serverDurationFor(fullHashes, response);
+    return durationMs > 0 ? Math.min(durationMs, MAX_CACHE_DURATION_MS) : 0;
+  }
+
+  private serverDurationFor(fullHashes: FullHashMatch[], response: SearchResponse): number {
     const negative = response.negativeCacheDurationMs ?? response.cacheDurationMs;
     if (fullHashes.length > 0) {
       // The entry also says the prefix's other full hashes are safe, which holds only as long as the
       // negative duration (v4); a match's own duration may be shorter still.
-      return Math.max(0, Math.min(negative, ...fullHashes.map((m) => m.cacheDurationMs ?? response.cacheDurationMs)));
+      return Math.min(negative, ...fullHashes.map((m) => m.cacheDurationMs ?? response.cacheDurationMs));
     }
     // Only an answer that had no full hash at all on the wire may be kept longer than the server said (SB-8).
-    return response.serverFullHashCount === 0 ? Math.max(negative, this.emptyResponseCacheMs) : Math.max(0, negative);
+    return response.serverFullHashCount === 0 ? Math.max(negative, this.emptyResponseCacheMs) : negative;
   }
 
   /** Drops everything, e.g. under memory pressure (SB-4 allows it at any time). */

@@ -50,8 +50,8 @@ export class ObliviousHttp {
       answer = await this.exchange(inner, settings);
     }
     if (!('content' in answer)) throw new TransportError('network', `the relay answered HTTP ${answer.status}, not an encapsulated answer`);
-    const contentType = answer.headers.find(([name]) => name === 'content-type')?.[1];
-    return { httpStatus: answer.status, contentType, body: answer.content };
+    const header = (wanted: string) => answer.headers.find(([name]) => name === wanted)?.[1];
+    return { httpStatus: answer.status, contentType: header('content-type'), body: answer.content, retryAfter: header('retry-after') };
   }
 
   /** One round through the relay: the gateway's decrypted answer, or the status of an outer refusal. */

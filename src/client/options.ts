@@ -13,6 +13,14 @@ export type Mode = 'realtime' | 'local' | 'nostorage';
 /** Google's Safe Browsing server, the default `server`. */
 export const GOOGLE_SERVER = 'https://safebrowsing.googleapis.com';
 
+/**
+ * The default `maxListEntries`: 2^24. Eight times the 2 M prefixes of the largest lists sbkit plans for
+ * (docs/architecture.md's budgets), so that no real list comes near it, while a hostile answer of a few
+ * megabytes, whose Rice header can announce tens of millions of entries, is refused before it costs
+ * hundreds of megabytes to decode and keep.
+ */
+export const DEFAULT_MAX_LIST_ENTRIES = 16 * 1024 * 1024;
+
 /** How a {@link SafeBrowsingClient} talks to its server and keeps its data; every field is optional. */
 export interface SafeBrowsingClientOptions {
   /** Server origin; Google's by default. */
@@ -35,6 +43,12 @@ export interface SafeBrowsingClientOptions {
   timeoutMs?: number;
   /** Largest answer read, in bytes once decompressed; 64 MiB by default. */
   maxResponseBytes?: number;
+  /**
+   * The most entries a local list may hold, and a list answer announce; 16 Mi (16,777,216) by default,
+   * 64 MiB as 4-byte prefixes. An answer over it is refused before it is decoded (ListTooLargeError)
+   * and counts as a failed update.
+   */
+  maxListEntries?: number;
   /** docs/api.md's SizeConstraints sent with list updates: `maxUpdateEntries`, `maxDatabaseEntries` (0: no limit). */
   sizeConstraints?: Partial<SizeConstraints>;
   /** Random decoy prefixes added to each search (SB-8); 0 (the default) sends none. */

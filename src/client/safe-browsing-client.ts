@@ -23,7 +23,14 @@ import { HashSearcher } from './hash-searcher.ts';
 import { SearchDeferredError, ClientOptionError } from './client-errors.ts';
 import { type ListInfo, ListUpdater, type UpdateSummary } from './list-updater.ts';
 import { LocalCache } from './local-cache.ts';
-import { type ClientEvent, GOOGLE_SERVER, isHttpUrl, type Mode, type SafeBrowsingClientOptions } from './options.ts';
+import {
+  type ClientEvent,
+  DEFAULT_MAX_LIST_ENTRIES,
+  GOOGLE_SERVER,
+  isHttpUrl,
+  type Mode,
+  type SafeBrowsingClientOptions,
+} from './options.ts';
 import type { FullHash } from './threats.ts';
 import { hexOfHashString } from '../url/hash.ts';
 import { connect } from './connect.ts';
@@ -127,6 +134,9 @@ export class SafeBrowsingClient {
       if (err instanceof NoV4ListError) throw new ClientOptionError(err.message, { cause: err });
       throw err;
     }
+    const maxListEntries = options.maxListEntries ?? DEFAULT_MAX_LIST_ENTRIES;
+    if (!Number.isSafeInteger(maxListEntries) || maxListEntries < 1)
+      throw new ClientOptionError(`maxListEntries is ${maxListEntries}; it must be a whole number of entries, at least 1`);
     this.threatListNames = this.mode === 'nostorage' ? [] : [...(options.lists ?? DEFAULT_THREAT_LISTS)];
     this.globalCacheName = this.mode === 'realtime' ? GLOBAL_CACHE_LIST : undefined;
     const clock = (this.clock = options.clock ?? systemClock);
@@ -140,6 +150,7 @@ export class SafeBrowsingClient {
       timeoutMs: options.timeoutMs ?? 10_000,
       maxResponseBytes: options.maxResponseBytes ?? 64 * 1024 * 1024,
       sizeConstraints: { maxUpdateEntries: 0, maxDatabaseEntries: 0, ...options.sizeConstraints },
+      maxListEntries,
     };
     const connection = () => (this.transport ??= connect(this.protocol, settings, this.threatListNames, options.ohttp));
     const saveSchedules = () => this.stateFile?.save() ?? Promise.resolve(undefined);
@@ -152,6 +163,7 @@ export class SafeBrowsingClient {
       saveSchedules,
       firstUpdateWindowMs: options.firstUpdateWindowMs,
       minimumUpdateWaitMs: options.minimumUpdateWaitMs ?? 0,
+      maxListEntries,
     });
     this.searcher = new HashSearcher({
       connection,

@@ -20,7 +20,9 @@ import type { FullHashMatch } from './threats.ts';
 import type { FetchedList, ListState, SearchResult, ServerSettings, Transport, UpdateResponse } from './transport.ts';
 import { callRpc, prefixBytes } from './rpc.ts';
 import { canonicalV4ListName, type V4List, V4_LIST_NAMES, v4ListKey, v4ListOf, v4ThreatTypeName } from '../lists/v4-lists.ts';
-import { type V4ListFailure, V4ListUpdateError } from './client-errors.ts';
+import { ListTooLargeError, type V4ListFailure, V4ListUpdateError } from './client-errors.ts';
+import { MAX_CACHE_DURATION_MS } from './local-cache.ts';
+import { MAX_MINIMUM_WAIT_MS } from './schedule.ts';
 
 /** docs/api.md §2 ClientInfo: v4 names the client in every request (v5 uses the User-Agent instead, SB-14). */
 const CLIENT_INFO = { clientId: 'sbkit', clientVersion: VERSION };
@@ -124,13 +126,17 @@ export class V4Transport implements Transport {
             found.length === 0 ? (['missing-response', 'no update'] as const) : (['repeated-response', `${found.length} updates`] as const);
           throw new V4ListUpdateError(reason, state.name, `the server sent ${what} for ${describeV4List(list)}; expected exactly one`);
         }
-        results[index] = { name: state.name, update: listUpdate(found[0]!, state.name), minimumWaitMs: undefined };
+        results[index] = {
+          name: state.name,
+          update: listUpdate(found[0]!, state.name, this.settings.maxListEntries),
+          minimumWaitMs: undefined,
+        };
       } catch (err) {
         results[index] = { name: state.name, error: err as Error };
       }
     }
     // v4 has one wait for the whole call; the lists' own waits stay undefined (transport.ts).
-    return { lists: results, minimumWaitMs: durationToMs(response.minimumWaitDuration) };
+    return { lists: results, minimumWaitMs: durationToMs(response.minimumWaitDuration, MAX_MINIMUM_WAIT_MS) };
   }
 
   /**
@@ -160,21 +166,27 @@ export class V4Transport implements Transport {
       },
     });
     const response = await callRpc(this.settings, 'FindFullHashes', request);
-    const negativeCacheDurationMs = durationToMs(response.negativeCacheDuration);
+    const negativeCacheDurationMs = durationToMs(response.negativeCacheDuration, MAX_CACHE_DURATION_MS);
     return {
       fullHashes: fullHashMatches(response.matches),
       // Every match counts, ignored ones too: only an answer without any may be cached longer (SB-8).
       serverFullHashCount: response.matches.length,
       cacheDurationMs: negativeCacheDurationMs ?? 0,
       negativeCacheDurationMs,
-      minimumWaitMs: durationToMs(response.minimumWaitDuration),
+      minimumWaitMs: durationToMs(response.minimumWaitDuration, MAX_MINIMUM_WAIT_MS),
     };
   }
 }
 
-/** A ListUpdateResponse as the store's update; throws V4ListUpdateError or RiceDecodeError. */
-function listUpdate(message: ListUpdateResponse, listName: string): HashListUpdate {
+/**
+ * A ListUpdateResponse as the store's update; throws V4ListUpdateError or RiceDecodeError, and
+ * ListTooLargeError, before decoding anything, when its sets announce more than `maxEntries` additions
+ * or removals.
+ */
+function listUpdate(message: ListUpdateResponse, listName: string, maxEntries: number): HashListUpdate {
   const fail = (reason: V4ListFailure, detail: string) => new V4ListUpdateError(reason, listName, detail);
+  const announced = Math.max(announcedEntries(message.additions), announcedEntries(message.removals));
+  if (announced > maxEntries) throw new ListTooLargeError(listName, announced, maxEntries);
   // SB-14 response point 1: the ResponseType enum is v5's partial_update boolean.
   let partial: boolean;
   if (message.responseType === ResponseType.FULL_UPDATE) partial = false;
@@ -194,6 +206,21 @@ function listUpdate(message: ListUpdateResponse, listName: string): HashListUpda
 }
 
 type Fail = (reason: V4ListFailure, detail: string) => V4ListUpdateError;
+
+/**
+ * The entries sets announce, from their headers alone: a Rice set is its first value plus `num_entries`
+ * deltas (SB-10), a raw one as many prefixes or indices as it carries.
+ */
+function announcedEntries(sets: readonly ThreatEntrySet[]): number {
+  let entries = 0;
+  for (const set of sets) {
+    const rice = set.riceHashes ?? set.riceIndices;
+    if (rice !== undefined) entries += rice.numEntries + 1;
+    else if (set.rawHashes !== undefined) entries += Math.floor(set.rawHashes.rawHashes.length / Math.max(1, set.rawHashes.prefixSize));
+    else entries += set.rawIndices?.indices.length ?? 0;
+  }
+  return entries;
+}
 
 /**
  * The additions of all sets, as big-endian 4-byte prefixes in ascending order. The data a set carries
@@ -257,7 +284,7 @@ function fullHashMatches(matches: readonly ThreatMatch[]): FullHashMatch[] {
     const threatType = v4ThreatTypeName(match.threatType);
     if (hash === undefined || hash.length !== 32 || threatType === undefined) continue;
     const fullHash = Buffer.from(hash).toString('latin1');
-    const cacheDurationMs = durationToMs(match.cacheDuration);
+    const cacheDurationMs = durationToMs(match.cacheDuration, MAX_CACHE_DURATION_MS);
     const known = byHash.get(fullHash);
     if (known === undefined) {
       byHash.set(fullHash, { fullHash, details: [{ threatType, attributes: [] }], cacheDurationMs });

@@ -5,13 +5,24 @@ import { type HashListUpdate, hashCount, type SortedHashes } from '../store/hash
 import type { HashWidth } from '../lists/list-name.ts';
 import { WireResponseError } from '../wire/wire-error.ts';
 import { durationToMs } from '../wire/duration.ts';
+import { ListTooLargeError } from './client-errors.ts';
 import { sendRequest } from './http.ts';
+import { MAX_CACHE_DURATION_MS } from './local-cache.ts';
 import { callRpc, prefixBytes, type Sender } from './rpc.ts';
+import { MAX_MINIMUM_WAIT_MS } from './schedule.ts';
 import { knownDetail, type FullHashMatch, type ThreatDetail } from './threats.ts';
 import type { FetchedList, ListState, SearchResult, ServerSettings, Transport, UpdateResponse } from './transport.ts';
 
-/** A `HashList` message as the store's update, Rice-decoded; throws RiceDecodeError on bad data. */
-export function hashListUpdate(message: HashListMessage, expectedWidth: HashWidth): HashListUpdate {
+/**
+ * A `HashList` message as the store's update, Rice-decoded; throws RiceDecodeError on bad data, and
+ * ListTooLargeError, before decoding anything, when its header announces more than `maxEntries`
+ * additions or removals (`listName` names the list in that error).
+ */
+export function hashListUpdate(message: HashListMessage, expectedWidth: HashWidth, listName: string, maxEntries: number): HashListUpdate {
+  const additionsCount = message.compressedAdditions.value === undefined ? 0 : announcedEntries(message.compressedAdditions.value);
+  const removalsCount = message.compressedRemovals === undefined ? 0 : announcedEntries(message.compressedRemovals);
+  const announced = Math.max(additionsCount, removalsCount);
+  if (announced > maxEntries) throw new ListTooLargeError(listName, announced, maxEntries);
   const removals = decodeRice32(message.compressedRemovals);
   const additions = additionsOf(message, expectedWidth);
   const checksum = message.sha256Checksum.length > 0 ? message.sha256Checksum : undefined;
@@ -20,6 +31,11 @@ export function hashListUpdate(message: HashListMessage, expectedWidth: HashWidt
   // read as "replace with nothing": it is read as the no-change answer it is.
   const noUpdate = checksum === undefined && removals.length === 0 && hashCount(additions) === 0;
   return { partial: message.partialUpdate || noUpdate, version: message.version, removals, additions, checksum };
+}
+
+/** SB-10: a Rice-coded set is its first value plus `entries_count` deltas. */
+function announcedEntries(encoded: { entriesCount: number }): number {
+  return encoded.entriesCount + 1;
 }
 
 function additionsOf(message: HashListMessage, expectedWidth: HashWidth): SortedHashes {
@@ -93,7 +109,11 @@ export class V5Transport implements Transport {
         };
       }
       try {
-        return { name: list.name, update: hashListUpdate(message, list.width), minimumWaitMs: durationToMs(message.minimumWaitDuration) };
+        return {
+          name: list.name,
+          update: hashListUpdate(message, list.width, list.name, this.settings.maxListEntries),
+          minimumWaitMs: durationToMs(message.minimumWaitDuration, MAX_MINIMUM_WAIT_MS),
+        };
       } catch (err) {
         return { name: list.name, error: err as Error };
       }
@@ -105,6 +125,10 @@ export class V5Transport implements Transport {
     const request = create(SearchHashesRequestSchema, { hashPrefixes: prefixes.map(prefixBytes) });
     const response = await callRpc(this.settings, 'SearchHashes', request, this.searchSender);
     const fullHashes = usableFullHashes(response.fullHashes.map((f) => ({ fullHash: f.fullHash, details: f.fullHashDetails })));
-    return { fullHashes, serverFullHashCount: response.fullHashes.length, cacheDurationMs: durationToMs(response.cacheDuration) ?? 0 };
+    return {
+      fullHashes,
+      serverFullHashCount: response.fullHashes.length,
+      cacheDurationMs: durationToMs(response.cacheDuration, MAX_CACHE_DURATION_MS) ?? 0,
+    };
   }
 }

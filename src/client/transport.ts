@@ -63,4 +63,6 @@ export interface ServerSettings extends HttpSettings {
   /** Binary protobuf by default; JSON is supported for servers and proxies that only speak it. */
   encoding: WireEncoding;
   sizeConstraints: SizeConstraints;
+  /** The most entries a list answer may announce; more is refused before decoding (ListTooLargeError). */
+  maxListEntries: number;
 }

@@ -1,4 +1,4 @@
-import { FIRST_REQUEST_WINDOW_MS, RequestSchedule, type ScheduleState } from './schedule.ts';
+import { boundedMoment, FIRST_REQUEST_WINDOW_MS, MAX_MINIMUM_WAIT_MS, RequestSchedule, type ScheduleState } from './schedule.ts';
 
 export interface UpdateScheduleState {
   /** Per list, the earliest moment (client clock, ms) the server's minimum wait lets it be asked again. */
@@ -18,10 +18,10 @@ export class UpdateSchedule {
   private readonly waits: Map<string, number>;
   private readonly requests: RequestSchedule;
 
-  /** Lists not in `saved` (or all, without it) may be asked for at once. */
+  /** Lists not in `saved` (or all, without it) may be asked for at once; saved moments are at most a day off. */
   constructor(names: readonly string[], now: number, saved?: UpdateScheduleState) {
-    this.requests = saved === undefined ? new RequestSchedule(now, 0, 0) : RequestSchedule.restore(saved.requests);
-    this.waits = new Map(names.map((name) => [name, saved?.waits[name] ?? now]));
+    this.requests = saved === undefined ? new RequestSchedule(now, 0, 0) : RequestSchedule.restore(saved.requests, now);
+    this.waits = new Map(names.map((name) => [name, boundedMoment(saved?.waits[name] ?? now, now)]));
   }
 
   get state(): UpdateScheduleState {
@@ -59,13 +59,19 @@ export class UpdateSchedule {
     this.requests.succeeded(now, 0);
   }
 
-  /** The server's minimum wait for one list of a 200 answer (RF-3, SB-12). */
+  /** The server's minimum wait for one list of a 200 answer (RF-3, SB-12), at most MAX_MINIMUM_WAIT_MS. */
   listAnswered(name: string, now: number, minimumWaitMs: number | undefined): void {
-    this.waits.set(name, Math.ceil(now + Math.max(0, minimumWaitMs ?? 0)));
+    const waitMs = Math.min(minimumWaitMs ?? 0, MAX_MINIMUM_WAIT_MS);
+    this.waits.set(name, Math.ceil(now + (waitMs > 0 ? waitMs : 0)));
   }
 
   /** An update request failed (any answer but 200, or none): the next back-off step, for all lists (RF-4). */
   failed(now: number, rand: number): void {
     this.requests.failed(now, rand);
+  }
+
+  /** A 429 or 503 with `Retry-After`: no list before then, and no back-off step (RequestSchedule.retryAfter). */
+  retryAfter(now: number, retryAfterMs: number): void {
+    this.requests.retryAfter(now, retryAfterMs);
   }
 }

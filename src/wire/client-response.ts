@@ -14,6 +14,8 @@ export interface WireResponse {
   body: Uint8Array;
   /** Cache-Control max-age, when the server sent one. */
   maxAgeSeconds?: number | undefined;
+  /** The `Retry-After` header as sent, when there was one (it matters with a 429 or 503). */
+  retryAfter?: string | undefined;
 }
 
 /**
@@ -54,5 +56,6 @@ function errorFromStatus(response: WireResponse): WireResponseError {
     response.httpStatus,
     status,
     message === undefined ? `the server answered ${label}` : `the server answered ${label}: ${message}`,
+    response.retryAfter,
   );
 }

@@ -1,10 +1,14 @@
 import type { Duration } from '@bufbuild/protobuf/wkt';
 
-/** A google.protobuf.Duration in milliseconds; undefined when the field is absent. Negative means 0. */
-export function durationToMs(duration: Duration | undefined): number | undefined {
+/**
+ * A google.protobuf.Duration from a peer in milliseconds, at most `maxMs`; undefined when the field is
+ * absent. Negative, or not a number at all, means 0. The bound is the caller's: a duration on the wire
+ * can name 2^63 seconds, and a wait or a cache lifetime that long would be a server's to impose.
+ */
+export function durationToMs(duration: Duration | undefined, maxMs: number): number | undefined {
   if (duration === undefined) return undefined;
   const ms = Number(duration.seconds) * 1000 + Math.floor(duration.nanos / 1e6);
-  return Number.isFinite(ms) && ms > 0 ? ms : 0;
+  return Number.isFinite(ms) && ms > 0 ? Math.min(ms, maxMs) : 0;
 }
 
 /**

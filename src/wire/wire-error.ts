@@ -191,6 +191,11 @@ export class WireResponseError extends SbkitError {
     /** The google.rpc.Code name from a Google-style error body, when there was one. */
     readonly status: string | undefined,
     message: string,
+    /**
+     * The answer's `Retry-After` header as sent, when it had one: with a 429 or 503 the client waits
+     * that long instead of backing off (docs/client-library.md).
+     */
+    readonly retryAfter?: string,
   ) {
     super(message);
     this.code = errorCode('WIRE_RESPONSE', kind);

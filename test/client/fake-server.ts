@@ -5,8 +5,11 @@ import { decodeWireRequest, type DecodedWireRequest } from '../../src/wire/serve
 import type { RpcId, RpcResponse } from '../../src/wire/routes.ts';
 import { renderWireError, WireError } from '../../src/wire/wire-error.ts';
 
-/** How the scripted server answers one request. */
-export type Answer = { [R in RpcId]: { rpc: R; message: RpcResponse<R> } }[RpcId] | { status: number; body?: string } | { hang: true };
+/** How the scripted server answers one request: a message, a status (with headers, e.g. Retry-After), or silence. */
+export type Answer =
+  | { [R in RpcId]: { rpc: R; message: RpcResponse<R> } }[RpcId]
+  | { status: number; body?: string; headers?: Record<string, string> }
+  | { hang: true };
 
 export interface FakeServer {
   url: string;
@@ -49,7 +52,7 @@ export async function startFakeServer(script: (call: DecodedWireRequest) => Answ
         }
         if ('hang' in answer) return;
         if ('status' in answer) {
-          res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body ?? '');
+          res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers }).end(answer.body ?? '');
           return;
         }
         const payload = encodeWireResponse(answer.rpc, answer.message as never, call.responseEncoding);

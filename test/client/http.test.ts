@@ -27,6 +27,13 @@ const ROUTES: Record<string, (res: ServerResponse) => void> = {
     for (let i = 0; i < 10; i++) res.write(Buffer.alloc(500));
     res.end();
   },
+  // Raw answers Node's server would not write: a body past its Content-Length, lengths past 2^64 bytes.
+  '/longer-than-declared': (res) => res.socket?.end(`HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\n${'x'.repeat(5000)}`),
+  '/length-overflow': (res) => res.socket?.end(`HTTP/1.1 200 OK\r\ncontent-length: 99999999999999999999999\r\n\r\n${'x'.repeat(50)}`),
+  '/chunk-overflow': (res) =>
+    res.socket?.end(`HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nffffffffffffffffffff\r\n${'x'.repeat(50)}`),
+  '/two-lengths': (res) => res.socket?.end(`HTTP/1.1 200 OK\r\ncontent-length: 10\r\ncontent-length: 20\r\n\r\n${'x'.repeat(20)}`),
+  '/retry-after': (res) => res.writeHead(503, { 'retry-after': '5' }).end(),
   '/redirect': (res) => res.writeHead(302, { location: '/plain' }).end(),
   '/hang': () => {},
   '/cut': (res) => {
@@ -104,6 +111,20 @@ describe('sendRequest', () => {
   it('refuses an answer announced as too large before reading it, and one that grows too large', async () => {
     await rejectsWith(get('/declared-large'), 'too-large', /answered 5000 bytes, more than the 1000 allowed/);
     await rejectsWith(get('/streamed-large'), 'too-large', /more than the 1000 bytes allowed/);
+  });
+
+  it('reports the size as the fault when the HTTP parser refuses an answer for its size', async () => {
+    await rejectsWith(get('/longer-than-declared'), 'too-large', /sent more than the 10 bytes its Content-Length declared/);
+    await rejectsWith(get('/length-overflow'), 'too-large', /declared a length past 2\^64 bytes/);
+    await rejectsWith(get('/chunk-overflow'), 'too-large', /declared a length past 2\^64 bytes/);
+    await rejectsWith(get('/two-lengths'), 'network', /Duplicate Content-Length/);
+  });
+
+  it('carries Retry-After up with the answer', async () => {
+    const answer = await get('/retry-after');
+    assert.equal(answer.httpStatus, 503);
+    assert.equal(answer.retryAfter, '5');
+    assert.equal((await get('/plain')).retryAfter, undefined);
   });
 
   it('does not follow a redirect: the 3xx is the answer', async () => {

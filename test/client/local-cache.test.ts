@@ -38,6 +38,19 @@ describe('LocalCache (SB-4, SB-8)', () => {
     assert.equal(cache.lookup(8, 0)?.expiresAt, 60_000, 'a response with full hashes is not empty for its other prefixes either');
   });
 
+  it("keeps no entry past 24 hours whatever the server's durations, positive or negative, v5 or v4", () => {
+    const years = 11_574 * MAX_CACHE_DURATION_MS;
+    const cache = new LocalCache();
+    cache.store([prefix, 7], answer([match], years), 0);
+    assert.equal(cache.lookup(prefix, 0)?.expiresAt, MAX_CACHE_DURATION_MS);
+    assert.equal(cache.lookup(7, 0)?.expiresAt, MAX_CACHE_DURATION_MS);
+    cache.store([prefix, 8], answer([{ ...match, cacheDurationMs: years }], years, { negativeCacheDurationMs: years }), 0);
+    assert.equal(cache.lookup(prefix, 0)?.expiresAt, MAX_CACHE_DURATION_MS);
+    assert.equal(cache.lookup(8, 0)?.expiresAt, MAX_CACHE_DURATION_MS);
+    cache.store([9], answer([], Number.NaN), 0);
+    assert.equal(cache.lookup(9, 0)?.expiresAt, 0);
+  });
+
   it('does not lengthen a response whose full hashes were all unusable: the wire count decides', () => {
     const cache = new LocalCache({ emptyResponseCacheMs: 3_600_000 });
     cache.store([7], answer([], 60_000, { serverFullHashCount: 2 }), 0);

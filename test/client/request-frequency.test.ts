@@ -9,12 +9,19 @@ import { v4ListOf } from '../../src/lists/v4-lists.ts';
 import { checksumOf } from '../../src/store/hash-list.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
 import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
-import { BACKOFF_BASE_MS, BACKOFF_CAP_MS } from '../../src/client/schedule.ts';
+import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, MAX_MINIMUM_WAIT_MS, RETRY_AFTER_MAX_MS, RETRY_AFTER_MIN_MS } from '../../src/client/schedule.ts';
 import { startFakeServer, type Answer, type FakeServer } from './fake-server.ts';
 import { prefixList, prefixesOf } from './lists-fixture.ts';
 
-/** One scripted server answer: a 200 with a minimum wait (absent, zero or some), an error status, or silence. */
-type Scripted = { kind: 'ok'; waitMs: number | undefined } | { kind: 'status'; status: number } | { kind: 'timeout' };
+/**
+ * One scripted server answer: a 200 with a minimum wait (absent, zero or some), an error status, a 429
+ * or 503 that says when to come back (Retry-After, in seconds), or silence.
+ */
+type Scripted =
+  | { kind: 'ok'; waitMs: number | undefined }
+  | { kind: 'status'; status: number }
+  | { kind: 'refused'; status: number; retryAfterSeconds: number }
+  | { kind: 'timeout' };
 
 const scripted: fc.Arbitrary<Scripted> = fc.oneof(
   {
@@ -28,8 +35,25 @@ const scripted: fc.Arbitrary<Scripted> = fc.oneof(
     weight: 3,
     arbitrary: fc.record({ kind: fc.constant('status' as const), status: fc.constantFrom(400, 403, 404, 429, 500, 502, 503, 504) }),
   },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('refused' as const),
+      status: fc.constantFrom(429, 503),
+      retryAfterSeconds: fc.integer({ min: 0, max: 3600 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: 'timeout' as const }) },
 );
+
+/** The least gap after a refusal with Retry-After: that long, within [1 s, 15 min]; no back-off step. */
+const toldWait = (retryAfterSeconds: number) => Math.min(Math.max(retryAfterSeconds * 1000, RETRY_AFTER_MIN_MS), RETRY_AFTER_MAX_MS);
+
+/** A refusal's answer: the status and its Retry-After. */
+const refusal = (answer: { status: number; retryAfterSeconds: number }): Answer => ({
+  status: answer.status,
+  headers: { 'retry-after': String(answer.retryAfterSeconds) },
+});
 
 let now = 0;
 let script: Scripted[] = [];
@@ -42,6 +66,7 @@ before(async () => {
     const answer = script[received.length - 1] ?? { kind: 'status', status: 500 };
     if (answer.kind === 'timeout') return { hang: true };
     if (answer.kind === 'status') return { status: answer.status };
+    if (answer.kind === 'refused') return refusal(answer);
     const list = prefixList(
       'mw-4b',
       `v${received.length}`,
@@ -101,7 +126,12 @@ describe('request frequency (RF-2..5, SB-12) against any sequence of answers', (
             const gap = received[i]! - received[i - 1]!;
             if (answer.kind === 'ok') {
               failures = 0;
-              assert.ok(gap >= (answer.waitMs ?? 0), `request ${i} came ${gap} ms after a wait of ${answer.waitMs}`);
+              // RF-3, with the client's bound on what a server can impose.
+              const wait = Math.min(answer.waitMs ?? 0, MAX_MINIMUM_WAIT_MS);
+              assert.ok(gap >= wait, `request ${i} came ${gap} ms after a wait of ${answer.waitMs}`);
+            } else if (answer.kind === 'refused') {
+              const told = toldWait(answer.retryAfterSeconds);
+              assert.ok(gap >= told, `request ${i} came ${gap} ms after Retry-After: ${answer.retryAfterSeconds}`);
             } else {
               failures++;
               const least = Math.min(2 ** (failures - 1) * BACKOFF_BASE_MS, BACKOFF_CAP_MS);
@@ -155,6 +185,7 @@ describe('request frequency of v4 fullHashes:find (RF-3, RF-4) against any seque
       const answer = findScript[searches.length - 1] ?? { kind: 'status', status: 500 };
       if (answer.kind === 'timeout') return { hang: true };
       if (answer.kind === 'status') return { status: answer.status };
+      if (answer.kind === 'refused') return refusal(answer);
       return {
         rpc: 'FindFullHashes',
         message: create(
@@ -195,7 +226,11 @@ describe('request frequency of v4 fullHashes:find (RF-3, RF-4) against any seque
               const gap = searches[i]! - searches[i - 1]!;
               if (answer.kind === 'ok') {
                 failures = 0;
-                assert.ok(gap >= (answer.waitMs ?? 0), `search ${i} came ${gap} ms after a wait of ${answer.waitMs}`);
+                const wait = Math.min(answer.waitMs ?? 0, MAX_MINIMUM_WAIT_MS);
+                assert.ok(gap >= wait, `search ${i} came ${gap} ms after a wait of ${answer.waitMs}`);
+              } else if (answer.kind === 'refused') {
+                const told = toldWait(answer.retryAfterSeconds);
+                assert.ok(gap >= told, `search ${i} came ${gap} ms after Retry-After: ${answer.retryAfterSeconds}`);
               } else {
                 failures++;
                 const least = Math.min(2 ** (failures - 1) * BACKOFF_BASE_MS, BACKOFF_CAP_MS);

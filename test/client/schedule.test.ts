@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, backoffDelay, isScheduleState, RequestSchedule } from '../../src/client/schedule.ts';
+import {
+  BACKOFF_BASE_MS,
+  BACKOFF_CAP_MS,
+  backoffDelay,
+  isScheduleState,
+  MAX_MINIMUM_WAIT_MS,
+  RequestSchedule,
+  RETRY_AFTER_MAX_MS,
+  RETRY_AFTER_MIN_MS,
+} from '../../src/client/schedule.ts';
 
 const MIN = 60_000;
 
@@ -62,7 +71,7 @@ describe('RequestSchedule', () => {
   it('carries a saved state over, and refuses one that is not a schedule', () => {
     const schedule = new RequestSchedule(0, 0);
     schedule.failed(0, 0);
-    assert.deepEqual(RequestSchedule.restore(schedule.state).state, { notBefore: 15 * MIN, failures: 1 });
+    assert.deepEqual(RequestSchedule.restore(schedule.state, 0).state, { notBefore: 15 * MIN, failures: 1 });
     const wrong = [
       { notBefore: Number.NaN, failures: 0 },
       { notBefore: Infinity, failures: 0 },
@@ -73,7 +82,53 @@ describe('RequestSchedule', () => {
     ];
     for (const state of wrong) {
       assert.equal(isScheduleState(state), false, JSON.stringify(state));
-      assert.throws(() => RequestSchedule.restore(state as never), RangeError);
+      assert.throws(() => RequestSchedule.restore(state as never, 0), RangeError);
     }
+  });
+});
+
+describe('bounds on what a server can impose', () => {
+  const DAY = 24 * 60 * MIN;
+
+  it('cuts a minimum wait to a day (RF-3, SB-12)', () => {
+    assert.equal(MAX_MINIMUM_WAIT_MS, DAY);
+    const search = new RequestSchedule(0, 0);
+    search.succeeded(1000, 11_574 * DAY);
+    assert.equal(search.earliest, 1000 + DAY);
+  });
+
+  it('cuts a saved moment to a day from now: a state written under a longer wait does not hold the client back', () => {
+    const now = 5 * DAY;
+    assert.equal(RequestSchedule.restore({ notBefore: now + 11_574 * DAY, failures: 3 }, now).earliest, now + DAY);
+    assert.equal(RequestSchedule.restore({ notBefore: now + 60_000, failures: 0 }, now).earliest, now + 60_000);
+  });
+});
+
+describe('Retry-After on a 429 or 503', () => {
+  it('waits as long as the server said, within [1 s, 15 min], and takes no back-off step', () => {
+    assert.equal(RETRY_AFTER_MIN_MS, 1000);
+    assert.equal(RETRY_AFTER_MAX_MS, BACKOFF_BASE_MS);
+    const schedule = new RequestSchedule(0, 0);
+    schedule.retryAfter(10_000, 5000);
+    assert.equal(schedule.earliest, 15_000);
+    assert.equal(schedule.consecutiveFailures, 0);
+    schedule.retryAfter(20_000, 0);
+    assert.equal(schedule.earliest, 21_000, 'at least a second');
+    schedule.retryAfter(30_000, Infinity);
+    assert.equal(schedule.earliest, 30_000 + 15 * MIN, 'at most 15 minutes');
+    schedule.retryAfter(40_000, Number.NaN);
+    assert.equal(schedule.earliest, 41_000);
+  });
+
+  it('leaves the count of failures as it stands, so that failures without the header go on escalating', () => {
+    const schedule = new RequestSchedule(0, 0);
+    schedule.failed(0, 0);
+    schedule.retryAfter(15 * MIN, 5000);
+    assert.equal(schedule.consecutiveFailures, 1);
+    assert.equal(schedule.earliest, 15 * MIN + 5000);
+    schedule.failed(15 * MIN + 5000, 0);
+    assert.equal(schedule.earliest, 15 * MIN + 5000 + 30 * MIN, 'the second failure waits 30 minutes');
+    schedule.succeeded(60 * MIN, 0);
+    assert.equal(schedule.consecutiveFailures, 0);
   });
 });

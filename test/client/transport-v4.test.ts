@@ -6,7 +6,7 @@ import { create } from '@bufbuild/protobuf';
 import { encodeV4RiceHashes, encodeV4RiceIndices, prefixesToBytes, RiceDecodeError } from '../../src/codec/index.ts';
 import type { FetchedList, ListState, ServerSettings } from '../../src/client/transport.ts';
 import { V4Transport } from '../../src/client/transport-v4.ts';
-import { V4ListUpdateError } from '../../src/client/client-errors.ts';
+import { ListTooLargeError, V4ListUpdateError } from '../../src/client/client-errors.ts';
 import { NoV4ListError, v4ListOf } from '../../src/lists/v4-lists.ts';
 import {
   CompressionType,
@@ -107,6 +107,7 @@ function settings(encoding: WireEncoding = 'protobuf'): ServerSettings {
     timeoutMs: 5_000,
     maxResponseBytes: 1 << 20,
     sizeConstraints: { maxUpdateEntries: 2048, maxDatabaseEntries: 4096 },
+    maxListEntries: 1000,
   };
 }
 
@@ -407,6 +408,31 @@ describe('V4Transport.fetchUpdates', { timeout: 20_000 }, () => {
     assertListFailure(response.lists[4], 'unknown-response-type', /response_type is 0/);
   });
 
+  it('refuses, from the headers alone, sets announcing more entries than maxListEntries (ListTooLargeError)', async () => {
+    // 1000 allowed: Rice sets announcing 1001 entries in a few bytes, raw prefixes and indices over it.
+    const claim = { firstValue: 0n, riceParameter: 2, numEntries: 1000, encodedData: new Uint8Array(8) };
+    answer = () =>
+      fetchAnswer([
+        listAnswer('se-4b', { additions: [create(ThreatEntrySetSchema, { compressionType: CompressionType.RICE, riceHashes: claim })] }),
+        listAnswer('mw-4b', {
+          additions: [raw(Uint32Array.from({ length: 600 }, (_, i) => i)), raw(Uint32Array.from({ length: 401 }, (_, i) => i))],
+        }),
+        listAnswer('uws-4b', { partial: true, removals: [rawIndices(Array.from({ length: 1001 }, (_, i) => i))] }),
+        listAnswer('pha-4b', {
+          additions: [raw(Uint32Array.from({ length: 1000 }, (_, i) => i))],
+          after: Uint32Array.from({ length: 1000 }, (_, i) => i),
+        }),
+      ]);
+    const response = await new V4Transport(settings()).fetchUpdates(['se-4b', 'mw-4b', 'uws-4b', 'pha-4b'].map((n) => state(n)));
+    for (const fetched of response.lists.slice(0, 3)) {
+      const error = errorOf(fetched);
+      assert.ok(error instanceof ListTooLargeError, `${fetched.name}: ${error.message}`);
+      assert.equal(error.entries, 1001);
+      assert.equal(error.maxEntries, 1000);
+    }
+    assert.equal(updateOf(response.lists[3]).additions.width, 4);
+  });
+
   it('gives a list without an answer, or with two, an error', async () => {
     answer = () => fetchAnswer([listAnswer('mw-4b', { additions: [raw(Q)] }), listAnswer('uws-4b'), listAnswer('uws-4b')]);
     const response = await new V4Transport(settings()).fetchUpdates([state('se-4b'), state('mw-4b'), state('uws-4b')]);
@@ -597,6 +623,15 @@ describe('V4Transport.search', { timeout: 20_000 }, () => {
       negativeCacheDurationMs: 120_000,
       minimumWaitMs: 60_000,
     });
+  });
+
+  it('cuts durations to a day: cache durations (SB-8) and the minimum wait (RF-3)', async () => {
+    const years = 1000 * 86_400_000 * 365;
+    answer = () => findAnswer([match(BAD_HASH, ThreatType.MALWARE, years)], { negativeMs: years, minimumWaitMs: years });
+    const result = await new V4Transport(settings()).search([prefix32(BAD_HASH)], []);
+    assert.equal(result.fullHashes[0]!.cacheDurationMs, 86_400_000);
+    assert.equal(result.negativeCacheDurationMs, 86_400_000);
+    assert.equal(result.minimumWaitMs, 86_400_000);
   });
 
   it('keeps the other threat types of a hash whose one match is unknown, and leaves absent durations out', async () => {

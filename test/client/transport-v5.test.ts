@@ -4,8 +4,10 @@ import { create } from '@bufbuild/protobuf';
 import { hashListUpdate } from '../../src/client/transport-v5.ts';
 import { encodeRice32 } from '../../src/codec/index.ts';
 import { HashListSchema } from '../../src/proto/v5.ts';
-import { checksumOf, HashList } from '../../src/store/hash-list.ts';
+import { checksumOf, HashList, hashCount } from '../../src/store/hash-list.ts';
+import { ListTooLargeError } from '../../src/client/client-errors.ts';
 
+const MAX = 1000;
 const four = (...values: number[]) => ({ width: 4 as const, values: Uint32Array.from(values) });
 const listed = HashList.empty('se-4b', 4).applyUpdate({
   partial: false,
@@ -17,7 +19,7 @@ const listed = HashList.empty('se-4b', 4).applyUpdate({
 
 describe("a v5 HashList as the store's update", () => {
   it('reads a list answered with nothing but a new version as no change, though proto3 gives its partial_update as false (docs/api.md)', () => {
-    const update = hashListUpdate(create(HashListSchema, { name: 'se-4b', version: Buffer.from('v2') }), 4);
+    const update = hashListUpdate(create(HashListSchema, { name: 'se-4b', version: Buffer.from('v2') }), 4, 'se-4b', MAX);
     assert.equal(update.partial, true);
     const next = listed.applyUpdate(update);
     assert.deepEqual(next.sortedHashes(), four(7, 9), 'the list is kept');
@@ -33,14 +35,38 @@ describe("a v5 HashList as the store's update", () => {
         sha256Checksum: checksumOf(four(1, 2)),
       }),
       4,
+      'se-4b',
+      MAX,
     );
     assert.equal(full.partial, false);
     assert.deepEqual(listed.applyUpdate(full).sortedHashes(), four(1, 2));
     const emptied = hashListUpdate(
       create(HashListSchema, { name: 'se-4b', version: Buffer.from('v4'), sha256Checksum: checksumOf(four()) }),
       4,
+      'se-4b',
+      MAX,
     );
     assert.equal(emptied.partial, false);
     assert.equal(listed.applyUpdate(emptied).size, 0);
+  });
+
+  it('refuses, from the header alone, additions or removals announcing more than maxEntries (ListTooLargeError)', () => {
+    // 30 bytes that announce 60 entries: nothing is decoded, so the data need not hold them.
+    const claim = { firstValue: 0, riceParameter: 3, entriesCount: 59, encodedData: new Uint8Array(30) };
+    const additions = create(HashListSchema, { name: 'se-4b', compressedAdditions: { case: 'additionsFourBytes', value: claim } });
+    const removals = create(HashListSchema, { name: 'se-4b', partialUpdate: true, compressedRemovals: claim });
+    for (const message of [additions, removals]) {
+      assert.throws(
+        () => hashListUpdate(message, 4, 'se-4b', 59),
+        (err: unknown) => err instanceof ListTooLargeError && err.entries === 60 && err.maxEntries === 59 && err.listName === 'se-4b',
+      );
+    }
+    const fits = create(HashListSchema, {
+      name: 'se-4b',
+      compressedAdditions: { case: 'additionsFourBytes', value: encodeRice32(Uint32Array.of(1, 2, 3))! },
+      sha256Checksum: checksumOf(four(1, 2, 3)),
+    });
+    assert.equal(hashCount(hashListUpdate(fits, 4, 'se-4b', 3).additions), 3);
+    assert.throws(() => hashListUpdate(fits, 4, 'se-4b', 2), ListTooLargeError);
   });
 });

@@ -54,3 +54,34 @@ describe('UpdateSchedule', () => {
     assert.equal(new UpdateSchedule([], 0).earliest, undefined);
   });
 });
+
+describe('UpdateSchedule against hostile waits', () => {
+  const DAY = 24 * 60 * 60_000;
+
+  it("cuts a list's minimum wait to a day (RF-3, SB-12); NaN counts as none", () => {
+    const updates = new UpdateSchedule(['se-4b'], 0);
+    updates.listAnswered('se-4b', 1000, 11_574 * DAY);
+    assert.equal(updates.earliest, 1000 + DAY);
+    updates.listAnswered('se-4b', 1000, Number.NaN);
+    assert.equal(updates.earliest, 1000);
+  });
+
+  it('cuts saved waits to a day from now', () => {
+    const now = 5 * DAY;
+    const updates = new UpdateSchedule(['se-4b', 'mw-4b'], now, {
+      waits: { 'se-4b': now + 11_574 * DAY, 'mw-4b': now + 5000 },
+      requests: { notBefore: now + 11_574 * DAY, failures: 2 },
+    });
+    assert.deepEqual(updates.state.waits, { 'se-4b': now + DAY, 'mw-4b': now + 5000 });
+    assert.equal(updates.backoffUntil, now + DAY);
+  });
+
+  it('holds every list back for a Retry-After, without a back-off step', () => {
+    const updates = new UpdateSchedule(['se-4b', 'mw-4b'], 0);
+    updates.retryAfter(1000, 5000);
+    assert.deepEqual(updates.due(5999), []);
+    assert.deepEqual(updates.due(6000), ['se-4b', 'mw-4b']);
+    assert.equal(updates.backoffUntil, undefined);
+    assert.equal(updates.consecutiveFailures, 0);
+  });
+});

@@ -2,8 +2,8 @@
  * The server configuration file (JSON; docs/configuration.md has the full description):
  *
  * {
- *   "minimumWaitSeconds": 1800,      // minimum_wait_duration of complete list updates (SB-12); ≥ 1
- *   "cacheDurationSeconds": 300,     // cache_duration of search answers; ≥ 0
+ *   "minimumWaitSeconds": 1800,      // minimum_wait_duration of complete list updates (SB-12); 1..86400
+ *   "cacheDurationSeconds": 300,     // cache_duration of search answers; 0..86400
  *   "keepVersions": 10,              // snapshots kept per list for diffs (SB-9); whole number ≥ 1
  *   "apiKeys": ["k1", "k2"],         // when non-empty, requests need key=one of these
  *   "adminToken": "…",               // operator endpoints; at least 16 characters; none: endpoints off
@@ -29,6 +29,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { MAX_CACHE_DURATION_MS } from '../../client/local-cache.ts';
+import { MAX_MINIMUM_WAIT_MS } from '../../client/schedule.ts';
 import { HASH_WIDTHS, type HashWidth, listNameProblem, listNameReason, widthOfListName } from '../../lists/list-name.ts';
 import { LIKELY_SAFE_TYPES, type LikelySafeTypeName, THREAT_TYPES, type ThreatTypeName } from '../../lists/threat-types.ts';
 import type { ListDefinition } from '../lists/list-definition.ts';
@@ -121,6 +123,10 @@ export interface ServerConfig {
 const DEFAULT_MINIMUM_WAIT_SECONDS = 1800;
 const DEFAULT_CACHE_DURATION_SECONDS = 300;
 const DEFAULT_KEEP_VERSIONS = 10;
+/** No more than sbkit's own clients obey (RF-3, SB-12): a longer wait would be cut to a day by them anyway. */
+const MAX_MINIMUM_WAIT_SECONDS = MAX_MINIMUM_WAIT_MS / 1000;
+/** No more than sbkit's own clients keep an answer (SB-8: never past 24 hours). */
+const MAX_CACHE_DURATION_SECONDS = MAX_CACHE_DURATION_MS / 1000;
 export const DEFAULT_FEED_LIMITS: FeedLimits = { timeoutMs: 60_000, maxBytes: 256 * 1024 * 1024 };
 const DEFAULT_URL_REFRESH_MINUTES = 60;
 /** A week: far beyond any feed's publishing cycle, and well inside what Node timers hold (24.8 days). */
@@ -162,8 +168,8 @@ const READING_FIELDS = ['format', 'csvColumn'] as const;
 export function parseServerConfig(json: unknown, baseDir: string): ServerConfig {
   const top = expectObject(json, '');
   expectKnownFields(top, TOP_FIELDS, '');
-  const numberField = (key: string, min: number, fallback: number, integer = false) =>
-    top[key] === undefined ? fallback : expectNumber(top[key], key, { min, integer });
+  const numberField = (key: string, min: number, fallback: number, integer = false, max?: number) =>
+    top[key] === undefined ? fallback : expectNumber(top[key], key, { min, integer, ...(max === undefined ? {} : { max }) });
 
   const apiKeys =
     top.apiKeys === undefined ? [] : expectArray(top.apiKeys, 'apiKeys').map((key, i) => expectString(key, elementOf('apiKeys', i)));
@@ -197,8 +203,8 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
   }
 
   return {
-    minimumWaitSeconds: numberField('minimumWaitSeconds', 1, DEFAULT_MINIMUM_WAIT_SECONDS),
-    cacheDurationSeconds: numberField('cacheDurationSeconds', 0, DEFAULT_CACHE_DURATION_SECONDS),
+    minimumWaitSeconds: numberField('minimumWaitSeconds', 1, DEFAULT_MINIMUM_WAIT_SECONDS, false, MAX_MINIMUM_WAIT_SECONDS),
+    cacheDurationSeconds: numberField('cacheDurationSeconds', 0, DEFAULT_CACHE_DURATION_SECONDS, false, MAX_CACHE_DURATION_SECONDS),
     keepVersions: numberField('keepVersions', 1, DEFAULT_KEEP_VERSIONS, true),
     apiKeys,
     adminToken,

@@ -167,6 +167,12 @@ describe('parseServerConfig', () => {
     assert.throws(() => parseServerConfig({ loadControl: { addressBurstMax: 1.5 } }, BASE), /loadControl\.addressBurstMax/);
   });
 
+  it('accepts a minimum wait and a cache duration of a day, what its clients obey at most', () => {
+    const config = parseServerConfig({ minimumWaitSeconds: 86_400, cacheDurationSeconds: 86_400 }, BASE);
+    assert.equal(config.minimumWaitSeconds, 86_400);
+    assert.equal(config.cacheDurationSeconds, 86_400);
+  });
+
   it('fills in defaults for an empty configuration', () => {
     const config = parseServerConfig({}, BASE);
     assert.equal(config.minimumWaitSeconds, 1800);
@@ -215,7 +221,10 @@ describe('parseServerConfig', () => {
       'lists[0].sources[2].refreshMinutes',
       /not a known setting/,
     ],
-    ['a negative minimum wait', (c) => (c.minimumWaitSeconds = -1), 'minimumWaitSeconds', /at least 1/],
+    ['a negative minimum wait', (c) => (c.minimumWaitSeconds = -1), 'minimumWaitSeconds', /from 1 to 86400/],
+    // Clients cut both to a day (RF-3, SB-8); a longer one used to spin a client's timer past 24.8 days.
+    ['a minimum wait past a day', (c) => (c.minimumWaitSeconds = 30 * 86_400), 'minimumWaitSeconds', /from 1 to 86400/],
+    ['a cache duration past a day', (c) => (c.cacheDurationSeconds = 1e9), 'cacheDurationSeconds', /from 0 to 86400/],
     ['a fractional keepVersions', (c) => (c.keepVersions = 2.5), 'keepVersions', /whole number/],
     ['a number as API key', (c) => (c.apiKeys = ['ok', 7]), 'apiKeys[1]', /non-empty string/],
     ['a short admin token', (c) => (c.adminToken = 'secret'), 'adminToken', /at least 16 characters/],
