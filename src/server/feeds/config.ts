@@ -9,6 +9,7 @@
  *   "adminToken": "…",               // operator endpoints; at least 16 characters; none: endpoints off
  *   "feedTimeoutSeconds": 60,        // per download of an http(s) source
  *   "feedMaxMegabytes": 256,         // largest source read, 1..500 (MiB)
+ *   "http": { "requestTimeoutSeconds": 30, "maxConnectionsPerAddress": 100 },  // deadlines, connection caps
  *   "lists": [
  *     { "name": "se-4b",                          // a list name (lists/list-name.ts), unique
  *       "threatTypes": ["SOCIAL_ENGINEERING"],    // or "likelySafeTypes": ["GENERAL_BROWSING"]; exactly one
@@ -48,6 +49,8 @@ import {
 import type { CsvColumn } from './csv-feed.ts';
 import { FEED_FORMATS, type FeedFormat } from './feed-formats.ts';
 import { type LoadControlConfig, parseLoadControlConfig } from '../guard/load-control-config.ts';
+import { parseHttpLimitsConfig } from '../guard/http-limits-config.ts';
+import type { HttpLimits } from '../guard/http-limits.ts';
 
 const LIKELY_SAFE_TYPE_NAMES: readonly LikelySafeTypeName[] = Object.values(LIKELY_SAFE_TYPES);
 const THREAT_TYPE_NAMES: readonly ThreatTypeName[] = Object.values(THREAT_TYPES);
@@ -113,6 +116,8 @@ export interface ServerConfig {
   lists: ListConfig[];
   /** LC-1..5: the gate in front of every route. */
   loadControl: LoadControlConfig;
+  /** Deadlines and connection caps set here; the others keep their defaults. */
+  http: Partial<HttpLimits>;
 }
 
 const DEFAULT_MINIMUM_WAIT_SECONDS = 1800;
@@ -137,6 +142,7 @@ const TOP_FIELDS = [
   'feedMaxMegabytes',
   'lists',
   'loadControl',
+  'http',
 ] as const;
 const LIST_FIELDS = ['name', 'threatTypes', 'likelySafeTypes', 'hashLength', 'description', 'sources'] as const;
 const SOURCE_KINDS = ['file', 'url', 'entries'] as const;
@@ -191,6 +197,7 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
     },
     lists,
     loadControl: parseLoadControlConfig(top.loadControl, 'loadControl'),
+    http: parseHttpLimitsConfig(top.http, 'http'),
   };
 }
 

@@ -67,6 +67,7 @@ describe('parseServerConfig', () => {
         },
       ],
       loadControl: { enabled: true, settings: {} },
+      http: {},
     });
   });
 
