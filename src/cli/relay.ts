@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { LoadControl } from '../server/guard/load-control.ts';
 import { SbkitError } from '../sbkit-error.ts';
+import { httpLimitFlags, withHttpLimitFlags } from './http-limit-flags.ts';
 import { addressFlag } from './serve.ts';
 import { EXIT, exitStatusOf, type CliIo, type ExitStatus, untilStopped, UsageError } from './io.ts';
 
@@ -12,11 +13,12 @@ interface RelayFlags {
   trustedProxy?: string[];
   redis?: string;
   redisPrefix: string;
+  gatewayTimeout: string;
 }
 
 /** `sbkit relay`: an Oblivious HTTP relay (SB-2) in front of one gateway, behind load control. */
 export function relayCommand(io: CliIo, setExit: (status: ExitStatus) => void): Command {
-  return new Command('relay')
+  const command = new Command('relay')
     .description('forward Oblivious HTTP searches to one gateway, so that it never learns who asks (SB-2)')
     .requiredOption('--gateway <url>', "the gateway's URL, e.g. https://sb.example/ohttp-gateway")
     .option('--host <host>', 'address to listen on', '127.0.0.1')
@@ -28,6 +30,7 @@ export function relayCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     )
     .option('--redis <url>', 'share the per-client limits with the other relay instances using this Redis')
     .option('--redis-prefix <prefix>', 'start of every Redis key of these relays', 'sbkit:relay:')
+    .option('--gateway-timeout <seconds>', "longest the gateway's answer may take, to its last byte", '10')
     .action(async (flags: RelayFlags) => {
       const port = Number(flags.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${flags.port}"`);
@@ -37,6 +40,10 @@ export function relayCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
       } catch {
         throw new UsageError(`--gateway must be a URL such as https://sb.example/ohttp-gateway, not "${flags.gateway}"`);
       }
+      const gatewayTimeout = Number(flags.gatewayTimeout);
+      if (!(Number.isFinite(gatewayTimeout) && gatewayTimeout >= 0.1 && gatewayTimeout <= 600))
+        throw new UsageError(`--gateway-timeout must be a number of seconds from 0.1 to 600, not "${flags.gatewayTimeout}"`);
+      const httpLimits = httpLimitFlags(flags);
       // The server's code is loaded only now: `--help` and the other commands never need it.
       const { LoadControl } = await import('../server/guard/load-control.ts');
       const { createRelayApp } = await import('../server/ohttp/relay.ts');
@@ -56,7 +63,13 @@ export function relayCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
         setExit(exitStatusOf(error));
         return;
       }
-      const app = createRelayApp({ gateway: gateway.href, loadControl });
+      const app = createRelayApp({
+        gateway: gateway.href,
+        loadControl,
+        timeoutMs: Math.round(gatewayTimeout * 1000),
+        httpLimits,
+        trustedProxies,
+      });
       try {
         await app.listen({ host: flags.host, port });
       } catch (error) {
@@ -72,4 +85,5 @@ export function relayCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
       await app.close();
       await loadControl?.close();
     });
+  return withHttpLimitFlags(command);
 }

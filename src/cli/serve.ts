@@ -9,6 +9,7 @@ import { TrustedProxies } from '../server/guard/client-address.ts';
 import { DEFAULT_KEY_PREFIX } from '../server/redis-connection.ts';
 import type { ListSource, ServiceConfig } from '../server/service.ts';
 import { reportDatabaseEvent } from './client-events.ts';
+import { httpLimitFlags, withHttpLimitFlags } from './http-limit-flags.ts';
 import { SbkitError } from '../sbkit-error.ts';
 import { exitStatusOf, type CliIo, type ExitStatus, untilStopped, UsageError } from './io.ts';
 
@@ -90,6 +91,7 @@ async function serviceConfig(flags: ServeFlags, io: CliIo): Promise<ServiceConfi
     trustedProxies: addressFlag('--trusted-proxy', flags.trustedProxy ?? [], 'trusted proxy'),
     trustedRelays: addressFlag('--trusted-relay', flags.trustedRelay ?? [], 'trusted relay'),
     ohttp: { rotateMs: rotateHours * 3_600_000, overlapMs: overlapMinutes * 60_000 },
+    httpLimits: httpLimitFlags(flags),
     log,
     onListReport: (report) => reportList(io, report),
     onClientEvent: (event: ClientEvent) => reportDatabaseEvent(io, event),
@@ -124,7 +126,7 @@ async function serve(flags: ServeFlags, io: CliIo, setExit: (status: ExitStatus)
 
 /** `sbkit serve`; the server's code is loaded when the command runs, never for `--help` or other commands. */
 export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): Command {
-  return new Command('serve')
+  const command = new Command('serve')
     .description('serve Safe Browsing v5 and v4 lists: your own (--config), a mirror of an upstream (--upstream), or an embedded demo set')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0: any free port)', '8080')
@@ -154,4 +156,5 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     .option('--ohttp-rotate <hours>', 'Oblivious HTTP gateway: how long each key is the current one', '24')
     .option('--ohttp-overlap <minutes>', 'Oblivious HTTP gateway: how long a replaced key is still accepted', '60')
     .action((flags: ServeFlags) => serve(flags, io, setExit));
+  return withHttpLimitFlags(command);
 }

@@ -1,5 +1,6 @@
 // The server's request path: one fastify application, composed here in the order a request meets it.
 //
+//   connection ─▶ caps on connections, in all and per address; deadlines for head, body, idle (guard/http-limits.ts)
 //   request ─▶ load control (LC-1..5: guard/load-control.ts), or without it the operator's pause switch
 //           │    └─ refused: 503 with Retry-After, a page for browsers (guard/refusal.ts)
 //           ├─▶ /healthz, /metrics, /admin/{pause,resume,reload} (operator-routes.ts)
@@ -21,9 +22,10 @@ import { registerApiRoute } from './api/api-route.ts';
 import { catalogFullHashes, type FullHashSource } from './api/full-hash-source.ts';
 import { type ApiSettings, DEFAULT_API_SETTINGS } from './api/settings.ts';
 import type { ListCatalog } from './catalog.ts';
+import { TrustedProxies } from './guard/client-address.ts';
+import { capConnections, DEFAULT_HTTP_LIMITS, type HttpLimits, httpServerOptions } from './guard/http-limits.ts';
 import { isOperatorPath, type LoadControl } from './guard/load-control.ts';
 import { refusal } from './guard/refusal.ts';
-import { TrustedProxies } from './guard/client-address.ts';
 import { requesterOf } from './guard/requester.ts';
 import { registerGatewayRoutes } from './ohttp/gateway-routes.ts';
 import type { GatewayKeys } from './ohttp/key-ring.ts';
@@ -59,6 +61,13 @@ export interface AppOptions {
   listReady?: (name: string) => boolean;
   /** Serve as an Oblivious HTTP gateway (SB-2) with these keys: `/ohttp-keys`, `/ohttp-gateway`. */
   ohttpKeys?: GatewayKeys;
+  /** Deadlines of a connection's phases and caps on connections; {@link DEFAULT_HTTP_LIMITS} for the others. */
+  httpLimits?: Partial<HttpLimits>;
+  /**
+   * Trusted proxies and Oblivious HTTP relays (addresses and CIDR blocks): each carries many clients, so
+   * the cap on connections per address does not apply to them.
+   */
+  trustedPeers?: readonly string[];
 }
 
 /** How long a paused server asks clients to wait. */
@@ -79,7 +88,15 @@ export function createApp(options: AppOptions): FastifyInstance {
     requesterOf({ url: request.url, headers: request.headers, peer: request.socket.remoteAddress ?? '' }, trusted, apiKeys);
   // docs/api.md allows 1000 prefixes in one hashes:search, a GET: about 26 KB of query string, over Node's
   // 16 KB default for the request head.
-  const app = Fastify({ logger: false, bodyLimit: maxBodyBytes, http: { maxHeaderSize: MAX_REQUEST_HEAD_BYTES } });
+  const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits };
+  const timeouts = httpServerOptions(limits);
+  const app = Fastify({
+    logger: false,
+    bodyLimit: maxBodyBytes,
+    ...timeouts,
+    http: { ...timeouts.http, maxHeaderSize: MAX_REQUEST_HEAD_BYTES },
+  });
+  capConnections(app.server, limits, new TrustedProxies(options.trustedPeers ?? [], 'trusted proxy or relay'));
   // Bodies reach the wire layer as bytes, whatever their type: it decides what they are.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));

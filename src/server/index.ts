@@ -16,6 +16,7 @@ export { LoadControl, type LoadControlSettings } from './guard/load-control.ts';
 export { KeyRing, type GatewayKeys } from './ohttp/key-ring.ts';
 export { SharedKeyRing } from './ohttp/shared-key-ring.ts';
 export { createRelayApp, type RelayOptions } from './ohttp/relay.ts';
+export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './guard/http-limits.ts';
 // Every error the server can meet or report, each with its stable code (docs/errors.md); those it answers
 // clients with carry the code in the body.
 export { SbkitError } from '../sbkit-error.ts';

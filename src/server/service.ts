@@ -6,7 +6,7 @@
 //               └ a mirror of an upstream (upstream-mirror.ts), its searches cached in Redis when shared
 //   load control (guard/load-control.ts), its limits shared through Redis when asked
 //   Oblivious HTTP gateway keys (ohttp/key-ring.ts, or ohttp/shared-key-ring.ts through Redis)
-//   the HTTP application (app.ts, server.ts), listening
+//   the HTTP application (app.ts, server.ts), its deadlines and connection caps (guard/http-limits.ts), listening
 //
 // Everything opened is closed by one function, in the reverse order, when the service stops or when
 // starting it fails half-way.
@@ -15,6 +15,7 @@ import type { ClientEvent } from '../client/options.ts';
 import { demoCatalog } from './demo.ts';
 import { FeedLists, type ListLoadReport } from './feed-lists.ts';
 import type { ServerConfig } from './feeds/config.ts';
+import type { HttpLimits } from './guard/http-limits.ts';
 import { DEFAULT_LOAD_CONTROL_CONFIG, type LoadControlConfig } from './guard/load-control-config.ts';
 import { LoadControl } from './guard/load-control.ts';
 import { RedisSnapshotStore } from './lists/redis-snapshot-store.ts';
@@ -53,6 +54,8 @@ export interface ServiceConfig {
   trustedRelays: readonly string[];
   /** How long each gateway key is the current one, and how long a replaced one is still accepted. */
   ohttp: { rotateMs: number; overlapMs: number };
+  /** Deadlines and connection caps set by flags, over the configuration's `http` section. */
+  httpLimits?: Partial<HttpLimits>;
   /** Where the service tells what it does and what fails. */
   log: (message: string) => void;
   /** Each (re)load of a configuration's list. */
@@ -203,8 +206,24 @@ export async function startService(service: ServiceConfig): Promise<Service> {
     const lists = await openLists(service, opened);
     const loadControl = await openLoadControl(service, lists.loadControl, opened);
     const ohttpKeys = await openGatewayKeys(service, opened);
+    const { settings } = lists.loadControl;
     const server = opened.add(
-      createServer({ ...lists.options, loadControl, ohttpKeys, serving: lists.describe, host: service.host, port: service.port }),
+      createServer({
+        ...lists.options,
+        loadControl,
+        ohttpKeys,
+        serving: lists.describe,
+        host: service.host,
+        port: service.port,
+        httpLimits: { ...(service.lists.from === 'demo' ? undefined : service.lists.config?.http), ...service.httpLimits },
+        // Proxies and relays carry many clients each: no cap on their connections per address.
+        trustedPeers: [
+          ...(settings.trustedProxies ?? []),
+          ...(settings.trustedRelays ?? []),
+          ...service.trustedProxies,
+          ...service.trustedRelays,
+        ],
+      }),
     );
     const url = await server.listen();
     return {

@@ -9,6 +9,7 @@
  *   "adminToken": "…",               // operator endpoints; at least 16 characters; none: endpoints off
  *   "feedTimeoutSeconds": 60,        // per download of an http(s) source
  *   "feedMaxMegabytes": 256,         // largest source read, 1..500 (MiB)
+ *   "http": { "requestTimeoutSeconds": 30, "maxConnectionsPerAddress": 100 },  // deadlines, connection caps
  *   "lists": [
  *     { "name": "se-4b",                          // a list name (lists/list-name.ts), unique
  *       "threatTypes": ["SOCIAL_ENGINEERING"],    // or "likelySafeTypes": ["GENERAL_BROWSING"]; exactly one
@@ -51,6 +52,8 @@ import type { CsvColumn } from './csv-feed.ts';
 import { FEED_FORMATS, type FeedFormat } from './feed-formats.ts';
 import { keyStart, type LoadControlConfig, parseLoadControlConfig } from '../guard/load-control-config.ts';
 import type { UpstreamSearchLimits } from '../api/upstream-searches.ts';
+import { parseHttpLimitsConfig } from '../guard/http-limits-config.ts';
+import type { HttpLimits } from '../guard/http-limits.ts';
 
 const LIKELY_SAFE_TYPE_NAMES: readonly LikelySafeTypeName[] = Object.values(LIKELY_SAFE_TYPES);
 const THREAT_TYPE_NAMES: readonly ThreatTypeName[] = Object.values(THREAT_TYPES);
@@ -118,6 +121,8 @@ export interface ServerConfig {
   loadControl: LoadControlConfig;
   /** A proxy's searches of its upstream: rate, shares and waits (upstream-searches.ts). */
   upstreamSearches: Partial<UpstreamSearchLimits>;
+  /** Deadlines and connection caps set here; the others keep their defaults. */
+  http: Partial<HttpLimits>;
 }
 
 const DEFAULT_MINIMUM_WAIT_SECONDS = 1800;
@@ -147,6 +152,7 @@ const TOP_FIELDS = [
   'lists',
   'loadControl',
   'upstreamSearches',
+  'http',
 ] as const;
 const UPSTREAM_SEARCH_FIELDS = [
   'requestsPerMinute',
@@ -215,6 +221,7 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
     lists,
     loadControl,
     upstreamSearches: parseUpstreamSearches(top.upstreamSearches),
+    http: parseHttpLimitsConfig(top.http, 'http'),
   };
 }
 

@@ -58,6 +58,11 @@ export function clientAddress(peer: string, forwardedFor: string | readonly stri
   return unmapped(peer);
 }
 
+/** A socket's peer address as load control names clients: an IPv4 client on a dual-stack socket as IPv4. */
+export function peerAddress(peer: string): string {
+  return unmapped(peer);
+}
+
 /** Some proxies write a hop with its port: `192.0.2.1:5678`, `[2001:db8::1]:443`. */
 function withoutPort(hop: string): string {
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(hop);

@@ -3,11 +3,18 @@
 // inside, serves it through the same handlers as the plain API (an API path only), and answers
 // `message/ohttp-res`. What cannot be used gets a 4xx problem, never a crash; a request whose HPKE
 // encapsulation was seen before is refused as a replay.
+//
+// Who may read a refusal: what fails before decryption (media type, size, a malformed encapsulation, an
+// unknown key) and replays (the relay saw the same bytes before) are told in the clear, as problems
+// with their codes; the relay learns nothing it did not know. Everything about the decrypted request
+// (binary HTTP that cannot be read, a path or method not served, the API's own answers, a failure while
+// serving it) is answered inside the encapsulation, and never quotes the request: only its sender can
+// read the answer, and even it is told what is wrong, not shown its bytes again.
 
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { decodeBinaryHttpRequest, encodeBinaryHttpResponse, padded } from '../../wire/binary-http.ts';
 import { decapsulateRequest, encapsulateResponse, encodeKeyConfigs, KEY_PROBLEM_TYPE } from '../../wire/ohttp.ts';
-import { BinaryHttpError, OhttpError } from '../../wire/wire-error.ts';
+import { type BinaryHttpResponse, decodeBinaryHttpRequest, encodeBinaryHttpResponse, padded } from '../../wire/binary-http.ts';
+import { BinaryHttpError, OhttpError, WireError } from '../../wire/wire-error.ts';
 import { RecentCache } from '../guard/recent-cache.ts';
 import { type GatewayKeys, GatewayKeysUnavailableError } from './key-ring.ts';
 
@@ -65,42 +72,55 @@ export function registerGatewayRoutes(app: FastifyInstance, keys: GatewayKeys): 
     });
     if (!fresh)
       return refusal(reply, 400, new OhttpError('replay', 'this encapsulated request was received before; a replay is not served'));
-    let inner;
+    let inner: BinaryHttpResponse;
     try {
-      inner = decodeBinaryHttpRequest(decapsulated.request);
-    } catch (error) {
-      if (!(error instanceof BinaryHttpError)) throw error;
-      return problem(reply, 400, `the encapsulated request is not a binary HTTP request: ${error.message}`, error.code);
-    }
-    let status: number;
-    let headers: [string, string][] = [];
-    let content: Uint8Array;
-    const path = apiPath(inner.path);
-    if (path === undefined) {
-      status = 404;
-      content = Buffer.from('only the Safe Browsing API (/v5/…, /v4/…) is served through the gateway');
-    } else if (inner.method !== 'GET' && inner.method !== 'POST') {
-      status = 405;
-      content = Buffer.from('the Safe Browsing API takes GET and POST');
-    } else {
-      const answer = await app.inject({
-        method: inner.method,
-        url: path,
-        headers: Object.fromEntries(inner.headers.filter(([name]) => PASSED_HEADERS.has(name))),
-        payload: Buffer.from(inner.content),
-        remoteAddress: INNER_REQUEST_ADDRESS,
-      });
-      status = answer.statusCode;
-      headers = ['content-type', 'cache-control', 'retry-after'].flatMap((name) => {
-        const value = answer.headers[name];
-        return value === undefined ? [] : [[name, String(value)] as [string, string]];
-      });
-      content = answer.rawPayload;
+      inner = await serveInner(app, decapsulated.request);
+    } catch {
+      // Whatever failed, its message may hold the request's bytes: the client is told no more than this.
+      const failure = new WireError('INTERNAL', 'the gateway failed to serve the encapsulated request; try again later');
+      inner = innerProblem(500, failure.message, failure.code);
     }
     // Padded (RFC 9292 §3.8): a hit and a miss must not differ in size on the relay's wire.
-    const response = await encapsulateResponse(decapsulated.context, padded(encodeBinaryHttpResponse({ status, headers, content })));
+    const response = await encapsulateResponse(decapsulated.context, padded(encodeBinaryHttpResponse(inner)));
     return reply.header('content-type', 'message/ohttp-res').send(Buffer.from(response));
   });
+}
+
+/** The answer to a decrypted request, to be encapsulated: the API's, or a problem that does not quote the request. */
+async function serveInner(app: FastifyInstance, request: Uint8Array): Promise<BinaryHttpResponse> {
+  let inner;
+  try {
+    inner = decodeBinaryHttpRequest(request);
+  } catch (error) {
+    if (!(error instanceof BinaryHttpError)) throw error;
+    // The reader's message says where it stopped, and may quote what it found there (a method's letters).
+    return innerProblem(400, 'the encapsulated request is not a known-length binary HTTP request (RFC 9292)', error.code);
+  }
+  const path = apiPath(inner.path);
+  if (path === undefined) {
+    return { status: 404, headers: [], content: Buffer.from('only the Safe Browsing API (/v5/…, /v4/…) is served through the gateway') };
+  }
+  if (inner.method !== 'GET' && inner.method !== 'POST') {
+    return { status: 405, headers: [], content: Buffer.from('the Safe Browsing API takes GET and POST') };
+  }
+  const answer = await app.inject({
+    method: inner.method,
+    url: path,
+    headers: Object.fromEntries(inner.headers.filter(([name]) => PASSED_HEADERS.has(name))),
+    payload: Buffer.from(inner.content),
+    remoteAddress: INNER_REQUEST_ADDRESS,
+  });
+  const headers = ['content-type', 'cache-control', 'retry-after'].flatMap((name) => {
+    const value = answer.headers[name];
+    return value === undefined ? [] : [[name, String(value)] as [string, string]];
+  });
+  return { status: answer.statusCode, headers, content: answer.rawPayload };
+}
+
+/** An RFC 9457 problem as the inner answer, with the sbkit code as in every error body. */
+function innerProblem(status: number, detail: string, code: string): BinaryHttpResponse {
+  const body = { title: status >= 500 ? 'Oblivious HTTP request failed' : 'Oblivious HTTP request refused', status, detail, code };
+  return { status, headers: [['content-type', 'application/problem+json']], content: Buffer.from(JSON.stringify(body)) };
 }
 
 /**

@@ -68,6 +68,7 @@ describe('parseServerConfig', () => {
       ],
       loadControl: { enabled: true, settings: {} },
       upstreamSearches: {},
+      http: {},
     });
   });
 

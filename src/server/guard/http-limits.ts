@@ -1,0 +1,99 @@
+// What one connection may hold, and how many connections there may be. Node's HTTP server and fastify
+// wait for nothing by default: a client that sends its headers and one byte of body keeps its request,
+// and the load-control place it was admitted to, for ever, and 15 such clients refuse every program
+// (LC-5 load_defer). So every phase has a deadline, and the sockets a client may keep open are counted.
+//
+//   connect ─ head (headersTimeout) ─ body (requestTimeout, from the first byte) ─ answer ─ idle (keepAliveTimeout)
+//             └─ nothing moving either way for idleTimeout: closed (a client that stops reading its answer)
+//
+// A request that times out has its socket destroyed, which closes its reply: load control counts it
+// out on that 'close' (load-control.ts), so its place is free at once.
+
+import type { Server, ServerOptions } from 'node:http';
+import type { Socket } from 'node:net';
+import { addressKey, peerAddress, type TrustedProxies } from './client-address.ts';
+
+/** Deadlines of a connection's phases and caps on connections, for `sbkit serve` and `sbkit relay`. */
+export interface HttpLimits {
+  /** Longest a request's line and headers may take to arrive, from its first byte (or from the connection). */
+  headersTimeoutMs: number;
+  /** Longest a whole request, head and body, may take to arrive. */
+  requestTimeoutMs: number;
+  /** How long a connection may wait for its next request after an answer. */
+  keepAliveTimeoutMs: number;
+  /** A connection on which nothing moves either way for this long is closed: a client that stops reading its answer. */
+  idleTimeoutMs: number;
+  /** Open connections at most; further ones are closed as they arrive. */
+  maxConnections: number;
+  /** Open connections of one client address at most (IPv6: of one /64), trusted proxies and relays aside. */
+  maxConnectionsPerAddress: number;
+}
+
+/**
+ * The defaults, for a server that people and programs reach over the Internet. A request head is one
+ * packet for every real client: 10 s is room for the slowest mobile link. The largest body (256 KiB)
+ * crosses a 100 kbit/s link in about 21 s: 30 s. Clients ask minutes apart (RF-2, SB-12), so a kept
+ * connection is worth little after 5 s (Node's own default). No answer of this server takes 30 s to
+ * start (an upstream's search is bounded at 10 s). 100 connections per address leave room for a
+ * household or an office behind one NAT; 10,000 in all stay below the open-file limit Node raises itself
+ * to on common systems.
+ */
+export const DEFAULT_HTTP_LIMITS: HttpLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  idleTimeoutMs: 30_000,
+  maxConnections: 10_000,
+  maxConnectionsPerAddress: 100,
+};
+
+/** fastify's options for `limits`: the deadlines, also given to Node's server as it is made. */
+export function httpServerOptions(limits: HttpLimits): {
+  connectionTimeout: number;
+  keepAliveTimeout: number;
+  requestTimeout: number;
+  http: ServerOptions;
+} {
+  // Node refuses a head deadline past the whole request's; the request's holds for the head too.
+  const headersTimeout = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
+  return {
+    connectionTimeout: limits.idleTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    http: {
+      headersTimeout,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // Node looks for requests past their deadlines every 30 s unless told: a tenth of the shorter
+      // deadline keeps the overshoot small, at most a second.
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headersTimeout / 10))),
+    },
+  };
+}
+
+/**
+ * Caps the connections of `server`: all of them, and those of each client address. A proxy or relay
+ * in `trusted` carries many clients over its connections, so its address is not capped (the total
+ * still is). A connection over a cap is closed before anything is read from it.
+ */
+export function capConnections(server: Server, limits: HttpLimits, trusted: TrustedProxies): void {
+  // Node closes connections past maxConnections before they reach 'connection'.
+  server.maxConnections = limits.maxConnections;
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const peer = peerAddress(socket.remoteAddress ?? '');
+    if (trusted.has(peer)) return;
+    const key = addressKey(peer);
+    const count = open.get(key) ?? 0;
+    if (count >= limits.maxConnectionsPerAddress) {
+      socket.destroy();
+      return;
+    }
+    open.set(key, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(key) ?? 1) - 1;
+      if (left === 0) open.delete(key);
+      else open.set(key, left);
+    });
+  });
+}
