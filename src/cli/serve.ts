@@ -6,6 +6,7 @@ import type { ClientEvent } from '../client/options.ts';
 import type { ListLoadReport } from '../server/feed-lists.ts';
 import { ConfigError } from '../server/feeds/config-error.ts';
 import { TrustedProxies } from '../server/guard/client-address.ts';
+import { type ListenAddress, parseListenAddress } from '../server/listen-address.ts';
 import { DEFAULT_KEY_PREFIX } from '../server/redis-connection.ts';
 import type { ListSource, ServiceConfig } from '../server/service.ts';
 import { reportDatabaseEvent } from './client-events.ts';
@@ -29,6 +30,7 @@ interface ServeFlags {
   trustedRelay?: string[];
   ohttpRotate: string;
   ohttpOverlap: string;
+  adminListen?: string;
 }
 
 /** Addresses and CIDR blocks given to `flag`, checked as load control will read them; UsageError otherwise. */
@@ -40,6 +42,12 @@ export function addressFlag(flag: string, entries: string[], what: string): stri
     throw new UsageError(`${flag}: ${error.problem}`);
   }
   return entries;
+}
+
+function adminListenFlag(text: string): ListenAddress {
+  const address = parseListenAddress(text);
+  if ('problem' in address) throw new UsageError(`--admin-listen ${address.problem}`);
+  return address;
 }
 
 /** The lists to serve: an upstream's, a configuration's, or the demo set. Reads the configuration file. */
@@ -93,6 +101,7 @@ async function serviceConfig(flags: ServeFlags, io: CliIo): Promise<ServiceConfi
     ohttp: { rotateMs: rotateHours * 3_600_000, overlapMs: overlapMinutes * 60_000 },
     httpLimits: httpLimitFlags(flags),
     log,
+    ...(flags.adminListen === undefined ? {} : { adminListen: adminListenFlag(flags.adminListen) }),
     onListReport: (report) => reportList(io, report),
     onClientEvent: (event: ClientEvent) => reportDatabaseEvent(io, event),
   };
@@ -118,6 +127,7 @@ async function serve(flags: ServeFlags, io: CliIo, setExit: (status: ExitStatus)
     return;
   }
   const names = service.lists.map((list) => `${list.name} (${list.entries})`);
+  if (service.adminUrl !== undefined) io.err(`sbkit serve: /admin/* and /metrics on ${service.adminUrl} only\n`);
   io.err(`sbkit serve: listening on ${service.url} with ${service.describe}: ${names.join(', ')}\n`);
   io.err(`try: npx sbkit check --server ${service.url} http://testsafebrowsing.appspot.com/s/phishing.html\n`);
   await untilStopped();
@@ -155,6 +165,10 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     )
     .option('--ohttp-rotate <hours>', 'Oblivious HTTP gateway: how long each key is the current one', '24')
     .option('--ohttp-overlap <minutes>', 'Oblivious HTTP gateway: how long a replaced key is still accepted', '60')
+    .option(
+      '--admin-listen <host:port>',
+      "serve /admin/* and /metrics only on this address, e.g. 127.0.0.1:9090 (404 on the public one); overrides the configuration's adminListen",
+    )
     .action((flags: ServeFlags) => serve(flags, io, setExit));
   return withHttpLimitFlags(command);
 }

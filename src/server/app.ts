@@ -3,7 +3,8 @@
 //   connection ─▶ caps on connections, in all and per address; deadlines for head, body, idle (guard/http-limits.ts)
 //   request ─▶ load control (LC-1..5: guard/load-control.ts), or without it the operator's pause switch
 //           │    └─ refused: 503 with Retry-After, a page for browsers (guard/refusal.ts)
-//           ├─▶ /healthz, /metrics, /admin/{pause,resume,reload} (operator-routes.ts)
+//           ├─▶ /healthz, /metrics, /admin/{pause,resume,reload} (operator-routes.ts); or /metrics and
+//           │    /admin/* are served by createOperatorApp on a listener of their own instead (`adminListen`)
 //           ├─▶ /, /status, /status.json: the pages (web/web-routes.ts)
 //           ├─▶ /ohttp-keys, /ohttp-gateway: the Oblivious HTTP gateway (ohttp/gateway-routes.ts), whose
 //           │    inner requests come back through this same application
@@ -12,6 +13,7 @@
 //                 ─▶ the catalog's snapshots (lists/) and the full-hash source (api/full-hash-source.ts)
 //                 ─▶ wire encode ─▶ reply
 //   errors anywhere ─▶ Google-style bodies (replies.ts); unknown methods and paths ─▶ 405 or 404
+//   every answer ─▶ security headers (web/security-headers.ts)
 //
 // What `sbkit serve` assembles around it (lists, stores, keys, load control) is service.ts.
 
@@ -31,6 +33,7 @@ import { registerGatewayRoutes } from './ohttp/gateway-routes.ts';
 import type { GatewayKeys } from './ohttp/key-ring.ts';
 import { registerOperatorRoutes } from './operator-routes.ts';
 import { sendWireError } from './replies.ts';
+import { registerSecurityHeaders } from './web/security-headers.ts';
 import { registerWebRoutes } from './web/web-routes.ts';
 
 export interface AppOptions {
@@ -68,6 +71,22 @@ export interface AppOptions {
    * the cap on connections per address does not apply to them.
    */
   trustedPeers?: readonly string[];
+  /** Proxies whose X-Forwarded-For names the client whose failed admin attempts are counted. */
+  trustedProxies?: readonly string[];
+  /** Where failed admin attempts are told (at most ten lines a minute). */
+  log?: (message: string) => void;
+}
+
+/** The operator's pause switch (LC-5 `service_paused`), shared by the public and the operator's application. */
+export interface PauseSwitch {
+  paused: boolean;
+}
+
+/** How the public application relates to the operator's. */
+interface OperatorPlacement {
+  pause: PauseSwitch;
+  /** True: `/admin/*` and `/metrics` are not served here (404) but by {@link createOperatorApp} on its own listener. */
+  apart: boolean;
 }
 
 /** How long a paused server asks clients to wait. */
@@ -75,13 +94,53 @@ const PAUSED_RETRY_AFTER_SECONDS = 60;
 /** Largest request line and headers: room for a 1000-prefix search in the query string. */
 const MAX_REQUEST_HEAD_BYTES = 64 * 1024;
 
-/** The HTTP application, not yet listening. */
-export function createApp(options: AppOptions): FastifyInstance {
+/** `/healthz`, and the operator's `/metrics` and `/admin/*`, over the pause switch. */
+function registerOperatorSurface(app: FastifyInstance, options: AppOptions, pause: PauseSwitch, adminAndMetrics: boolean): void {
+  const { loadControl } = options;
+  app.get('/healthz', async () => ({ status: pause.paused ? 'paused' : 'ok' }));
+  if (!adminAndMetrics) return;
+  if (loadControl !== undefined) {
+    app.get('/metrics', async (_request, reply) =>
+      reply.header('content-type', loadControl.metrics.contentType).send(await loadControl.metrics.metrics()),
+    );
+  }
+  registerOperatorRoutes(app, {
+    adminToken: options.adminToken,
+    reload: options.reload,
+    pause: () => {
+      pause.paused = true;
+    },
+    resume: () => {
+      pause.paused = false;
+    },
+    trustedProxies: options.trustedProxies,
+    log: options.log,
+  });
+}
+
+/**
+ * The operator's application for a listener of its own (`adminListen`): `/healthz`, `/metrics` and
+ * `/admin/*` over the same pause switch as the public application made with the operator's routes apart.
+ */
+export function createOperatorApp(options: AppOptions, pause: PauseSwitch): FastifyInstance {
+  const app = Fastify({ logger: false });
+  registerSecurityHeaders(app);
+  app.setNotFoundHandler(async (request, reply) =>
+    sendWireError(reply, new WireError('NOT_FOUND', `${request.method} ${request.url.split('?')[0]} is not served here`)),
+  );
+  registerOperatorSurface(app, options, pause, true);
+  return app;
+}
+
+/** The HTTP application, not yet listening; with `operator.apart`, {@link createOperatorApp} serves the operator's routes. */
+export function createApp(options: AppOptions, operator: OperatorPlacement = { pause: { paused: false }, apart: false }): FastifyInstance {
+  const { pause } = operator;
   const settings: ApiSettings = { ...DEFAULT_API_SETTINGS, ...options.settings };
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const source = options.fullHashes ?? catalogFullHashes(options.catalog, settings);
   const { loadControl } = options;
-  const adminEndpoints = options.adminToken !== undefined;
+  const adminHere = !operator.apart;
+  const adminEndpoints = adminHere && options.adminToken !== undefined;
   const apiKeys: ReadonlySet<string> = new Set(options.apiKeys ?? []);
   const trusted = loadControl?.trusted ?? new TrustedProxies([]);
   const requester = (request: FastifyRequest) =>
@@ -97,6 +156,7 @@ export function createApp(options: AppOptions): FastifyInstance {
     http: { ...timeouts.http, maxHeaderSize: MAX_REQUEST_HEAD_BYTES },
   });
   capConnections(app.server, limits, new TrustedProxies(options.trustedPeers ?? [], 'trusted proxy or relay'));
+  registerSecurityHeaders(app);
   // Bodies reach the wire layer as bytes, whatever their type: it decides what they are.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
@@ -122,35 +182,19 @@ export function createApp(options: AppOptions): FastifyInstance {
   });
 
   // 1. The gate. LC-5 `service_paused` is the operator's switch that refuses everything with 503.
-  let paused = false;
   if (loadControl !== undefined) {
-    loadControl.register(app, () => paused, adminEndpoints, apiKeys);
+    loadControl.register(app, () => pause.paused, adminEndpoints, apiKeys);
   } else {
     // Without load control, pausing still refuses everything but the operator's paths.
     app.addHook('onRequest', async (request, reply) => {
-      if (!paused || isOperatorPath(request.url, adminEndpoints)) return undefined;
+      if (!pause.paused || isOperatorPath(request.url, adminEndpoints)) return undefined;
       const answer = refusal('paused', PAUSED_RETRY_AFTER_SECONDS, request.url, request.headers);
       return reply.code(answer.status).headers(answer.headers).send(Buffer.from(answer.body));
     });
   }
 
   // 2. The operator's routes.
-  app.get('/healthz', async () => ({ status: paused ? 'paused' : 'ok' }));
-  if (loadControl !== undefined) {
-    app.get('/metrics', async (_request, reply) =>
-      reply.header('content-type', loadControl.metrics.contentType).send(await loadControl.metrics.metrics()),
-    );
-  }
-  registerOperatorRoutes(app, {
-    adminToken: options.adminToken,
-    reload: options.reload,
-    pause: () => {
-      paused = true;
-    },
-    resume: () => {
-      paused = false;
-    },
-  });
+  registerOperatorSurface(app, options, pause, adminHere);
 
   // 3. People's pages, and 4. the Oblivious HTTP gateway.
   registerWebRoutes(app, {

@@ -1,9 +1,16 @@
 // The operator's endpoints, behind the admin token: pause (LC-5 `service_paused`), resume and reload.
-// Without a token configured they do not exist.
+// Without a token configured they do not exist. Only `Authorization: Bearer <token>` is taken, compared
+// in constant time (admin-token.ts); a client that keeps failing is refused with 429 for a time that
+// doubles with each block (failure-throttle.ts), even with the right token, so that the answers to a
+// blocked client say nothing about its guesses; failures are logged, at most ten lines a minute.
 
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WireError } from '../wire/wire-error.ts';
+import { bearerToken, tokenMatches } from './admin-token.ts';
+import { FailureThrottle } from './failure-throttle.ts';
+import { excerpt } from './feeds/excerpt.ts';
+import { addressKey, clientAddress, TrustedProxies } from './guard/client-address.ts';
+import { rateLimitedLog } from './rate-limited-log.ts';
 import { sendWireError } from './replies.ts';
 
 export interface OperatorOptions {
@@ -14,20 +21,44 @@ export interface OperatorOptions {
   /** The pause switch the request path reads. */
   pause(): void;
   resume(): void;
-}
-
-/** Constant-time comparison, so that response times do not spell out the token. */
-function tokenMatches(header: string | undefined, token: string): boolean {
-  const given = Buffer.from(header?.replace(/^Bearer\s+/i, '') ?? '');
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  /** Proxies whose X-Forwarded-For names the client whose failures are counted. */
+  trustedProxies?: readonly string[];
+  /** Where failed attempts and blocks are told. */
+  log?: (message: string) => void;
+  /** The failure counts; a fresh one with ADMIN_THROTTLE_RULES by default. */
+  throttle?: FailureThrottle;
 }
 
 export function registerOperatorRoutes(app: FastifyInstance, options: OperatorOptions): void {
   const token = options.adminToken;
   if (token === undefined) return;
+  const throttle = options.throttle ?? new FailureThrottle();
+  const trusted = new TrustedProxies(options.trustedProxies ?? []);
+  const log = rateLimitedLog(options.log ?? (() => undefined));
   const guard = (request: FastifyRequest, reply: FastifyReply): boolean => {
-    if (tokenMatches(request.headers.authorization, token)) return true;
+    const address = clientAddress(request.socket.remoteAddress ?? '', request.headers['x-forwarded-for'], trusted);
+    const client = addressKey(address);
+    const waitMs = throttle.retryAfterMs(client);
+    if (waitMs > 0) {
+      const seconds = Math.ceil(waitMs / 1000);
+      reply.header('retry-after', String(seconds));
+      void sendWireError(
+        reply,
+        new WireError('RESOURCE_EXHAUSTED', `too many failed attempts from this address; try again in ${seconds} s`),
+      );
+      return false;
+    }
+    if (tokenMatches(bearerToken(request.headers.authorization), token)) {
+      throttle.succeeded(client);
+      return true;
+    }
+    const { failures, blockedMs } = throttle.failed(client);
+    const who = `${excerpt(address, 64)} (${request.method} ${excerpt(request.url.split('?')[0]!, 40)})`;
+    log(
+      blockedMs > 0
+        ? `admin: ${who} blocked for ${Math.ceil(blockedMs / 1000)} s after ${failures} failed attempts`
+        : `admin: wrong or missing token from ${who}, failure ${failures}`,
+    );
     void sendWireError(reply, new WireError('UNAUTHENTICATED', 'operator endpoints need "Authorization: Bearer <admin token>"'));
     return false;
   };

@@ -11,6 +11,7 @@
 // Everything opened is closed by one function, in the reverse order, when the service stops or when
 // starting it fails half-way.
 
+import { basename } from 'node:path';
 import type { ClientEvent } from '../client/options.ts';
 import { demoCatalog } from './demo.ts';
 import { FeedLists, type ListLoadReport } from './feed-lists.ts';
@@ -22,6 +23,7 @@ import { RedisSnapshotStore } from './lists/redis-snapshot-store.ts';
 import { hashCount } from '../store/hash-list.ts';
 import { type GatewayKeys, KeyRing } from './ohttp/key-ring.ts';
 import { SharedKeyRing } from './ohttp/shared-key-ring.ts';
+import type { ListenAddress } from './listen-address.ts';
 import { DEFAULT_KEY_PREFIX } from './redis-connection.ts';
 import { RedisSearchCache } from './redis-search-cache.ts';
 import { createServer, type ServerOptions } from './server.ts';
@@ -58,6 +60,8 @@ export interface ServiceConfig {
   httpLimits?: Partial<HttpLimits>;
   /** Where the service tells what it does and what fails. */
   log: (message: string) => void;
+  /** Serve `/admin/*` and `/metrics` only here (`--admin-listen`); else the configuration's `adminListen`, if any. */
+  adminListen?: ListenAddress;
   /** Each (re)load of a configuration's list. */
   onListReport?: (report: ListLoadReport) => void;
   /** The events of a mirror's client. */
@@ -67,6 +71,8 @@ export interface ServiceConfig {
 export interface Service {
   /** The base URL it listens on, e.g. http://127.0.0.1:8080. */
   url: string;
+  /** The operator listener's base URL, when `/admin/*` and `/metrics` have one of their own. */
+  adminUrl: string | undefined;
   /** What it serves, in words. */
   describe: string;
   /** The lists served, with their entries. */
@@ -123,7 +129,8 @@ async function openLists(service: ServiceConfig, opened: Opened): Promise<Lists>
     const feeds = opened.add(await FeedLists.start(lists.config, service.onListReport, store));
     return {
       options: { catalog: feeds.catalog, reload: () => feeds.reload(), ...accessOptions(lists.config) },
-      describe: lists.file,
+      // Only the file's name: the status page and /status.json are public, the layout of the disk is not.
+      describe: basename(lists.file),
       loadControl: lists.config.loadControl,
     };
   }
@@ -206,16 +213,23 @@ export async function startService(service: ServiceConfig): Promise<Service> {
     const lists = await openLists(service, opened);
     const loadControl = await openLoadControl(service, lists.loadControl, opened);
     const ohttpKeys = await openGatewayKeys(service, opened);
+    const config = service.lists.from === 'demo' ? undefined : service.lists.config;
+    const operator = {
+      adminListen: service.adminListen ?? config?.adminListen,
+      trustedProxies: [...(lists.loadControl.settings.trustedProxies ?? []), ...service.trustedProxies],
+      log: service.log,
+    };
     const { settings } = lists.loadControl;
     const server = opened.add(
       createServer({
         ...lists.options,
+        ...operator,
         loadControl,
         ohttpKeys,
         serving: lists.describe,
         host: service.host,
         port: service.port,
-        httpLimits: { ...(service.lists.from === 'demo' ? undefined : service.lists.config?.http), ...service.httpLimits },
+        httpLimits: { ...config?.http, ...service.httpLimits },
         // Proxies and relays carry many clients each: no cap on their connections per address.
         trustedPeers: [
           ...(settings.trustedProxies ?? []),
@@ -228,6 +242,7 @@ export async function startService(service: ServiceConfig): Promise<Service> {
     const url = await server.listen();
     return {
       url,
+      adminUrl: server.adminUrl,
       describe: lists.describe,
       lists: lists.options.catalog
         .all()

@@ -20,6 +20,8 @@ export class InvalidUrlError extends SbkitError {
   override readonly code: string;
   /** Every code of this class. */
   static readonly codes: readonly string[] = Object.keys(EXPLANATIONS).map((reason) => errorCode('INVALID_URL', reason));
+  /** What is wrong, in words, without the URL (the message's part after it). */
+  readonly detail: string;
 
   constructor(
     /** Why the URL cannot be used, for callers to branch on. */
@@ -31,5 +33,6 @@ export class InvalidUrlError extends SbkitError {
     const shown = input.length > 200 ? `${input.slice(0, 200)}…` : input;
     super(`invalid URL ${JSON.stringify(shown)}: ${detail ?? EXPLANATIONS[reason]}`);
     this.code = errorCode('INVALID_URL', reason);
+    this.detail = detail ?? EXPLANATIONS[reason];
   }
 }

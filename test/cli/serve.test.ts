@@ -113,7 +113,7 @@ describe('sbkit serve', () => {
       const config = join(dir, 'proxy.json');
       await writeFile(
         config,
-        JSON.stringify({ apiKeys: ['proxy-key'], adminToken: 'an-operator-token-of-24', loadControl: { burstMax: 50 } }),
+        JSON.stringify({ apiKeys: ['proxy-key'], adminToken: '9b2e61f0c4d8a7e3b5f1c6d2a8e4b0f7', loadControl: { burstMax: 50 } }),
       );
       const authority = await serve();
       const proxy = await serve('--upstream', authority.url, '--config', config);
@@ -121,7 +121,7 @@ describe('sbkit serve', () => {
       assert.equal((await fetch(`${proxy.url}/v5/hashLists?key=proxy-key`)).status, 200);
       const pause = await fetch(`${proxy.url}/admin/pause`, {
         method: 'POST',
-        headers: { authorization: 'Bearer an-operator-token-of-24' },
+        headers: { authorization: 'Bearer 9b2e61f0c4d8a7e3b5f1c6d2a8e4b0f7' },
       });
       assert.equal(pause.status, 200);
       assert.equal((await fetch(`${proxy.url}/v5/hashLists?key=proxy-key`)).status, 503);
@@ -237,6 +237,14 @@ describe('sbkit serve', () => {
     assert.deepEqual(await counts([]), [...Array<number>(11).fill(200), 503, 503]);
   });
 
+  it('serves /admin/* and /metrics on --admin-listen only', async () => {
+    const { url, stderr } = await serve('--admin-listen', '127.0.0.1:0');
+    const admin = /\/admin\/\* and \/metrics on (http:\/\/\S+) only/.exec(stderr())?.[1];
+    assert.ok(admin !== undefined, stderr());
+    assert.equal((await fetch(`${url}/metrics`)).status, 404);
+    assert.equal((await fetch(`${admin}/metrics`)).status, 200);
+  });
+
   it('refuses flags that do not go together', async () => {
     assert.equal((await run(['serve', '--redis', 'redis://127.0.0.1:6379'])).status, EXIT.INVALID_INPUT);
     const proxy = await run(['serve', '--port', '0', '--trusted-proxy', '10.0.0.0/33']);
@@ -250,6 +258,9 @@ describe('sbkit serve', () => {
       EXIT.INVALID_INPUT,
       'an overlap as long as the rotation',
     );
+    const admin = await run(['serve', '--port', '0', '--admin-listen', '127.0.0.1']);
+    assert.equal(admin.status, EXIT.INVALID_INPUT);
+    assert.match(admin.err, /--admin-listen must be HOST:PORT/);
     const relayProxy = await run(['relay', '--gateway', 'http://127.0.0.1:9/ohttp-gateway', '--port', '0', '--trusted-proxy', 'lb']);
     assert.equal(relayProxy.status, EXIT.INVALID_INPUT);
     assert.match(relayProxy.err, /--trusted-proxy: trusted proxy "lb"/);

@@ -6,7 +6,8 @@
  *   "cacheDurationSeconds": 300,     // cache_duration of search answers; 0..86400
  *   "keepVersions": 10,              // snapshots kept per list for diffs (SB-9); whole number ≥ 1
  *   "apiKeys": ["k1", "k2"],         // when non-empty, requests need key=one of these
- *   "adminToken": "…",               // operator endpoints; at least 16 characters; none: endpoints off
+ *   "adminToken": "…",               // operator endpoints; ≥ 32 random characters (admin-token.ts); none: endpoints off
+ *   "adminListen": "127.0.0.1:9090", // serve /admin/* and /metrics only on this address and port
  *   "feedTimeoutSeconds": 60,        // per download of an http(s) source
  *   "feedMaxMegabytes": 256,         // largest source read, 1..500 (MiB)
  *   "http": { "requestTimeoutSeconds": 30, "maxConnectionsPerAddress": 100 },  // deadlines, connection caps
@@ -18,6 +19,7 @@
  *       "sources": [
  *         { "file": "feeds/openphish.txt", "format": "urls" },           // relative to this file's folder
  *         { "url": "https://urlhaus.abuse.ch/downloads/csv_recent/", "format": "csv", "refreshMinutes": 60 },
+ *         { "url": "http://10.0.0.5/feed.txt", "format": "urls", "allowPrivateAddresses": true }, // a feed on your network
  *         { "entries": ["evil.example/", "bad.example/login"] }         // inline, format "expressions" by default
  *       ] }
  *   ]
@@ -26,7 +28,8 @@
  * A source has exactly one of `file`, `url`, `entries`; `format` is one of FEED_FORMATS (required for
  * files and URLs); `csvColumn` (a header name or 0-based index) only for `csv` and `domains`;
  * `refreshMinutes` 1..10080, default 60 for URLs, none (load at start and on reload) for files, and not
- * for inline entries. Unknown fields are errors, so a misspelt setting cannot silently disable a list.
+ * for inline entries; `allowPrivateAddresses` only for URLs. Unknown fields are errors, so a misspelt setting
+ * cannot silently disable a list.
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -34,7 +37,9 @@ import { MAX_CACHE_DURATION_MS } from '../../client/local-cache.ts';
 import { MAX_MINIMUM_WAIT_MS } from '../../client/schedule.ts';
 import { HASH_WIDTHS, type HashWidth, listNameProblem, listNameReason, widthOfListName } from '../../lists/list-name.ts';
 import { LIKELY_SAFE_TYPES, type LikelySafeTypeName, THREAT_TYPES, type ThreatTypeName } from '../../lists/threat-types.ts';
+import { adminTokenProblem } from '../admin-token.ts';
 import type { ListDefinition } from '../lists/list-definition.ts';
+import { type ListenAddress, parseListenAddress } from '../listen-address.ts';
 import { ConfigError } from './config-error.ts';
 import {
   elementOf,
@@ -78,6 +83,8 @@ interface UrlSource extends FeedReading {
   /** An http: or https: URL. */
   url: string;
   refreshMinutes: number;
+  /** Present when the operator lets this feed and its redirects reach loopback and private addresses (source-reader.ts). */
+  allowPrivateAddresses?: true;
 }
 
 interface EntriesSource extends FeedReading {
@@ -113,6 +120,8 @@ export interface ServerConfig {
   apiKeys: string[];
   /** Undefined: the operator endpoints are off. */
   adminToken: string | undefined;
+  /** Present when `/admin/*` and `/metrics` are served only on this address, not on the public one. */
+  adminListen?: ListenAddress;
   /** Bounds on reading each source. */
   feedLimits: FeedLimits;
   /** The lists to publish, with their sources. */
@@ -136,8 +145,6 @@ export const DEFAULT_FEED_LIMITS: FeedLimits = { timeoutMs: 60_000, maxBytes: 25
 const DEFAULT_URL_REFRESH_MINUTES = 60;
 /** A week: far beyond any feed's publishing cycle, and well inside what Node timers hold (24.8 days). */
 const MAX_REFRESH_MINUTES = 7 * 24 * 60;
-/** A token short enough to guess would hand out the operator's pause switch. */
-const MIN_ADMIN_TOKEN_LENGTH = 16;
 /** A feed becomes one string, and V8 caps strings just under 512 Mi characters. */
 const MAX_FEED_MEGABYTES = 500;
 
@@ -147,6 +154,7 @@ const TOP_FIELDS = [
   'keepVersions',
   'apiKeys',
   'adminToken',
+  'adminListen',
   'feedTimeoutSeconds',
   'feedMaxMegabytes',
   'lists',
@@ -180,12 +188,11 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
   const apiKeys =
     top.apiKeys === undefined ? [] : expectArray(top.apiKeys, 'apiKeys').map((key, i) => expectString(key, elementOf('apiKeys', i)));
   const adminToken = top.adminToken === undefined ? undefined : expectString(top.adminToken, 'adminToken');
-  if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
-    throw new ConfigError(
-      'adminToken',
-      `must have at least ${MIN_ADMIN_TOKEN_LENGTH} characters; generate one, e.g. with "openssl rand -hex 24"`,
-    );
-  }
+  // A token that can be guessed hands out the operator's pause switch.
+  const tokenProblem = adminToken === undefined ? undefined : adminTokenProblem(adminToken);
+  if (tokenProblem !== undefined) throw new ConfigError('adminToken', tokenProblem);
+  const adminListen = top.adminListen === undefined ? undefined : parseListenAddress(expectString(top.adminListen, 'adminListen'));
+  if (adminListen !== undefined && 'problem' in adminListen) throw new ConfigError('adminListen', adminListen.problem);
   const timeoutSeconds =
     top.feedTimeoutSeconds === undefined ? undefined : expectNumber(top.feedTimeoutSeconds, 'feedTimeoutSeconds', { min: 1, max: 3600 });
   const maxMegabytes =
@@ -214,6 +221,7 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
     keepVersions: numberField('keepVersions', 1, DEFAULT_KEEP_VERSIONS, true),
     apiKeys,
     adminToken,
+    ...(adminListen === undefined ? {} : { adminListen }),
     feedLimits: {
       timeoutMs: timeoutSeconds === undefined ? DEFAULT_FEED_LIMITS.timeoutMs : timeoutSeconds * 1000,
       maxBytes: maxMegabytes === undefined ? DEFAULT_FEED_LIMITS.maxBytes : Math.floor(maxMegabytes * 1024 * 1024),
@@ -332,7 +340,8 @@ function parseSource(value: unknown, field: string, baseDir: string): SourceConf
     );
   }
   const kind = kinds[0]!;
-  expectKnownFields(source, kind === 'entries' ? [kind, ...READING_FIELDS] : [kind, ...READING_FIELDS, 'refreshMinutes'], field);
+  const kindFields = { file: ['refreshMinutes'], url: ['refreshMinutes', 'allowPrivateAddresses'], entries: [] }[kind];
+  expectKnownFields(source, [kind, ...READING_FIELDS, ...kindFields], field);
   const reading = parseReading(source, field, kind === 'entries' ? 'expressions' : undefined);
   const refreshField = fieldOf(field, 'refreshMinutes');
   const refreshMinutes =
@@ -349,6 +358,9 @@ function parseSource(value: unknown, field: string, baseDir: string): SourceConf
         url: parseFeedUrl(source.url, fieldOf(field, 'url')),
         ...reading,
         refreshMinutes: refreshMinutes ?? DEFAULT_URL_REFRESH_MINUTES,
+        ...(parseAllowPrivate(source.allowPrivateAddresses, fieldOf(field, 'allowPrivateAddresses'))
+          ? { allowPrivateAddresses: true }
+          : {}),
       };
     case 'entries':
       return { kind, entries: parseEntries(source.entries, fieldOf(field, 'entries')), ...reading };
@@ -390,6 +402,11 @@ function parseFeedUrl(value: unknown, field: string): string {
     throw new ConfigError(field, `must be an http: or https: URL, not ${url.protocol}; a local file goes in "file"`);
   }
   return url.href;
+}
+
+function parseAllowPrivate(value: unknown, field: string): boolean {
+  if (value === undefined || typeof value === 'boolean') return value === true;
+  throw new ConfigError(field, `must be true or false, not ${describe(value)}`);
 }
 
 /** Inline entries are feed lines, so each must be one line. */

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { type CanonicalUrl, parseCanonicalUrl } from '../../url/canonicalize.ts';
+import { quotedExcerpt } from './excerpt.ts';
 import { BadEntryError } from './feed-error.ts';
 import { realHost } from './real-host.ts';
 
@@ -50,9 +51,7 @@ export function expressionLineExpression(text: string): string {
 function bracketedHost(host: string): string {
   const bracketed = isIP(host) === 6 ? `[${host}]` : host;
   if (bracketed.replace(/^\[[0-9a-fA-F:.]*\]$/, '').includes(':')) {
-    throw new BadEntryError(
-      `${JSON.stringify(host.length > 100 ? `${host.slice(0, 100)}…` : host)} is not a host: a colon here would be read as a port`,
-    );
+    throw new BadEntryError(`${quotedExcerpt(host)} is not a host: a colon here would be read as a port`);
   }
   return bracketed;
 }
@@ -69,7 +68,7 @@ const NOT_IN_A_HOST = /[/\\?#@\s]/;
  */
 export function canonicalBareHost(host: string): string {
   if (NOT_IN_A_HOST.test(host)) {
-    throw new BadEntryError(`${JSON.stringify(host.length > 100 ? `${host.slice(0, 100)}…` : host)} is not a bare host name`);
+    throw new BadEntryError(`${quotedExcerpt(host)} is not a bare host name`);
   }
   return parseCanonicalUrl(`http://${bracketedHost(host)}/`).host;
 }

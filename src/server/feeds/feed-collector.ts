@@ -1,12 +1,14 @@
 import { InvalidUrlError } from '../../url/invalid-url.ts';
+import { excerpt, MAX_EXCERPT_LENGTH, quotedExcerpt } from './excerpt.ts';
 import { BadEntryError } from './feed-error.ts';
 
 /** A feed line (or CSV record) that could not become an expression, as reported to the operator. */
 export interface BadLine {
   /** 1-based line number in the feed; for a CSV record spanning lines, the line it starts on. */
   line: number;
-  /** The line as read, shortened to MAX_BAD_LINE_TEXT characters. */
+  /** The line as read, as an excerpt (excerpt.ts): at most MAX_BAD_LINE_TEXT characters, controls escaped. */
   text: string;
+  /** Why it is no entry; what it quotes of the line is an excerpt too. */
   reason: string;
 }
 
@@ -25,8 +27,8 @@ export interface ParsedFeed {
 
 /** Enough examples to see what is wrong with a feed, few enough to log. */
 export const MAX_REPORTED_BAD_LINES = 100;
-/** Feed lines can be megabytes long; a report shows their start. */
-export const MAX_BAD_LINE_TEXT = 200;
+/** Feed lines can be megabytes long, and are a feed server's words: a report shows an excerpt of their start. */
+export const MAX_BAD_LINE_TEXT = MAX_EXCERPT_LENGTH;
 
 /** Gathers the expressions and bad lines of one feed as its parser walks through it. */
 export class FeedCollector {
@@ -49,8 +51,7 @@ export class FeedCollector {
   bad(line: number, text: string, reason: string): void {
     this.badLineCount++;
     if (this.badLines.length >= MAX_REPORTED_BAD_LINES) return;
-    const shown = text.length > MAX_BAD_LINE_TEXT ? `${text.slice(0, MAX_BAD_LINE_TEXT)}…` : text;
-    this.badLines.push({ line, text: shown, reason });
+    this.badLines.push({ line, text: excerpt(text, MAX_BAD_LINE_TEXT), reason });
   }
 
   result(): ParsedFeed {
@@ -70,6 +71,8 @@ export class FeedCollector {
  * reasons; anything else is a bug and is thrown on, never hidden as a bad line.
  */
 export function badEntryReason(error: unknown): string {
-  if (error instanceof InvalidUrlError || error instanceof BadEntryError) return error.message;
+  // InvalidUrlError quotes 200 characters of the line as they are; a report quotes an excerpt.
+  if (error instanceof InvalidUrlError) return `invalid URL ${quotedExcerpt(error.input)}: ${excerpt(error.detail)}`;
+  if (error instanceof BadEntryError) return error.message;
   throw error;
 }

@@ -32,7 +32,7 @@ export async function loadSource(source: SourceConfig, limits: FeedLimits = DEFA
       text = await readFileSource(source.path, limits);
       break;
     case 'url':
-      text = await readUrlSource(source.url, limits);
+      text = await readUrlSource(source.url, limits, source.allowPrivateAddresses);
       break;
     case 'entries':
       text = source.entries.join('\n');

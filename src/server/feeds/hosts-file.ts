@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { quotedExcerpt } from './excerpt.ts';
 import { BadEntryError } from './feed-error.ts';
 
 // Hosts files (hosts(5); StevenBlack-style blocklists, URLhaus's hostfile; docs/api.md §4): an address, then
@@ -41,7 +42,7 @@ export function hostsLineNames(line: string): string[] {
   if (tokens.length <= 1) return tokens;
   const [address, ...names] = tokens;
   if (isIP(address!) === 0) {
-    throw new BadEntryError(`a hosts-file line starts with an IP address such as 0.0.0.0, not ${JSON.stringify(address!.slice(0, 100))}`);
+    throw new BadEntryError(`a hosts-file line starts with an IP address such as 0.0.0.0, not ${quotedExcerpt(address!)}`);
   }
   return names;
 }

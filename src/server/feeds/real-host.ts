@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { quotedExcerpt } from './excerpt.ts';
 import { BadEntryError } from './feed-error.ts';
 
 /**
@@ -18,9 +19,8 @@ function isIpAddress(host: string): boolean {
   return host.startsWith('[') && host.endsWith(']') ? isIP(host.slice(1, -1)) === 6 : isIP(host) === 4;
 }
 
-function shown(text: string): string {
-  return JSON.stringify(text.length > 100 ? `${text.slice(0, 100)}…` : text);
-}
+/** A feed's text as a report quotes it (excerpt.ts). */
+const shown = (text: string): string => quotedExcerpt(text);
 
 /**
  * The canonical host (SB-5) of a feed entry when it is one a browser could visit: an IP literal, or a

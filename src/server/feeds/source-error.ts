@@ -14,6 +14,10 @@ const SOURCE_FAILURES = [
   'http-status',
   /** The server could not be reached (DNS, refused, reset, TLS). */
   'network',
+  /** Too many redirects, or one from https to http or to no http(s) URL. */
+  'redirect',
+  /** The feed's host, or a redirect's, is at a loopback, private, link-local or other non-public address. */
+  'forbidden-address',
   /** The text cannot be read in the configured format (FeedFormatError), e.g. a CSV without URL column. */
   'format',
   /** Almost every line is bad (feed-plausibility.ts): an error page, or a feed of another format. */

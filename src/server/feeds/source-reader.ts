@@ -1,10 +1,20 @@
 import { createReadStream } from 'node:fs';
+import { type IncomingMessage, type OutgoingHttpHeaders, request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
+import { pipeline, type Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { VERSION } from '../../version.ts';
 import type { FeedLimits } from './config.ts';
+import { excerpt, quotedExcerpt } from './excerpt.ts';
+import { nonPublicKind, NonPublicAddressError, publicOnlyLookup } from './private-address.ts';
 import { SourceError } from './source-error.ts';
 
 // Reading a source's bytes within bounds: a feed that grew huge, or a server that never stops sending,
-// must not take the server's memory, and one that never answers must not hold a refresh forever.
+// must not take the server's memory, and one that never answers must not hold a refresh forever. A feed's
+// server must not steer the reader elsewhere either: redirects are few, never from https to http, and
+// never to the machine itself or its private network unless the operator allows it (private-address.ts).
+// What the server sent reaches messages only as short escaped excerpts (excerpt.ts).
 
 /** Feeds are UTF-8 text; the decoder drops a byte order mark and replaces invalid bytes with U+FFFD. */
 function decodeText(chunks: Uint8Array[], size: number): string {
@@ -53,58 +63,177 @@ function withoutCredentials(url: URL): URL {
 }
 
 /**
- * fetch refuses URLs with credentials, so `https://user:password@host/feed` — how private feeds are
- * often given — is sent as the URL without them and HTTP Basic authentication (RFC 7617).
+ * URLs with credentials (`https://user:password@host/feed`, how private feeds are often given) are sent
+ * without them, as HTTP Basic authentication (RFC 7617), and only to the configured origin: a redirect
+ * elsewhere does not take them along.
  */
-function requestHeaders(url: URL): Record<string, string> {
-  const headers: Record<string, string> = { 'user-agent': `sbkit/${VERSION}` };
-  if (url.username !== '' || url.password !== '') {
-    const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+function requestHeaders(url: URL, configured: URL): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = { 'user-agent': `sbkit/${VERSION}`, 'accept-encoding': 'gzip, deflate, br' };
+  if (url.origin === configured.origin && (configured.username !== '' || configured.password !== '')) {
+    const credentials = `${decodeURIComponent(configured.username)}:${decodeURIComponent(configured.password)}`;
     headers.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
   }
   return headers;
 }
 
+/** Feed hosts move files to CDNs, so redirects are followed; this many at most. */
+export const MAX_FEED_REDIRECTS = 3;
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
 /**
- * The body of a GET of an http(s) URL, redirects followed (feed hosts move files to CDNs), within
- * `limits.timeoutMs` from the request to the last byte and `limits.maxBytes` of decoded body (gzip is
- * undone by fetch, so a small compressed answer cannot expand without bound).
+ * Where a feed may be downloaded from. The configured URL is trusted as written when its host is an IP
+ * address: the operator named that machine (and port). A host name, `localhost` included, is checked when
+ * the connection is made, since what it resolves to is not what the operator wrote; so is every redirect
+ * target outside the trusted origin.
  */
-export async function readUrlSource(url: string, limits: FeedLimits): Promise<string> {
-  const target = new URL(url);
-  const label = withoutCredentials(target).href;
-  try {
-    const response = await fetch(withoutCredentials(target), {
-      signal: AbortSignal.timeout(limits.timeoutMs),
-      redirect: 'follow',
-      headers: requestHeaders(target),
-    });
-    if (!response.ok) {
-      await response.body?.cancel();
-      throw new SourceError(label, 'http-status', `the server answered HTTP ${response.status} ${response.statusText}; check the URL`);
-    }
-    const declared = Number(response.headers.get('content-length') ?? NaN);
-    if (declared > limits.maxBytes) {
-      await response.body?.cancel();
-      throw new SourceError(
-        label,
-        'too-large',
-        `announces ${declared} bytes, more than the ${limits.maxBytes} allowed; raise feedMaxMegabytes if it is right`,
-      );
-    }
-    return response.body === null ? '' : await collect(response.body, limits.maxBytes, label);
-  } catch (error) {
-    if (error instanceof SourceError) throw error;
-    const name = (error as { name?: string }).name;
-    if (name === 'TimeoutError' || name === 'AbortError') {
-      throw new SourceError(
-        label,
-        'timeout',
-        `no complete answer within ${limits.timeoutMs} ms; raise feedTimeoutSeconds if the feed is slow`,
-        { cause: error },
-      );
-    }
-    const reason = (error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message;
-    throw new SourceError(label, 'network', `cannot download: ${reason}`, { cause: error });
+interface AddressPolicy {
+  /** The operator allows any address for this source. */
+  allowPrivateAddresses: boolean;
+  /** The origin the operator wrote with an IP address, reached without checks. */
+  trustedOrigin: string | undefined;
+}
+
+function addressPolicy(configured: URL, allowPrivateAddresses: boolean): AddressPolicy {
+  const writtenAsAddress = isIP(configured.hostname.replace(/^\[(.*)\]$/, '$1')) !== 0;
+  return { allowPrivateAddresses, trustedOrigin: writtenAsAddress ? configured.origin : undefined };
+}
+
+/** Whether connecting to `url` needs its address checked; throws NonPublicAddressError for a non-public IP literal. */
+function needsCheck(url: URL, policy: AddressPolicy): boolean {
+  if (policy.allowPrivateAddresses || url.origin === policy.trustedOrigin) return false;
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (isIP(host) === 0) return true;
+  // An IP literal is connected to without a lookup: checked here.
+  const kind = nonPublicKind(host);
+  if (kind !== undefined) throw new NonPublicAddressError(host, host, kind);
+  return false;
+}
+
+/** One GET, answered with the status and headers; the body is still to be read. */
+function get(url: URL, headers: OutgoingHttpHeaders, signal: AbortSignal, checked: boolean): Promise<IncomingMessage> {
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    // A connection of its own (no agent's pool): a kept-alive socket must not skip the address check.
+    const outgoing = send(url, { headers, signal, agent: false, ...(checked ? { lookup: publicOnlyLookup } : {}) }, resolve);
+    outgoing.on('error', reject);
+    outgoing.end();
+  });
+}
+
+/** The body without its content coding; undefined for a coding that was not asked for. */
+function decodedBody(response: IncomingMessage): Readable | undefined {
+  const coding = (response.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (coding === 'identity' || coding === '') return response;
+  const decoder =
+    coding === 'gzip' || coding === 'x-gzip'
+      ? createGunzip()
+      : coding === 'deflate'
+        ? createInflate()
+        : coding === 'br'
+          ? createBrotliDecompress()
+          : undefined;
+  // Errors of either stream end up in the decoder, whose reader sees them.
+  return decoder === undefined ? undefined : pipeline(response, decoder, () => undefined);
+}
+
+/** The next URL of a redirect, or SourceError when it may not be followed. `location` is the server's text. */
+function redirectTarget(label: string, from: URL, location: string, redirects: number): URL {
+  if (redirects >= MAX_FEED_REDIRECTS) {
+    throw new SourceError(label, 'redirect', `redirects more than ${MAX_FEED_REDIRECTS} times; configure the URL the feed is at`);
   }
+  let next: URL;
+  try {
+    next = new URL(location, from);
+  } catch {
+    throw new SourceError(label, 'redirect', `redirects to ${quotedExcerpt(location)}, which is no URL`);
+  }
+  if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+    throw new SourceError(label, 'redirect', `redirects to ${quotedExcerpt(location)}, which is not an http(s) URL`);
+  }
+  if (from.protocol === 'https:' && next.protocol === 'http:') {
+    throw new SourceError(
+      label,
+      'redirect',
+      `redirects from https to plain http (${quotedExcerpt(withoutCredentials(next).href)}); a feed fetched over https is not downgraded`,
+    );
+  }
+  return withoutCredentials(next);
+}
+
+/**
+ * The body of a GET of an http(s) URL, within `limits.timeoutMs` from the first request to the last byte
+ * and `limits.maxBytes` of decoded body (gzip is undone here, so a small compressed answer cannot expand
+ * without bound). At most MAX_FEED_REDIRECTS redirects are followed, never from https to http; no
+ * connection goes to a loopback, private, link-local, unique-local or unspecified address unless
+ * `allowPrivateAddresses` or the operator wrote that address in the URL (AddressPolicy).
+ */
+export async function readUrlSource(url: string, limits: FeedLimits, allowPrivateAddresses = false): Promise<string> {
+  const configured = new URL(url);
+  const label = withoutCredentials(configured).href;
+  const policy = addressPolicy(configured, allowPrivateAddresses);
+  const signal = AbortSignal.timeout(limits.timeoutMs);
+  let target = withoutCredentials(configured);
+  try {
+    for (let redirects = 0; ; redirects++) {
+      const response = await get(target, requestHeaders(target, configured), signal, needsCheck(target, policy));
+      const status = response.statusCode ?? 0;
+      const location = response.headers.location;
+      if (REDIRECT_STATUSES.has(status) && location !== undefined) {
+        response.destroy();
+        target = redirectTarget(label, target, location, redirects);
+        continue;
+      }
+      if (status < 200 || status > 299) {
+        response.destroy();
+        // The status text is the server's words: left out.
+        throw new SourceError(label, 'http-status', `the server answered HTTP ${status}; check the URL`);
+      }
+      const declared = Number(response.headers['content-length'] ?? NaN);
+      if (declared > limits.maxBytes) {
+        response.destroy();
+        throw new SourceError(
+          label,
+          'too-large',
+          `announces ${declared} bytes, more than the ${limits.maxBytes} allowed; raise feedMaxMegabytes if it is right`,
+        );
+      }
+      const body = decodedBody(response);
+      if (body === undefined) {
+        response.destroy();
+        const coding = quotedExcerpt(String(response.headers['content-encoding']));
+        throw new SourceError(label, 'network', `answered in the content coding ${coding}, which was not asked for`);
+      }
+      return await collect(body, limits.maxBytes, label);
+    }
+  } catch (error) {
+    throw sourceFailure(error, label, limits, signal);
+  }
+}
+
+/** What went wrong with a download, as a SourceError whose message holds no more of the server's words than an excerpt. */
+function sourceFailure(error: unknown, label: string, limits: FeedLimits, signal: AbortSignal): SourceError {
+  if (error instanceof SourceError) return error;
+  if (error instanceof NonPublicAddressError) {
+    const kind = `${error.kind === 'unspecified' ? 'an' : 'a'} ${error.kind} address`;
+    const where =
+      error.host === error.address ? `${error.address} is ${kind}` : `${quotedExcerpt(error.host)} is at ${error.address}, ${kind}`;
+    return new SourceError(
+      label,
+      'forbidden-address',
+      `${where}, where feeds are not fetched from unless the source has "allowPrivateAddresses": true`,
+      { cause: error },
+    );
+  }
+  if (signal.aborted) {
+    return new SourceError(
+      label,
+      'timeout',
+      `no complete answer within ${limits.timeoutMs} ms; raise feedTimeoutSeconds if the feed is slow`,
+      {
+        cause: error,
+      },
+    );
+  }
+  // Node's messages can quote the server (a TLS certificate's names, a malformed header).
+  return new SourceError(label, 'network', `cannot download: ${excerpt((error as Error).message)}`, { cause: error });
 }

@@ -80,11 +80,14 @@ function requestedEncoding(url: string, headers: Readonly<Record<string, string 
   }
 }
 
+/** The refusal page's stylesheet, which the Content-Security-Policy allows by its hash (web/security-headers.ts). */
+export const REFUSAL_STYLE = 'body{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#222}';
+
 function page(message: string): string {
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>Service under high load</title>
-<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#222}</style></head>
+<style>${REFUSAL_STYLE}</style></head>
 <body>
 <h1>The service is under high load</h1>
 <p>${message.replace(/[<>&]/g, '')}. Your request was not served; please try again shortly.</p>

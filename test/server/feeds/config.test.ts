@@ -16,7 +16,7 @@ function example(): Record<string, unknown> {
     cacheDurationSeconds: 300,
     keepVersions: 10,
     apiKeys: ['key-one'],
-    adminToken: '0123456789abcdef0123',
+    adminToken: '3f0c9d1e7a5b42c8a9e6d0b1c2f3a4b5',
     lists: [
       {
         name: 'se-4b',
@@ -42,7 +42,7 @@ describe('parseServerConfig', () => {
       cacheDurationSeconds: 300,
       keepVersions: 10,
       apiKeys: ['key-one'],
-      adminToken: '0123456789abcdef0123',
+      adminToken: '3f0c9d1e7a5b42c8a9e6d0b1c2f3a4b5',
       feedLimits: DEFAULT_FEED_LIMITS,
       lists: [
         {
@@ -199,6 +199,25 @@ describe('parseServerConfig', () => {
     });
   });
 
+  it('reads an operator listener and a URL source allowed to reach private addresses', () => {
+    const config = parseServerConfig(
+      {
+        adminListen: '[::1]:9090',
+        lists: [
+          {
+            name: 'mine',
+            threatTypes: ['MALWARE'],
+            sources: [{ url: 'http://feeds.internal.example/x.txt', format: 'urls', allowPrivateAddresses: true }],
+          },
+        ],
+      },
+      BASE,
+    );
+    assert.deepEqual(config.adminListen, { host: '::1', port: 9090 });
+    assert.equal(config.lists[0]!.sources[0]!.kind === 'url' && config.lists[0]!.sources[0]!.allowPrivateAddresses, true);
+    assert.equal(parseServerConfig({}, BASE).adminListen, undefined);
+  });
+
   it('turns the feed limits into milliseconds and bytes', () => {
     const config = parseServerConfig({ feedTimeoutSeconds: 5, feedMaxMegabytes: 2 }, BASE);
     assert.deepEqual(config.feedLimits, { timeoutMs: 5000, maxBytes: 2 * 1024 * 1024 });
@@ -228,7 +247,22 @@ describe('parseServerConfig', () => {
     ['a cache duration past a day', (c) => (c.cacheDurationSeconds = 1e9), 'cacheDurationSeconds', /from 0 to 86400/],
     ['a fractional keepVersions', (c) => (c.keepVersions = 2.5), 'keepVersions', /whole number/],
     ['a number as API key', (c) => (c.apiKeys = ['ok', 7]), 'apiKeys[1]', /non-empty string/],
-    ['a short admin token', (c) => (c.adminToken = 'secret'), 'adminToken', /at least 16 characters/],
+    ['a short admin token', (c) => (c.adminToken = 'secret'), 'adminToken', /6 characters, fewer than the 32.*openssl rand -hex 32/],
+    ['an admin token of one character', (c) => (c.adminToken = 'a'.repeat(40)), 'adminToken', /only 1 different characters/],
+    ['an admin token that repeats', (c) => (c.adminToken = '0123456789'.repeat(4)), 'adminToken', /repeats its first 10 characters/],
+    ['an admin listener without port', (c) => (c.adminListen = '127.0.0.1'), 'adminListen', /HOST:PORT/],
+    [
+      'allowPrivateAddresses on a file',
+      (c) => (c.lists[0].sources[0].allowPrivateAddresses = true),
+      'lists[0].sources[0].allowPrivateAddresses',
+      /not a known setting/,
+    ],
+    [
+      'allowPrivateAddresses as a string',
+      (c) => (c.lists[0].sources[1].allowPrivateAddresses = 'yes'),
+      'lists[0].sources[1].allowPrivateAddresses',
+      /true or false/,
+    ],
     ['a huge feed limit', (c) => (c.feedMaxMegabytes = 4096), 'feedMaxMegabytes', /from 1 to 500/],
     ['a list name with a colon', (c) => (c.lists[0].name = 'se:4b'), 'lists[0].name', /not a list name/],
     ['a list name with a slash', (c) => (c.lists[1].name = 'gc/32b'), 'lists[1].name', /not a list name/],

@@ -184,7 +184,8 @@ describe('parseFeed: line handling', () => {
     const feed = parseFeed(lines.join('\n'), 'urls');
     assert.equal(feed.badLineCount, 250);
     assert.equal(feed.badLines.length, MAX_REPORTED_BAD_LINES);
-    assert.equal(feed.badLines[0]!.text, `${long.slice(0, MAX_BAD_LINE_TEXT)}…`);
+    assert.equal(feed.badLines[0]!.text, `${long.slice(0, MAX_BAD_LINE_TEXT - 1)}…`);
+    assert.ok(feed.badLines.every((bad) => bad.text.length <= MAX_BAD_LINE_TEXT));
     assert.equal(feed.badLines[99]!.line, 100);
     assert.deepEqual(feed.expressions, ['good.example/']);
   });

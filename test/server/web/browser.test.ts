@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { LoadControl } from '../../../src/server/guard/load-control.ts';
 import { createServer, type SafeBrowsingServer } from '../../../src/server/server.ts';
 import { demoCatalog } from '../fixture.ts';
@@ -35,10 +35,26 @@ after(async () => {
   if (shots) await rm(shots, { recursive: true, force: true });
 });
 
+/** A page whose console errors are kept: a Content-Security-Policy violation shows there. */
+async function watchedPage(): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  return { page, errors };
+}
+
+/** The background colour the browser computed for the element, as `rgb(…)`. */
+function backgroundOf(page: Page, selector: string): Promise<unknown> {
+  return page.evaluate(`getComputedStyle(document.querySelector(${JSON.stringify(selector)})).backgroundColor`);
+}
+
 describe('the pages in headless Chromium', () => {
   it('the lookup form checks a URL and shows the warning; a screenshot is taken', { timeout: 60_000 }, async () => {
-    const page = await browser.newPage();
-    await page.goto(`${url}/`);
+    const { page, errors } = await watchedPage();
+    const response = await page.goto(`${url}/`);
+    assert.match((await response?.allHeaders())?.['content-security-policy'] ?? '', /default-src 'none'/);
     await page.fill('input[name=url]', 'http://testsafebrowsing.appspot.com/s/phishing.html');
     await Promise.all([page.waitForURL(/\?url=/), page.click('button[type=submit]')]);
     const verdict = await page.textContent('#verdict');
@@ -48,17 +64,22 @@ describe('the pages in headless Chromium', () => {
     assert.match((await page.textContent('h1')) ?? '', /Suspected phishing/);
     const file = join(shots, 'lookup.png');
     await page.goBack();
+    // The stylesheet applies under the policy, and the policy refused nothing the pages use.
+    assert.equal(await backgroundOf(page, '#verdict'), 'rgb(255, 235, 233)');
     await page.screenshot({ path: file, fullPage: true });
     assert.deepEqual([...(await readFile(file)).subarray(0, 4)], PNG_SIGNATURE);
+    assert.deepEqual(errors, []);
   });
 
   it('the status page shows the lists and the chart', { timeout: 60_000 }, async () => {
-    const page = await browser.newPage();
+    const { page, errors } = await watchedPage();
     await page.goto(`${url}/status`);
+    assert.equal(await backgroundOf(page, '#chart'), 'rgb(246, 248, 250)');
     assert.ok((await page.locator('#lists tr').count()) > 5, 'a row per demo list');
     assert.ok(await page.locator('#chart').isVisible());
     const file = join(shots, 'status.png');
     await page.screenshot({ path: file, fullPage: true });
     assert.ok((await readFile(file)).length > 1000);
+    assert.deepEqual(errors, []);
   });
 });

@@ -1,0 +1,100 @@
+// Failed attempts at the operator's token, counted per client: a client that fails `maxFailures` times
+// within `windowMs` is refused for `blockMs`, and each further block doubles, up to `maxBlockMs`, so that
+// guessing costs hours rather than milliseconds. Memory is bounded: at most `maxClients` clients are
+// remembered, those not heard from for the longest forgotten first.
+
+/** The rules of a {@link FailureThrottle}; {@link ADMIN_THROTTLE_RULES} are the operator endpoints'. */
+export interface ThrottleRules {
+  /** Failures within `windowMs` that block a client (the attempt after the last of them is refused). */
+  maxFailures: number;
+  windowMs: number;
+  /** The first block; each next one is twice as long. */
+  blockMs: number;
+  maxBlockMs: number;
+  /** A client without failures for this long after its last block ends starts again from the first block. */
+  forgiveMs: number;
+  /** Clients remembered at most. */
+  maxClients: number;
+}
+
+/** 5 failures a minute, blocks of 1 minute doubling up to a day, forgiven after a quiet day; 10 000 clients (about 1 MB). */
+export const ADMIN_THROTTLE_RULES: ThrottleRules = {
+  maxFailures: 5,
+  windowMs: 60_000,
+  blockMs: 60_000,
+  maxBlockMs: 24 * 3_600_000,
+  forgiveMs: 24 * 3_600_000,
+  maxClients: 10_000,
+};
+
+interface ClientRecord {
+  windowStart: number;
+  failures: number;
+  blockedUntil: number;
+  /** Blocks so far: the next lasts blockMs × 2^blocks. */
+  blocks: number;
+  lastFailure: number;
+}
+
+/** What a failed attempt led to. */
+export interface FailureOutcome {
+  /** Failures of the client in the current window, this one included. */
+  failures: number;
+  /** The block this failure imposed, in ms; 0 when none. */
+  blockedMs: number;
+}
+
+export class FailureThrottle {
+  /** In order of last failure, the least recent first (a Map iterates in insertion order). */
+  private readonly clients = new Map<string, ClientRecord>();
+
+  constructor(
+    private readonly rules: ThrottleRules = ADMIN_THROTTLE_RULES,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Milliseconds until `client` may try again; 0 when it may now. */
+  retryAfterMs(client: string): number {
+    const record = this.clients.get(client);
+    return record === undefined ? 0 : Math.max(0, record.blockedUntil - this.now());
+  }
+
+  /** Counts a failed attempt of `client`, blocking it when it is one too many. */
+  failed(client: string): FailureOutcome {
+    const now = this.now();
+    let record = this.clients.get(client);
+    this.clients.delete(client);
+    // Quiet means no failure for forgiveMs after the last failure or block, whichever ended later.
+    if (record === undefined || now - Math.max(record.lastFailure, record.blockedUntil) >= this.rules.forgiveMs) {
+      record = { windowStart: now, failures: 0, blockedUntil: 0, blocks: 0, lastFailure: now };
+    }
+    if (now - record.windowStart >= this.rules.windowMs) {
+      record.windowStart = now;
+      record.failures = 0;
+    }
+    const failures = ++record.failures;
+    record.lastFailure = now;
+    let blockedMs = 0;
+    if (failures >= this.rules.maxFailures) {
+      blockedMs = Math.min(this.rules.maxBlockMs, this.rules.blockMs * 2 ** record.blocks);
+      record.blocks++;
+      record.blockedUntil = now + blockedMs;
+      // The window starts again when the block ends: the next failures count towards the next block.
+      record.windowStart = record.blockedUntil;
+      record.failures = 0;
+    }
+    this.clients.set(client, record);
+    if (this.clients.size > this.rules.maxClients) this.clients.delete(this.clients.keys().next().value!);
+    return { failures, blockedMs };
+  }
+
+  /** `client` knew the token: its failures are forgotten. */
+  succeeded(client: string): void {
+    this.clients.delete(client);
+  }
+
+  /** Clients remembered now. */
+  get size(): number {
+    return this.clients.size;
+  }
+}
