@@ -115,7 +115,7 @@ after(async () => {
 });
 
 describe('the packed tarball', () => {
-  it('holds the compiled package, its declarations, README, LICENSE, CHANGELOG and docs, and nothing of the workshop', async () => {
+  it('holds the compiled package, its declarations, README, LICENSE, CHANGELOG, SECURITY and docs, and nothing of the workshop', async () => {
     const { files } = await pack('--dry-run');
     const paths = files.map((file) => file.path);
     for (const needed of [
@@ -123,6 +123,7 @@ describe('the packed tarball', () => {
       'README.md',
       'LICENSE',
       'CHANGELOG.md',
+      'SECURITY.md',
       'dist/index.js',
       'dist/index.d.ts',
       'dist/index.js.map',
