@@ -22,11 +22,11 @@ function decisions(control: LoadControl): () => Promise<void> {
   return async () => {
     for (let i = 0; i < REQUESTS; i++) {
       const peer = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${(n++ % CLIENTS) & 255}`;
-      const { decision } = await control.decide(
+      const { decision, slot } = await control.decide(
         { url: '/v5/hashes:search?hashPrefixes=WwuJdQ', headers: { 'user-agent': FIREFOX }, peer },
         false,
       );
-      if (decision.admit) control.finished();
+      if (decision.admit) control.finished(slot);
     }
   };
 }

@@ -142,7 +142,8 @@ export function createApp(options: AppOptions, operator: OperatorPlacement = { p
   const adminHere = !operator.apart;
   const adminEndpoints = adminHere && options.adminToken !== undefined;
   const apiKeys: ReadonlySet<string> = new Set(options.apiKeys ?? []);
-  const trusted = loadControl?.trusted ?? new TrustedProxies([]);
+  // Whose X-Forwarded-For names the requester: load control's proxies, or without it the server's.
+  const trusted = loadControl?.trusted ?? new TrustedProxies(options.trustedProxies ?? []);
   const requester = (request: FastifyRequest) =>
     requesterOf({ url: request.url, headers: request.headers, peer: request.socket.remoteAddress ?? '' }, trusted, apiKeys);
   // docs/api.md allows 1000 prefixes in one hashes:search, a GET: about 26 KB of query string, over Node's

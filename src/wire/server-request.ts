@@ -185,7 +185,6 @@ function fieldParameters(parameters: readonly QueryParameter[]): QueryParameter[
   return fields;
 }
 
-/** A header's value (the first, when repeated); `name` in lower case. */
 /**
  * The API key a request carries (`key=` in the query, else `X-Goog-Api-Key`), read without decoding the
  * request: what load control keys budgets on before the request is decoded. Undefined when there is none
@@ -206,6 +205,7 @@ export function apiKeyOf(url: string, headers: WireRequest['headers']): string |
   return header(lowercaseHeaders(headers), 'x-goog-api-key');
 }
 
+/** A header's value (the first, when repeated); `name` in lower case. */
 function header(headers: WireRequest['headers'], name: string): string | undefined {
   const value = headers[name];
   return typeof value === 'string' || value === undefined ? value : value[0];

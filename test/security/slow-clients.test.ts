@@ -45,6 +45,16 @@ function open(port: number, localAddress = '127.0.0.1'): Promise<Connection> {
   });
 }
 
+/** The status of the answer that comes on `socket` to what was already sent, or 0 when it closes unanswered. */
+function statusAnswered(socket: Connection): Promise<number> {
+  return Promise.race([
+    new Promise<number>((resolve) =>
+      socket.once('data', (chunk: Buffer) => resolve(Number(/^HTTP\/1\.1 (\d+)/.exec(chunk.toString('latin1'))?.[1] ?? -1))),
+    ),
+    socket.closedAt.then(() => 0),
+  ]);
+}
+
 /** `promise`, or a failure saying `what` did not happen within `ms`. */
 async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -86,9 +96,10 @@ describe('slow clients (slowloris) against sbkit serve', () => {
     const { server, port } = await start({ loadControl, httpLimits: { ...SHORT, requestTimeoutMs: 1500 } });
     const url = `http://127.0.0.1:${port}`;
     // The attack: LOAD_MAX (15) requests, each its own client (own User-Agent, so no rate rule binds),
-    // that send their headers and one byte of a 1000-byte body, and then nothing.
+    // that send their headers and one byte of a 1000-byte body, and then nothing. From three addresses:
+    // one address holds at most a third of the places (addressConcurrentMax).
     const started = performance.now();
-    const slow = await Promise.all(Array.from({ length: 15 }, () => open(port)));
+    const slow = await Promise.all(Array.from({ length: 15 }, (_, i) => open(port, `127.0.0.${11 + (i % 3)}`)));
     slow.forEach((socket, i) =>
       socket.write(
         `POST /v5/hashes:search HTTP/1.1\r\nHost: sb\r\nUser-Agent: slow/${i}\r\nContent-Type: application/x-protobuf\r\nContent-Length: 1000\r\n\r\nx`,
@@ -107,6 +118,26 @@ describe('slow clients (slowloris) against sbkit serve', () => {
     const afterwards = await fetch(`${url}${SEARCH}`, { headers: { 'user-agent': 'honest-client/1' } });
     assert.equal(afterwards.status, 200, 'a program is admitted again');
     assert.equal(server.app.server.listening, true);
+  });
+
+  it('lets one address hold at most a third of the places with slow requests, so programs elsewhere are served', async () => {
+    const loadControl = await LoadControl.create({ settings: { delayMs: 50 } });
+    opened.push(loadControl);
+    const { port } = await start({ loadControl, httpLimits: { ...SHORT, requestTimeoutMs: 3000 } });
+    const slow = await Promise.all(Array.from({ length: 15 }, () => open(port, '127.0.0.21')));
+    slow.forEach((socket, i) =>
+      socket.write(
+        `POST /v5/hashes:search HTTP/1.1\r\nHost: sb\r\nUser-Agent: slow/${i}\r\nContent-Type: application/x-protobuf\r\nContent-Length: 1000\r\n\r\nx`,
+      ),
+    );
+    // The ten over the cap are answered 503 at once, whichever arrive last; five hold their places.
+    const statuses: number[] = [];
+    for (const socket of slow) void statusAnswered(socket).then((status) => statuses.push(status));
+    await until(2000, 'ten refusals', () => statuses.length === 10);
+    assert.deepEqual(statuses, Array<number>(10).fill(503));
+    assert.equal(loadControl.gate.load, 5);
+    const elsewhere = await statusOn(await open(port, '127.0.0.22'), SEARCH);
+    assert.equal(elsewhere, 200, 'a program at another address is admitted during the attack');
   });
 
   it('closes a connection whose request head never ends, and one that never sends anything', async () => {

@@ -116,9 +116,16 @@ export class UpstreamSearches {
     const remaining = [...new Set(cached.remaining)];
     if (remaining.length === 0) return answer;
     this.ration(requester, remaining.filter((prefix) => !this.inFlight.has(prefix) && !this.pending.has(prefix)).length);
-    const parts = remaining.map((prefix) => this.inFlight.get(prefix) ?? this.queue(prefix, requester.keyed));
+    const queued: [number, Queued][] = [];
+    const parts = remaining.map((prefix) => {
+      const inFlight = this.inFlight.get(prefix);
+      if (inFlight !== undefined) return inFlight;
+      const entry = this.queue(prefix, requester.keyed);
+      queued.push([prefix, entry]);
+      return entry.answer;
+    });
     this.scheduleFlush(GATHER_MS);
-    const answers = await this.withinWait(Promise.all([...new Set(parts)]), remaining);
+    const answers = await this.withinWait(Promise.all([...new Set(parts)]), queued);
     // Several prefixes of this search may have gone up in one request: each match is taken once.
     const asked = new Set(remaining);
     const taken = new Set<string>();
@@ -141,7 +148,11 @@ export class UpstreamSearches {
     const recent = this.spent.getOrCompute(requester.id, () => []);
     while (recent.length > 0 && now - recent[0]!.at >= 60_000) recent.shift();
     const used = recent.reduce((sum, entry) => sum + entry.count, 0);
-    if (used + count > share) {
+    // A search larger than the whole share, up to one request's worth, goes when the requester has spent
+    // nothing in the window (and spends it): refused, it would be refused for ever (sbkit's own client
+    // sends up to SEARCH_PREFIXES_PER_REQUEST at once). Larger ones are refused.
+    const oversizedFirst = used === 0 && count <= SEARCH_PREFIXES_PER_REQUEST;
+    if (used + count > share && !oversizedFirst) {
       const retryAfterSeconds = Math.max(1, Math.ceil((60_000 - (now - (recent[0]?.at ?? now))) / 1000));
       throw new WireError(
         'UNAVAILABLE',
@@ -153,8 +164,8 @@ export class UpstreamSearches {
     recent.push({ at: now, count });
   }
 
-  /** The answer that will come for a prefix, queued for the next request if it is not queued yet. */
-  private queue(prefix: number, keyed: boolean): Promise<UpstreamAnswer> {
+  /** The queue entry of a prefix, made if it is not queued yet, with one more search waiting for it. */
+  private queue(prefix: number, keyed: boolean): Queued {
     let entry = this.pending.get(prefix);
     if (entry === undefined) {
       let settle!: (answer: Promise<UpstreamAnswer>) => void;
@@ -166,23 +177,22 @@ export class UpstreamSearches {
     }
     entry.keyed ||= keyed;
     entry.waiters++;
-    return entry.answer;
+    return entry;
   }
 
   /**
-   * `answers`, or 503 once the search has waited `maxWaitMs`: its prefixes still queued are withdrawn
-   * (sent only if another search waits for them too).
+   * `answers`, or 503 when the search's own queued prefixes have not gone up within `maxWaitMs`: the
+   * wait is for its turn, not for the upstream's answer (the client's request timeout bounds that). The
+   * prefixes it queued that are still waiting are withdrawn (sent only if another search waits for them).
    */
-  private withinWait<T>(answers: Promise<T>, prefixes: readonly number[]): Promise<T> {
+  private withinWait<T>(answers: Promise<T>, queued: readonly [number, Queued][]): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       this.clock.setTimeout(() => {
-        if (settled) return;
+        const waiting = queued.filter(([prefix, entry]) => this.pending.get(prefix) === entry);
+        if (settled || waiting.length === 0) return;
         settled = true;
-        for (const prefix of prefixes) {
-          const entry = this.pending.get(prefix);
-          if (entry !== undefined && --entry.waiters === 0) this.pending.delete(prefix);
-        }
+        for (const [prefix, entry] of waiting) if (--entry.waiters === 0) this.pending.delete(prefix);
         reject(
           new WireError('UNAVAILABLE', 'the upstream server is asked as often as it allows, and this search could not wait its turn', {
             retryAfterSeconds: Math.max(1, Math.ceil(this.msUntilToken() / 1000)),

@@ -248,7 +248,7 @@ function parseUpstreamSearches(value: unknown): Partial<UpstreamSearchLimits> {
   assign('burst', read('burst', 1, 1000));
   assign('anonymousPrefixesPerMinute', read('anonymousPrefixesPerMinute', 0, 1_000_000));
   assign('keyedPrefixesPerMinute', read('keyedPrefixesPerMinute', 0, 10_000_000));
-  assign('maxWaitMs', read('maxWaitMilliseconds', 0, 60_000));
+  assign('maxWaitMs', read('maxWaitMilliseconds', 100, 60_000));
   return limits;
 }
 

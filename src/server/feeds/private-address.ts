@@ -46,6 +46,11 @@ function ipv6Kind(groups: readonly number[]): NonPublicKind | undefined {
   // fec0::/10, site-local: deprecated, but still routed inside some networks.
   if ((first & 0xffc0) === 0xfec0) return 'private';
   if ((first & 0xff00) === 0xff00) return 'multicast';
+  // Teredo (2001::/32) tunnels to an IPv4 address hidden in the address; a translator could reach it.
+  if (first === 0x2001 && groups[1] === 0) return 'reserved';
+  // Only global unicast (2000::/3) is public: the rest (IPv4-translated ::ffff:0:0/96, local-use NAT64
+  // 64:ff9b:1::/48, the discard prefix 100::/64) is special or unassigned.
+  if ((first & 0xe000) !== 0x2000) return 'reserved';
   return undefined;
 }
 

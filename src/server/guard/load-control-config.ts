@@ -39,6 +39,7 @@ const FIELDS = [
   'addressBurstMax',
   'keyBurstMax',
   'keyBudgets',
+  'maxConcurrentPerAddress',
 ] as const;
 
 export function parseLoadControlConfig(value: unknown, field: string): LoadControlConfig {
@@ -62,6 +63,7 @@ export function parseLoadControlConfig(value: unknown, field: string): LoadContr
   assign('maxClients', number('maxClients', 2, 10_000_000));
   assign('addressBurstMax', number('addressBurstMax', 0, 1_000_000));
   assign('keyBurstMax', number('keyBurstMax', 0, 1_000_000));
+  assign('addressConcurrentMax', number('maxConcurrentPerAddress', 1, 100_000));
   if (section.keyBudgets !== undefined) {
     const at = fieldOf(field, 'keyBudgets');
     const budgets = expectObject(section.keyBudgets, at);

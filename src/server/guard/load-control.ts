@@ -9,8 +9,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { type AgentClass, AgentClassifier } from './agent-class.ts';
 import { addressKey, clientAddress, TrustedProxies } from './client-address.ts';
 import { type Budget, type HitStore, LC_RATE_RULES, MemoryHitStore, type RateRules } from './hit-store.ts';
-import { apiKeyOf } from '../../wire/server-request.ts';
-import { keyId } from './requester.ts';
+import { acceptedKey, keyId } from './requester.ts';
 import { type Decision, LC_LOAD_RULES, LoadGate, type LoadRules, type Sleep } from './load-gate.ts';
 import { RedisHitStore } from './redis-hit-store.ts';
 import { refusal, retryAfterSeconds } from './refusal.ts';
@@ -41,10 +40,16 @@ export interface LoadControlSettings extends RateRules, LoadRules {
   keyBurstMax: number;
   /** Budgets of particular API keys, overriding `keyBurstMax`. */
   keyBudgets: Readonly<Record<string, number>>;
+  /**
+   * Requests of one address (IPv6: its /64) admitted and not yet answered, at most: one address must not
+   * hold the places of the load (`loadMax`) with slow requests. A third of `loadMax` by default, at least 1;
+   * requests with a valid API key are counted by their key's budget instead.
+   */
+  addressConcurrentMax: number;
 }
 
-/** The defaults; `addressBurstMax` and `keyBurstMax` follow `burstMax` unless set. */
-function defaultSettings(burstMax: number): LoadControlSettings {
+/** The defaults; `addressBurstMax` and `keyBurstMax` follow `burstMax`, `addressConcurrentMax` follows `loadMax`, unless set. */
+function defaultSettings(burstMax: number, loadMax: number): LoadControlSettings {
   return {
     ...LC_RATE_RULES,
     ...LC_LOAD_RULES,
@@ -56,6 +61,7 @@ function defaultSettings(burstMax: number): LoadControlSettings {
     addressBurstMax: 3 * burstMax,
     keyBurstMax: 10 * burstMax,
     keyBudgets: {},
+    addressConcurrentMax: Math.max(1, Math.ceil(loadMax / 3)),
   };
 }
 
@@ -106,6 +112,8 @@ export class LoadControl {
   private readonly admitted: Counter<'class'>;
   private readonly refused: Counter<'class' | 'reason'>;
   private readonly crawlers: Counter<'crawler' | 'outcome'>;
+  /** Admitted requests not yet answered, per address; bounded by the connections the server accepts. */
+  private readonly underWay = new Map<string, number>();
 
   private constructor(
     private readonly settings: LoadControlSettings,
@@ -166,7 +174,10 @@ export class LoadControl {
    *   that is neither an address nor a CIDR block.
    */
   static async create(options: LoadControlOptions = {}): Promise<LoadControl> {
-    const settings: LoadControlSettings = { ...defaultSettings(options.settings?.burstMax ?? LC_RATE_RULES.burstMax), ...options.settings };
+    const settings: LoadControlSettings = {
+      ...defaultSettings(options.settings?.burstMax ?? LC_RATE_RULES.burstMax, options.settings?.loadMax ?? LC_LOAD_RULES.loadMax),
+      ...options.settings,
+    };
     const memory = new MemoryHitStore(settings, settings.maxClients, options.now ?? (() => performance.now()));
     const fallbacks = new Counter({
       name: 'sbkit_load_control_fallbacks_total',
@@ -215,7 +226,8 @@ export class LoadControl {
 
   /**
    * The decision on one request, as LC-5 makes it, from what arrives before the body: its URL, its
-   * headers and the peer's address. An admitted request counts in the load until `finished()`.
+   * headers and the peer's address. An admitted request counts in the load, and in its address's
+   * requests under way (`slot`), until `finished(slot)`.
    *
    * @internal
    */
@@ -224,7 +236,7 @@ export class LoadControl {
     paused: boolean,
     gone?: () => boolean,
     apiKeys: ReadonlySet<string> = new Set(),
-  ): Promise<{ decision: Decision; agent: AgentClass }> {
+  ): Promise<{ decision: Decision; agent: AgentClass; slot?: string }> {
     // An OHTTP gateway's requests from a trusted relay carry many clients under one address: only the
     // load rules apply, as to any program (the relay enforces the per-client rules). Anyone else who
     // posts to the gateway directly is one client like any other. The relay's address is found as any
@@ -241,18 +253,31 @@ export class LoadControl {
     const address = clientAddress(request.peer, request.headers['x-forwarded-for'], this.trusted);
     // Hashed: what is remembered per client must stay small.
     const client = hash('sha256', `${addressKey(address)}\n${userAgent ?? ''}`, 'base64url').slice(0, 22);
-    const decision = await this.gate.decide(client, agent, paused, gone, this.budgets(client, address, request, apiKeys));
+    const key = acceptedKey(request, apiKeys);
+    const slot = key === undefined ? addressKey(address) : undefined;
+    if (slot !== undefined && !paused && (this.underWay.get(slot) ?? 0) >= this.settings.addressConcurrentMax) {
+      const decision: Decision = { admit: false, reason: 'address-busy' };
+      this.counted(decision, agent);
+      return { decision, agent };
+    }
+    const decision = await this.gate.decide(client, agent, paused, gone, this.budgets(client, address, key));
     this.counted(decision, agent);
-    return { decision, agent };
+    if (!decision.admit || slot === undefined) return { decision, agent };
+    this.underWay.set(slot, (this.underWay.get(slot) ?? 0) + 1);
+    return { decision, agent, slot };
   }
 
   /**
-   * An admitted request has been answered.
+   * An admitted request has been answered; `slot` is what `decide` gave for it.
    *
    * @internal
    */
-  finished(): void {
+  finished(slot?: string): void {
     this.gate.finished();
+    if (slot === undefined) return;
+    const count = (this.underWay.get(slot) ?? 1) - 1;
+    if (count <= 0) this.underWay.delete(slot);
+    else this.underWay.set(slot, count);
   }
 
   /**
@@ -275,15 +300,9 @@ export class LoadControl {
    * agent) and its address's, which caps what one address gets however many User-Agents it claims. A
    * key only counts when the server accepts it: anyone can make keys up.
    */
-  private budgets(
-    client: string,
-    address: string,
-    request: { url: string; headers: IncomingHttpHeaders },
-    apiKeys: ReadonlySet<string>,
-  ): Budget[] {
-    const key = apiKeys.size === 0 ? undefined : apiKeyOf(request.url, request.headers);
-    if (key !== undefined && apiKeys.has(key)) {
-      const max = this.settings.keyBudgets[key] ?? this.settings.keyBurstMax;
+  private budgets(client: string, address: string, key: string | undefined): Budget[] {
+    if (key !== undefined) {
+      const max = Object.hasOwn(this.settings.keyBudgets, key) ? this.settings.keyBudgets[key]! : this.settings.keyBurstMax;
       return [{ key: keyId(key), max, refusal: 'rate' }];
     }
     return [
@@ -314,7 +333,7 @@ export class LoadControl {
       gone = true;
     };
     reply.raw.once('close', leave);
-    const { decision } = await this.decide(
+    const { decision, slot } = await this.decide(
       { url: request.url, headers: request.headers, peer: request.socket.remoteAddress ?? '' },
       paused,
       () => gone,
@@ -322,8 +341,8 @@ export class LoadControl {
     );
     reply.raw.off('close', leave);
     if (decision.admit) {
-      if (gone) this.finished();
-      else reply.raw.once('close', () => this.finished());
+      if (gone) this.finished(slot);
+      else reply.raw.once('close', () => this.finished(slot));
       return undefined;
     }
     const answer = refusal(decision.reason, retryAfterSeconds(decision.reason, this.settings), request.url, request.headers);

@@ -26,7 +26,8 @@ export interface LoadRules {
 
 export const LC_LOAD_RULES: LoadRules = { loadMax: 15, sleepingMax: 20, delayMs: 1000 };
 
-export type RefusalReason = 'paused' | 'load' | Exclude<RateVerdict, 'admit'>;
+/** Why a request was refused: LC-5's reasons, and an address holding too many requests under way. */
+export type RefusalReason = 'paused' | 'load' | 'address-busy' | Exclude<RateVerdict, 'admit'>;
 export type Decision = { admit: true } | { admit: false; reason: RefusalReason };
 
 /** Waits `ms`; tests pass a fake. */

@@ -24,6 +24,7 @@ export function retryAfterSeconds(
     'crawlers-busy': windows.anyCrawlerIntervalMs,
     rate: windows.burstWindowMs,
     'address-rate': windows.burstWindowMs,
+    'address-busy': 1000,
   }[reason];
   return Math.max(1, Math.ceil(ms / 1000));
 }
@@ -38,6 +39,7 @@ const MESSAGES: Record<RefusalReason, string> = {
   'crawlers-busy': 'another crawler was served a moment ago',
   rate: 'too many requests from this client in a short time',
   'address-rate': 'too many requests from this network address in a short time',
+  'address-busy': 'too many requests from this network address under way at once',
 };
 
 /** The 503 for a refused request to `url` (path and query) with these headers. */

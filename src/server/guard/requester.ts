@@ -6,6 +6,7 @@ import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { apiKeyOf } from '../../wire/server-request.ts';
 import { addressKey, clientAddress, type TrustedProxies } from './client-address.ts';
+import { INNER_REQUEST_ADDRESS, OUTER_FORWARDED_FOR_HEADER, OUTER_PEER_HEADER } from '../ohttp/gateway-routes.ts';
 
 export interface Requester {
   /** `key:` and a digest of the key, or `address:` and the address (IPv6 by /64). */
@@ -14,15 +15,39 @@ export interface Requester {
   keyed: boolean;
 }
 
+/** The API key a request carries if the server accepts it; undefined otherwise (none, or made up). */
+export function acceptedKey(request: { url: string; headers: IncomingHttpHeaders }, apiKeys: ReadonlySet<string>): string | undefined {
+  const key = apiKeys.size === 0 ? undefined : apiKeyOf(request.url, request.headers);
+  return key !== undefined && apiKeys.has(key) ? key : undefined;
+}
+
 /** The requester of a request with this URL and headers from the socket peer `peer`. */
 export function requesterOf(
   request: { url: string; headers: IncomingHttpHeaders; peer: string },
   trusted: TrustedProxies,
   apiKeys: ReadonlySet<string>,
 ): Requester {
-  const key = apiKeys.size === 0 ? undefined : apiKeyOf(request.url, request.headers);
-  if (key !== undefined && apiKeys.has(key)) return { id: keyId(key), keyed: true };
-  return { id: `address:${addressKey(clientAddress(request.peer, request.headers['x-forwarded-for'], trusted))}`, keyed: false };
+  const key = acceptedKey(request, apiKeys);
+  if (key !== undefined) return { id: keyId(key), keyed: true };
+  const { peer, forwardedFor } = outerRequest(request);
+  return { id: `address:${addressKey(clientAddress(peer, forwardedFor, trusted))}`, keyed: false };
+}
+
+/**
+ * The peer and X-Forwarded-For that name the client: the request's own, or for a request an OHTTP
+ * gateway serves from inside an encapsulation, those of the encapsulating request (through a trusted
+ * relay, the relay's address: its users share its share).
+ */
+function outerRequest(request: { headers: IncomingHttpHeaders; peer: string }): { peer: string; forwardedFor: string | undefined } {
+  if (request.peer !== INNER_REQUEST_ADDRESS) return { peer: request.peer, forwardedFor: headerValue(request.headers['x-forwarded-for']) };
+  return {
+    peer: headerValue(request.headers[OUTER_PEER_HEADER]) ?? '',
+    forwardedFor: headerValue(request.headers[OUTER_FORWARDED_FOR_HEADER]),
+  };
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' ? value : value?.join(',');
 }
 
 /** A key as budgets remember it: a digest, so that no key is kept in memory or Redis as it is. */

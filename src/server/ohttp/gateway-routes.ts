@@ -11,7 +11,7 @@
 // serving it) is answered inside the encapsulation, and never quotes the request: only its sender can
 // read the answer, and even it is told what is wrong, not shown its bytes again.
 
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decapsulateRequest, encapsulateResponse, encodeKeyConfigs, KEY_PROBLEM_TYPE } from '../../wire/ohttp.ts';
 import { type BinaryHttpResponse, decodeBinaryHttpRequest, encodeBinaryHttpResponse, padded } from '../../wire/binary-http.ts';
 import { BinaryHttpError, OhttpError, WireError } from '../../wire/wire-error.ts';
@@ -20,6 +20,9 @@ import { type GatewayKeys, GatewayKeysUnavailableError } from './key-ring.ts';
 
 /** The address inner requests carry: no socket has it, so load control can tell them from outside ones. */
 export const INNER_REQUEST_ADDRESS = 'ohttp-gateway';
+/** Headers of an inner request naming its encapsulating request's peer and X-Forwarded-For (outerOrigin). */
+export const OUTER_PEER_HEADER = 'x-sbkit-ohttp-peer';
+export const OUTER_FORWARDED_FOR_HEADER = 'x-sbkit-ohttp-forwarded-for';
 const API_PATH = /^\/v(?:4|5|5alpha1)\//;
 const MAX_REQUEST_BYTES = 64 * 1024;
 /**
@@ -74,7 +77,7 @@ export function registerGatewayRoutes(app: FastifyInstance, keys: GatewayKeys): 
       return refusal(reply, 400, new OhttpError('replay', 'this encapsulated request was received before; a replay is not served'));
     let inner: BinaryHttpResponse;
     try {
-      inner = await serveInner(app, decapsulated.request);
+      inner = await serveInner(app, decapsulated.request, outerOrigin(request));
     } catch {
       // Whatever failed, its message may hold the request's bytes: the client is told no more than this.
       const failure = new WireError('INTERNAL', 'the gateway failed to serve the encapsulated request; try again later');
@@ -86,8 +89,22 @@ export function registerGatewayRoutes(app: FastifyInstance, keys: GatewayKeys): 
   });
 }
 
+/**
+ * Where the encapsulating request came from, for the inner request to carry: budgets that follow the
+ * client's address (a proxy's share of its upstream) must not lump every OHTTP user into one. Only the
+ * gateway sets these headers: the inner request's own are filtered to PASSED_HEADERS first, and no
+ * outside request has INNER_REQUEST_ADDRESS as its peer.
+ */
+function outerOrigin(request: FastifyRequest): Record<string, string> {
+  const forwardedFor = request.headers['x-forwarded-for'];
+  return {
+    [OUTER_PEER_HEADER]: request.socket.remoteAddress ?? '',
+    ...(forwardedFor === undefined ? {} : { [OUTER_FORWARDED_FOR_HEADER]: String(forwardedFor) }),
+  };
+}
+
 /** The answer to a decrypted request, to be encapsulated: the API's, or a problem that does not quote the request. */
-async function serveInner(app: FastifyInstance, request: Uint8Array): Promise<BinaryHttpResponse> {
+async function serveInner(app: FastifyInstance, request: Uint8Array, origin: Record<string, string>): Promise<BinaryHttpResponse> {
   let inner;
   try {
     inner = decodeBinaryHttpRequest(request);
@@ -106,7 +123,7 @@ async function serveInner(app: FastifyInstance, request: Uint8Array): Promise<Bi
   const answer = await app.inject({
     method: inner.method,
     url: path,
-    headers: Object.fromEntries(inner.headers.filter(([name]) => PASSED_HEADERS.has(name))),
+    headers: { ...Object.fromEntries(inner.headers.filter(([name]) => PASSED_HEADERS.has(name))), ...origin },
     payload: Buffer.from(inner.content),
     remoteAddress: INNER_REQUEST_ADDRESS,
   });

@@ -142,17 +142,20 @@ describe('UpstreamSearches', () => {
   });
 
   it('refuses a requester over its share of prefixes at once, without asking the upstream, and lets others through', async () => {
-    const { clock, client, searches } = setUp({ anonymousPrefixesPerMinute: 10, keyedPrefixesPerMinute: 1000 });
-    const many = Array.from({ length: 11 }, (_, i) => 5000 + i);
+    const { clock, client, searches } = setUp({ anonymousPrefixesPerMinute: 10, keyedPrefixesPerMinute: 1000, maxWaitMs: 20_000 });
+    const many = Array.from({ length: 10 }, (_, i) => 5000 + i);
+    const spent = searches.search([4999], ALICE);
+    await clock.advance(50);
+    await spent;
     const refused = await outcome(searches.search(many, ALICE));
-    assert.match(refused.error!.message, /which accepts 10 of one client/);
+    assert.match(refused.error!.message, /would send 11 prefixes .* which accepts 10 of one client/);
     assert.ok(refused.error!.retryAfterSeconds! >= 1 && refused.error!.retryAfterSeconds! <= 60);
-    assert.deepEqual(client.requests, []);
+    assert.deepEqual(client.requests, [[4999]], 'nothing of the refused search went up');
     const partner = searches.search(many, PARTNER);
     await clock.advance(50);
-    assert.equal((await partner).fullHashes.length, 11, 'a keyed requester has a larger share');
+    assert.equal((await partner).fullHashes.length, 10, 'a keyed requester has a larger share');
     const within = searches.search([6000], BOB);
-    await clock.advance(50);
+    await clock.advance(10_000);
     assert.equal((await within).fullHashes.length, 1);
   });
 
@@ -180,5 +183,49 @@ describe('UpstreamSearches', () => {
     const { error } = await result;
     assert.equal(error?.status, 'UNAVAILABLE');
     assert.ok(error.retryAfterSeconds! >= 89 && error.retryAfterSeconds! <= 90, String(error.retryAfterSeconds));
+  });
+
+  it("withdraws only the prefixes a search queued itself when it gives up, never another search's", async () => {
+    // One token every 10 s; a search waits 3 s at most.
+    const { clock, client, searches } = setUp({ burst: 1, requestsPerMinute: 6, maxWaitMs: 3000 });
+    void client.hold();
+    const a = outcome(searches.search([10], ALICE));
+    await clock.advance(7000);
+    // 10 is in flight: A's second search joins it and queues 11, which waits for the token at 10 s.
+    const a2 = outcome(searches.search([10, 11], ALICE));
+    client.release();
+    await clock.advance(1000);
+    // 10 was answered; B queues 10 afresh, at 8 s.
+    const b = outcome(searches.search([10], BOB));
+    await clock.advance(2005);
+    assert.ok((await a2).error !== undefined, "A's search of 11 could not wait its turn");
+    await clock.advance(100);
+    assert.ok((await b).value !== undefined, "B's 10 went up with the token at 10 s: A did not withdraw it");
+    assert.deepEqual(client.requests, [[10], [10]]);
+    assert.ok((await a).value !== undefined);
+  });
+
+  it('lets a search whose prefixes went up wait for the answer past maxWaitMs', async () => {
+    const { clock, client, searches } = setUp({ maxWaitMs: 500 });
+    void client.hold();
+    const slow = outcome(searches.search([1000], ALICE));
+    await clock.advance(2000);
+    client.release();
+    await clock.advance(10);
+    assert.equal((await slow).value?.fullHashes.length, 1);
+  });
+
+  it('lets a search larger than a whole share go when the requester spent nothing in the last minute', async () => {
+    const { clock, client, searches } = setUp({ anonymousPrefixesPerMinute: 10 });
+    const big = Array.from({ length: 30 }, (_, i) => 7000 + i);
+    const first = outcome(searches.search(big, ALICE));
+    await clock.advance(50);
+    assert.ok((await first).value !== undefined);
+    assert.ok((await outcome(searches.search([8000], ALICE))).error !== undefined, 'and then the share is spent');
+    await clock.advance(60_000);
+    const later = outcome(searches.search([8001], ALICE));
+    await clock.advance(50);
+    assert.ok((await later).value !== undefined);
+    assert.equal(client.requests.length, 2);
   });
 });

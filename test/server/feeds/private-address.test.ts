@@ -26,6 +26,11 @@ describe('nonPublicKind', () => {
       ['64:ff9b::10.0.0.1', 'private'],
       ['2002:c0a8:0101::1', 'private'],
       ['::7f00:1', 'reserved'],
+      // Outside global unicast, or tunnels a translator could open: IPv4-translated, local-use NAT64, Teredo.
+      ['::ffff:0:7f00:1', 'reserved'],
+      ['64:ff9b:1::a00:1', 'reserved'],
+      ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'reserved'],
+      ['100::1', 'reserved'],
       ['not an address', 'reserved'],
     ];
     for (const [address, kind] of cases) assert.equal(nonPublicKind(address), kind, address);
