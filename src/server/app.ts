@@ -2,7 +2,7 @@
 //
 //   request ─▶ load control (LC-1..5: guard/load-control.ts), or without it the operator's pause switch
 //           │    └─ refused: 503 with Retry-After, a page for browsers (guard/refusal.ts)
-//           ├─▶ /healthz, /metrics, /admin/{pause,resume,reload} (operator-routes.ts)
+//           ├─▶ /healthz, /readyz, /metrics, /admin/{pause,resume,reload} (operator-routes.ts)
 //           ├─▶ /, /status, /status.json: the pages (web/web-routes.ts)
 //           ├─▶ /ohttp-keys, /ohttp-gateway: the Oblivious HTTP gateway (ohttp/gateway-routes.ts), whose
 //           │    inner requests come back through this same application
@@ -15,6 +15,7 @@
 // What `sbkit serve` assembles around it (lists, stores, keys, load control) is service.ts.
 
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import { Registry } from 'prom-client';
 import { decodeWireRequest, DEFAULT_MAX_BODY_BYTES } from '../wire/server-request.ts';
 import { WireError } from '../wire/wire-error.ts';
 import { registerApiRoute } from './api/api-route.ts';
@@ -59,6 +60,13 @@ export interface AppOptions {
   listReady?: (name: string) => boolean;
   /** Serve as an Oblivious HTTP gateway (SB-2) with these keys: `/ohttp-keys`, `/ohttp-gateway`. */
   ohttpKeys?: GatewayKeys;
+  /**
+   * Why the server should not get traffic yet (null: it should): `/readyz` answers 503 with it. Without
+   * it the server is always ready. (`/healthz` says whether it runs at all.)
+   */
+  readiness?: () => string | null;
+  /** More Prometheus metrics for `/metrics`, beside load control's (those of the service's Redis connections). */
+  metrics?: Registry;
 }
 
 /** How long a paused server asks clients to wait. */
@@ -119,10 +127,14 @@ export function createApp(options: AppOptions): FastifyInstance {
 
   // 2. The operator's routes.
   app.get('/healthz', async () => ({ status: paused ? 'paused' : 'ok' }));
-  if (loadControl !== undefined) {
-    app.get('/metrics', async (_request, reply) =>
-      reply.header('content-type', loadControl.metrics.contentType).send(await loadControl.metrics.metrics()),
-    );
+  app.get('/readyz', async (_request, reply) => {
+    const reason = options.readiness?.() ?? null;
+    return reason === null ? { status: 'ready' } : reply.code(503).send({ status: 'not-ready', reason });
+  });
+  const registries = [loadControl?.metrics, options.metrics].filter((registry) => registry !== undefined);
+  if (registries.length > 0) {
+    const metrics = Registry.merge(registries);
+    app.get('/metrics', async (_request, reply) => reply.header('content-type', metrics.contentType).send(await metrics.metrics()));
   }
   registerOperatorRoutes(app, {
     adminToken: options.adminToken,
