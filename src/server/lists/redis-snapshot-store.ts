@@ -289,7 +289,7 @@ export class RedisSnapshotStore implements SnapshotStore {
     // Redis answers (again): join, or find out at once whether it lost what it held.
     this.client.on('ready', () => {
       this.available();
-      if (this.followed.size > 0) this.refresh().catch(() => {});
+      if (this.followed.size > 0 && !this.closed) this.refresh().catch(() => {});
     });
   }
 
