@@ -146,7 +146,8 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     )
     .option(
       '--redis <url>',
-      'share published lists (and, with --upstream, cached searches) with the other instances using this Redis, e.g. redis://127.0.0.1:6379',
+      'share published lists (and, with --upstream, cached searches) with the other instances using this Redis, e.g. redis://127.0.0.1:6379; ' +
+        'starts without it when it does not answer (GET /readyz says 503 until the lists are shared) and joins once it does',
     )
     .option(
       '--redis-prefix <prefix>',

@@ -3,8 +3,8 @@
 //   connection ─▶ caps on connections, in all and per address; deadlines for head, body, idle (guard/http-limits.ts)
 //   request ─▶ load control (LC-1..5: guard/load-control.ts), or without it the operator's pause switch
 //           │    └─ refused: 503 with Retry-After, a page for browsers (guard/refusal.ts)
-//           ├─▶ /healthz, /metrics, /admin/{pause,resume,reload} (operator-routes.ts); or /metrics and
-//           │    /admin/* are served by createOperatorApp on a listener of their own instead (`adminListen`)
+//           ├─▶ /healthz, /readyz, /metrics, /admin/{pause,resume,reload} (operator-routes.ts); or /metrics
+//           │    and /admin/* are served by createOperatorApp on a listener of their own instead (`adminListen`)
 //           ├─▶ /, /status, /status.json: the pages (web/web-routes.ts)
 //           ├─▶ /ohttp-keys, /ohttp-gateway: the Oblivious HTTP gateway (ohttp/gateway-routes.ts), whose
 //           │    inner requests come back through this same application
@@ -18,6 +18,7 @@
 // What `sbkit serve` assembles around it (lists, stores, keys, load control) is service.ts.
 
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import { Registry } from 'prom-client';
 import { decodeWireRequest, DEFAULT_MAX_BODY_BYTES } from '../wire/server-request.ts';
 import { WireError } from '../wire/wire-error.ts';
 import { registerApiRoute } from './api/api-route.ts';
@@ -75,6 +76,13 @@ export interface AppOptions {
   trustedProxies?: readonly string[];
   /** Where failed admin attempts are told (at most ten lines a minute). */
   log?: (message: string) => void;
+  /**
+   * Why the server should not get traffic yet (null: it should): `/readyz` answers 503 with it. Without
+   * it the server is always ready. (`/healthz` says whether it runs at all.)
+   */
+  readiness?: () => string | null;
+  /** More Prometheus metrics for `/metrics`, beside load control's (those of the service's Redis connections). */
+  metrics?: Registry;
 }
 
 /** The operator's pause switch (LC-5 `service_paused`), shared by the public and the operator's application. */
@@ -96,13 +104,16 @@ const MAX_REQUEST_HEAD_BYTES = 64 * 1024;
 
 /** `/healthz`, and the operator's `/metrics` and `/admin/*`, over the pause switch. */
 function registerOperatorSurface(app: FastifyInstance, options: AppOptions, pause: PauseSwitch, adminAndMetrics: boolean): void {
-  const { loadControl } = options;
   app.get('/healthz', async () => ({ status: pause.paused ? 'paused' : 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const reason = options.readiness?.() ?? null;
+    return reason === null ? { status: 'ready' } : reply.code(503).send({ status: 'not-ready', reason });
+  });
   if (!adminAndMetrics) return;
-  if (loadControl !== undefined) {
-    app.get('/metrics', async (_request, reply) =>
-      reply.header('content-type', loadControl.metrics.contentType).send(await loadControl.metrics.metrics()),
-    );
+  const registries = [options.loadControl?.metrics, options.metrics].filter((registry) => registry !== undefined);
+  if (registries.length > 0) {
+    const metrics = Registry.merge(registries);
+    app.get('/metrics', async (_request, reply) => reply.header('content-type', metrics.contentType).send(await metrics.metrics()));
   }
   registerOperatorRoutes(app, {
     adminToken: options.adminToken,

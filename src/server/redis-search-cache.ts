@@ -3,7 +3,7 @@ import { type FullHashMatch, type ThreatDetail } from '../client/threats.ts';
 import { THREAT_ATTRIBUTES, THREAT_TYPES, type ThreatAttributeName, type ThreatTypeName } from '../lists/threat-types.ts';
 import type { CachedSearch, SharedSearchCache } from './api/full-hash-source.ts';
 import { prefix32 } from '../url/hash.ts';
-import { connectRedis, type RedisClient } from './redis-connection.ts';
+import { connectRedis, type RedisClient, type RedisConnection, type RedisWatch } from './redis-connection.ts';
 
 export interface RedisSearchCacheOptions {
   /** `redis://[[user]:password@]host[:port][/db]`, or `rediss://` for TLS. */
@@ -14,6 +14,8 @@ export interface RedisSearchCacheOptions {
   timeoutMs?: number;
   /** Where to say that Redis failed, or answers again. */
   log?: (message: string) => void;
+  /** Start without Redis when it does not answer, and report to the service's metrics (redis-monitor.ts). */
+  watch?: RedisWatch;
 }
 
 const DEFAULT_TIMEOUT_MS = 500;
@@ -38,20 +40,27 @@ interface StoredSearch {
 export class RedisSearchCache implements SharedSearchCache {
   private reachable = true;
 
+  private readonly client: RedisClient;
+  private readonly label: string;
+
   private constructor(
-    private readonly client: RedisClient,
-    private readonly label: string,
+    private readonly connection: RedisConnection,
     private readonly keyPrefix: string,
     private readonly log: (message: string) => void,
   ) {
-    client.on('error', (error: Error) => this.failed(error));
-    client.on('ready', () => this.answered());
+    this.client = connection.client;
+    this.label = connection.label;
+    this.client.on('error', (error: Error) => this.failed(error));
+    this.client.on('ready', () => this.answered());
   }
 
-  /** Connects to Redis; rejects with RedisConnectionError when it cannot. */
+  /**
+   * Connects to Redis; rejects with RedisConnectionError when it cannot (when Redis does not answer,
+   * only without `watch.retry`: with it, the cache knows nothing until Redis answers).
+   */
   static async connect(options: RedisSearchCacheOptions): Promise<RedisSearchCache> {
-    const { client, label } = await connectRedis(options.url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    return new RedisSearchCache(client, label, options.keyPrefix ?? 'sbkit:', options.log ?? (() => {}));
+    const connection = await connectRedis(options.url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.watch);
+    return new RedisSearchCache(connection, options.keyPrefix ?? 'sbkit:', options.log ?? (() => {}));
   }
 
   async lookup(prefixes: readonly number[], now: number): Promise<Map<number, CachedSearch>> {
@@ -96,7 +105,7 @@ export class RedisSearchCache implements SharedSearchCache {
   }
 
   async close(): Promise<void> {
-    if (this.client.isOpen) await this.client.close();
+    await this.connection.close();
   }
 
   private key(prefix: number): string {

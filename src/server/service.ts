@@ -8,6 +8,10 @@
 //   Oblivious HTTP gateway keys (ohttp/key-ring.ts, or ohttp/shared-key-ring.ts through Redis)
 //   the HTTP application (app.ts, server.ts), its deadlines and connection caps (guard/http-limits.ts), listening
 //
+// With Redis, every part above starts even when Redis does not answer, serving from this instance's
+// memory, and joins the shared state once Redis answers (redis-monitor.ts: its log lines and metrics;
+// /readyz says 503 until the lists have joined).
+//
 // Everything opened is closed by one function, in the reverse order, when the service stops or when
 // starting it fails half-way.
 
@@ -25,6 +29,7 @@ import { type GatewayKeys, KeyRing } from './ohttp/key-ring.ts';
 import { SharedKeyRing } from './ohttp/shared-key-ring.ts';
 import type { ListenAddress } from './listen-address.ts';
 import { DEFAULT_KEY_PREFIX } from './redis-connection.ts';
+import { RedisMonitor } from './redis-monitor.ts';
 import { RedisSearchCache } from './redis-search-cache.ts';
 import { createServer, type ServerOptions } from './server.ts';
 import { UpstreamMirror } from './upstream-mirror.ts';
@@ -119,16 +124,22 @@ interface Lists {
   loadControl: LoadControlConfig;
 }
 
-async function openLists(service: ServiceConfig, opened: Opened): Promise<Lists> {
+async function openLists(service: ServiceConfig, opened: Opened, monitor: RedisMonitor | undefined): Promise<Lists> {
   const { lists, redis, log } = service;
   if (lists.from === 'demo') {
     return { options: { catalog: demoCatalog() }, describe: 'the embedded demo lists', loadControl: DEFAULT_LOAD_CONTROL_CONFIG };
   }
   if (lists.from === 'config') {
-    const store = redis === undefined ? undefined : opened.add(await RedisSnapshotStore.connect({ ...redis, log }));
+    const store =
+      redis === undefined ? undefined : opened.add(await RedisSnapshotStore.connect({ ...redis, log, watch: monitor?.watch('lists') }));
     const feeds = opened.add(await FeedLists.start(lists.config, service.onListReport, store));
     return {
-      options: { catalog: feeds.catalog, reload: () => feeds.reload(), ...accessOptions(lists.config) },
+      options: {
+        catalog: feeds.catalog,
+        reload: () => feeds.reload(),
+        readiness: () => store?.notReadyReason() ?? null,
+        ...accessOptions(lists.config),
+      },
       // Only the file's name: the status page and /status.json are public, the layout of the disk is not.
       describe: basename(lists.file),
       loadControl: lists.config.loadControl,
@@ -140,8 +151,12 @@ async function openLists(service: ServiceConfig, opened: Opened): Promise<Lists>
     redis === undefined
       ? undefined
       : { ...redis, keyPrefix: redis.keyPrefix === DEFAULT_KEY_PREFIX ? `${DEFAULT_KEY_PREFIX}proxy:` : redis.keyPrefix };
-  const store = shared === undefined ? undefined : opened.add(await RedisSnapshotStore.connect({ ...shared, log }));
-  const searchCache = shared === undefined ? undefined : opened.add(await RedisSearchCache.connect({ ...shared, log }));
+  const store =
+    shared === undefined ? undefined : opened.add(await RedisSnapshotStore.connect({ ...shared, log, watch: monitor?.watch('lists') }));
+  const searchCache =
+    shared === undefined
+      ? undefined
+      : opened.add(await RedisSearchCache.connect({ ...shared, log, watch: monitor?.watch('search-cache') }));
   const mirror = opened.add(
     await UpstreamMirror.start({
       url: lists.url,
@@ -166,6 +181,7 @@ async function openLists(service: ServiceConfig, opened: Opened): Promise<Lists>
       catalog: mirror.catalog,
       fullHashes: mirror.fullHashes,
       listReady: (name) => mirror.listReady(name),
+      readiness: () => store?.notReadyReason() ?? null,
       // SB-3: verdicts from Google's data say so on the lookup page; another upstream's do not.
       googleData: isGoogle(lists.url),
       ...(lists.config === undefined ? {} : accessOptions(lists.config)),
@@ -184,35 +200,43 @@ function isGoogle(upstream: string): boolean {
 }
 
 /** The LC-5 gate, unless switched off; with Redis its limits are shared by the instances. */
-async function openLoadControl(service: ServiceConfig, config: LoadControlConfig, opened: Opened): Promise<LoadControl | undefined> {
+async function openLoadControl(
+  service: ServiceConfig,
+  config: LoadControlConfig,
+  opened: Opened,
+  monitor: RedisMonitor | undefined,
+): Promise<LoadControl | undefined> {
   if (!service.loadControl || !config.enabled) return undefined;
   const trustedProxies = [...(config.settings.trustedProxies ?? []), ...service.trustedProxies];
   const trustedRelays = [...(config.settings.trustedRelays ?? []), ...service.trustedRelays];
-  return opened.add(
-    await LoadControl.create({ settings: { ...config.settings, trustedProxies, trustedRelays }, redis: service.redis, log: service.log }),
-  );
+  const redis = service.redis === undefined ? undefined : { ...service.redis, watch: monitor?.watch('load-control') };
+  return opened.add(await LoadControl.create({ settings: { ...config.settings, trustedProxies, trustedRelays }, redis, log: service.log }));
 }
 
 /**
  * Every server is an Oblivious HTTP gateway too (SB-2): searches may come through a relay. Instances
  * sharing a Redis share their keys, so that a configuration one of them published works with all.
  */
-async function openGatewayKeys(service: ServiceConfig, opened: Opened): Promise<GatewayKeys> {
+async function openGatewayKeys(service: ServiceConfig, opened: Opened, monitor: RedisMonitor | undefined): Promise<GatewayKeys> {
   if (service.redis === undefined) return KeyRing.create(service.ohttp);
-  return opened.add(await SharedKeyRing.connect({ ...service.ohttp, ...service.redis, log: service.log }));
+  return opened.add(
+    await SharedKeyRing.connect({ ...service.ohttp, ...service.redis, log: service.log, watch: monitor?.watch('ohttp-keys') }),
+  );
 }
 
 /**
  * Starts the service and resolves once it listens. Rejects, having closed whatever it opened, with
- * ConfigError, SnapshotStoreError or RedisConnectionError for parts that cannot start, and with
- * ListenError when the address cannot be listened on.
+ * ConfigError, SnapshotStoreError or RedisConnectionError for parts that cannot start (a Redis URL that
+ * is none; a Redis that does not answer is no reason not to start), and with ListenError when the
+ * address cannot be listened on.
  */
 export async function startService(service: ServiceConfig): Promise<Service> {
   const opened = new Opened();
+  const monitor = service.redis === undefined ? undefined : new RedisMonitor(service.log);
   try {
-    const lists = await openLists(service, opened);
-    const loadControl = await openLoadControl(service, lists.loadControl, opened);
-    const ohttpKeys = await openGatewayKeys(service, opened);
+    const lists = await openLists(service, opened, monitor);
+    const loadControl = await openLoadControl(service, lists.loadControl, opened, monitor);
+    const ohttpKeys = await openGatewayKeys(service, opened, monitor);
     const config = service.lists.from === 'demo' ? undefined : service.lists.config;
     const operator = {
       adminListen: service.adminListen ?? config?.adminListen,
@@ -226,6 +250,7 @@ export async function startService(service: ServiceConfig): Promise<Service> {
         ...operator,
         loadControl,
         ohttpKeys,
+        metrics: monitor?.metrics,
         serving: lists.describe,
         host: service.host,
         port: service.port,

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { EXIT } from '../../src/cli/io.ts';
-import { deleteKeys, ensureRedis, keysUnder, REDIS_URL, uniqueKeyPrefix } from '../server/redis-fixture.ts';
+import { deleteKeys, ensureRedis, keysUnder, REDIS_URL, RedisRelay, uniqueKeyPrefix } from '../server/redis-fixture.ts';
 import { encodeBinaryHttpRequest } from '../../src/wire/binary-http.ts';
 import { encapsulateRequest, parseKeyConfigs } from '../../src/wire/ohttp.ts';
 import { run } from './run.ts';
@@ -264,6 +264,33 @@ describe('sbkit serve', () => {
     const relayProxy = await run(['relay', '--gateway', 'http://127.0.0.1:9/ohttp-gateway', '--port', '0', '--trusted-proxy', 'lb']);
     assert.equal(relayProxy.status, EXIT.INVALID_INPUT);
     assert.match(relayProxy.err, /--trusted-proxy: trusted proxy "lb"/);
+  });
+
+  it('starts with --redis while Redis does not answer, not ready until it does, and refuses a Redis URL that is none', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sbkit-serve-redis-'));
+    const relay = await RedisRelay.start();
+    await relay.cut();
+    try {
+      const config = join(dir, 'sbkit.json');
+      await writeFile(
+        config,
+        JSON.stringify({
+          lists: [{ name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], sources: [{ entries: ['evil.example/', 'bad.example/'] }] }],
+        }),
+      );
+      const instance = await serve('--config', config, '--redis', relay.url, '--redis-prefix', uniqueKeyPrefix());
+      assert.match(instance.stderr(), /lists: Redis at redis:\/\/127\.0\.0\.1:\d+ does not answer \(.*\); starting without it/);
+      assert.match(instance.stderr(), /: se-4b \(2\)/, 'serving its own list');
+      const ready = await fetch(`${instance.url}/readyz`);
+      assert.equal(ready.status, 503);
+      assert.equal(((await ready.json()) as { status: string }).status, 'not-ready');
+
+      const invalid = await run(['serve', '--port', '0', '--config', config, '--redis', 'http://127.0.0.1:6379']);
+      assert.equal(invalid.status, EXIT.INVALID_INPUT);
+      assert.match(invalid.err, /is not a Redis URL/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a configuration with a clear message and exit status 4', async () => {

@@ -3,7 +3,9 @@ import { describe, it } from 'node:test';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import * as v4 from '../../src/proto/v4.ts';
 import * as v5 from '../../src/proto/v5.ts';
+import { Counter, Registry } from 'prom-client';
 import { createApp } from '../../src/server/app.ts';
+import { LoadControl } from '../../src/server/guard/load-control.ts';
 import { KeyRing } from '../../src/server/ohttp/key-ring.ts';
 import { checksumOf } from '../../src/store/hash-list.ts';
 import { expressionHashString } from '../../src/url/hash.ts';
@@ -378,6 +380,43 @@ describe('operator endpoints', () => {
       headers: { authorization: `Bearer ${TOKEN}` },
     });
     assert.equal(demo.statusCode, 400);
+  });
+});
+
+describe('readiness', () => {
+  it('/readyz is 200 without a readiness check, 503 with the reason while there is one, and passes a paused gate', async () => {
+    assert.deepEqual((await createApp({ catalog: demoCatalog() }).inject({ url: '/readyz' })).json(), { status: 'ready' });
+    let reason: string | null = 'the shared lists have not been reached';
+    const loadControl = await LoadControl.create();
+    try {
+      const server = createApp({ catalog: demoCatalog(), readiness: () => reason, loadControl, adminToken: 'an-admin-token-of-length' });
+      const notReady = await server.inject({ url: '/readyz' });
+      assert.equal(notReady.statusCode, 503);
+      assert.deepEqual(notReady.json(), { status: 'not-ready', reason: 'the shared lists have not been reached' });
+      assert.equal((await server.inject({ url: '/healthz' })).statusCode, 200, 'alive meanwhile');
+      await server.inject({ method: 'POST', url: '/admin/pause', headers: { authorization: 'Bearer an-admin-token-of-length' } });
+      reason = null;
+      const paused = await server.inject({ url: '/readyz' });
+      assert.deepEqual([paused.statusCode, paused.json()], [200, { status: 'ready' }], 'answered, not refused by the paused gate');
+    } finally {
+      await loadControl.close();
+    }
+  });
+
+  it('/metrics serves the metrics it is given beside load control’s, and exists with either alone', async () => {
+    const extra = new Registry();
+    new Counter({ name: 'sbkit_test_total', help: 'a test counter', registers: [extra] }).inc(3);
+    const alone = await createApp({ catalog: demoCatalog(), metrics: extra }).inject({ url: '/metrics' });
+    assert.match(alone.body, /^sbkit_test_total 3$/m);
+    const loadControl = await LoadControl.create();
+    try {
+      const both = await createApp({ catalog: demoCatalog(), metrics: extra, loadControl }).inject({ url: '/metrics' });
+      assert.match(both.body, /^sbkit_test_total 3$/m);
+      assert.match(both.body, /^# TYPE sbkit_requests_admitted_total counter$/m);
+    } finally {
+      await loadControl.close();
+    }
+    assert.equal((await createApp({ catalog: demoCatalog() }).inject({ url: '/metrics' })).statusCode, 404);
   });
 });
 

@@ -12,6 +12,7 @@ import { type Budget, type HitStore, LC_RATE_RULES, MemoryHitStore, type RateRul
 import { acceptedKey, keyId } from './requester.ts';
 import { type Decision, LC_LOAD_RULES, LoadGate, type LoadRules, type Sleep } from './load-gate.ts';
 import { RedisHitStore } from './redis-hit-store.ts';
+import type { RedisWatch } from '../redis-connection.ts';
 import { refusal, retryAfterSeconds } from './refusal.ts';
 import { INNER_REQUEST_ADDRESS } from '../ohttp/gateway-routes.ts';
 
@@ -67,8 +68,8 @@ function defaultSettings(burstMax: number, loadMax: number): LoadControlSettings
 
 export interface LoadControlOptions {
   settings?: Partial<LoadControlSettings>;
-  /** Share the limits with other instances through this Redis. */
-  redis?: { url: string; keyPrefix?: string };
+  /** Share the limits with other instances through this Redis (`watch`: start without it, see redis-connection.ts). */
+  redis?: { url: string; keyPrefix?: string; watch?: RedisWatch };
   log?: (message: string) => void;
   /** Monotonic milliseconds for the memory store; tests pass a fake clock. */
   now?: () => number;
@@ -76,7 +77,7 @@ export interface LoadControlOptions {
 }
 
 const ADMIN_PATH = /^\/admin\/(?:pause|resume|reload)(?:\?|$)/;
-const MONITORING_PATH = /^\/(?:healthz|metrics)(?:\?|$)/;
+const MONITORING_PATH = /^\/(?:healthz|readyz|metrics)(?:\?|$)/;
 
 /**
  * The operator's paths pass by the gate: the admin endpoints (behind their token) must resume a paused

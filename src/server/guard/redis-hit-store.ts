@@ -2,7 +2,7 @@
 // has one budget however many instances it reaches. While Redis is away, decisions fall back to this
 // instance's memory (said once, counted), and go back to Redis as soon as it answers.
 
-import { connectRedis, type RedisClient } from '../redis-connection.ts';
+import { connectRedis, type RedisClient, type RedisConnection, type RedisWatch } from '../redis-connection.ts';
 import { type Budget, type HitStore, MemoryHitStore, ownBudget, type RateRules, type RateVerdict } from './hit-store.ts';
 
 /*
@@ -57,23 +57,28 @@ export interface RedisHitStoreOptions {
   log?: (message: string) => void;
   /** Called for every decision made in memory because Redis failed (metrics). */
   onFallback?: () => void;
+  /** Start without Redis when it does not answer (deciding in memory), and report to the service's metrics. */
+  watch?: RedisWatch;
 }
 
 export class RedisHitStore implements HitStore {
   private usingRedis = true;
 
+  private readonly client: RedisClient;
+  private readonly label: string;
+
   private constructor(
-    private readonly client: RedisClient,
-    private readonly label: string,
+    private readonly connection: RedisConnection,
     private readonly options: RedisHitStoreOptions,
   ) {
-    client.on('error', (error: Error) => this.failed(error));
+    this.client = connection.client;
+    this.label = connection.label;
+    this.client.on('error', (error: Error) => this.failed(error));
   }
 
-  /** Connects to Redis; rejects with RedisConnectionError when it cannot. */
+  /** Connects to Redis; rejects with RedisConnectionError when it cannot (unless `watch.retry` says to start without it). */
   static async connect(options: RedisHitStoreOptions): Promise<RedisHitStore> {
-    const { client, label } = await connectRedis(options.url, options.timeoutMs ?? 250);
-    return new RedisHitStore(client, label, options);
+    return new RedisHitStore(await connectRedis(options.url, options.timeoutMs ?? 250, options.watch), options);
   }
 
   async hit(client: string, crawler: boolean, budgets: readonly Budget[] = ownBudget(client, this.options.rules)): Promise<RateVerdict> {
@@ -117,7 +122,7 @@ export class RedisHitStore implements HitStore {
   }
 
   async close(): Promise<void> {
-    if (this.client.isOpen) await this.client.close();
+    await this.connection.close();
   }
 
   private keys(client: string, budgets: readonly Budget[]): string[] {

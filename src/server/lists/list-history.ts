@@ -30,6 +30,12 @@ export interface ServedUpdate {
   complete: boolean;
 }
 
+/** A kept snapshot as far as diffs need it: its id and the list it serves (a Snapshot is one). */
+export interface KeptSnapshot {
+  readonly id: string;
+  served(): SortedHashes;
+}
+
 export interface ListHistoryOptions {
   /** How many snapshots to keep, the current one included: clients at older versions get a full update. */
   keep: number;
@@ -123,14 +129,20 @@ export class ListHistory {
     return [...this.kept.keys()];
   }
 
+  /** The kept snapshots, oldest first, the last the current one: what a shared store writes back when it lost them. */
+  keptSnapshots(): KeptSnapshot[] {
+    return [...this.kept].map(([id, served]) => (id === this.latest.id ? this.latest : { id, served: () => served }));
+  }
+
   /**
    * Serves `current` and, before it, `older` (oldest first) in place of the snapshots kept so far: the
    * history as a store shared by several server instances orders it (snapshot-store.ts), so that all of
-   * them diff between the same versions. An older snapshot comes as the Snapshot fetched from the store
-   * or, when this history keeps it already, as its id; ids it does not keep are left out. Only the
-   * newest `keep` are kept. Cached diffs and checksums stay valid: they are keyed by content-derived ids.
+   * them diff between the same versions. An older snapshot comes as fetched from the store (a Snapshot,
+   * or only its id and served list) or, when this history keeps it already, as its id; ids it does not
+   * keep are left out. Only the newest `keep` are kept. Cached diffs and checksums stay valid: they are
+   * keyed by content-derived ids.
    */
-  adopt(current: Snapshot, older: readonly (Snapshot | string)[]): void {
+  adopt(current: Snapshot, older: readonly (KeptSnapshot | string)[]): void {
     const served = new Map<string, SortedHashes>();
     for (const entry of older) {
       const list = typeof entry === 'string' ? this.kept.get(entry) : entry.served();

@@ -1,10 +1,18 @@
-import { hashBytes, hashesFromBytes, type SortedHashes } from '../../store/hash-list.ts';
+import { randomBytes } from 'node:crypto';
+import { firstUnordered, hashBytes, hashesFromBytes, type SortedHashes } from '../../store/hash-list.ts';
 import type { HashWidth } from '../../lists/list-name.ts';
-import { connectRedis, DEFAULT_KEY_PREFIX, type RedisClient, RedisConnectionError } from '../redis-connection.ts';
+import {
+  connectRedis,
+  DEFAULT_KEY_PREFIX,
+  type RedisClient,
+  type RedisConnection,
+  RedisConnectionError,
+  type RedisWatch,
+} from '../redis-connection.ts';
 import { BoundedCache } from './bounded-cache.ts';
 import { ListError } from './list-error.ts';
 import type { ListDefinition } from './list-definition.ts';
-import type { ListHistory } from './list-history.ts';
+import type { KeptSnapshot, ListHistory } from './list-history.ts';
 import { Snapshot } from './snapshot.ts';
 import type { SnapshotStore } from './snapshot-store.ts';
 import { SnapshotStoreError } from './snapshot-store-error.ts';
@@ -15,62 +23,222 @@ export interface RedisSnapshotStoreOptions {
   /** Starts every key: instances that serve the same lists share it; tests use one of their own. */
   keyPrefix?: string;
   /**
-   * Milliseconds between looks for publications by other instances; 0: none, only `refresh()` and this
-   * instance's own publications bring news.
+   * Milliseconds between looks for publications by other instances; 0: none, only `refresh()`, this
+   * instance's own publications and Redis answering again bring news.
    */
   refreshMs?: number;
   /** Bound on connecting and on each command (a 2 M-entry snapshot is 64 MB on the wire). */
   timeoutMs?: number;
   /** Where to say that Redis failed or answers again, or that a snapshot there cannot be used. */
   log?: (message: string) => void;
+  /**
+   * With a `retry` schedule: start when Redis does not answer, publish in memory until it does, then
+   * join the shared lists. Told of histories written back into a Redis that had lost them.
+   */
+  watch?: RedisWatch;
 }
 
 const DEFAULT_REFRESH_MS = 1000;
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** Snapshots reported as unusable, remembered so that a look every second does not log each time. */
 const REPORTED_SNAPSHOTS = 256;
+/** Rounds of a write-back that Redis may answer with "send me that content" before it counts as failed. */
+const WRITE_BACK_ROUNDS = 3;
+
+/*
+ * Every change to a list's history numbers it: a serial per list, in the list's state hash, goes up by
+ * one per publication that changes the history, and each snapshot's content records the serial of its
+ * latest publication. The state hash also holds an epoch, a random token written once: a Redis that
+ * restarted empty, or was flushed, has another epoch (or none) than an instance remembers, which is
+ * how instances tell that Redis lost what they hold. The scripts answer the list's state:
+ *   { 'state', epoch ('' before any), ids oldest first, their serials, versions written back }
+ */
+const STATE_ANSWER = `
+local function state_answer(history, state, prefix, written)
+  local ids = redis.call('LRANGE', history, 0, -1)
+  local serials = {}
+  for i, id in ipairs(ids) do serials[i] = redis.call('HGET', prefix .. id, 'serial') or '0' end
+  return {'state', redis.call('HGET', state, 'epoch') or '', ids, serials, tostring(written)}
+end
+`;
+
+/*
+ * Reading a list's state.
+ *   KEYS: history, state
+ *   ARGV: content key prefix
+ */
+const READ_SCRIPT = `${STATE_ANSWER}
+return state_answer(KEYS[1], KEYS[2], ARGV[1], 0)
+`;
 
 /*
  * Publishing, atomically (a script runs alone in Redis): the snapshot's content is stored unless it is
  * there already (ids are content-derived: same id, same content), its id moves to the newest end of the
- * list's history, and the oldest beyond `keep` leave the history along with their content. Without
- * content the script stores nothing and answers nil when the content is missing, so that publishing
- * a snapshot Redis holds already costs no upload. A publication marked `ordered` (a mirror's, stamped
- * with the time its upstream answered) leaves the history alone when the list's newest stamp is later
- * (a stamp per list, not per content: a content that comes back is as new as its latest publication).
- * Answers the history, oldest first.
- *   KEYS: history, the snapshot's content, the list's newest mirror stamp
- *   ARGV: id, keep, content key prefix, createdAt, content field, ordered ('1' or '0')[, content]
+ * list's history with the next serial, and the oldest beyond `keep` leave the history along with their
+ * content. Without content the script stores nothing and answers nil when the content is missing, so
+ * that publishing a snapshot Redis holds already costs no upload. A publication marked `ordered` (a
+ * mirror's, stamped with the time its upstream answered) leaves the history alone when the list's
+ * newest stamp is later (a stamp per list, not per content: a content that comes back is as new as its
+ * latest publication). An instance that holds a shared history says which epoch it has seen; when
+ * Redis lost that history the script changes nothing and answers { 'lost' }, so that the instance
+ * writes its history back first (WRITE_BACK_SCRIPT) rather than start the list over.
+ *   KEYS: history, the snapshot's content, the list's newest mirror stamp, the list's state
+ *   ARGV: id, keep, content key prefix, createdAt, content field, ordered ('1' or '0'), a new epoch,
+ *         the epoch seen ('' for none), a history held ('1' or '0')[, content]
  * The keys of one list share the hash tag {name}, so the script touches one cluster slot.
  */
-const PUBLISH_SCRIPT = `
-local history, content, received = KEYS[1], KEYS[2], KEYS[3]
+const PUBLISH_SCRIPT = `${STATE_ANSWER}
+local history, content, received, state = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local id, keep, prefix, createdAt, field = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5]
 local ordered = ARGV[6] == '1'
+if ARGV[9] == '1' then
+  local epoch = redis.call('HGET', state, 'epoch')
+  if redis.call('LLEN', history) == 0 or (ARGV[8] ~= '' and epoch ~= ARGV[8]) then return {'lost'} end
+end
 if ordered then
   local currentAt = tonumber(redis.call('GET', received))
   if currentAt and currentAt > createdAt and redis.call('LINDEX', history, -1) ~= id then
-    return redis.call('LRANGE', history, 0, -1)
+    return state_answer(history, state, prefix, 0)
   end
 end
-if redis.call('EXISTS', content) == 0 then
-  if ARGV[7] == nil then return false end
-  redis.call('HSET', content, field, ARGV[7], 'createdAt', ARGV[4])
+if redis.call('HEXISTS', content, field) == 0 then
+  if ARGV[10] == nil then return false end
+  redis.call('HSET', content, field, ARGV[10], 'createdAt', ARGV[4])
+  redis.call('HDEL', content, 'kept', 'width')
 end
 if ordered then
   local currentAt = tonumber(redis.call('GET', received))
   if not currentAt or currentAt < createdAt then redis.call('SET', received, ARGV[4]) end
 end
-redis.call('LREM', history, 0, id)
-redis.call('RPUSH', history, id)
-while redis.call('LLEN', history) > keep do
-  redis.call('DEL', prefix .. redis.call('LPOP', history))
+if redis.call('LINDEX', history, -1) ~= id then
+  redis.call('HSET', content, 'serial', redis.call('HINCRBY', state, 'serial', 1))
+  redis.call('LREM', history, 0, id)
+  redis.call('RPUSH', history, id)
+  while redis.call('LLEN', history) > keep do
+    redis.call('DEL', prefix .. redis.call('LPOP', history))
+  end
 end
-return redis.call('LRANGE', history, 0, -1)
+redis.call('HSETNX', state, 'epoch', ARGV[7])
+return state_answer(history, state, prefix, 0)
+`;
+
+/*
+ * Writing back the snapshots an instance holds, atomically: the union of the history in Redis and the
+ * instance's, each snapshot at the larger of the serials it has in either, ordered by serial (ties: by
+ * place in its history, then by id), the newest `keep` kept. The union does not depend on who writes
+ * first or how often, so that instances writing back the same history at the same time converge, and
+ * an instance whose history is older than what Redis holds (smaller serials) adds its older versions
+ * without taking the list back. Content is written for the snapshots kept that Redis lacks; sent
+ * without it, the script changes nothing and answers { 'need', ids } when it lacks any.
+ *   KEYS: history, the list's state, the list's newest mirror stamp
+ *   ARGV: keep, content key prefix, a new epoch, the mirror stamp of the instance's current snapshot
+ *         ('' for none), n, then per snapshot: id, serial, content field ('fullHashes', 'served', or
+ *         'kept': the served hashes of a snapshot whose full hashes are gone), createdAt, hash width,
+ *         content sent ('1' or '0'), content
+ */
+const WRITE_BACK_SCRIPT = `${STATE_ANSWER}
+local history, state, received = KEYS[1], KEYS[2], KEYS[3]
+local keep, prefix, n = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[5])
+local serial, place, offered, before = {}, {}, {}, {}
+local stored = redis.call('LRANGE', history, 0, -1)
+for i, id in ipairs(stored) do
+  serial[id] = tonumber(redis.call('HGET', prefix .. id, 'serial') or '0')
+  place[id] = i
+  before[id] = true
+end
+for e = 0, n - 1 do
+  local at = 6 + e * 7
+  local id, s = ARGV[at], tonumber(ARGV[at + 1])
+  offered[id] = at
+  if serial[id] == nil or serial[id] < s then serial[id] = s end
+  if place[id] == nil then place[id] = e + 1 end
+end
+local all = {}
+for id in pairs(serial) do all[#all + 1] = id end
+table.sort(all, function(a, b)
+  if serial[a] ~= serial[b] then return serial[a] < serial[b] end
+  if place[a] ~= place[b] then return place[a] < place[b] end
+  return a < b
+end)
+local kept, keeps = {}, {}
+for i = math.max(1, #all - keep + 1), #all do
+  kept[#kept + 1] = all[i]
+  keeps[all[i]] = true
+end
+local writes, need = {}, {}
+for _, id in ipairs(kept) do
+  local at = offered[id]
+  if at then
+    local key, field = prefix .. id, ARGV[at + 2]
+    local has = redis.call('HEXISTS', key, field) == 1
+    if field == 'kept' and not has then has = redis.call('HEXISTS', key, 'fullHashes') == 1 end
+    if not has then
+      if ARGV[at + 5] == '1' then writes[#writes + 1] = at else need[#need + 1] = id end
+    end
+  end
+end
+if #need > 0 then return {'need', need} end
+for _, at in ipairs(writes) do
+  local key, field = prefix .. ARGV[at], ARGV[at + 2]
+  if field == 'kept' then
+    redis.call('HSET', key, 'kept', ARGV[at + 6], 'width', ARGV[at + 4], 'createdAt', ARGV[at + 3])
+  else
+    redis.call('HSET', key, field, ARGV[at + 6], 'createdAt', ARGV[at + 3])
+    redis.call('HDEL', key, 'kept', 'width')
+  end
+end
+local newest, written = 0, 0
+for _, id in ipairs(kept) do
+  redis.call('HSET', prefix .. id, 'serial', serial[id])
+  if serial[id] > newest then newest = serial[id] end
+  if not before[id] then written = written + 1 end
+end
+for _, id in ipairs(stored) do
+  if not keeps[id] then redis.call('DEL', prefix .. id) end
+end
+redis.call('DEL', history)
+if #kept > 0 then redis.call('RPUSH', history, unpack(kept)) end
+if newest > tonumber(redis.call('HGET', state, 'serial') or '0') then redis.call('HSET', state, 'serial', newest) end
+redis.call('HSETNX', state, 'epoch', ARGV[3])
+if ARGV[4] ~= '' then
+  local currentAt = tonumber(redis.call('GET', received))
+  if not currentAt or currentAt < tonumber(ARGV[4]) then redis.call('SET', received, ARGV[4]) end
+end
+return state_answer(history, state, prefix, written)
 `;
 
 /** How a snapshot's content is stored: full hashes of a list of our own, or the served hashes of a mirror. */
 type Content = { field: 'fullHashes'; bytes: Uint8Array; ordered: false } | { field: 'served'; bytes: Uint8Array; ordered: true };
+
+/** A list's state in Redis, as the scripts answer it. */
+interface SharedState {
+  epoch: string;
+  /** Snapshot ids, oldest first. */
+  ids: string[];
+  /** The serial of each id's latest publication. */
+  serials: number[];
+  /** Versions a write-back added to the history. */
+  written: number;
+}
+
+/** What this instance knows of one list's shared history. */
+interface Membership {
+  /** True once the history was brought to the shared state: from then on Redis orders it. */
+  joined: boolean;
+  /** The epoch last seen ('' before any, or from a Redis written before epochs). */
+  epoch: string;
+  /** The serial of each snapshot published (0: published here while Redis was out of reach). */
+  serials: Map<string, number>;
+}
+
+/** A snapshot offered to the write-back script. */
+interface Offer {
+  id: string;
+  serial: number;
+  field: 'fullHashes' | 'served' | 'kept';
+  createdAt: number;
+  bytes: () => Uint8Array;
+}
 
 /**
  * Published snapshots shared by server instances through Redis (docs/architecture.md "Scale"), so that all of them
@@ -81,91 +249,104 @@ type Content = { field: 'fullHashes'; bytes: Uint8Array; ordered: false } | { fi
  * Keys, for a list `name` (prefix `sbkit:` by default):
  *   {prefix}list:{name}:history          LIST of snapshot ids, oldest first, the last current; at most keep
  *   {prefix}list:{name}:snapshot:{id}    HASH fullHashes (sorted 32-byte hashes, concatenated) or, for a
- *                                        mirrored list, served (its sorted hashes), and createdAt (ms)
+ *                                        mirrored list, served (its sorted hashes), or, written back after
+ *                                        Redis lost the list, kept and width (the served hashes of an older
+ *                                        snapshot whose full hashes are gone); createdAt (ms); serial
+ *   {prefix}list:{name}:state            HASH epoch (random, written once), serial (the latest publication's)
  *   {prefix}list:{name}:received         for a mirrored list, when the upstream sent its newest copy (ms)
  *
  * Requests never wait for Redis: they are answered from each ListHistory's memory. The store looks at
- * the histories every `refreshMs` (one LRANGE per list, in one round trip) and, when one changed,
+ * the histories every `refreshMs` (one small script per list, in one round trip) and, when one changed,
  * fetches the snapshots it does not hold (immutable, so fetched once), then has the ListHistory serve
  * the shared history. While Redis is unreachable the instance serves what it holds, and says so once.
+ * When Redis comes back without the history an instance holds (restarted without persistence, flushed),
+ * the instance writes it back, so that clients at any kept version still get a diff.
  */
 export class RedisSnapshotStore implements SnapshotStore {
   private readonly followed = new Set<ListHistory>();
+  private readonly memberships = new Map<ListHistory, Membership>();
   private readonly reported = new BoundedCache<string, true>(REPORTED_SNAPSHOTS);
   /** Redis work runs one piece at a time, so that a look started before a publication cannot undo it. */
   private queue: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
-  private reachable = true;
+  private reachable: boolean;
   private closed = false;
+  private readonly client: RedisClient;
+  /** The URL without credentials, for messages. */
+  private readonly label: string;
 
   private constructor(
-    private readonly client: RedisClient,
-    /** The URL without credentials, for messages. */
-    private readonly label: string,
+    private readonly connection: RedisConnection,
     private readonly keyPrefix: string,
     private readonly refreshMs: number,
     private readonly log: (message: string) => void,
+    private readonly watch: RedisWatch | undefined,
   ) {
-    client.on('error', (error: Error) => void this.unavailable(error));
-    client.on('ready', () => this.available());
+    this.client = connection.client;
+    this.label = connection.label;
+    this.reachable = connection.ready;
+    this.client.on('error', (error: Error) => void this.unavailable(error));
+    // Redis answers (again): join, or find out at once whether it lost what it held.
+    this.client.on('ready', () => {
+      this.available();
+      if (this.followed.size > 0 && !this.closed) this.refresh().catch(() => {});
+    });
   }
 
   /**
    * Connects to Redis. Rejects with SnapshotStoreError: 'invalid-url' for an unusable URL, 'unavailable'
    * when Redis does not answer within `timeoutMs` (an instance told to share its lists does not start
-   * without them).
+   * without them), unless `watch.retry` says to start without Redis.
    */
   static async connect(options: RedisSnapshotStoreOptions): Promise<RedisSnapshotStore> {
-    let connection: { client: RedisClient; label: string };
+    let connection: RedisConnection;
     try {
-      connection = await connectRedis(options.url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+      connection = await connectRedis(options.url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.watch);
     } catch (error) {
       if (error instanceof RedisConnectionError) throw new SnapshotStoreError(error.reason, error.message, { cause: error.cause });
       throw error;
     }
     return new RedisSnapshotStore(
-      connection.client,
-      connection.label,
+      connection,
       options.keyPrefix ?? DEFAULT_KEY_PREFIX,
       options.refreshMs ?? DEFAULT_REFRESH_MS,
       options.log ?? (() => {}),
+      options.watch,
     );
   }
 
+  /**
+   * Follows `histories` (SnapshotStore.follow). A store that may start without Redis resolves to no
+   * names while Redis does not answer: its lists are served from this instance's publications until
+   * it joins the shared ones.
+   */
   async follow(histories: readonly ListHistory[]): Promise<string[]> {
     for (const history of histories) this.followed.add(history);
     if (this.timer === undefined) this.scheduleRefresh();
-    return this.exclusive(() => this.catchUpAll(histories));
+    try {
+      return await this.exclusive(() => this.catchUpAll(histories));
+    } catch (error) {
+      if (this.patient && error instanceof SnapshotStoreError && error.reason === 'unavailable') return [];
+      throw error;
+    }
   }
 
   async publish(history: ListHistory, fullHashes: Uint8Array): Promise<Snapshot> {
-    return this.publishSnapshot(history, Snapshot.of(history.definition, fullHashes, Date.now()), {
-      field: 'fullHashes',
-      bytes: fullHashes,
-      ordered: false,
-    });
+    return this.publishSnapshot(history, Snapshot.of(history.definition, fullHashes, Date.now()));
   }
 
   async publishServed(history: ListHistory, served: SortedHashes, receivedAt: number): Promise<Snapshot> {
-    return this.publishSnapshot(history, Snapshot.ofServed(history.definition, served, receivedAt), {
-      field: 'served',
-      bytes: hashBytes(served),
-      ordered: true,
-    });
+    return this.publishSnapshot(history, Snapshot.ofServed(history.definition, served, receivedAt));
   }
 
-  private publishSnapshot(history: ListHistory, snapshot: Snapshot, content: Content): Promise<Snapshot> {
-    return this.exclusive(async () => {
-      let ids: string[];
-      try {
-        ids = (await this.runPublish(history, snapshot, content, false)) ?? (await this.runPublish(history, snapshot, content, true)) ?? [];
-      } catch (error) {
-        throw this.unavailable(error);
-      }
-      this.available();
-      await this.catchUp(history, ids, snapshot);
-      return history.current();
-    });
+  /**
+   * Null while every followed list serves the shared history; otherwise why not: the instance started
+   * while Redis did not answer and serves its own publications until it reaches Redis.
+   */
+  notReadyReason(): string | null {
+    const waiting = [...this.followed].filter((history) => !this.membership(history).joined).map((h) => h.definition.name);
+    if (waiting.length === 0) return null;
+    return `the shared lists in Redis at ${this.label} have not been reached since start; serving this instance's own copies of ${waiting.join(', ')}`;
   }
 
   /** Looks for publications by other instances now, and has the followed histories serve them. */
@@ -178,7 +359,57 @@ export class RedisSnapshotStore implements SnapshotStore {
     this.closed = true;
     clearTimeout(this.timer);
     await this.queue;
-    if (this.client.isOpen) await this.client.close();
+    await this.connection.close();
+  }
+
+  /** True when the store may start, and publish in memory, without Redis. */
+  private get patient(): boolean {
+    return this.watch?.retry !== undefined;
+  }
+
+  private membership(history: ListHistory): Membership {
+    let membership = this.memberships.get(history);
+    if (membership === undefined) {
+      membership = { joined: false, epoch: '', serials: new Map() };
+      this.memberships.set(history, membership);
+    }
+    return membership;
+  }
+
+  private publishSnapshot(history: ListHistory, snapshot: Snapshot): Promise<Snapshot> {
+    return this.exclusive(async () => {
+      const membership = this.membership(history);
+      try {
+        if (!membership.joined) await this.catchUpAll([history]);
+      } catch (error) {
+        // Never shared yet and Redis away: serve it from here, and share it when Redis answers.
+        if (!this.patient || !(error instanceof SnapshotStoreError) || error.reason !== 'unavailable') throw error;
+        history.adopt(snapshot, history.keptSnapshots());
+        membership.serials.set(snapshot.id, 0);
+        return history.current();
+      }
+      const state = await this.publishShared(history, snapshot);
+      await this.catchUp(history, state.ids, snapshot);
+      this.learn(membership, state);
+      return history.current();
+    });
+  }
+
+  /** Publishes `snapshot` in Redis, writing the list's history back first when Redis lost it. */
+  private async publishShared(history: ListHistory, snapshot: Snapshot): Promise<SharedState> {
+    const content = contentOf(snapshot);
+    try {
+      let state = await this.runPublish(history, snapshot, content);
+      if (state === 'lost') {
+        this.learn(this.membership(history), await this.writeBack(history, await this.readState(history)));
+        state = await this.runPublish(history, snapshot, content);
+      }
+      if (state === 'lost') throw new Error('the history was lost again while it was written back');
+      this.available();
+      return state;
+    } catch (error) {
+      throw this.unavailable(error);
+    }
   }
 
   private scheduleRefresh(): void {
@@ -200,38 +431,91 @@ export class RedisSnapshotStore implements SnapshotStore {
     return result;
   }
 
-  /** Brings each history to its shared state; resolves to the names of the lists Redis holds a history of. */
+  /**
+   * Brings each history to its shared state, joining it first or writing it back into a Redis that
+   * lost it; resolves to the names of the lists Redis holds a history of.
+   */
   private async catchUpAll(histories: readonly ListHistory[]): Promise<string[]> {
-    let shared: string[][];
+    let states: SharedState[];
     try {
       // Issued together, node-redis sends them in one round trip.
-      shared = await Promise.all(histories.map((history) => this.client.lRange(this.historyKey(history.definition), 0, -1))).then((lists) =>
-        lists.map((ids) => ids.map((id) => id.toString('latin1'))),
-      );
+      states = await Promise.all(histories.map((history) => this.readState(history)));
     } catch (error) {
       throw this.unavailable(error);
     }
     this.available();
     const names: string[] = [];
     for (const [i, history] of histories.entries()) {
-      if (shared[i]!.length > 0) names.push(history.definition.name);
-      await this.catchUp(history, shared[i]!);
+      const membership = this.membership(history);
+      let state = states[i]!;
+      try {
+        if (!membership.joined) state = await this.join(history, membership, state);
+        else if (lostBy(membership, state)) state = await this.writeBack(history, state);
+      } catch (error) {
+        throw this.unavailable(error);
+      }
+      if (state.ids.length > 0) names.push(history.definition.name);
+      await this.catchUp(history, state.ids);
+      this.learn(membership, state);
     }
     return names;
   }
 
   /**
+   * Joins the shared history of a list: as it is, for an instance that published nothing yet; one that
+   * published while Redis was away writes its versions back (as older than any shared one) and then
+   * publishes its current snapshot, as it would have done had Redis answered at its start.
+   */
+  private async join(history: ListHistory, membership: Membership, state: SharedState): Promise<SharedState> {
+    if (membership.serials.size === 0) return state;
+    const current = history.current();
+    await this.writeBack(history, state);
+    const published = await this.runPublish(history, current, contentOf(current));
+    if (published === 'lost') throw new Error('Redis lost the history while this instance joined it');
+    return published;
+  }
+
+  /**
+   * Writes back the snapshots `history` keeps and were published (with the serials Redis gave them, 0
+   * for those published here while Redis was away) into the shared history, as WRITE_BACK_SCRIPT
+   * merges them; `state` is what Redis holds.
+   */
+  private async writeBack(history: ListHistory, state: SharedState): Promise<SharedState> {
+    const membership = this.membership(history);
+    const current = history.current();
+    const offers: Offer[] = history
+      .keptSnapshots()
+      .filter((kept) => membership.serials.has(kept.id))
+      .map((kept) => offerOf(kept, current, membership.serials.get(kept.id)!));
+    if (offers.length === 0) return state;
+    const send = new Set<string>();
+    for (let round = 0; round < WRITE_BACK_ROUNDS; round++) {
+      const answer = await this.runWriteBack(history, offers, send);
+      if (!Array.isArray(answer)) {
+        if (answer.written > 0) {
+          this.watch?.restored(history.definition.name, answer.written);
+          if (this.watch === undefined)
+            this.log(`list ${history.definition.name}: Redis had lost its history; wrote back ${answer.written} versions held here`);
+        }
+        return answer;
+      }
+      for (const id of answer) send.add(id);
+    }
+    throw new Error(`Redis kept asking for the content of list ${history.definition.name} while it was written back`);
+  }
+
+  /**
    * Has `history` serve the shared history `ids` (oldest first), fetching the snapshots it does not
-   * hold; `own` is a snapshot this instance has in hand. An empty shared history (nothing published yet,
-   * or Redis lost its data) changes nothing: the next publication fills it. A snapshot that cannot be
-   * fetched is left out; without the current one nothing changes, and the next look tries again.
+   * hold; `own` is a snapshot this instance has in hand. An empty shared history (nothing published
+   * yet) changes nothing: the next publication fills it. A snapshot that cannot be fetched is left
+   * out; without the current one (with its full hashes) nothing changes, and the next look tries again.
    */
   private async catchUp(history: ListHistory, sharedIds: readonly string[], own?: Snapshot): Promise<void> {
     const ids = sharedIds.slice(-history.keep);
     const currentId = ids.at(-1);
     const held = history.keptIds();
     if (currentId === undefined || sameIds(ids, held)) return;
-    const inHand = new Map<string, Snapshot>();
+    const inHand = new Map<string, KeptSnapshot>();
     if (own !== undefined) inHand.set(own.id, own);
     if (history.current().id === currentId) inHand.set(currentId, history.current());
     // Older snapshots are kept as served lists, which the history has; the current one needs its full hashes.
@@ -240,23 +524,34 @@ export class RedisSnapshotStore implements SnapshotStore {
       if (snapshot !== undefined) inHand.set(snapshot.id, snapshot);
     }
     const current = inHand.get(currentId);
-    if (current === undefined) return;
+    if (!(current instanceof Snapshot)) return;
     history.adopt(
       current,
       ids.slice(0, -1).map((id) => inHand.get(id) ?? id),
     );
   }
 
-  /** The snapshot `id` of a list from Redis, or undefined when it is gone, unreadable or not what its id says. */
-  private async fetch(definition: ListDefinition, id: string): Promise<Snapshot | undefined> {
+  /** Notes what Redis holds of a list: from now on the instance follows its shared history. */
+  private learn(membership: Membership, state: SharedState): void {
+    membership.joined = true;
+    membership.epoch = state.epoch;
+    membership.serials = new Map(state.ids.map((id, i) => [id, state.serials[i]!]));
+  }
+
+  /**
+   * The snapshot `id` of a list from Redis: a Snapshot, or only its served list when that is all Redis
+   * has (written back after a loss); undefined when it is gone, unreadable or not what its id says.
+   */
+  private async fetch(definition: ListDefinition, id: string): Promise<KeptSnapshot | undefined> {
     let fields: (Buffer | null)[];
     try {
-      fields = await this.client.hmGet(this.contentKey(definition, id), ['fullHashes', 'served', 'createdAt']);
+      fields = await this.client.hmGet(this.contentKey(definition, id), ['fullHashes', 'served', 'createdAt', 'kept', 'width']);
     } catch (error) {
       this.unavailable(error);
       return undefined;
     }
-    const [fullHashes, served, createdAtText] = fields;
+    const [fullHashes, served, createdAtText, kept, width] = fields;
+    if (fullHashes == null && served == null && kept != null) return this.keptSnapshot(definition, id, kept, width ?? null);
     // Gone: dropped from the history between our two reads (the next look sees the newer history), or
     // lost by Redis (evicted under memory pressure: give this database a noeviction policy).
     if (fullHashes == null && served == null) return this.unusable(definition, id, 'its content is not in Redis (evicted?)');
@@ -278,6 +573,22 @@ export class RedisSnapshotStore implements SnapshotStore {
     return snapshot;
   }
 
+  /** An older snapshot written back as its served list alone: its id cannot be checked, its width and order can. */
+  private keptSnapshot(definition: ListDefinition, id: string, bytes: Buffer, width: Buffer | null): KeptSnapshot | undefined {
+    const written = Number(width?.toString('latin1'));
+    if (written !== definition.hashLength) {
+      return this.unusable(definition, id, `it was written back with ${written}-byte hashes; do all instances configure the list alike?`);
+    }
+    let served: SortedHashes;
+    try {
+      served = servedHashes(definition.hashLength, bytes);
+    } catch (error) {
+      return this.unusable(definition, id, (error as RangeError).message);
+    }
+    if (firstUnordered(served) >= 0) return this.unusable(definition, id, 'its hashes are not in ascending order');
+    return { id, served: () => served };
+  }
+
   private unusable(definition: ListDefinition, id: string, why: string): undefined {
     this.reported.getOrCompute(`${definition.name}/${id}`, () => {
       this.log(`list ${definition.name}: snapshot ${id} in Redis cannot be used: ${why}`);
@@ -286,12 +597,39 @@ export class RedisSnapshotStore implements SnapshotStore {
     return undefined;
   }
 
-  /** Runs the publish script; undefined when Redis lacks the content and it was not sent (`upload` false). */
-  private async runPublish(history: ListHistory, snapshot: Snapshot, content: Content, upload: boolean): Promise<string[] | undefined> {
+  private async readState(history: ListHistory): Promise<SharedState> {
     const { definition } = history;
-    const { bytes } = content;
+    const reply = await this.client.eval(READ_SCRIPT, {
+      keys: [this.historyKey(definition), this.stateKey(definition)],
+      arguments: [this.contentKey(definition, '')],
+    });
+    return this.stateOf(definition, reply);
+  }
+
+  /**
+   * Publishes `snapshot` (uploading its content only when Redis lacks it); 'lost' when Redis lost the
+   * history this instance holds.
+   */
+  private async runPublish(history: ListHistory, snapshot: Snapshot, content: Content): Promise<SharedState | 'lost'> {
+    return (await this.runPublishOnce(history, snapshot, content, false)) ?? (await this.runPublishOnce(history, snapshot, content, true))!;
+  }
+
+  private async runPublishOnce(
+    history: ListHistory,
+    snapshot: Snapshot,
+    content: Content,
+    upload: boolean,
+  ): Promise<SharedState | 'lost' | undefined> {
+    const { definition } = history;
+    const membership = this.membership(history);
+    const holds = membership.joined && membership.serials.size > 0;
     const reply = await this.client.eval(PUBLISH_SCRIPT, {
-      keys: [this.historyKey(definition), this.contentKey(definition, snapshot.id), `${this.keyPrefix}list:{${definition.name}}:received`],
+      keys: [
+        this.historyKey(definition),
+        this.contentKey(definition, snapshot.id),
+        this.receivedKey(definition),
+        this.stateKey(definition),
+      ],
       arguments: [
         snapshot.id,
         String(history.keep),
@@ -299,18 +637,61 @@ export class RedisSnapshotStore implements SnapshotStore {
         String(snapshot.createdAt),
         content.field,
         content.ordered ? '1' : '0',
-        ...(upload ? [Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)] : []),
+        newEpoch(),
+        membership.joined ? membership.epoch : '',
+        holds ? '1' : '0',
+        ...(upload ? [asBuffer(content.bytes)] : []),
       ],
     });
     if (reply === null) return undefined;
-    // Snapshot ids come back as bulk strings, which this client reads as Buffers.
-    if (!Array.isArray(reply) || !reply.every((id) => Buffer.isBuffer(id))) {
-      throw new SnapshotStoreError(
-        'unavailable',
-        `Redis at ${this.label} answered the publication of list ${definition.name} unexpectedly`,
-      );
+    if (Array.isArray(reply) && reply.length === 1 && tag(reply) === 'lost') return 'lost';
+    return this.stateOf(definition, reply);
+  }
+
+  /** Runs the write-back script, sending the content of the snapshots in `send`; the ids it lacks the content of, or its answer. */
+  private async runWriteBack(history: ListHistory, offers: readonly Offer[], send: ReadonlySet<string>): Promise<SharedState | string[]> {
+    const { definition } = history;
+    const current = history.current();
+    const reply = await this.client.eval(WRITE_BACK_SCRIPT, {
+      keys: [this.historyKey(definition), this.stateKey(definition), this.receivedKey(definition)],
+      arguments: [
+        String(history.keep),
+        this.contentKey(definition, ''),
+        newEpoch(),
+        current.kind === 'served' ? String(current.createdAt) : '',
+        String(offers.length),
+        ...offers.flatMap((offer) => [
+          offer.id,
+          String(offer.serial),
+          offer.field,
+          String(offer.createdAt),
+          String(definition.hashLength),
+          send.has(offer.id) ? '1' : '0',
+          send.has(offer.id) ? asBuffer(offer.bytes()) : '',
+        ]),
+      ],
+    });
+    if (Array.isArray(reply) && tag(reply) === 'need' && Array.isArray(reply[1])) {
+      return (reply[1] as unknown[]).map((id) => String(id));
     }
-    return reply.map((id) => id.toString());
+    return this.stateOf(definition, reply);
+  }
+
+  /** A script's { 'state', … } answer, read; SnapshotStoreError for anything else. */
+  private stateOf(definition: ListDefinition, reply: unknown): SharedState {
+    if (Array.isArray(reply) && reply.length === 5 && tag(reply) === 'state') {
+      const [, epoch, ids, serials, written] = reply as unknown[];
+      if (Buffer.isBuffer(epoch) && Buffer.isBuffer(written) && isBuffers(ids) && isBuffers(serials) && ids.length === serials.length) {
+        return {
+          epoch: epoch.toString('latin1'),
+          // Snapshot ids come back as bulk strings, which this client reads as Buffers.
+          ids: ids.map((id) => id.toString('latin1')),
+          serials: serials.map((serial) => Number(serial.toString('latin1'))),
+          written: Number(written.toString('latin1')),
+        };
+      }
+    }
+    throw new SnapshotStoreError('unavailable', `Redis at ${this.label} answered about list ${definition.name} unexpectedly`);
   }
 
   /** Notes that Redis answered, saying so when it had failed before. */
@@ -335,9 +716,60 @@ export class RedisSnapshotStore implements SnapshotStore {
     return `${this.keyPrefix}list:{${definition.name}}:history`;
   }
 
+  private stateKey(definition: ListDefinition): string {
+    return `${this.keyPrefix}list:{${definition.name}}:state`;
+  }
+
+  private receivedKey(definition: ListDefinition): string {
+    return `${this.keyPrefix}list:{${definition.name}}:received`;
+  }
+
   private contentKey(definition: ListDefinition, id: string): string {
     return `${this.keyPrefix}list:{${definition.name}}:snapshot:${id}`;
   }
+}
+
+/** True when Redis no longer holds the history this instance joined: another epoch, or no history at all. */
+function lostBy(membership: Membership, state: SharedState): boolean {
+  if (state.ids.length === 0) return membership.serials.size > 0;
+  return membership.epoch !== '' && state.epoch !== membership.epoch;
+}
+
+/** How a snapshot's content is published: full hashes, or a mirror's served hashes with its stamp. */
+function contentOf(snapshot: Snapshot): Content {
+  return snapshot.kind === 'served'
+    ? { field: 'served', bytes: hashBytes(snapshot.served()), ordered: true }
+    : { field: 'fullHashes', bytes: snapshot.fullHashBytes(), ordered: false };
+}
+
+/**
+ * A kept snapshot as written back: the current one with its content; an older one of a mirrored list
+ * with its served hashes (its id is derived from them); an older one of a list of full hashes with the
+ * served hashes alone (its full hashes are not kept), enough for diffs from it.
+ */
+function offerOf(kept: KeptSnapshot, current: Snapshot, serial: number): Offer {
+  if (kept === current) {
+    const content = contentOf(current);
+    return { id: kept.id, serial, field: content.field, createdAt: current.createdAt, bytes: () => content.bytes };
+  }
+  return { id: kept.id, serial, field: current.kind === 'served' ? 'served' : 'kept', createdAt: 0, bytes: () => hashBytes(kept.served()) };
+}
+
+/** A random epoch, offered with every write: the first one written stays. */
+function newEpoch(): string {
+  return randomBytes(8).toString('hex');
+}
+
+function tag(reply: unknown[]): string | undefined {
+  return Buffer.isBuffer(reply[0]) ? reply[0].toString('latin1') : undefined;
+}
+
+function isBuffers(value: unknown): value is Buffer[] {
+  return Array.isArray(value) && value.every((item) => Buffer.isBuffer(item));
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** Served hashes of a list from their stored bytes; RangeError when they are no whole number of hashes. */

@@ -24,6 +24,8 @@ export class Snapshot {
     readonly definition: ListDefinition,
     /** Opaque, 32 hex digits; the same for the same list and content. */
     readonly id: string,
+    /** What its id was derived from: its full hashes, or only the hashes it serves (a mirrored list). */
+    readonly kind: 'full' | 'served',
     /** When it was published, in milliseconds since the epoch. */
     readonly createdAt: number,
     private readonly full: SortedFullHashes,
@@ -42,7 +44,7 @@ export class Snapshot {
       );
     }
     const full = sortFullHashes(fullHashes);
-    return new Snapshot(definition, snapshotId(definition, 'full', full.bytes), createdAt, full);
+    return new Snapshot(definition, snapshotId(definition, 'full', full.bytes), 'full', createdAt, full);
   }
 
   /**
@@ -66,9 +68,14 @@ export class Snapshot {
         definition.name,
         `served hashes must be strictly ascending; the one at index ${unordered} is not`,
       );
-    const snapshot = new Snapshot(definition, snapshotId(definition, 'served', hashBytes(served)), createdAt, EMPTY_FULL_HASHES);
+    const snapshot = new Snapshot(definition, snapshotId(definition, 'served', hashBytes(served)), 'served', createdAt, EMPTY_FULL_HASHES);
     snapshot.servedMemo = served;
     return snapshot;
+  }
+
+  /** The full hashes, sorted and concatenated (none for a mirrored list). Shared, not copied: do not modify. */
+  fullHashBytes(): Uint8Array {
+    return this.full.bytes;
   }
 
   /** Full hashes the snapshot holds: none for a mirrored list, whose entries are `served()` alone. */

@@ -14,7 +14,7 @@
 import { ConfigError } from '../feeds/config-error.ts';
 import { randomBytes, randomInt } from 'node:crypto';
 import { type GatewayKey, importGatewayKey, type KeyConfig } from '../../wire/ohttp.ts';
-import { connectRedis, type RedisClient } from '../redis-connection.ts';
+import { connectRedis, type RedisClient, type RedisConnection, type RedisWatch } from '../redis-connection.ts';
 import { type GatewayKeys, GatewayKeysUnavailableError, type KeyRingOptions } from './key-ring.ts';
 
 export interface SharedKeyRingOptions extends KeyRingOptions {
@@ -27,6 +27,8 @@ export interface SharedKeyRingOptions extends KeyRingOptions {
   log?: (message: string) => void;
   /** Uniform in [0, 1): picks key IDs; tests pass a fixed one. */
   random?: () => number;
+  /** Start without Redis when it does not answer (Oblivious HTTP answers 503 until it does), and report to the service's metrics. */
+  watch?: RedisWatch;
 }
 
 const PRIVATE_KEY_BYTES = 32;
@@ -49,10 +51,11 @@ export class SharedKeyRing implements GatewayKeys {
   /** Reads under way, one per generation however many requests need it. */
   private readonly reading = new Map<number, Promise<GatewayKey | undefined>>();
   private reachable = true;
+  private readonly client: RedisClient;
+  private readonly label: string;
 
   private constructor(
-    private readonly client: RedisClient,
-    private readonly label: string,
+    private readonly connection: RedisConnection,
     private readonly keyPrefix: string,
     private readonly rotateMs: number,
     private readonly overlapMs: number,
@@ -60,20 +63,21 @@ export class SharedKeyRing implements GatewayKeys {
     private readonly log: (message: string) => void,
     private readonly random: () => number,
   ) {
+    this.client = connection.client;
+    this.label = connection.label;
     // Failures are reported by the commands that meet them; the client reconnects on its own.
-    client.on('error', () => {});
+    this.client.on('error', () => {});
   }
 
-  /** Connects to Redis; rejects with RedisConnectionError when it cannot. */
+  /** Connects to Redis; rejects with RedisConnectionError when it cannot (unless `watch.retry` says to start without it). */
   static async connect(options: SharedKeyRingOptions): Promise<SharedKeyRing> {
     const rotateMs = options.rotateMs ?? 24 * 3_600_000;
     const overlapMs = options.overlapMs ?? 3_600_000;
     if (!(overlapMs < rotateMs))
       throw new ConfigError('overlapMs', `the overlap (${overlapMs} ms) must be shorter than the rotation period (${rotateMs} ms)`);
-    const { client, label } = await connectRedis(options.url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const connection = await connectRedis(options.url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.watch);
     return new SharedKeyRing(
-      client,
-      label,
+      connection,
       options.keyPrefix ?? 'sbkit:',
       rotateMs,
       overlapMs,
@@ -108,7 +112,7 @@ export class SharedKeyRing implements GatewayKeys {
 
   /** Closes the Redis connection. */
   close(): Promise<void> {
-    return this.client.close();
+    return this.connection.close();
   }
 
   /** A generation's key, read again once a minute; `make`: store one first if Redis has none. */

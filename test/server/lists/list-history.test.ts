@@ -259,6 +259,28 @@ describe('ListHistory', () => {
     );
     assert.throws(() => history().publish(new Uint8Array(31)), isListError('ragged-full-hashes'));
   });
+
+  it('hands its kept snapshots over, and takes them back as id and served list: a second history diffs alike', () => {
+    const a = history(3);
+    a.publish(poolHashes([1, 2, 3]));
+    const first = a.updateFor(EMPTY, NO_LIMITS).version;
+    a.publish(poolHashes([2, 3, 4]));
+    const current = a.publish(poolHashes([3, 4, 5, 6]));
+    const kept = a.keptSnapshots();
+    assert.deepEqual(
+      kept.map((snapshot) => snapshot.id),
+      a.keptIds(),
+    );
+    assert.equal(kept.at(-1), current, 'the current one is the Snapshot itself, with its full hashes');
+    const b = history(3);
+    b.adopt(
+      current,
+      kept.slice(0, -1).map((snapshot) => ({ id: snapshot.id, served: () => snapshot.served() })),
+    );
+    assert.deepEqual(b.keptIds(), a.keptIds());
+    assert.deepEqual(b.updateFor(first, NO_LIMITS), a.updateFor(first, NO_LIMITS));
+    assert.equal(b.updateFor(first, NO_LIMITS).partial, true);
+  });
 });
 
 /*

@@ -5,6 +5,7 @@ import { ListHistory, type ServedUpdate, type SizeConstraints } from '../../../s
 import { RedisSnapshotStore, type RedisSnapshotStoreOptions } from '../../../src/server/lists/redis-snapshot-store.ts';
 import { SnapshotStoreError } from '../../../src/server/lists/snapshot-store-error.ts';
 import { hashCount } from '../../../src/store/hash-list.ts';
+import type { RedisWatch } from '../../../src/server/redis-connection.ts';
 import { definition, poolHashes } from './fixtures.ts';
 import { deleteKeys, ensureRedis, keysUnder, REDIS_URL, RedisRelay, uniqueKeyPrefix, waitUntil } from '../redis-fixture.ts';
 
@@ -50,6 +51,31 @@ function settledVersion(h: ListHistory): Uint8Array {
   return h.updateFor(new Uint8Array(0), NO_LIMITS).version;
 }
 
+/** Redis loses a list: every key of it gone, as after a restart without persistence or a flush. */
+async function lose(name: string): Promise<void> {
+  await deleteKeys(`${keyPrefix}list:{${name}}:`);
+}
+
+async function sharedHistory(name: string): Promise<string[]> {
+  const client = createClient({ url: REDIS_URL });
+  await client.connect();
+  try {
+    return await client.lRange(`${keyPrefix}list:{${name}}:history`, 0, -1);
+  } finally {
+    await client.close();
+  }
+}
+
+/** A watch that starts without Redis, retrying every few milliseconds, and notes write-backs. */
+function patient(restored: string[] = []): RedisWatch {
+  return {
+    retry: { firstMs: 20, maxMs: 100 },
+    opened: () => {},
+    reconnected: () => {},
+    restored: (list, versions) => restored.push(`${list}: ${versions}`),
+  };
+}
+
 before(async () => {
   await ensureRedis();
 });
@@ -72,14 +98,17 @@ describe('RedisSnapshotStore', () => {
       const z = await s.publish(h, Z);
       assert.deepEqual(h.keptIds(), [y.id, z.id]);
       const base = `${keyPrefix}list:{publish-4b}:`;
-      assert.deepEqual(await keysUnder(base), [`${base}history`, `${base}snapshot:${y.id}`, `${base}snapshot:${z.id}`].sort());
+      assert.deepEqual(
+        await keysUnder(base),
+        [`${base}history`, `${base}snapshot:${y.id}`, `${base}snapshot:${z.id}`, `${base}state`].sort(),
+      );
       const client = createClient({ url: REDIS_URL });
       await client.connect();
       try {
         assert.deepEqual(await client.lRange(`${base}history`, 0, -1), [y.id, z.id]);
         assert.equal(await client.exists(`${base}snapshot:${x.id}`), 0);
         const stored = await client.withTypeMapping({ 36: Buffer }).hGet(`${base}snapshot:${z.id}`, 'fullHashes');
-        assert.deepEqual(stored, Buffer.from(Z));
+        assert.deepEqual(stored, Buffer.from(z.fullHashBytes()), 'the full hashes, sorted');
       } finally {
         await client.close();
       }
@@ -226,6 +255,107 @@ describe('RedisSnapshotStore', () => {
     assert.equal(b.current().id, z.id);
     assert.deepEqual(b.keptIds(), a.keptIds());
     assert.match(messages.at(-1)!, /answers again$/);
+  });
+
+  it(
+    'writes back the history it holds when Redis lost it: every kept version still gets a diff, on every instance',
+    TEST_TIMEOUT,
+    async () => {
+      const restored: string[] = [];
+      const [sa, sb] = [await store({ watch: patient(restored) }), await store()];
+      const [a, b] = [history('lost-4b', 4), history('lost-4b', 4)];
+      await sa.follow([a]);
+      const x = await sa.publish(a, X);
+      const versionX = settledVersion(a);
+      await sa.publish(a, Y);
+      const versionY = settledVersion(a);
+      await sb.follow([b]);
+
+      await lose('lost-4b');
+      const z = await sa.publish(a, Z);
+      assert.deepEqual(restored, ['lost-4b: 2'], 'both versions written back, and counted');
+      assert.deepEqual(await sharedHistory('lost-4b'), a.keptIds());
+      assert.equal(a.keptIds()[0], x.id);
+      assert.equal(z.id, a.current().id);
+      for (const version of [versionX, versionY]) assert.equal(a.updateFor(version, NO_LIMITS).partial, true);
+
+      // Another instance, and one that starts now and fetches the older versions (their served hashes alone).
+      await sb.refresh();
+      const [sc, c] = [await store(), history('lost-4b', 4)];
+      await sc.follow([c]);
+      for (const other of [b, c]) {
+        assert.deepEqual(other.keptIds(), a.keptIds());
+        for (const version of [versionX, versionY]) {
+          assert.equal(wire(other.updateFor(version, NO_LIMITS)), wire(a.updateFor(version, NO_LIMITS)));
+        }
+      }
+      assert.equal(c.current().fullHashCount, 2, 'the current snapshot comes with its full hashes');
+    },
+  );
+
+  it('two instances writing back the same history at once converge on one history', TEST_TIMEOUT, async () => {
+    const [sa, sb] = [await store(), await store()];
+    const [a, b] = [history('race-4b'), history('race-4b')];
+    await sa.follow([a]);
+    await sa.publish(a, X);
+    await sa.publish(a, Y);
+    await sb.follow([b]);
+    const held = a.keptIds();
+    await lose('race-4b');
+    await Promise.all([sa.refresh(), sb.refresh()]);
+    assert.deepEqual(await sharedHistory('race-4b'), held);
+    assert.deepEqual(a.keptIds(), held);
+    assert.deepEqual(b.keptIds(), held);
+    // A publication afterwards by either goes on from there.
+    const z = await sb.publish(b, Z);
+    await sa.refresh();
+    assert.deepEqual(a.keptIds(), [...held, z.id].slice(-3));
+  });
+
+  for (const first of ['older', 'newer'] as const) {
+    it(`an instance whose history is older does not take the list back (the ${first} one writes back first)`, TEST_TIMEOUT, async () => {
+      const name = `older-${first}-4b`;
+      const [sa, sb] = [await store(), await store()];
+      const [a, b] = [history(name), history(name)];
+      await sa.follow([a]);
+      await sa.publish(a, X);
+      await sb.follow([b]); // B holds X
+      const y = await sa.publish(a, Y); // B has not looked since
+      await lose(name);
+      const writers = first === 'older' ? [sb, sa] : [sa, sb];
+      for (const writer of writers) await writer.refresh();
+      await sb.refresh();
+      assert.equal(a.current().id, y.id);
+      assert.equal(b.current().id, y.id);
+      assert.deepEqual(await sharedHistory(name), a.keptIds());
+      assert.deepEqual(b.keptIds(), a.keptIds());
+    });
+  }
+
+  it('starts without Redis when told to: publishes in memory, then joins the shared history once Redis answers', TEST_TIMEOUT, async () => {
+    const relay = await RedisRelay.start();
+    relays.push(relay);
+    await relay.cut();
+    const [sa, a] = [await store(), history('join-4b', 4)];
+    await sa.follow([a]);
+    await sa.publish(a, X);
+    const y = await sa.publish(a, Y);
+
+    const sb = await store({ url: relay.url, watch: patient() });
+    const b = history('join-4b', 4);
+    assert.deepEqual(await sb.follow([b]), []);
+    assert.match(sb.notReadyReason() ?? '', /have not been reached since start; serving this instance's own copies of join-4b/);
+    const z = await sb.publish(b, Z);
+    assert.equal(b.current().id, z.id, 'served from memory');
+    const versionZ = settledVersion(b);
+
+    await relay.restore();
+    await waitUntil(() => sb.notReadyReason() === null, 'B joins the shared lists');
+    // Its own publication is the newest, as had it started with Redis; A's stay before it.
+    assert.deepEqual(await sharedHistory('join-4b'), [a.keptIds()[0], y.id, z.id]);
+    await sa.refresh();
+    assert.equal(a.current().id, z.id);
+    assert.equal(wire(a.updateFor(versionZ, NO_LIMITS)), wire(b.updateFor(versionZ, NO_LIMITS)));
   });
 
   it('refuses to start without Redis, and a URL that is none', TEST_TIMEOUT, async () => {
