@@ -57,6 +57,7 @@ import type { CsvColumn } from './csv-feed.ts';
 import { FEED_FORMATS, type FeedFormat } from './feed-formats.ts';
 import { keyStart, type LoadControlConfig, parseLoadControlConfig } from '../guard/load-control-config.ts';
 import type { UpstreamSearchLimits } from '../api/upstream-searches.ts';
+import { parseUpstreamSearches } from '../api/upstream-searches-config.ts';
 import { parseHttpLimitsConfig } from '../guard/http-limits-config.ts';
 import type { HttpLimits } from '../guard/http-limits.ts';
 
@@ -162,13 +163,6 @@ const TOP_FIELDS = [
   'upstreamSearches',
   'http',
 ] as const;
-const UPSTREAM_SEARCH_FIELDS = [
-  'requestsPerMinute',
-  'burst',
-  'anonymousPrefixesPerMinute',
-  'keyedPrefixesPerMinute',
-  'maxWaitMilliseconds',
-] as const;
 const LIST_FIELDS = ['name', 'threatTypes', 'likelySafeTypes', 'hashLength', 'description', 'sources'] as const;
 const SOURCE_KINDS = ['file', 'url', 'entries'] as const;
 const READING_FIELDS = ['format', 'csvColumn'] as const;
@@ -231,25 +225,6 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
     upstreamSearches: parseUpstreamSearches(top.upstreamSearches),
     http: parseHttpLimitsConfig(top.http, 'http'),
   };
-}
-
-/** The `upstreamSearches` section: how a proxy spends its upstream's patience. */
-function parseUpstreamSearches(value: unknown): Partial<UpstreamSearchLimits> {
-  if (value === undefined) return {};
-  const section = expectObject(value, 'upstreamSearches');
-  expectKnownFields(section, UPSTREAM_SEARCH_FIELDS, 'upstreamSearches');
-  const limits: Partial<UpstreamSearchLimits> = {};
-  const read = (key: (typeof UPSTREAM_SEARCH_FIELDS)[number], min: number, max: number) =>
-    section[key] === undefined ? undefined : expectNumber(section[key], fieldOf('upstreamSearches', key), { min, max, integer: true });
-  const assign = <K extends keyof UpstreamSearchLimits>(key: K, v: number | undefined) => {
-    if (v !== undefined) limits[key] = v;
-  };
-  assign('requestsPerMinute', read('requestsPerMinute', 1, 100_000));
-  assign('burst', read('burst', 1, 1000));
-  assign('anonymousPrefixesPerMinute', read('anonymousPrefixesPerMinute', 0, 1_000_000));
-  assign('keyedPrefixesPerMinute', read('keyedPrefixesPerMinute', 0, 10_000_000));
-  assign('maxWaitMs', read('maxWaitMilliseconds', 100, 60_000));
-  return limits;
 }
 
 /**
