@@ -69,6 +69,7 @@ describe('parseServerConfig', () => {
       loadControl: { enabled: true, settings: {} },
       upstreamSearches: {},
       http: {},
+      corsOrigins: [],
     });
   });
 
