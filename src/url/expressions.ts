@@ -20,11 +20,33 @@ const SUFFIX_OPTIONS = {
 } as const;
 
 /**
+ * Host-suffix starts of the hosts met lately. The Public Suffix List look-up is the costly part of SB-6
+ * and the same hosts come back again and again (a page's resources, a site's pages); the list never
+ * changes while the process runs, so a remembered answer is the answer. Bounded in entries, and hosts
+ * longer than a DNS name (253 characters) are not kept, so that it holds little memory whatever comes.
+ */
+const rememberedStarts = new Map<string, readonly number[]>();
+const MAX_REMEMBERED_HOSTS = 1024;
+const MAX_REMEMBERED_HOST_LENGTH = 253;
+
+/**
  * SB-6 hosts, as offsets into the canonical host: 0 for the exact host, then the starts of host suffixes
  * from the longest down to the eTLD+1 — at most four of them, built from the eTLD+1 (Public Suffix List)
  * by adding leading components — and none for IP literals or a host that is itself a public suffix.
  */
-export function hostSuffixStarts(host: string): number[] {
+export function hostSuffixStarts(host: string): readonly number[] {
+  const remembered = rememberedStarts.get(host);
+  if (remembered !== undefined) return remembered;
+  const starts = Object.freeze(suffixStartsOf(host));
+  if (host.length <= MAX_REMEMBERED_HOST_LENGTH) {
+    // The oldest entry goes first (a Map keeps insertion order).
+    if (rememberedStarts.size >= MAX_REMEMBERED_HOSTS) rememberedStarts.delete(rememberedStarts.keys().next().value!);
+    rememberedStarts.set(host, starts);
+  }
+  return starts;
+}
+
+function suffixStartsOf(host: string): number[] {
   const starts = [0];
   if (isIpLiteral(host)) return starts;
   const suffix = getPublicSuffix(host, SUFFIX_OPTIONS);
