@@ -95,7 +95,7 @@ export function expressionsOf(url: CanonicalUrl): string[] {
   const expressions = new Array<string>(starts.length * lengths.length);
   let next = 0;
   for (let h = 0; h < starts.length; h++) {
-    for (let p = 0; p < lengths.length; p++) expressions[next++] = whole.slice(starts[h]!, host.length + lengths[p]!);
+    for (let p = 0; p < lengths.length; p++) expressions[next++] = whole.slice(starts[h], host.length + lengths[p]!);
   }
   return expressions;
 }
