@@ -7,9 +7,11 @@ import { formatIPv4, parseIPv4 } from './ip.ts';
 // is enough to hand back slices of the input. Anything the proof does not cover goes to the full
 // procedure (parseCanonicalUrlInFull); test/url/fast-path.test.ts checks that the two agree.
 //
-// The proof is one anchored regular expression: V8 runs it in native code at twice the speed of a loop
-// over `charCodeAt` (bench: 140 ns against 215 ns a URL), and it matches in one pass, without
-// backtracking, since no two of its parts can take the same character.
+// The proof is one regular expression: V8 runs it in native code at twice the speed of a loop over
+// `charCodeAt` (bench: 140 ns against 215 ns a URL). It matches the longest canonical beginning of the
+// URL, without backtracking, since no two of its parts can take the same character; whether that
+// beginning runs to the end or to a `#` is checked after it, not inside it, so that a URL that fails at
+// its last character (2 MiB of `/a` and a `%`) does not send the engine back through every segment.
 
 /**
  * A host label that SB-5's hostname rules leave alone: lower-case letters, digits, `-` and `_`. Not upper
@@ -28,20 +30,23 @@ const PATH_WORK_AHEAD = '\\/|\\.\\.?(?:[/?#]|$)';
 const PATH = `(?:\\/(?!${PATH_WORK_AHEAD})${SEGMENT_CHARS})*`;
 /** The query is only unescaped and escaped again: printable ASCII but `#` and `%` needs neither. */
 const QUERY = '(?:\\?[\\x21\\x22\\x24\\x26-\\x7e]*)?';
-/** Canonical up to the end or to a fragment (SB-5 whole URL, step 2: a fragment goes, whatever it holds). */
-const ALREADY_CANONICAL = new RegExp(`^https?:\\/\\/${HOST}${PATH}${QUERY}(?:#|$)`);
+/** The longest canonical beginning of a URL; sticky, so that `lastIndex` tells where it ends. */
+const CANONICAL_BEGINNING = new RegExp(`https?:\\/\\/${HOST}${PATH}${QUERY}`, 'y');
+const HASH = 0x23;
 
 /**
  * The canonical URL of `text` when `text` is canonical already but for a fragment, else undefined (the
  * full SB-5 procedure has work to do). Never wrong: where it answers, the full procedure answers the same.
  */
 export function parseAlreadyCanonical(text: string): CanonicalUrl | undefined {
-  if (!ALREADY_CANONICAL.test(text)) return undefined;
+  CANONICAL_BEGINNING.lastIndex = 0;
+  if (!CANONICAL_BEGINNING.test(text)) return undefined;
+  // SB-5 whole URL, step 2: a fragment goes, whatever it holds; anything else needs work.
+  const end = CANONICAL_BEGINNING.lastIndex;
+  if (end < text.length && text.charCodeAt(end) !== HASH) return undefined;
   const https = text.charCodeAt(4) === 0x73; // `s`
   const hostStart = https ? 8 : 7;
-  // No part before the fragment holds a `#`, and neither host nor path a `?`: the first of each is the one.
-  const hash = text.indexOf('#', hostStart);
-  const end = hash < 0 ? text.length : hash;
+  // Neither host nor path holds a `?`: the first is the query's.
   let questionMark = text.indexOf('?', hostStart);
   if (questionMark < 0 || questionMark > end) questionMark = end;
   let hostEnd = text.indexOf('/', hostStart);
