@@ -5,6 +5,7 @@
  *   "minimumWaitSeconds": 1800,      // minimum_wait_duration of complete list updates (SB-12); 1..86400
  *   "cacheDurationSeconds": 300,     // cache_duration of search answers; 0..86400
  *   "keepVersions": 10,              // snapshots kept per list for diffs (SB-9); whole number ≥ 1
+ *   "dataDir": "/var/lib/sbkit",     // keep them on disk across restarts (sbkit serve --data); relative to this file's folder
  *   "apiKeys": ["k1", "k2"],         // when non-empty, requests need key=one of these
  *   "adminToken": "…",               // operator endpoints; ≥ 32 random characters (admin-token.ts); none: endpoints off
  *   "adminListen": "127.0.0.1:9090", // serve /admin/* and /metrics only on this address and port
@@ -118,6 +119,11 @@ export interface ServerConfig {
   cacheDurationSeconds: number;
   /** Versions of each list kept for diffs: a client holding an older one gets the whole list. */
   keepVersions: number;
+  /**
+   * Absolute: the folder that keeps the published versions across restarts (`sbkit serve --data`, which
+   * overrides it); with `--upstream`, where the mirror's client keeps its lists. Undefined: memory only.
+   */
+  dataDir?: string;
   /** Empty: no key needed. */
   apiKeys: string[];
   /** Undefined: the operator endpoints are off. */
@@ -156,6 +162,7 @@ const TOP_FIELDS = [
   'minimumWaitSeconds',
   'cacheDurationSeconds',
   'keepVersions',
+  'dataDir',
   'apiKeys',
   'adminToken',
   'adminListen',
@@ -185,6 +192,7 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
 
   const apiKeys =
     top.apiKeys === undefined ? [] : expectArray(top.apiKeys, 'apiKeys').map((key, i) => expectString(key, elementOf('apiKeys', i)));
+  const dataDir = top.dataDir === undefined ? undefined : expectString(top.dataDir, 'dataDir');
   const adminToken = top.adminToken === undefined ? undefined : expectString(top.adminToken, 'adminToken');
   // A token that can be guessed hands out the operator's pause switch.
   const tokenProblem = adminToken === undefined ? undefined : adminTokenProblem(adminToken);
@@ -218,6 +226,7 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
     minimumWaitSeconds: numberField('minimumWaitSeconds', 1, DEFAULT_MINIMUM_WAIT_SECONDS, false, MAX_MINIMUM_WAIT_SECONDS),
     cacheDurationSeconds: numberField('cacheDurationSeconds', 0, DEFAULT_CACHE_DURATION_SECONDS, false, MAX_CACHE_DURATION_SECONDS),
     keepVersions: numberField('keepVersions', 1, DEFAULT_KEEP_VERSIONS, true),
+    ...(dataDir === undefined ? {} : { dataDir: resolve(baseDir, dataDir) }),
     apiKeys,
     adminToken,
     ...(adminListen === undefined ? {} : { adminListen }),
