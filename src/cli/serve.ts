@@ -1,10 +1,18 @@
-// `sbkit serve`: flags turned into the service's settings (server/service.ts assembles and runs it), and
-// the service's failures turned into exit statuses.
+// `sbkit serve`: flags turned into the service's settings (server/service.ts assembles and runs it), the
+// service's failures turned into exit statuses, and the process's signals into its lifecycle:
+//
+//   SIGTERM, SIGINT  stop listening, let requests under way finish (--shutdown-timeout, 10 s), close
+//                    everything, exit 0; a second one while stopping exits at once (status 2)
+//   SIGHUP           read the configuration file and the certificate again (Service.reload)
 
+import { resolve } from 'node:path';
 import { Command } from 'commander';
 import type { ClientEvent } from '../client/options.ts';
 import type { ListLoadReport } from '../server/feed-lists.ts';
 import { ConfigError } from '../server/feeds/config-error.ts';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from '../server/connection-drain.ts';
+import type { Service } from '../server/service.ts';
+import type { TlsFiles } from '../server/tls.ts';
 import { TrustedProxies } from '../server/guard/client-address.ts';
 import { type ListenAddress, parseListenAddress } from '../server/listen-address.ts';
 import { DEFAULT_KEY_PREFIX } from '../server/redis-connection.ts';
@@ -12,7 +20,7 @@ import type { ListSource, ServiceConfig } from '../server/service.ts';
 import { reportDatabaseEvent } from './client-events.ts';
 import { httpLimitFlags, withHttpLimitFlags } from './http-limit-flags.ts';
 import { SbkitError } from '../sbkit-error.ts';
-import { exitStatusOf, type CliIo, type ExitStatus, untilStopped, UsageError } from './io.ts';
+import { EXIT, exitStatusOf, type CliIo, type ExitStatus, untilStopped, UsageError } from './io.ts';
 
 interface ServeFlags {
   host: string;
@@ -31,6 +39,9 @@ interface ServeFlags {
   ohttpRotate: string;
   ohttpOverlap: string;
   adminListen?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  shutdownTimeout: string;
 }
 
 /** Addresses and CIDR blocks given to `flag`, checked as load control will read them; UsageError otherwise. */
@@ -42,6 +53,24 @@ export function addressFlag(flag: string, entries: string[], what: string): stri
     throw new UsageError(`${flag}: ${error.problem}`);
   }
   return entries;
+}
+
+/** `--tls-cert` and `--tls-key`, both or neither. */
+function tlsFlags(flags: ServeFlags): TlsFiles | undefined {
+  if (flags.tlsCert === undefined && flags.tlsKey === undefined) return undefined;
+  if (flags.tlsCert === undefined || flags.tlsKey === undefined) throw new UsageError('--tls-cert and --tls-key go together');
+  return { cert: resolve(flags.tlsCert), key: resolve(flags.tlsKey), origin: { cert: '--tls-cert', key: '--tls-key' } };
+}
+
+/** Longest --shutdown-timeout: an hour is past any request's deadline (http-limits.ts). */
+const MAX_SHUTDOWN_SECONDS = 3600;
+
+function shutdownTimeoutFlag(text: string): number {
+  const seconds = text.trim() === '' ? NaN : Number(text);
+  if (!(Number.isFinite(seconds) && seconds >= 0 && seconds <= MAX_SHUTDOWN_SECONDS)) {
+    throw new UsageError(`--shutdown-timeout is a number of seconds from 0 to ${MAX_SHUTDOWN_SECONDS}, not "${text}"`);
+  }
+  return Math.round(seconds * 1000);
 }
 
 function adminListenFlag(text: string): ListenAddress {
@@ -71,6 +100,7 @@ async function listSource(flags: ServeFlags): Promise<ListSource> {
       protocol: flags.upstreamProtocol,
       dataDir: flags.data,
       config,
+      ...(flags.config === undefined ? {} : { configFile: flags.config }),
     };
   }
   if (flags.config !== undefined && config !== undefined) return { from: 'config', file: flags.config, config };
@@ -90,6 +120,7 @@ async function serviceConfig(flags: ServeFlags, io: CliIo): Promise<ServiceConfi
     throw new UsageError(`--ohttp-overlap is a number of minutes from 0 to less than the rotation period, not "${flags.ohttpOverlap}"`);
   }
   const log = (message: string) => io.err(`sbkit serve: ${message}\n`);
+  const tlsFiles = tlsFlags(flags);
   return {
     host: flags.host,
     port,
@@ -100,6 +131,8 @@ async function serviceConfig(flags: ServeFlags, io: CliIo): Promise<ServiceConfi
     trustedRelays: addressFlag('--trusted-relay', flags.trustedRelay ?? [], 'trusted relay'),
     ohttp: { rotateMs: rotateHours * 3_600_000, overlapMs: overlapMinutes * 60_000 },
     httpLimits: httpLimitFlags(flags),
+    ...(tlsFiles === undefined ? {} : { tls: tlsFiles }),
+    shutdownTimeoutMs: shutdownTimeoutFlag(flags.shutdownTimeout),
     log,
     ...(flags.adminListen === undefined ? {} : { adminListen: adminListenFlag(flags.adminListen) }),
     onListReport: (report) => reportList(io, report),
@@ -130,8 +163,36 @@ async function serve(flags: ServeFlags, io: CliIo, setExit: (status: ExitStatus)
   if (service.adminUrl !== undefined) io.err(`sbkit serve: /admin/* and /metrics on ${service.adminUrl} only\n`);
   io.err(`sbkit serve: listening on ${service.url} with ${service.describe}: ${names.join(', ')}\n`);
   io.err(`try: npx sbkit check --server ${service.url} http://testsafebrowsing.appspot.com/s/phishing.html\n`);
-  await untilStopped();
-  await service.close();
+  await runUntilStopped(service, io, shutdownTimeoutFlag(flags.shutdownTimeout));
+}
+
+/** Serves until SIGTERM or SIGINT, reloading on SIGHUP, then stops gracefully. */
+async function runUntilStopped(service: Service, io: CliIo, shutdownTimeoutMs: number): Promise<void> {
+  const reload = () => {
+    io.err('sbkit serve: SIGHUP: reloading the configuration and the certificate\n');
+    void service.reload();
+  };
+  process.on('SIGHUP', reload);
+  const signal = await untilStopped();
+  // Still handled while stopping: by default SIGHUP would end the process, cutting the requests under way.
+  process.off('SIGHUP', reload);
+  const ignore = () => io.err('sbkit serve: SIGHUP while stopping: ignored\n');
+  process.on('SIGHUP', ignore);
+  const now = (again: NodeJS.Signals) => {
+    io.err(`sbkit serve: ${again} while stopping: exiting now\n`);
+    process.exit(EXIT.FAILED);
+  };
+  process.once('SIGINT', now);
+  process.once('SIGTERM', now);
+  io.err(`sbkit serve: ${signal}: stopping; requests under way have ${shutdownTimeoutMs / 1000} s to finish\n`);
+  try {
+    await service.close();
+  } finally {
+    process.off('SIGINT', now);
+    process.off('SIGTERM', now);
+    process.off('SIGHUP', ignore);
+  }
+  io.err('sbkit serve: stopped\n');
 }
 
 /** `sbkit serve`; the server's code is loaded when the command runs, never for `--help` or other commands. */
@@ -166,6 +227,13 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     )
     .option('--ohttp-rotate <hours>', 'Oblivious HTTP gateway: how long each key is the current one', '24')
     .option('--ohttp-overlap <minutes>', 'Oblivious HTTP gateway: how long a replaced key is still accepted', '60')
+    .option('--tls-cert <file>', 'serve HTTPS, with HTTP/2 and HTTP/1.1, with this certificate chain (PEM); read again on SIGHUP')
+    .option('--tls-key <file>', "the certificate's private key (PEM), with --tls-cert")
+    .option(
+      '--shutdown-timeout <seconds>',
+      'on SIGTERM or SIGINT, how long requests under way may take to finish before their connections are cut',
+      String(DEFAULT_SHUTDOWN_TIMEOUT_MS / 1000),
+    )
     .option(
       '--admin-listen <host:port>',
       "serve /admin/* and /metrics only on this address, e.g. 127.0.0.1:9090 (404 on the public one); overrides the configuration's adminListen",
