@@ -68,7 +68,7 @@ function ask(session: ClientHttp2Session, path: string): Promise<{ status: numbe
 }
 
 /** The common name of the certificate a session was served. */
-const servedName = (session: ClientHttp2Session) => (session.socket as TLSSocket).getPeerCertificate().subject.CN;
+const servedName = (session: ClientHttp2Session) => String((session.socket as TLSSocket).getPeerCertificate().subject.CN);
 
 /** A GET over HTTP/1.1 on a connection of its own, trusting the test CA. */
 function askHttp1(url: string): Promise<{ status: number; version: string; name: string; body: string }> {
@@ -76,7 +76,7 @@ function askHttp1(url: string): Promise<{ status: number; version: string; name:
     https
       .get(url, { ca: ca.cert, agent: false }, (response) => {
         let body = '';
-        const name = (response.socket as TLSSocket).getPeerCertificate().subject.CN;
+        const name = String((response.socket as TLSSocket).getPeerCertificate().subject.CN);
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => (body += chunk));
         response.on('end', () => resolve({ status: response.statusCode ?? 0, version: response.httpVersion, name, body }));

@@ -46,7 +46,9 @@ async function start(options: Partial<ServerOptions> = {}, routes: (server: Retu
 
 /** An HTTP/2 session trusting the test CA, from `localAddress`; closed after the tests. */
 function session(url: string, localAddress = '127.0.0.1'): ClientHttp2Session & { closed_: Promise<number> } {
-  const client = http2.connect(url, { ca: ca.cert, localAddress }) as ClientHttp2Session & { closed_: Promise<number> };
+  const client = http2.connect(url, { ca: ca.cert, localAddress } as http2.SecureClientSessionOptions) as ClientHttp2Session & {
+    closed_: Promise<number>;
+  };
   client.on('error', () => undefined);
   client.closed_ = new Promise((resolve) => client.once('close', () => resolve(performance.now())));
   opened.push({ close: () => void client.destroy() });
