@@ -46,13 +46,13 @@ export class UsageError extends SbkitError {
   static readonly codes: readonly string[] = [errorCode('USAGE')];
 }
 
-/** Waits for Ctrl-C or a termination signal; resolves to its name. */
-export function untilStopped(): Promise<NodeJS.Signals> {
-  return new Promise<NodeJS.Signals>((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
+/** Waits for Ctrl-C or a termination signal. */
+export function untilStopped(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      resolve(signal);
+      resolve();
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);

@@ -20,7 +20,7 @@ import type { ListSource, ServiceConfig } from '../server/service.ts';
 import { reportDatabaseEvent } from './client-events.ts';
 import { httpLimitFlags, withHttpLimitFlags } from './http-limit-flags.ts';
 import { SbkitError } from '../sbkit-error.ts';
-import { EXIT, exitStatusOf, type CliIo, type ExitStatus, untilStopped, UsageError } from './io.ts';
+import { EXIT, exitStatusOf, type CliIo, type ExitStatus, UsageError } from './io.ts';
 
 interface ServeFlags {
   host: string;
@@ -147,52 +147,83 @@ function reportList(io: CliIo, report: ListLoadReport): void {
   for (const bad of report.firstBadLines) io.err(`sbkit serve:   ${bad.source}, line ${bad.line}: ${bad.reason}\n`);
 }
 
-/** Runs the service until a signal stops it. A part that cannot start is reported with its exit status. */
-async function serve(flags: ServeFlags, io: CliIo, setExit: (status: ExitStatus) => void): Promise<void> {
-  const { startService } = await import('../server/service.ts');
-  let service;
-  try {
-    service = await startService(await serviceConfig(flags, io));
-  } catch (err) {
-    if (!(err instanceof SbkitError)) throw err;
-    io.err(`sbkit serve: ${err.message}\n`);
-    setExit(exitStatusOf(err));
-    return;
+/**
+ * The process's signals, handled from before the service starts: one that comes while it starts is
+ * acted on once it listens, rather than ending the process half-started. A second SIGTERM or SIGINT
+ * exits at once; SIGHUP reloads the running service.
+ */
+class Signals {
+  /** Resolves to the first SIGTERM or SIGINT. */
+  readonly stopped: Promise<NodeJS.Signals>;
+  private stop: (signal: NodeJS.Signals) => void = () => {};
+  private service: Service | undefined;
+  private stopping = false;
+
+  constructor(private readonly io: CliIo) {
+    this.stopped = new Promise((resolve) => (this.stop = resolve));
+    process.on('SIGTERM', this.onStop);
+    process.on('SIGINT', this.onStop);
+    process.on('SIGHUP', this.onReload);
   }
-  const names = service.lists.map((list) => `${list.name} (${list.entries})`);
-  if (service.adminUrl !== undefined) io.err(`sbkit serve: /admin/* and /metrics on ${service.adminUrl} only\n`);
-  io.err(`sbkit serve: listening on ${service.url} with ${service.describe}: ${names.join(', ')}\n`);
-  io.err(`try: npx sbkit check --server ${service.url} http://testsafebrowsing.appspot.com/s/phishing.html\n`);
-  await runUntilStopped(service, io, shutdownTimeoutFlag(flags.shutdownTimeout));
+
+  /** The service to reload from now on. */
+  serving(service: Service): void {
+    this.service = service;
+  }
+
+  /** Gives the signals back to the process. */
+  dispose(): void {
+    process.off('SIGTERM', this.onStop);
+    process.off('SIGINT', this.onStop);
+    process.off('SIGHUP', this.onReload);
+  }
+
+  private readonly onStop = (signal: NodeJS.Signals): void => {
+    if (this.stopping) {
+      this.io.err(`sbkit serve: ${signal} while stopping: exiting now\n`);
+      process.exit(EXIT.FAILED);
+    }
+    this.stopping = true;
+    this.stop(signal);
+  };
+
+  private readonly onReload = (): void => {
+    // By default SIGHUP would end the process, cutting the requests under way: it is always handled.
+    if (this.stopping || this.service === undefined) {
+      this.io.err(`sbkit serve: SIGHUP ignored: ${this.stopping ? 'stopping' : 'not listening yet'}\n`);
+      return;
+    }
+    this.io.err('sbkit serve: SIGHUP: reloading the configuration and the certificate\n');
+    void this.service.reload();
+  };
 }
 
-/** Serves until SIGTERM or SIGINT, reloading on SIGHUP, then stops gracefully. */
-async function runUntilStopped(service: Service, io: CliIo, shutdownTimeoutMs: number): Promise<void> {
-  const reload = () => {
-    io.err('sbkit serve: SIGHUP: reloading the configuration and the certificate\n');
-    void service.reload();
-  };
-  process.on('SIGHUP', reload);
-  const signal = await untilStopped();
-  // Still handled while stopping: by default SIGHUP would end the process, cutting the requests under way.
-  process.off('SIGHUP', reload);
-  const ignore = () => io.err('sbkit serve: SIGHUP while stopping: ignored\n');
-  process.on('SIGHUP', ignore);
-  const now = (again: NodeJS.Signals) => {
-    io.err(`sbkit serve: ${again} while stopping: exiting now\n`);
-    process.exit(EXIT.FAILED);
-  };
-  process.once('SIGINT', now);
-  process.once('SIGTERM', now);
-  io.err(`sbkit serve: ${signal}: stopping; requests under way have ${shutdownTimeoutMs / 1000} s to finish\n`);
+/** Runs the service until a signal stops it. A part that cannot start is reported with its exit status. */
+async function serve(flags: ServeFlags, io: CliIo, setExit: (status: ExitStatus) => void): Promise<void> {
+  const signals = new Signals(io);
   try {
+    const { startService } = await import('../server/service.ts');
+    let service;
+    try {
+      service = await startService(await serviceConfig(flags, io));
+    } catch (err) {
+      if (!(err instanceof SbkitError)) throw err;
+      io.err(`sbkit serve: ${err.message}\n`);
+      setExit(exitStatusOf(err));
+      return;
+    }
+    signals.serving(service);
+    const names = service.lists.map((list) => `${list.name} (${list.entries})`);
+    if (service.adminUrl !== undefined) io.err(`sbkit serve: /admin/* and /metrics on ${service.adminUrl} only\n`);
+    io.err(`sbkit serve: listening on ${service.url} with ${service.describe}: ${names.join(', ')}\n`);
+    io.err(`try: npx sbkit check --server ${service.url} http://testsafebrowsing.appspot.com/s/phishing.html\n`);
+    const signal = await signals.stopped;
+    io.err(`sbkit serve: ${signal}: stopping; requests under way have ${shutdownTimeoutFlag(flags.shutdownTimeout) / 1000} s to finish\n`);
     await service.close();
+    io.err('sbkit serve: stopped\n');
   } finally {
-    process.off('SIGINT', now);
-    process.off('SIGTERM', now);
-    process.off('SIGHUP', ignore);
+    signals.dispose();
   }
-  io.err('sbkit serve: stopped\n');
 }
 
 /** `sbkit serve`; the server's code is loaded when the command runs, never for `--help` or other commands. */
@@ -203,7 +234,7 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     .option('--port <port>', 'port to listen on (0: any free port)', '8080')
     .option(
       '--config <file>',
-      'JSON configuration: lists, feeds, keys, load control (docs/configuration.md); with --upstream, all but lists',
+      'JSON configuration: lists, feeds, keys, load control (docs/configuration.md); with --upstream, all but lists; read again on SIGHUP',
     )
     .option(
       '--redis <url>',
@@ -231,7 +262,7 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     .option('--tls-key <file>', "the certificate's private key (PEM), with --tls-cert")
     .option(
       '--shutdown-timeout <seconds>',
-      'on SIGTERM or SIGINT, how long requests under way may take to finish before their connections are cut',
+      'on SIGTERM or SIGINT, how long requests under way may take to finish before their connections are cut (a second signal exits at once)',
       String(DEFAULT_SHUTDOWN_TIMEOUT_MS / 1000),
     )
     .option(

@@ -20,7 +20,6 @@
 // What `sbkit serve` assembles around it (lists, stores, keys, load control) is service.ts.
 
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import type { Http2SecureServer } from 'node:http2';
 import { Registry } from 'prom-client';
 import { decodeWireRequest, DEFAULT_MAX_BODY_BYTES } from '../wire/server-request.ts';
 import { WireError } from '../wire/wire-error.ts';
@@ -165,7 +164,7 @@ function newFastify(limits: HttpLimits, bodyLimit: number, tls: TlsCredentials |
   }
   const secure = secureServerOptions(limits, MAX_REQUEST_HEAD_BYTES);
   const app = Fastify({ logger: false, bodyLimit, ...secure, https: { ...secure.https, cert: tls.cert, key: tls.key } });
-  limitSecureServer(app.server as Http2SecureServer, limits, MAX_REQUEST_HEAD_BYTES);
+  limitSecureServer(app.server, limits, MAX_REQUEST_HEAD_BYTES);
   // The routes use only what HTTP/1.1 and HTTP/2 requests share (method, URL, headers, the socket's
   // address, the reply's 'close'), so one application type serves both.
   return app as unknown as FastifyInstance;

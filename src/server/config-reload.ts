@@ -28,9 +28,8 @@ const RELOADABLE: ReadonlySet<string> = new Set(['minimumWaitSeconds', 'cacheDur
 const IN_PART: ReadonlySet<string> = new Set(['lists', 'adminToken', 'tls']);
 
 /** What a list is, as clients see it: everything but its sources. */
-function definitionOf(list: ListConfig): Omit<ListConfig, 'sources'> {
-  const { sources: _sources, ...definition } = list;
-  return definition;
+function definitionOf(list: ListConfig): ListConfig {
+  return { ...list, sources: [] };
 }
 
 /** The running lists, each with its new sources when the new configuration defines it the same way. */

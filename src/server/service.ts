@@ -338,7 +338,8 @@ async function reloadService(running: Running): Promise<{ config: ServerConfig |
 /** With TLS set by flags, the configuration's `tls` plays no part, and a change of it none in a reload. */
 function withoutFlagTls(service: ServiceConfig, config: ServerConfig): ServerConfig {
   if (service.tls === undefined) return config;
-  const { tls: _ignored, ...rest } = config;
+  const rest = { ...config };
+  delete rest.tls;
   return rest;
 }
 

@@ -1,15 +1,18 @@
 // `sbkit serve` under real signals, as an orchestrator or an operator sends them, in a child process
-// running the built CLI: SIGTERM while a request is under way, a second one, and SIGHUP with a broken
-// and then a changed configuration.
+// running the built CLI: SIGTERM while a request is under way, a second one, SIGHUP with a broken and
+// then a changed configuration, and SIGHUP after a certificate's renewal.
 
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import http2 from 'node:http2';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import type { TLSSocket } from 'node:tls';
 import { EXIT } from '../../src/cli/io.ts';
+import { TestCa } from '../server/tls-fixture.ts';
 import { run } from './run.ts';
 
 const BIN = new URL('../../dist/cli/bin.js', import.meta.url).pathname;
@@ -35,7 +38,7 @@ async function serve(...args: string[]): Promise<Running> {
   children.push(child);
   let stderr = '';
   const watchers = new Set<() => void>();
-  child.stderr!.on('data', (chunk: Buffer) => {
+  child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
     for (const watcher of watchers) watcher();
   });
@@ -58,8 +61,8 @@ async function serve(...args: string[]): Promise<Running> {
       check();
       void exited.then(() => check());
     });
-  await logged(/listening on http:\/\/\S+? with/, 20_000);
-  const url = /listening on (http:\/\/\S+?) with/.exec(stderr)![1]!;
+  await logged(/listening on https?:\/\/\S+? with/, 20_000);
+  const url = /listening on (https?:\/\/\S+?) with/.exec(stderr)![1]!;
   return { child, url, port: Number(new URL(url).port), stderr: () => stderr, logged, exited };
 }
 
@@ -126,6 +129,18 @@ describe('sbkit serve and signals', () => {
     assert.match(server.stderr(), /sbkit serve: stopped\n$/);
   });
 
+  it('stops gracefully on a SIGTERM sent the moment it says it listens', async () => {
+    // The handlers are in place before the line is written: a signal right after it must not find
+    // Node's default action, which ends the process at once (exit by signal, no status).
+    for (let i = 0; i < 3; i++) {
+      const server = await serve();
+      server.child.kill('SIGTERM');
+      const { code } = await server.exited;
+      assert.equal(code, EXIT.SAFE, server.stderr());
+      assert.match(server.stderr(), /sbkit serve: stopped\n$/);
+    }
+  });
+
   it('cuts a request still under way at --shutdown-timeout and exits 0; a second signal exits at once', async () => {
     const bounded = await serve('--shutdown-timeout', '0.5');
     const stuck = await slowLookup(bounded.port);
@@ -179,5 +194,60 @@ describe('sbkit serve and signals', () => {
     assert.notEqual(await version(), first, 'a new version is published');
     assert.equal(await verdict('http://second.example/'), EXIT.UNSAFE);
     assert.equal(server.child.exitCode, null, 'SIGHUP does not end the process');
+  });
+
+  it('serves HTTPS with --tls-cert and --tls-key, and a renewed certificate after SIGHUP', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sbkit-tls-serve-'));
+    dirs.push(dir);
+    const ca = await TestCa.create(dir);
+    const cert = join(dir, 'fullchain.pem');
+    const key = join(dir, 'privkey.pem');
+    const install = async (name: string) => {
+      const issued = await ca.issue(name);
+      await copyFile(issued.cert, cert);
+      await copyFile(issued.key, key);
+    };
+    await install('first.test');
+    const server = await serve('--tls-cert', cert, '--tls-key', key);
+    assert.match(server.url, /^https:/);
+    assert.match(server.stderr(), /TLS certificate CN=first\.test, valid until /);
+    /** The name on the certificate a new HTTP/2 connection is served, and the status of /healthz on it. */
+    const served = () =>
+      new Promise<[string, number]>((resolve, reject) => {
+        const session = http2.connect(server.url, { ca: ca.cert });
+        session.on('error', reject);
+        const stream = session.request({ ':path': '/healthz' });
+        stream.on('response', (headers) => {
+          const name = String((session.socket as TLSSocket).getPeerCertificate().subject.CN);
+          session.destroy();
+          resolve([name, Number(headers[':status'])]);
+        });
+        stream.on('error', reject);
+      });
+    assert.deepEqual(await served(), ['first.test', 200]);
+    await install('second.test');
+    server.child.kill('SIGHUP');
+    await server.logged(/reloaded the certificate; flags take a restart/);
+    assert.deepEqual(await served(), ['second.test', 200]);
+  });
+
+  it('refuses certificate files it cannot serve, and a bad --shutdown-timeout, with exit status 4', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sbkit-tls-bad-'));
+    dirs.push(dir);
+    const ca = await TestCa.create(dir);
+    const issued = await ca.issue('bad.test');
+    const other = await ca.issue('other.test');
+    const missing = await run(['serve', '--port', '0', '--tls-cert', join(dir, 'none.pem'), '--tls-key', issued.key]);
+    assert.equal(missing.status, EXIT.INVALID_INPUT);
+    assert.match(missing.err, /--tls-cert: cannot read \S*none\.pem/);
+    const mismatch = await run(['serve', '--port', '0', '--tls-cert', issued.cert, '--tls-key', other.key]);
+    assert.equal(mismatch.status, EXIT.INVALID_INPUT);
+    assert.match(mismatch.err, /--tls-key: \S+ is not the key of the certificate in \S+/);
+    const alone = await run(['serve', '--port', '0', '--tls-cert', issued.cert]);
+    assert.equal(alone.status, EXIT.INVALID_INPUT);
+    assert.match(alone.err, /--tls-cert and --tls-key go together/);
+    const timeout = await run(['serve', '--port', '0', '--shutdown-timeout', 'soon']);
+    assert.equal(timeout.status, EXIT.INVALID_INPUT);
+    assert.match(timeout.err, /--shutdown-timeout is a number of seconds from 0 to 3600, not "soon"/);
   });
 });

@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createServer, type SafeBrowsingServer, type ServerOptions } from '../../src/server/server.ts';
+import { createServer, type ServerOptions } from '../../src/server/server.ts';
 import { demoCatalog } from './fixture.ts';
 import { TestCa } from './tls-fixture.ts';
 
