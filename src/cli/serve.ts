@@ -1,11 +1,18 @@
-// `sbkit serve`: flags turned into the service's settings (server/service.ts assembles and runs it), and
-// the service's failures turned into exit statuses.
+// `sbkit serve`: flags turned into the service's settings (server/service.ts assembles and runs it), the
+// service's failures turned into exit statuses, and the process's signals into its lifecycle:
+//
+//   SIGTERM, SIGINT  stop listening, let requests under way finish (--shutdown-timeout, 10 s), close
+//                    everything, exit 0; a second one while stopping exits at once (status 2)
+//   SIGHUP           read the configuration file and the certificate again (Service.reload)
 
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import type { ClientEvent } from '../client/options.ts';
 import type { ListLoadReport } from '../server/feed-lists.ts';
 import { ConfigError } from '../server/feeds/config-error.ts';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from '../server/connection-drain.ts';
+import type { Service } from '../server/service.ts';
+import type { TlsFiles } from '../server/tls.ts';
 import { TrustedProxies } from '../server/guard/client-address.ts';
 import { corsOriginProblem } from '../server/api/cors.ts';
 import { type ListenAddress, parseListenAddress } from '../server/listen-address.ts';
@@ -14,7 +21,7 @@ import type { ListSource, ServiceConfig } from '../server/service.ts';
 import { reportDatabaseEvent } from './client-events.ts';
 import { httpLimitFlags, withHttpLimitFlags } from './http-limit-flags.ts';
 import { SbkitError } from '../sbkit-error.ts';
-import { exitStatusOf, type CliIo, type ExitStatus, untilStopped, UsageError } from './io.ts';
+import { EXIT, exitStatusOf, type CliIo, type ExitStatus, UsageError } from './io.ts';
 
 interface ServeFlags {
   host: string;
@@ -34,6 +41,9 @@ interface ServeFlags {
   ohttpRotate: string;
   ohttpOverlap: string;
   adminListen?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  shutdownTimeout: string;
 }
 
 /** Addresses and CIDR blocks given to `flag`, checked as load control will read them; UsageError otherwise. */
@@ -45,6 +55,24 @@ export function addressFlag(flag: string, entries: string[], what: string): stri
     throw new UsageError(`${flag}: ${error.problem}`);
   }
   return entries;
+}
+
+/** `--tls-cert` and `--tls-key`, both or neither. */
+function tlsFlags(flags: ServeFlags): TlsFiles | undefined {
+  if (flags.tlsCert === undefined && flags.tlsKey === undefined) return undefined;
+  if (flags.tlsCert === undefined || flags.tlsKey === undefined) throw new UsageError('--tls-cert and --tls-key go together');
+  return { cert: resolve(flags.tlsCert), key: resolve(flags.tlsKey), origin: { cert: '--tls-cert', key: '--tls-key' } };
+}
+
+/** Longest --shutdown-timeout: an hour is past any request's deadline (http-limits.ts). */
+const MAX_SHUTDOWN_SECONDS = 3600;
+
+function shutdownTimeoutFlag(text: string): number {
+  const seconds = text.trim() === '' ? NaN : Number(text);
+  if (!(Number.isFinite(seconds) && seconds >= 0 && seconds <= MAX_SHUTDOWN_SECONDS)) {
+    throw new UsageError(`--shutdown-timeout is a number of seconds from 0 to ${MAX_SHUTDOWN_SECONDS}, not "${text}"`);
+  }
+  return Math.round(seconds * 1000);
 }
 
 function adminListenFlag(text: string): ListenAddress {
@@ -74,7 +102,15 @@ async function listSource(flags: ServeFlags): Promise<ListSource> {
         `${flags.config}: a proxy serves its upstream's lists; leave "lists" out of the configuration given with --upstream`,
       );
     }
-    return { from: 'upstream', url: flags.upstream, apiKey: flags.upstreamKey, protocol: flags.upstreamProtocol, dataDir, config };
+    return {
+      from: 'upstream',
+      url: flags.upstream,
+      apiKey: flags.upstreamKey,
+      protocol: flags.upstreamProtocol,
+      dataDir,
+      config,
+      ...(flags.config === undefined ? {} : { configFile: flags.config }),
+    };
   }
   if (flags.config === undefined || config === undefined) return { from: 'demo' };
   if (flags.redis !== undefined && dataDir !== undefined) {
@@ -99,6 +135,7 @@ async function serviceConfig(flags: ServeFlags, io: CliIo): Promise<ServiceConfi
     throw new UsageError(`--ohttp-overlap is a number of minutes from 0 to less than the rotation period, not "${flags.ohttpOverlap}"`);
   }
   const log = (message: string) => io.err(`sbkit serve: ${message}\n`);
+  const tlsFiles = tlsFlags(flags);
   return {
     host: flags.host,
     port,
@@ -110,6 +147,8 @@ async function serviceConfig(flags: ServeFlags, io: CliIo): Promise<ServiceConfi
     corsOrigins: corsOriginFlag(flags.corsOrigin ?? []),
     ohttp: { rotateMs: rotateHours * 3_600_000, overlapMs: overlapMinutes * 60_000 },
     httpLimits: httpLimitFlags(flags),
+    ...(tlsFiles === undefined ? {} : { tls: tlsFiles }),
+    shutdownTimeoutMs: shutdownTimeoutFlag(flags.shutdownTimeout),
     log,
     ...(flags.adminListen === undefined ? {} : { adminListen: adminListenFlag(flags.adminListen) }),
     onListReport: (report) => reportList(io, report),
@@ -133,24 +172,83 @@ function reportList(io: CliIo, report: ListLoadReport): void {
   for (const bad of report.firstBadLines) io.err(`sbkit serve:   ${bad.source}, line ${bad.line}: ${bad.reason}\n`);
 }
 
+/**
+ * The process's signals, handled from before the service starts: one that comes while it starts is
+ * acted on once it listens, rather than ending the process half-started. A second SIGTERM or SIGINT
+ * exits at once; SIGHUP reloads the running service.
+ */
+class Signals {
+  /** Resolves to the first SIGTERM or SIGINT. */
+  readonly stopped: Promise<NodeJS.Signals>;
+  private stop: (signal: NodeJS.Signals) => void = () => {};
+  private service: Service | undefined;
+  private stopping = false;
+
+  constructor(private readonly io: CliIo) {
+    this.stopped = new Promise((resolve) => (this.stop = resolve));
+    process.on('SIGTERM', this.onStop);
+    process.on('SIGINT', this.onStop);
+    process.on('SIGHUP', this.onReload);
+  }
+
+  /** The service to reload from now on. */
+  serving(service: Service): void {
+    this.service = service;
+  }
+
+  /** Gives the signals back to the process. */
+  dispose(): void {
+    process.off('SIGTERM', this.onStop);
+    process.off('SIGINT', this.onStop);
+    process.off('SIGHUP', this.onReload);
+  }
+
+  private readonly onStop = (signal: NodeJS.Signals): void => {
+    if (this.stopping) {
+      this.io.err(`sbkit serve: ${signal} while stopping: exiting now\n`);
+      process.exit(EXIT.FAILED);
+    }
+    this.stopping = true;
+    this.stop(signal);
+  };
+
+  private readonly onReload = (): void => {
+    // By default SIGHUP would end the process, cutting the requests under way: it is always handled.
+    if (this.stopping || this.service === undefined) {
+      this.io.err(`sbkit serve: SIGHUP ignored: ${this.stopping ? 'stopping' : 'not listening yet'}\n`);
+      return;
+    }
+    this.io.err('sbkit serve: SIGHUP: reloading the configuration and the certificate\n');
+    void this.service.reload();
+  };
+}
+
 /** Runs the service until a signal stops it. A part that cannot start is reported with its exit status. */
 async function serve(flags: ServeFlags, io: CliIo, setExit: (status: ExitStatus) => void): Promise<void> {
-  const { startService } = await import('../server/service.ts');
-  let service;
+  const signals = new Signals(io);
   try {
-    service = await startService(await serviceConfig(flags, io));
-  } catch (err) {
-    if (!(err instanceof SbkitError)) throw err;
-    io.err(`sbkit serve: ${err.message}\n`);
-    setExit(exitStatusOf(err));
-    return;
+    const { startService } = await import('../server/service.ts');
+    let service;
+    try {
+      service = await startService(await serviceConfig(flags, io));
+    } catch (err) {
+      if (!(err instanceof SbkitError)) throw err;
+      io.err(`sbkit serve: ${err.message}\n`);
+      setExit(exitStatusOf(err));
+      return;
+    }
+    signals.serving(service);
+    const names = service.lists.map((list) => `${list.name} (${list.entries})`);
+    if (service.adminUrl !== undefined) io.err(`sbkit serve: /admin/* and /metrics on ${service.adminUrl} only\n`);
+    io.err(`sbkit serve: listening on ${service.url} with ${service.describe}: ${names.join(', ')}\n`);
+    io.err(`try: npx sbkit check --server ${service.url} http://testsafebrowsing.appspot.com/s/phishing.html\n`);
+    const signal = await signals.stopped;
+    io.err(`sbkit serve: ${signal}: stopping; requests under way have ${shutdownTimeoutFlag(flags.shutdownTimeout) / 1000} s to finish\n`);
+    await service.close();
+    io.err('sbkit serve: stopped\n');
+  } finally {
+    signals.dispose();
   }
-  const names = service.lists.map((list) => `${list.name} (${list.entries})`);
-  if (service.adminUrl !== undefined) io.err(`sbkit serve: /admin/* and /metrics on ${service.adminUrl} only\n`);
-  io.err(`sbkit serve: listening on ${service.url} with ${service.describe}: ${names.join(', ')}\n`);
-  io.err(`try: npx sbkit check --server ${service.url} http://testsafebrowsing.appspot.com/s/phishing.html\n`);
-  await untilStopped();
-  await service.close();
 }
 
 /** `sbkit serve`; the server's code is loaded when the command runs, never for `--help` or other commands. */
@@ -161,7 +259,7 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     .option('--port <port>', 'port to listen on (0: any free port)', '8080')
     .option(
       '--config <file>',
-      'JSON configuration: lists, feeds, keys, load control (docs/configuration.md); with --upstream, all but lists',
+      'JSON configuration: lists, feeds, keys, load control (docs/configuration.md); with --upstream, all but lists; read again on SIGHUP',
     )
     .option(
       '--redis <url>',
@@ -194,6 +292,13 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     )
     .option('--ohttp-rotate <hours>', 'Oblivious HTTP gateway: how long each key is the current one', '24')
     .option('--ohttp-overlap <minutes>', 'Oblivious HTTP gateway: how long a replaced key is still accepted', '60')
+    .option('--tls-cert <file>', 'serve HTTPS, with HTTP/2 and HTTP/1.1, with this certificate chain (PEM); read again on SIGHUP')
+    .option('--tls-key <file>', "the certificate's private key (PEM), with --tls-cert")
+    .option(
+      '--shutdown-timeout <seconds>',
+      'on SIGTERM or SIGINT, how long requests under way may take to finish before their connections are cut (a second signal exits at once)',
+      String(DEFAULT_SHUTDOWN_TIMEOUT_MS / 1000),
+    )
     .option(
       '--admin-listen <host:port>',
       "serve /admin/* and /metrics only on this address, e.g. 127.0.0.1:9090 (404 on the public one); overrides the configuration's adminListen",

@@ -1,6 +1,8 @@
 // The server's request path: one fastify application, composed here in the order a request meets it.
 //
-//   connection ─▶ caps on connections, in all and per address; deadlines for head, body, idle (guard/http-limits.ts)
+//   connection ─▶ plain HTTP/1.1, or with `tls` HTTPS with HTTP/2 and HTTP/1.1 on one port (ALPN)
+//           │    caps on connections, in all and per address; deadlines for head, body, idle
+//           │    (guard/http-limits.ts; for HTTP/2 sessions and streams guard/http2-limits.ts)
 //   request ─▶ load control (LC-1..5: guard/load-control.ts), or without it the operator's pause switch
 //           │    └─ refused: 503 with Retry-After, a page for browsers (guard/refusal.ts)
 //           ├─▶ /healthz, /readyz, /metrics, /admin/{pause,resume,reload} (operator-routes.ts); or /metrics
@@ -24,10 +26,12 @@ import { WireError } from '../wire/wire-error.ts';
 import { registerApiRoute } from './api/api-route.ts';
 import { registerCors } from './api/cors.ts';
 import { catalogFullHashes, type FullHashSource } from './api/full-hash-source.ts';
-import { type ApiSettings, DEFAULT_API_SETTINGS } from './api/settings.ts';
+import type { ApiSettings } from './api/settings.ts';
+import { LiveAccess } from './access.ts';
 import type { ListCatalog } from './catalog.ts';
 import { TrustedProxies } from './guard/client-address.ts';
 import { capConnections, DEFAULT_HTTP_LIMITS, type HttpLimits, httpServerOptions } from './guard/http-limits.ts';
+import { limitSecureServer, secureServerOptions } from './guard/http2-limits.ts';
 import { isOperatorPath, type LoadControl } from './guard/load-control.ts';
 import { refusal } from './guard/refusal.ts';
 import { requesterOf } from './guard/requester.ts';
@@ -35,6 +39,7 @@ import { registerGatewayRoutes } from './ohttp/gateway-routes.ts';
 import type { GatewayKeys } from './ohttp/key-ring.ts';
 import { registerOperatorRoutes } from './operator-routes.ts';
 import { sendWireError } from './replies.ts';
+import type { TlsCredentials } from './tls.ts';
 import { registerSecurityHeaders } from './web/security-headers.ts';
 import { registerWebRoutes } from './web/web-routes.ts';
 
@@ -86,6 +91,8 @@ export interface AppOptions {
   readiness?: () => string | null;
   /** More Prometheus metrics for `/metrics`, beside load control's (those of the service's Redis connections). */
   metrics?: Registry;
+  /** Serve HTTPS with this certificate and key: HTTP/2 and HTTP/1.1 on one port, chosen by ALPN. */
+  tls?: TlsCredentials;
 }
 
 /** The operator's pause switch (LC-5 `service_paused`), shared by the public and the operator's application. */
@@ -106,7 +113,13 @@ const PAUSED_RETRY_AFTER_SECONDS = 60;
 const MAX_REQUEST_HEAD_BYTES = 64 * 1024;
 
 /** `/healthz`, and the operator's `/metrics` and `/admin/*`, over the pause switch. */
-function registerOperatorSurface(app: FastifyInstance, options: AppOptions, pause: PauseSwitch, adminAndMetrics: boolean): void {
+function registerOperatorSurface(
+  app: FastifyInstance,
+  options: AppOptions,
+  pause: PauseSwitch,
+  adminAndMetrics: boolean,
+  access: LiveAccess,
+): void {
   app.get('/healthz', async () => ({ status: pause.paused ? 'paused' : 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     const reason = options.readiness?.() ?? null;
@@ -119,7 +132,7 @@ function registerOperatorSurface(app: FastifyInstance, options: AppOptions, paus
     app.get('/metrics', async (_request, reply) => reply.header('content-type', metrics.contentType).send(await metrics.metrics()));
   }
   registerOperatorRoutes(app, {
-    adminToken: options.adminToken,
+    adminToken: () => access.adminToken,
     reload: options.reload,
     pause: () => {
       pause.paused = true;
@@ -136,26 +149,47 @@ function registerOperatorSurface(app: FastifyInstance, options: AppOptions, paus
  * The operator's application for a listener of its own (`adminListen`): `/healthz`, `/metrics` and
  * `/admin/*` over the same pause switch as the public application made with the operator's routes apart.
  */
-export function createOperatorApp(options: AppOptions, pause: PauseSwitch): FastifyInstance {
+export function createOperatorApp(options: AppOptions, pause: PauseSwitch, access = new LiveAccess(options)): FastifyInstance {
   const app = Fastify({ logger: false });
   registerSecurityHeaders(app);
   app.setNotFoundHandler(async (request, reply) =>
     sendWireError(reply, new WireError('NOT_FOUND', `${request.method} ${request.url.split('?')[0]} is not served here`)),
   );
-  registerOperatorSurface(app, options, pause, true);
+  registerOperatorSurface(app, options, pause, true, access);
   return app;
 }
 
-/** The HTTP application, not yet listening; with `operator.apart`, {@link createOperatorApp} serves the operator's routes. */
-export function createApp(options: AppOptions, operator: OperatorPlacement = { pause: { paused: false }, apart: false }): FastifyInstance {
+/** fastify for `limits`: plain HTTP/1.1, or with `tls` HTTPS with HTTP/2 and HTTP/1.1 on one port. */
+function newFastify(limits: HttpLimits, bodyLimit: number, tls: TlsCredentials | undefined): FastifyInstance {
+  const timeouts = httpServerOptions(limits);
+  if (tls === undefined) {
+    return Fastify({ logger: false, bodyLimit, ...timeouts, http: { ...timeouts.http, maxHeaderSize: MAX_REQUEST_HEAD_BYTES } });
+  }
+  const secure = secureServerOptions(limits, MAX_REQUEST_HEAD_BYTES);
+  const app = Fastify({ logger: false, bodyLimit, ...secure, https: { ...secure.https, cert: tls.cert, key: tls.key } });
+  limitSecureServer(app.server, limits, MAX_REQUEST_HEAD_BYTES);
+  // The routes use only what HTTP/1.1 and HTTP/2 requests share (method, URL, headers, the socket's
+  // address, the reply's 'close'), so one application type serves both.
+  return app as unknown as FastifyInstance;
+}
+
+/**
+ * The HTTP application, not yet listening; with `operator.apart`, {@link createOperatorApp} serves the
+ * operator's routes. `access` holds the keys, settings and admin token a reload may change.
+ */
+export function createApp(
+  options: AppOptions,
+  operator: OperatorPlacement = { pause: { paused: false }, apart: false },
+  access = new LiveAccess(options),
+): FastifyInstance {
   const { pause } = operator;
-  const settings: ApiSettings = { ...DEFAULT_API_SETTINGS, ...options.settings };
+  const settings: ApiSettings = access.settings;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const source = options.fullHashes ?? catalogFullHashes(options.catalog, settings);
   const { loadControl } = options;
   const adminHere = !operator.apart;
-  const adminEndpoints = adminHere && options.adminToken !== undefined;
-  const apiKeys: ReadonlySet<string> = new Set(options.apiKeys ?? []);
+  const adminEndpoints = adminHere && access.adminToken !== undefined;
+  const apiKeys: ReadonlySet<string> = access.apiKeys;
   // Whose X-Forwarded-For names the requester: load control's proxies, or without it the server's.
   const trusted = loadControl?.trusted ?? new TrustedProxies(options.trustedProxies ?? []);
   const requester = (request: FastifyRequest) =>
@@ -163,13 +197,7 @@ export function createApp(options: AppOptions, operator: OperatorPlacement = { p
   // docs/api.md allows 1000 prefixes in one hashes:search, a GET: about 26 KB of query string, over Node's
   // 16 KB default for the request head.
   const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits };
-  const timeouts = httpServerOptions(limits);
-  const app = Fastify({
-    logger: false,
-    bodyLimit: maxBodyBytes,
-    ...timeouts,
-    http: { ...timeouts.http, maxHeaderSize: MAX_REQUEST_HEAD_BYTES },
-  });
+  const app = newFastify(limits, maxBodyBytes, options.tls);
   capConnections(app.server, limits, new TrustedProxies(options.trustedPeers ?? [], 'trusted proxy or relay'));
   registerSecurityHeaders(app);
   // Bodies reach the wire layer as bytes, whatever their type: it decides what they are.
@@ -212,7 +240,7 @@ export function createApp(options: AppOptions, operator: OperatorPlacement = { p
   }
 
   // 2. The operator's routes.
-  registerOperatorSurface(app, options, pause, adminHere);
+  registerOperatorSurface(app, options, pause, adminHere, access);
 
   // 3. People's pages, and 4. the Oblivious HTTP gateway.
   registerWebRoutes(app, {

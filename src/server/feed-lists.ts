@@ -51,7 +51,7 @@ export class FeedLists {
   private readonly reloading = new Map<string, Promise<ListLoadReport>>();
 
   private constructor(
-    private readonly config: ServerConfig,
+    private config: ServerConfig,
     private readonly histories: Map<string, ListHistory>,
     private readonly onReport: (report: ListLoadReport) => void,
     private readonly store: SnapshotStore,
@@ -76,17 +76,35 @@ export class FeedLists {
     // service for every instance, rather than publishing the little this instance could read.
     for (const name of await store.follow([...histories.values()])) lists.loaded.add(name);
     await lists.reload();
-    for (const list of config.lists) {
+    lists.scheduleRefreshes();
+    return lists;
+  }
+
+  /**
+   * Takes the sources, refresh intervals and feed limits of `config` (a configuration read again, on
+   * SIGHUP) and loads every list from them now. The lists themselves cannot change without a restart:
+   * `config` must define the same lists as the running one (config-reload.ts makes it so).
+   */
+  async reconfigure(config: ServerConfig): Promise<ListLoadReport[]> {
+    const names = (lists: ServerConfig['lists']) => lists.map((list) => list.name).join('\n');
+    if (names(config.lists) !== names(this.config.lists)) throw new RangeError('reconfigure takes the lists the server was started with');
+    this.close();
+    this.config = config;
+    this.scheduleRefreshes();
+    return this.reload();
+  }
+
+  private scheduleRefreshes(): void {
+    for (const list of this.config.lists) {
       const interval = listRefreshMs(list);
       if (interval === undefined) continue;
       // A refresh still under way when the next is due is not doubled up.
       const timer = setInterval(() => {
-        if (!lists.reloading.has(list.name)) void lists.reloadList(list.name);
+        if (!this.reloading.has(list.name)) void this.reloadList(list.name);
       }, interval);
       timer.unref();
-      lists.timers.push(timer);
+      this.timers.push(timer);
     }
-    return lists;
   }
 
   /** Loads every list again now (the operator's reload). */

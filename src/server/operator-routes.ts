@@ -14,8 +14,11 @@ import { rateLimitedLog } from './rate-limited-log.ts';
 import { sendWireError } from './replies.ts';
 
 export interface OperatorOptions {
-  /** The bearer token the endpoints answer. */
-  adminToken: string | undefined;
+  /**
+   * The bearer token the endpoints answer, read at each request (a reload may replace it); the
+   * endpoints exist only when there is one as they are registered.
+   */
+  adminToken: () => string | undefined;
   /** What `/admin/reload` does: load the lists' feeds again. */
   reload: (() => Promise<unknown>) | undefined;
   /** The pause switch the request path reads. */
@@ -30,8 +33,7 @@ export interface OperatorOptions {
 }
 
 export function registerOperatorRoutes(app: FastifyInstance, options: OperatorOptions): void {
-  const token = options.adminToken;
-  if (token === undefined) return;
+  if (options.adminToken() === undefined) return;
   const throttle = options.throttle ?? new FailureThrottle();
   const trusted = new TrustedProxies(options.trustedProxies ?? []);
   const log = rateLimitedLog(options.log ?? (() => undefined));
@@ -48,7 +50,8 @@ export function registerOperatorRoutes(app: FastifyInstance, options: OperatorOp
       );
       return false;
     }
-    if (tokenMatches(bearerToken(request.headers.authorization), token)) {
+    const token = options.adminToken();
+    if (token !== undefined && tokenMatches(bearerToken(request.headers.authorization), token)) {
       throttle.succeeded(client);
       return true;
     }

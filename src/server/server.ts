@@ -1,8 +1,12 @@
 import type { FastifyInstance } from 'fastify';
+import type { Http2SecureServer } from 'node:http2';
+import { type AccessOptions, LiveAccess } from './access.ts';
 import { adminTokenProblem } from './admin-token.ts';
 import { type AppOptions, createApp, createOperatorApp, type PauseSwitch } from './app.ts';
+import { ConnectionDrain, DEFAULT_SHUTDOWN_TIMEOUT_MS } from './connection-drain.ts';
 import { ConfigError } from './feeds/config-error.ts';
 import type { ListenAddress } from './listen-address.ts';
+import type { TlsCredentials } from './tls.ts';
 import { errorCode, SbkitError } from '../sbkit-error.ts';
 
 /** The address cannot be listened on: taken, not this machine's, or not allowed. */
@@ -27,6 +31,8 @@ export interface ServerOptions extends AppOptions {
   port?: number;
   /** Serve `/admin/*` and `/metrics` only on this address (e.g. 127.0.0.1:9090); they are 404 on the public one. */
   adminListen?: ListenAddress;
+  /** How long `close()` lets requests under way finish before it cuts their connections; 10 s by default. */
+  shutdownTimeoutMs?: number;
 }
 
 /** A server made by {@link createServer}. */
@@ -38,16 +44,28 @@ export interface SafeBrowsingServer {
   /** The operator listener's base URL, once listening with `adminListen`. */
   readonly adminUrl: string | undefined;
   /**
-   * Starts listening; resolves to the base URL, e.g. http://127.0.0.1:8080.
+   * Starts listening; resolves to the base URL, e.g. http://127.0.0.1:8080 (https://… with `tls`).
    *
    * @throws {@link ListenError} when the address is taken, not this machine's, or not allowed.
    */
   listen(): Promise<string>;
-  /** Stops listening and waits for requests under way. */
+  /**
+   * Applies what may change while serving, from the next request on: API keys, the answers' settings,
+   * the admin token. Whether the operator endpoints exist at all is fixed when the server is made.
+   *
+   * @throws {@link ConfigError} for an `adminToken` too weak to guard the operator endpoints.
+   */
+  reconfigure(access: AccessOptions): void;
+  /** Serves this certificate and key to connections made from now on; open ones keep theirs. Only with `tls`. */
+  setCertificate(tls: TlsCredentials): void;
+  /**
+   * Stops gracefully: stops listening, lets requests under way finish (at most `shutdownTimeoutMs`,
+   * then cuts what is left, and tells `log` how many) and closes every connection.
+   */
   close(): Promise<void>;
 }
 
-async function listenOn(app: FastifyInstance, host: string, port: number): Promise<string> {
+async function listenOn(app: FastifyInstance, host: string, port: number, scheme = 'http'): Promise<string> {
   try {
     await app.listen({ host, port });
   } catch (error) {
@@ -56,7 +74,7 @@ async function listenOn(app: FastifyInstance, host: string, port: number): Promi
   const address = app.server.address();
   if (address === null || typeof address === 'string') return String(address);
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return `http://${shown}:${address.port}`;
+  return `${scheme}://${shown}:${address.port}`;
 }
 
 /**
@@ -67,12 +85,14 @@ async function listenOn(app: FastifyInstance, host: string, port: number): Promi
  * @throws {@link ConfigError} for an `adminToken` too weak to guard the operator endpoints (admin-token.ts).
  */
 export function createServer(options: ServerOptions): SafeBrowsingServer {
-  const problem = options.adminToken === undefined ? undefined : adminTokenProblem(options.adminToken);
-  if (problem !== undefined) throw new ConfigError('adminToken', problem);
+  checkAdminToken(options.adminToken);
   const { adminListen } = options;
   const pause: PauseSwitch = { paused: false };
-  const app = createApp(options, { pause, apart: adminListen !== undefined });
-  const operatorApp = adminListen === undefined ? undefined : createOperatorApp(options, pause);
+  const access = new LiveAccess(options);
+  const app = createApp(options, { pause, apart: adminListen !== undefined }, access);
+  const operatorApp = adminListen === undefined ? undefined : createOperatorApp(options, pause, access);
+  const drains = [app, operatorApp].filter((part) => part !== undefined).map((part) => new ConnectionDrain(part.server));
+  const shutdownTimeoutMs = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
   let adminUrl: string | undefined;
   return {
     app,
@@ -81,7 +101,7 @@ export function createServer(options: ServerOptions): SafeBrowsingServer {
       return adminUrl;
     },
     listen: async () => {
-      const url = await listenOn(app, options.host ?? '127.0.0.1', options.port ?? 8080);
+      const url = await listenOn(app, options.host ?? '127.0.0.1', options.port ?? 8080, options.tls === undefined ? 'http' : 'https');
       if (operatorApp !== undefined && adminListen !== undefined) {
         try {
           adminUrl = await listenOn(operatorApp, adminListen.host, adminListen.port);
@@ -92,9 +112,28 @@ export function createServer(options: ServerOptions): SafeBrowsingServer {
       }
       return url;
     },
+    reconfigure: (next) => {
+      checkAdminToken(next.adminToken);
+      access.update(next);
+    },
+    setCertificate: (tls) => {
+      if (options.tls === undefined) throw new Error('setCertificate needs a server made with tls');
+      (app.server as unknown as Http2SecureServer).setSecureContext({ cert: tls.cert, key: tls.key });
+    },
     close: async () => {
+      // Draining runs beside fastify's close, which stops listening and answers 503 to requests that
+      // arrive on open connections meanwhile; it resolves once the drain has closed the last connection.
+      const outcomes = drains.map((drain) => drain.drain(shutdownTimeoutMs));
       await operatorApp?.close();
       await app.close();
+      const forced = (await Promise.all(outcomes)).reduce((sum, outcome) => sum + outcome.forced, 0);
+      if (forced > 0) options.log?.(`${forced} connections still busy after ${shutdownTimeoutMs / 1000} s were cut`);
     },
   };
+}
+
+/** @throws {@link ConfigError} for a token too weak to guard the operator endpoints (admin-token.ts). */
+function checkAdminToken(token: string | undefined): void {
+  const problem = token === undefined ? undefined : adminTokenProblem(token);
+  if (problem !== undefined) throw new ConfigError('adminToken', problem);
 }

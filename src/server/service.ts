@@ -8,23 +8,30 @@
 //   load control (guard/load-control.ts), its limits shared through Redis when asked
 //   Oblivious HTTP gateway keys (ohttp/key-ring.ts, or ohttp/shared-key-ring.ts through Redis)
 //   the HTTP application (app.ts, server.ts), its deadlines and connection caps (guard/http-limits.ts), listening
+//     on plain HTTP, or with a certificate (tls.ts) on HTTPS with HTTP/2 and HTTP/1.1
+//
+// A reload (SIGHUP) reads the configuration file and the certificate again, checks both, and applies
+// what can change while serving (config-reload.ts): keys, admin token, waits, each list's sources; a
+// configuration or certificate that does not check out is refused and the running one kept.
 //
 // With Redis, every part above starts even when Redis does not answer, serving from this instance's
 // memory, and joins the shared state once Redis answers (redis-monitor.ts: its log lines and metrics;
 // /readyz says 503 until the lists have joined).
 //
 // Everything opened is closed by one function, in the reverse order, when the service stops or when
-// starting it fails half-way.
+// starting it fails half-way; the server first, which lets requests under way finish (connection-drain.ts).
 
 import { basename } from 'node:path';
 import type { ClientEvent } from '../client/options.ts';
+import { SbkitError } from '../sbkit-error.ts';
+import { planReload } from './config-reload.ts';
 import { demoCatalog } from './demo.ts';
 import { FeedLists, type ListLoadReport } from './feed-lists.ts';
-import type { ServerConfig } from './feeds/config.ts';
+import { ConfigError } from './feeds/config-error.ts';
+import { readServerConfig, type ServerConfig } from './feeds/config.ts';
 import type { HttpLimits } from './guard/http-limits.ts';
 import { DEFAULT_LOAD_CONTROL_CONFIG, type LoadControlConfig } from './guard/load-control-config.ts';
 import { LoadControl } from './guard/load-control.ts';
-import { ConfigError } from './feeds/config-error.ts';
 import { DiskSnapshotStore } from './lists/disk-snapshot-store.ts';
 import { RedisSnapshotStore } from './lists/redis-snapshot-store.ts';
 import { hashCount } from '../store/hash-list.ts';
@@ -34,7 +41,8 @@ import type { ListenAddress } from './listen-address.ts';
 import { DEFAULT_KEY_PREFIX } from './redis-connection.ts';
 import { RedisMonitor } from './redis-monitor.ts';
 import { RedisSearchCache } from './redis-search-cache.ts';
-import { createServer, type ServerOptions } from './server.ts';
+import { createServer, type SafeBrowsingServer, type ServerOptions } from './server.ts';
+import { describeCertificate, readTlsCredentials, type TlsCredentials, type TlsFiles } from './tls.ts';
 import { UpstreamMirror } from './upstream-mirror.ts';
 
 /** Where the lists come from. */
@@ -55,6 +63,8 @@ export type ListSource =
       protocol: 'v5' | 'v4';
       dataDir: string | undefined;
       config: ServerConfig | undefined;
+      /** The file `config` was read from, read again at a reload. */
+      configFile?: string;
     };
 
 export interface ServiceConfig {
@@ -74,6 +84,10 @@ export interface ServiceConfig {
   ohttp: { rotateMs: number; overlapMs: number };
   /** Deadlines and connection caps set by flags, over the configuration's `http` section. */
   httpLimits?: Partial<HttpLimits>;
+  /** Serve HTTPS (HTTP/2 and HTTP/1.1) with these files (`--tls-cert`, `--tls-key`), over the configuration's `tls`. */
+  tls?: TlsFiles;
+  /** How long stopping lets requests under way finish; 10 s by default (server.ts). */
+  shutdownTimeoutMs?: number;
   /** Where the service tells what it does and what fails. */
   log: (message: string) => void;
   /** Serve `/admin/*` and `/metrics` only here (`--admin-listen`); else the configuration's `adminListen`, if any. */
@@ -93,7 +107,14 @@ export interface Service {
   describe: string;
   /** The lists served, with their entries. */
   lists: { name: string; entries: number }[];
-  /** Stops listening, then closes everything it opened, in the reverse order. */
+  /**
+   * Reads the configuration file and the certificate again and applies what may change while serving
+   * (SIGHUP). A configuration or certificate that does not check out is refused, with a log line, and
+   * the running one kept; settings that take a restart keep their running values, each with a log line.
+   * Resolves to whether the reload was applied. Reloads run one at a time.
+   */
+  reload(): Promise<boolean>;
+  /** Stops listening, lets requests under way finish (bounded), then closes everything it opened, in the reverse order. */
   close(): Promise<void>;
 }
 
@@ -134,6 +155,8 @@ interface Lists {
   describe: string;
   /** The configuration's `loadControl` section; LC's defaults without a configuration. */
   loadControl: LoadControlConfig;
+  /** Takes a configuration's sources (a reload); only for lists from a configuration. */
+  reconfigure?: (config: ServerConfig) => Promise<unknown>;
 }
 
 async function openLists(service: ServiceConfig, opened: Opened, monitor: RedisMonitor | undefined): Promise<Lists> {
@@ -160,12 +183,14 @@ async function openLists(service: ServiceConfig, opened: Opened, monitor: RedisM
       options: {
         catalog: feeds.catalog,
         reload: () => feeds.reload(),
+        // The lists are published once before the server listens (FeedLists.start): ready unless Redis is awaited.
         readiness: () => (store instanceof RedisSnapshotStore ? store.notReadyReason() : null),
         ...accessOptions(lists.config),
       },
       // Only the file's name: the status page and /status.json are public, the layout of the disk is not.
       describe: basename(lists.file),
       loadControl: lists.config.loadControl,
+      reconfigure: (config) => feeds.reconfigure(config),
     };
   }
   // Proxies keep their own namespace by default: lists mirrored from an upstream must not mix with lists
@@ -204,7 +229,11 @@ async function openLists(service: ServiceConfig, opened: Opened, monitor: RedisM
       catalog: mirror.catalog,
       fullHashes: mirror.fullHashes,
       listReady: (name) => mirror.listReady(name),
-      readiness: () => store?.notReadyReason() ?? null,
+      // Until a first copy of the upstream's lists (from it, from --data or from the other instances),
+      // a proxy would serve empty lists: not ready.
+      readiness: () =>
+        store?.notReadyReason() ??
+        (mirror.catalog.all().some((history) => mirror.listReady(history.definition.name)) ? null : `no copy of ${lists.url}'s lists yet`),
       // SB-3: verdicts from Google's data say so on the lookup page; another upstream's do not.
       googleData: isGoogle(lists.url),
       ...(lists.config === undefined ? {} : accessOptions(lists.config)),
@@ -247,20 +276,114 @@ async function openGatewayKeys(service: ServiceConfig, opened: Opened, monitor: 
   );
 }
 
+/** The configuration a service runs from, if any, and the file it was read from. */
+function configOf(lists: ListSource): { config: ServerConfig; file: string | undefined } | undefined {
+  if (lists.from === 'config') return { config: lists.config, file: lists.file };
+  if (lists.from === 'upstream' && lists.config !== undefined) return { config: lists.config, file: lists.configFile };
+  return undefined;
+}
+
+/** The certificate files to serve: the flags', else the configuration's `tls`. */
+function tlsFilesOf(service: ServiceConfig, config: ServerConfig | undefined, file: string | undefined): TlsFiles | undefined {
+  if (service.tls !== undefined) return service.tls;
+  if (config?.tls === undefined) return undefined;
+  return { ...config.tls, origin: { cert: 'tls.cert', key: 'tls.key', ...(file === undefined ? {} : { file }) } };
+}
+
+/** Reads the certificate files, and tells the log which certificate is served. */
+async function readCertificate(files: TlsFiles, log: (message: string) => void): Promise<TlsCredentials> {
+  const credentials = await readTlsCredentials(files);
+  log(`TLS certificate ${describeCertificate(credentials.cert)}`);
+  return credentials;
+}
+
+/** What a reload needs of a running service. */
+interface Running {
+  service: ServiceConfig;
+  server: SafeBrowsingServer;
+  lists: Lists;
+  /** The configuration in force, and its file; undefined for the demo lists and a proxy without one. */
+  config: ServerConfig | undefined;
+  file: string | undefined;
+  /** Whether the server speaks TLS: switching it on or off takes a restart. */
+  tls: boolean;
+}
+
+/**
+ * A reload: the file read again and checked, the certificate too, before anything changes; then what
+ * may change applied (config-reload.ts). Resolves to the configuration now in force, or undefined when
+ * the reload was refused.
+ */
+async function reloadService(running: Running): Promise<{ config: ServerConfig | undefined } | undefined> {
+  const { service, server, lists, file } = running;
+  const { log } = service;
+  let next = running.config;
+  try {
+    if (file !== undefined) next = await readServerConfig(file);
+    if (service.lists.from === 'upstream' && next !== undefined && next.lists.length > 0) {
+      throw new ConfigError('lists', 'a proxy serves its upstream\'s lists; leave "lists" out of its configuration', file);
+    }
+  } catch (error) {
+    if (!(error instanceof SbkitError)) throw error;
+    log(`reload refused, the running configuration is kept: ${error.message}`);
+    return undefined;
+  }
+  const plan =
+    running.config === undefined || next === undefined
+      ? undefined
+      : planReload(withoutFlagTls(service, running.config), withoutFlagTls(service, next));
+  const files = tlsFilesOf(service, plan?.config, file);
+  let credentials: TlsCredentials | undefined;
+  if (files !== undefined && running.tls) {
+    try {
+      credentials = await readTlsCredentials(files);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      log(`reload refused, the running configuration and certificate are kept: ${error.message}`);
+      return undefined;
+    }
+  }
+  for (const line of plan?.restartNeeded ?? []) log(`reload: ${line}`);
+  if (plan !== undefined) {
+    server.reconfigure(accessOptions(plan.config));
+    await lists.reconfigure?.(plan.config);
+  }
+  if (credentials !== undefined) {
+    server.setCertificate(credentials);
+    log(`TLS certificate ${describeCertificate(credentials.cert)}`);
+  }
+  const what = [file, credentials === undefined ? undefined : 'the certificate'].filter((part) => part !== undefined);
+  log(`reloaded ${what.length === 0 ? 'nothing (no configuration file, no certificate)' : what.join(' and ')}; flags take a restart`);
+  return { config: plan?.config ?? next };
+}
+
+/** With TLS set by flags, the configuration's `tls` plays no part, and a change of it none in a reload. */
+function withoutFlagTls(service: ServiceConfig, config: ServerConfig): ServerConfig {
+  if (service.tls === undefined) return config;
+  const rest = { ...config };
+  delete rest.tls;
+  return rest;
+}
+
 /**
  * Starts the service and resolves once it listens. Rejects, having closed whatever it opened, with
  * ConfigError, SnapshotStoreError or RedisConnectionError for parts that cannot start (a Redis URL that
- * is none, a data folder that cannot be used; a Redis that does not answer is no reason not to start),
- * and with ListenError when the address cannot be listened on.
+ * is none, a data folder that cannot be used; a Redis that does not answer is no reason not to start;
+ * certificate files that cannot be read or do not match), and with ListenError when the address cannot be
+ * listened on.
  */
 export async function startService(service: ServiceConfig): Promise<Service> {
   const opened = new Opened();
   const monitor = service.redis === undefined ? undefined : new RedisMonitor(service.log);
   try {
+    const source = configOf(service.lists);
+    const tlsFiles = tlsFilesOf(service, source?.config, source?.file);
+    // Before anything else opens: a certificate that cannot be served stops the start at once.
+    const tls = tlsFiles === undefined ? undefined : await readCertificate(tlsFiles, service.log);
     const lists = await openLists(service, opened, monitor);
     const loadControl = await openLoadControl(service, lists.loadControl, opened, monitor);
     const ohttpKeys = await openGatewayKeys(service, opened, monitor);
-    const config = service.lists.from === 'demo' ? undefined : service.lists.config;
+    const config = source?.config;
     const operator = {
       adminListen: service.adminListen ?? config?.adminListen,
       trustedProxies: [...(lists.loadControl.settings.trustedProxies ?? []), ...service.trustedProxies],
@@ -286,9 +409,13 @@ export async function startService(service: ServiceConfig): Promise<Service> {
           ...service.trustedProxies,
           ...service.trustedRelays,
         ],
+        ...(tls === undefined ? {} : { tls }),
+        ...(service.shutdownTimeoutMs === undefined ? {} : { shutdownTimeoutMs: service.shutdownTimeoutMs }),
       }),
     );
     const url = await server.listen();
+    const running: Running = { service, server, lists, config, file: source?.file, tls: tls !== undefined };
+    let reloading: Promise<boolean> = Promise.resolve(true);
     return {
       url,
       adminUrl: server.adminUrl,
@@ -296,6 +423,17 @@ export async function startService(service: ServiceConfig): Promise<Service> {
       lists: lists.options.catalog
         .all()
         .map((history) => ({ name: history.definition.name, entries: hashCount(history.current().served()) })),
+      reload: () => {
+        reloading = reloading.then(async () => {
+          const outcome = await reloadService(running);
+          if (outcome !== undefined) running.config = outcome.config;
+          return outcome !== undefined;
+        });
+        // A reload that failed unexpectedly must not stop the next ones.
+        const current = reloading;
+        reloading = current.catch(() => false);
+        return current;
+      },
       close: () => opened.closeAll(),
     };
   } catch (error) {

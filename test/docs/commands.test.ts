@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -16,6 +16,7 @@ import { createRelayApp } from '../../src/server/ohttp/relay.ts';
 import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
 import { demoCatalog } from '../server/fixture.ts';
 import { deleteKeys, ensureRedis, uniqueKeyPrefix } from '../server/redis-fixture.ts';
+import { TestCa } from '../server/tls-fixture.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const BIN = join(ROOT, 'dist', 'cli', 'bin.js');
@@ -67,6 +68,10 @@ before(async () => {
   relay = createRelayApp({ gateway: `${localUrl}/ohttp-gateway` });
   await relay.listen({ host: '127.0.0.1', port: 0 });
   relayBase = `http://127.0.0.1:${(relay.server.address() as AddressInfo).port}`;
+  // The certificate and key of docs/operations.md's `--tls-cert ./fullchain.pem --tls-key ./privkey.pem`.
+  const issued = await (await TestCa.create(dir)).issue('localhost');
+  await copyFile(issued.cert, join(dir, 'fullchain.pem'));
+  await copyFile(issued.key, join(dir, 'privkey.pem'));
   await writeFile(join(dir, 'proxy.json'), JSON.stringify({ apiKeys: ['a-client-key'], loadControl: { burstMax: 20 } }));
   await writeFile(
     join(dir, 'sbkit.json'),

@@ -90,6 +90,37 @@ describe('FeedLists reloads', () => {
   });
 });
 
+describe('FeedLists.reconfigure', () => {
+  it("takes a configuration's new sources and loads the lists from them at once", async () => {
+    const feed = join(dir, 'before.txt');
+    const other = join(dir, 'after.txt');
+    await writeFile(feed, 'before.example/\n');
+    await writeFile(other, 'after.example/\n');
+    const { lists } = await start(feed, memorySnapshotStore);
+    const versionBefore = lists.catalog.get('se-4b')!.current().id;
+    const config = parseServerConfig(
+      { lists: [{ name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], sources: [{ file: other, format: 'expressions' }] }] },
+      dir,
+    );
+    const [report] = await lists.reconfigure(config);
+    assert.equal(report!.published, true);
+    assert.ok(holds(lists, 'after.example/'));
+    assert.ok(!holds(lists, 'before.example/'));
+    assert.notEqual(lists.catalog.get('se-4b')!.current().id, versionBefore, 'a new version');
+    lists.close();
+  });
+
+  it('refuses a configuration of other lists: those take a restart', async () => {
+    const feed = join(dir, 'same.txt');
+    await writeFile(feed, 'same.example/\n');
+    const { lists } = await start(feed, memorySnapshotStore);
+    const config = parseServerConfig({ lists: [{ name: 'mw-4b', threatTypes: ['MALWARE'], sources: [] }] }, dir);
+    await assert.rejects(lists.reconfigure(config), RangeError);
+    assert.ok(holds(lists, 'same.example/'));
+    lists.close();
+  });
+});
+
 describe('FeedLists reports', () => {
   it('name the first bad lines of each source with line number and reason, in the report and the reload answer', async () => {
     const first = join(dir, 'first-bad.txt');

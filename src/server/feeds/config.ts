@@ -12,6 +12,7 @@
  *   "feedTimeoutSeconds": 60,        // per download of an http(s) source
  *   "feedMaxMegabytes": 256,         // largest source read, 1..500 (MiB)
  *   "http": { "requestTimeoutSeconds": 30, "maxConnectionsPerAddress": 100 },  // deadlines, connection caps
+ *   "tls": { "cert": "tls/fullchain.pem", "key": "tls/privkey.pem" },        // HTTPS and HTTP/2; relative to this file's folder
  *   "lists": [
  *     { "name": "se-4b",                          // a list name (lists/list-name.ts), unique
  *       "threatTypes": ["SOCIAL_ENGINEERING"],    // or "likelySafeTypes": ["GENERAL_BROWSING"]; exactly one
@@ -62,6 +63,7 @@ import { parseUpstreamSearches } from '../api/upstream-searches-config.ts';
 import { corsOriginProblem } from '../api/cors.ts';
 import { parseHttpLimitsConfig } from '../guard/http-limits-config.ts';
 import type { HttpLimits } from '../guard/http-limits.ts';
+import { parseTlsConfig, type TlsPaths } from '../tls.ts';
 
 const LIKELY_SAFE_TYPE_NAMES: readonly LikelySafeTypeName[] = Object.values(LIKELY_SAFE_TYPES);
 const THREAT_TYPE_NAMES: readonly ThreatTypeName[] = Object.values(THREAT_TYPES);
@@ -142,6 +144,8 @@ export interface ServerConfig {
   upstreamSearches: Partial<UpstreamSearchLimits>;
   /** Deadlines and connection caps set here; the others keep their defaults. */
   http: Partial<HttpLimits>;
+  /** Present when the server speaks HTTPS (HTTP/2 and HTTP/1.1) with this certificate and key. */
+  tls?: TlsPaths;
 }
 
 const DEFAULT_MINIMUM_WAIT_SECONDS = 1800;
@@ -173,6 +177,7 @@ const TOP_FIELDS = [
   'loadControl',
   'upstreamSearches',
   'http',
+  'tls',
 ] as const;
 const LIST_FIELDS = ['name', 'threatTypes', 'likelySafeTypes', 'hashLength', 'description', 'sources'] as const;
 const SOURCE_KINDS = ['file', 'url', 'entries'] as const;
@@ -207,6 +212,8 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
       ? undefined
       : expectNumber(top.feedMaxMegabytes, 'feedMaxMegabytes', { min: 1, max: MAX_FEED_MEGABYTES });
 
+  const tls = parseTlsConfig(top.tls, 'tls', baseDir);
+
   const lists =
     top.lists === undefined ? [] : expectArray(top.lists, 'lists').map((list, i) => parseList(list, elementOf('lists', i), baseDir));
   const names = new Set<string>();
@@ -239,6 +246,7 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
     loadControl,
     upstreamSearches: parseUpstreamSearches(top.upstreamSearches),
     http: parseHttpLimitsConfig(top.http, 'http'),
+    ...(tls === undefined ? {} : { tls }),
   };
 }
 

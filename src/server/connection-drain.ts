@@ -1,0 +1,90 @@
+// Stopping a server without cutting the requests under way. Node's server.close() only stops accepting:
+// a kept-alive HTTP/1.1 connection that answers a request after it stays open until its keep-alive
+// deadline, and an HTTP/2 session until it times out, so close() waits that long. While draining:
+//
+//   HTTP/1.1  idle connections closed at once (Node's closeIdleConnections); a request under way is answered
+//             with `Connection: close` (when its head is not sent yet), and its connection closed after the answer
+//   HTTP/2    GOAWAY on every session: streams under way finish, no new ones start, then the session closes
+//   deadline  whatever is still open is destroyed, so that stopping takes a bounded time
+//
+// Requests that arrive on an open connection while draining are answered 503 by fastify, which stops
+// routing once closing (`return503OnClosing`).
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Http2ServerRequest, Http2ServerResponse, Http2Session } from 'node:http2';
+import type { Server, Socket } from 'node:net';
+
+/**
+ * How long requests under way may take to finish when the server stops, unless told: past any answer's
+ * time (an upstream's search is bounded at 10 s), and short enough for an orchestrator's grace period
+ * (Kubernetes waits 30 s before it kills).
+ */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+
+/** How a drain ended. */
+export interface DrainOutcome {
+  /** Connections destroyed at the deadline, with what they still carried. */
+  forced: number;
+}
+
+/** The connections of one server, followed from its start, so that it can be stopped gracefully. */
+export class ConnectionDrain {
+  /** Every connection, as accepted (for TLS, before its handshake). */
+  private readonly sockets = new Set<Socket>();
+  private readonly sessions = new Set<Http2Session>();
+  /** HTTP/1.1 answers under way, with their connection. */
+  private readonly answers = new Map<ServerResponse, Socket>();
+  private draining = false;
+
+  constructor(private readonly server: Server & { closeIdleConnections?: () => void }) {
+    server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+    server.on('session', (session: Http2Session) => {
+      if (this.draining) session.close();
+      this.sessions.add(session);
+      session.once('close', () => this.sessions.delete(session));
+    });
+    server.on('request', (request: IncomingMessage | Http2ServerRequest, response: ServerResponse | Http2ServerResponse) => {
+      if (request.httpVersionMajor >= 2) return;
+      this.follow(response as ServerResponse, (request as IncomingMessage).socket);
+    });
+  }
+
+  /**
+   * Drains: stops keeping connections alive and closes them as their answers end. Resolves once every
+   * connection has closed, or at `timeoutMs`, having destroyed those still open. The caller stops the
+   * server listening (fastify's close()).
+   */
+  async drain(timeoutMs: number): Promise<DrainOutcome> {
+    this.draining = true;
+    for (const [response] of this.answers) if (!response.headersSent) response.setHeader('connection', 'close');
+    this.server.closeIdleConnections?.();
+    for (const session of this.sessions) session.close();
+    if (this.sockets.size === 0) return { forced: 0 };
+    let timer: NodeJS.Timeout | undefined;
+    const closed = new Promise<'closed'>((resolve) => {
+      const check = () => {
+        if (this.sockets.size === 0) resolve('closed');
+      };
+      for (const socket of this.sockets) socket.once('close', check);
+    });
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), timeoutMs)));
+    const outcome = await Promise.race([closed, late]);
+    clearTimeout(timer);
+    if (outcome === 'closed') return { forced: 0 };
+    const forced = this.sockets.size;
+    for (const session of this.sessions) session.destroy();
+    for (const socket of this.sockets) socket.destroy();
+    return { forced };
+  }
+
+  private follow(response: ServerResponse, socket: Socket): void {
+    this.answers.set(response, socket);
+    response.once('close', () => {
+      this.answers.delete(response);
+      if (this.draining && ![...this.answers.values()].includes(socket)) socket.end();
+    });
+  }
+}
