@@ -13,7 +13,7 @@
 //                 ─▶ the catalog's snapshots (lists/) and the full-hash source (api/full-hash-source.ts)
 //                 ─▶ wire encode ─▶ reply
 //   errors anywhere ─▶ Google-style bodies (replies.ts); unknown methods and paths ─▶ 405 or 404
-//   every answer ─▶ security headers (web/security-headers.ts)
+//   every answer ─▶ security headers (web/security-headers.ts); errors ─▶ Cache-Control: no-store (replies.ts)
 //
 // What `sbkit serve` assembles around it (lists, stores, keys, load control) is service.ts.
 
@@ -33,7 +33,7 @@ import { requesterOf } from './guard/requester.ts';
 import { registerGatewayRoutes } from './ohttp/gateway-routes.ts';
 import type { GatewayKeys } from './ohttp/key-ring.ts';
 import { registerOperatorRoutes } from './operator-routes.ts';
-import { sendWireError } from './replies.ts';
+import { registerNoStoreOnErrors, sendWireError } from './replies.ts';
 import { registerSecurityHeaders } from './web/security-headers.ts';
 import { registerWebRoutes } from './web/web-routes.ts';
 
@@ -136,6 +136,7 @@ function registerOperatorSurface(app: FastifyInstance, options: AppOptions, paus
 export function createOperatorApp(options: AppOptions, pause: PauseSwitch): FastifyInstance {
   const app = Fastify({ logger: false });
   registerSecurityHeaders(app);
+  registerNoStoreOnErrors(app);
   app.setNotFoundHandler(async (request, reply) =>
     sendWireError(reply, new WireError('NOT_FOUND', `${request.method} ${request.url.split('?')[0]} is not served here`)),
   );
@@ -169,6 +170,7 @@ export function createApp(options: AppOptions, operator: OperatorPlacement = { p
   });
   capConnections(app.server, limits, new TrustedProxies(options.trustedPeers ?? [], 'trusted proxy or relay'));
   registerSecurityHeaders(app);
+  registerNoStoreOnErrors(app);
   // Bodies reach the wire layer as bytes, whatever their type: it decides what they are.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));

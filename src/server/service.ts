@@ -113,7 +113,11 @@ function accessOptions(config: ServerConfig): Pick<ServerOptions, 'apiKeys' | 'a
   return {
     apiKeys: config.apiKeys,
     adminToken: config.adminToken,
-    settings: { minimumWaitMs: config.minimumWaitSeconds * 1000, cacheDurationMs: config.cacheDurationSeconds * 1000 },
+    settings: {
+      minimumWaitMs: config.minimumWaitSeconds * 1000,
+      cacheDurationMs: config.cacheDurationSeconds * 1000,
+      listCacheSeconds: config.listCacheSeconds,
+    },
   };
 }
 
