@@ -6,6 +6,7 @@ import type { ClientEvent } from '../client/options.ts';
 import type { ListLoadReport } from '../server/feed-lists.ts';
 import { ConfigError } from '../server/feeds/config-error.ts';
 import { TrustedProxies } from '../server/guard/client-address.ts';
+import { corsOriginProblem } from '../server/api/cors.ts';
 import { type ListenAddress, parseListenAddress } from '../server/listen-address.ts';
 import { DEFAULT_KEY_PREFIX } from '../server/redis-connection.ts';
 import type { ListSource, ServiceConfig } from '../server/service.ts';
@@ -28,6 +29,7 @@ interface ServeFlags {
   loadControl: boolean;
   trustedProxy?: string[];
   trustedRelay?: string[];
+  corsOrigin?: string[];
   ohttpRotate: string;
   ohttpOverlap: string;
   adminListen?: string;
@@ -98,6 +100,7 @@ async function serviceConfig(flags: ServeFlags, io: CliIo): Promise<ServiceConfi
     loadControl: flags.loadControl,
     trustedProxies: addressFlag('--trusted-proxy', flags.trustedProxy ?? [], 'trusted proxy'),
     trustedRelays: addressFlag('--trusted-relay', flags.trustedRelay ?? [], 'trusted relay'),
+    corsOrigins: corsOriginFlag(flags.corsOrigin ?? []),
     ohttp: { rotateMs: rotateHours * 3_600_000, overlapMs: overlapMinutes * 60_000 },
     httpLimits: httpLimitFlags(flags),
     log,
@@ -105,6 +108,15 @@ async function serviceConfig(flags: ServeFlags, io: CliIo): Promise<ServiceConfi
     onListReport: (report) => reportList(io, report),
     onClientEvent: (event: ClientEvent) => reportDatabaseEvent(io, event),
   };
+}
+
+/** Origins given to --cors-origin, checked as the configuration's are; UsageError otherwise. */
+function corsOriginFlag(origins: string[]): string[] {
+  for (const origin of origins) {
+    const problem = corsOriginProblem(origin);
+    if (problem !== undefined) throw new UsageError(`--cors-origin: ${problem}`);
+  }
+  return origins;
 }
 
 function reportList(io: CliIo, report: ListLoadReport): void {
@@ -163,6 +175,10 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     .option(
       '--trusted-relay <address...>',
       'Oblivious HTTP relays (addresses or CIDR blocks) in front of this gateway: only the load rules apply to what they forward, since each carries many clients',
+    )
+    .option(
+      '--cors-origin <origin...>',
+      'let scripts of these origins call the API: "*", https://mail.example or chrome-extension://<id> (besides the configuration\'s cors.origins)',
     )
     .option('--ohttp-rotate <hours>', 'Oblivious HTTP gateway: how long each key is the current one', '24')
     .option('--ohttp-overlap <minutes>', 'Oblivious HTTP gateway: how long a replaced key is still accepted', '60')

@@ -22,6 +22,7 @@ import { Registry } from 'prom-client';
 import { decodeWireRequest, DEFAULT_MAX_BODY_BYTES } from '../wire/server-request.ts';
 import { WireError } from '../wire/wire-error.ts';
 import { registerApiRoute } from './api/api-route.ts';
+import { registerCors } from './api/cors.ts';
 import { catalogFullHashes, type FullHashSource } from './api/full-hash-source.ts';
 import { type ApiSettings, DEFAULT_API_SETTINGS } from './api/settings.ts';
 import type { ListCatalog } from './catalog.ts';
@@ -46,6 +47,8 @@ export interface AppOptions {
   settings?: Partial<ApiSettings>;
   /** When non-empty, every API request must carry one of these as `key=` (as Google requires). */
   apiKeys?: readonly string[];
+  /** Origins whose scripts may call the API (`*` for any; `https://mail.example`, `chrome-extension://<id>`); none by default. */
+  corsOrigins?: readonly string[];
   /** Largest request body or `$req` payload, in bytes. */
   maxBodyBytes?: number;
   /** Operator endpoints (`/admin/pause`, `/admin/resume`, `/admin/reload`) answer only this bearer token. */
@@ -194,6 +197,9 @@ export function createApp(options: AppOptions, operator: OperatorPlacement = { p
       return sendWireError(reply, new WireError('INVALID_ARGUMENT', error.message));
     return sendWireError(reply, new WireError('INTERNAL', 'the server failed to answer; try again later'));
   });
+
+  // 0. Cross-origin preflights, answered before the gate: a lookup must not spend a budget twice.
+  registerCors(app, options.corsOrigins ?? []);
 
   // 1. The gate. LC-5 `service_paused` is the operator's switch that refuses everything with 503.
   if (loadControl !== undefined) {

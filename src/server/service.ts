@@ -59,6 +59,8 @@ export interface ServiceConfig {
   /** Trusted proxies and relays besides the configuration's. */
   trustedProxies: readonly string[];
   trustedRelays: readonly string[];
+  /** Origins whose scripts may call the API, besides the configuration's `cors.origins`. */
+  corsOrigins?: readonly string[];
   /** How long each gateway key is the current one, and how long a replaced one is still accepted. */
   ohttp: { rotateMs: number; overlapMs: number };
   /** Deadlines and connection caps set by flags, over the configuration's `http` section. */
@@ -109,9 +111,10 @@ class Opened {
 }
 
 /** What a configuration sets besides its lists: who may ask, the operator's token, the waits served. */
-function accessOptions(config: ServerConfig): Pick<ServerOptions, 'apiKeys' | 'adminToken' | 'settings'> {
+function accessOptions(config: ServerConfig): Pick<ServerOptions, 'apiKeys' | 'adminToken' | 'settings' | 'corsOrigins'> {
   return {
     apiKeys: config.apiKeys,
+    corsOrigins: config.corsOrigins,
     adminToken: config.adminToken,
     settings: {
       minimumWaitMs: config.minimumWaitSeconds * 1000,
@@ -255,6 +258,7 @@ export async function startService(service: ServiceConfig): Promise<Service> {
         loadControl,
         ohttpKeys,
         metrics: monitor?.metrics,
+        corsOrigins: [...(lists.options.corsOrigins ?? []), ...(service.corsOrigins ?? [])],
         serving: lists.describe,
         host: service.host,
         port: service.port,

@@ -59,6 +59,7 @@ import { FEED_FORMATS, type FeedFormat } from './feed-formats.ts';
 import { keyStart, type LoadControlConfig, parseLoadControlConfig } from '../guard/load-control-config.ts';
 import type { UpstreamSearchLimits } from '../api/upstream-searches.ts';
 import { parseUpstreamSearches } from '../api/upstream-searches-config.ts';
+import { corsOriginProblem } from '../api/cors.ts';
 import { parseHttpLimitsConfig } from '../guard/http-limits-config.ts';
 import type { HttpLimits } from '../guard/http-limits.ts';
 
@@ -126,6 +127,8 @@ export interface ServerConfig {
   adminToken: string | undefined;
   /** Present when `/admin/*` and `/metrics` are served only on this address, not on the public one. */
   adminListen?: ListenAddress;
+  /** Origins whose scripts may call the API (`cors.origins`); empty: none. */
+  corsOrigins: string[];
   /** Bounds on reading each source. */
   feedLimits: FeedLimits;
   /** The lists to publish, with their sources. */
@@ -164,6 +167,7 @@ const TOP_FIELDS = [
   'apiKeys',
   'adminToken',
   'adminListen',
+  'cors',
   'feedTimeoutSeconds',
   'feedMaxMegabytes',
   'lists',
@@ -193,6 +197,7 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
   // A token that can be guessed hands out the operator's pause switch.
   const tokenProblem = adminToken === undefined ? undefined : adminTokenProblem(adminToken);
   if (tokenProblem !== undefined) throw new ConfigError('adminToken', tokenProblem);
+  const corsOrigins = parseCors(top.cors);
   const adminListen = top.adminListen === undefined ? undefined : parseListenAddress(expectString(top.adminListen, 'adminListen'));
   if (adminListen !== undefined && 'problem' in adminListen) throw new ConfigError('adminListen', adminListen.problem);
   const timeoutSeconds =
@@ -225,6 +230,7 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
     apiKeys,
     adminToken,
     ...(adminListen === undefined ? {} : { adminListen }),
+    corsOrigins,
     feedLimits: {
       timeoutMs: timeoutSeconds === undefined ? DEFAULT_FEED_LIMITS.timeoutMs : timeoutSeconds * 1000,
       maxBytes: maxMegabytes === undefined ? DEFAULT_FEED_LIMITS.maxBytes : Math.floor(maxMegabytes * 1024 * 1024),
@@ -399,5 +405,20 @@ function parseEntries(value: unknown, field: string): string[] {
     const text = expectString(entry, elementOf(field, i));
     if (/[\r\n]/.test(text)) throw new ConfigError(elementOf(field, i), 'must be one line: put each entry in its own string');
     return text;
+  });
+}
+
+/** The `cors` section: `{ "origins": [...] }`, each an origin as corsOriginProblem accepts. */
+function parseCors(value: unknown): string[] {
+  if (value === undefined) return [];
+  const section = expectObject(value, 'cors');
+  expectKnownFields(section, ['origins'], 'cors');
+  if (section.origins === undefined) return [];
+  return expectArray(section.origins, 'cors.origins').map((entry, i) => {
+    const at = elementOf('cors.origins', i);
+    const origin = expectString(entry, at);
+    const problem = corsOriginProblem(origin);
+    if (problem !== undefined) throw new ConfigError(at, problem);
+    return origin;
   });
 }

@@ -70,6 +70,7 @@ describe('parseServerConfig', () => {
       loadControl: { enabled: true, settings: {} },
       upstreamSearches: {},
       http: {},
+      corsOrigins: [],
     });
   });
 
