@@ -24,7 +24,13 @@ import type { ApiSettings } from './settings.ts';
  * `$alt` are in the URL; wire/encoding.ts), the override that turns a GET into a v4 POST, and the API key
  * when it comes as a header, so that a cache never hands an answer to a request without a valid key.
  */
-export const API_VARY = 'Accept, Content-Type, X-Goog-Api-Client, X-Goog-Api-Key, X-HTTP-Method-Override';
+const API_VARY = 'Accept, Content-Type, X-Goog-Api-Client, X-Goog-Api-Key, X-HTTP-Method-Override';
+
+/** The Vary of an API answer: API_VARY after what the reply already varies on (CORS adds `Origin`). */
+export function varyOf(already: number | string | string[] | undefined): string {
+  const before = Array.isArray(already) ? already.join(', ') : already === undefined ? '' : String(already);
+  return before === '' ? API_VARY : `${before}, ${API_VARY}`;
+}
 
 /** A day: no cache keeps a search answer longer (SB-8), whatever an upstream says. */
 const MAX_SEARCH_CACHE_MS = 24 * 60 * 60_000;

@@ -17,7 +17,7 @@ import { type FullHashSource, searchesOf } from './full-hash-source.ts';
 import type { Requester } from '../guard/requester.ts';
 import type { ApiSettings } from './settings.ts';
 import { listNameForV4 } from '../../lists/v4-lists.ts';
-import { API_VARY, cacheControlOf, ifNoneMatchMatches, listCacheControl } from './answer-caching.ts';
+import { cacheControlOf, ifNoneMatchMatches, listCacheControl, varyOf } from './answer-caching.ts';
 import { listAnswerTag } from './list-etag.ts';
 
 /** RF-2 puts a mirror's first update within a minute of its start. */
@@ -82,7 +82,7 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
           // RFC 9110 §15.4.5: a 304 carries the validator and the caching headers the 200 would have.
           return reply
             .code(304)
-            .headers({ etag: tag, 'cache-control': listCacheControl(settings), vary: API_VARY })
+            .headers({ etag: tag, 'cache-control': listCacheControl(settings), vary: varyOf(reply.getHeader('vary')) })
             .send();
         }
         const answer = await answerCall(catalog, searchesOf(source, requesterOf(request)), call, settings);
@@ -90,7 +90,11 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
         if (tag !== undefined) reply.header('etag', tag);
         return reply
           .code(200)
-          .headers({ 'content-type': payload.contentType, 'cache-control': cacheControlOf(call.rpc, answer, settings), vary: API_VARY })
+          .headers({
+            'content-type': payload.contentType,
+            'cache-control': cacheControlOf(call.rpc, answer, settings),
+            vary: varyOf(reply.getHeader('vary')),
+          })
           .send(asBuffer(payload.body));
       } catch (err) {
         if (err instanceof WireError) return sendWireError(reply, err);
