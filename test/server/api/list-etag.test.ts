@@ -208,7 +208,7 @@ describe('listAnswerTag', () => {
       apiVersion: 'v5',
       request: create(v5.BatchGetHashListsRequestSchema, { names: ['se-4b', 'gc-32b'] }),
     };
-    assert.equal(listAnswerTag(one!, call, 'protobuf', DEFAULT_API_SETTINGS), listAnswerTag(two!, call, 'protobuf', DEFAULT_API_SETTINGS));
+    assert.equal(listAnswerTag(one, call, 'protobuf', DEFAULT_API_SETTINGS), listAnswerTag(two, call, 'protobuf', DEFAULT_API_SETTINGS));
   });
 
   it('gives no tag to searches and list metadata', () => {
