@@ -4,8 +4,9 @@ import { ListHistory } from '../src/server/lists/list-history.ts';
 import type { ListDefinition } from '../src/server/lists/list-definition.ts';
 import { Snapshot } from '../src/server/lists/snapshot.ts';
 import { checksumOf } from '../src/store/hash-list.ts';
+import { sized } from './smoke.ts';
 
-const LIST_SIZE = 2_000_000;
+const LIST_SIZE = sized(2_000_000);
 /** 1% of the list changes between the two snapshots: half removals, half additions. */
 const CHANGED = LIST_SIZE / 200;
 const SE: ListDefinition = { name: 'se-4b', hashLength: 4, threatTypes: ['SOCIAL_ENGINEERING'], likelySafeTypes: [], description: 'bench' };

@@ -4,6 +4,7 @@
 import { LoadControl } from '../src/server/guard/load-control.ts';
 import { LC_RATE_RULES, MemoryHitStore } from '../src/server/guard/hit-store.ts';
 import type { BenchCase, BenchFact } from './case.ts';
+import { sized } from './smoke.ts';
 
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0';
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -35,8 +36,9 @@ function decisions(control: LoadControl): () => Promise<void> {
 function bytesPerClient(): number {
   global.gc?.();
   const before = process.memoryUsage().heapUsed;
-  const store = new MemoryHitStore(LC_RATE_RULES, 1_000_000, () => 0);
-  for (let i = 0; i < 1_000_000; i++) store.hitNow(`client-${i}`.padEnd(22, '='), false);
+  const clients = sized(1_000_000);
+  const store = new MemoryHitStore(LC_RATE_RULES, clients, () => 0);
+  for (let i = 0; i < clients; i++) store.hitNow(`client-${i}`.padEnd(22, '='), false);
   global.gc?.();
   const bytes = (process.memoryUsage().heapUsed - before) / store.size;
   return bytes;

@@ -3,6 +3,7 @@ import autocannon from 'autocannon';
 import { fromBinary } from '@bufbuild/protobuf';
 import { BatchGetHashListsResponseSchema } from '../src/proto/v5.ts';
 import { expressionHashString } from '../src/url/hash.ts';
+import { SMOKE } from './smoke.ts';
 
 export interface HttpRow {
   name: string;
@@ -14,7 +15,7 @@ export interface HttpRow {
 }
 
 /** Rounds of the three routes; the medians of an odd number are measured values, not averages. */
-const ROUNDS = 5;
+const ROUNDS = SMOKE ? 1 : 5;
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -59,7 +60,7 @@ export async function httpBenchmarks(seconds = 3): Promise<HttpRow[]> {
       guarded: `${guardedUrl}/v5/hashes:search?key=K&hashPrefixes=${prefix}`,
       batch: batchUrl,
     };
-    for (const url of Object.values(routes)) await load(url, 2);
+    for (const url of Object.values(routes)) await load(url, SMOKE ? seconds : 2);
     const rounds: Record<keyof typeof routes, { rps: number; p50: number }>[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       rounds.push({

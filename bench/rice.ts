@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { BenchCase } from './case.ts';
 import { randomSortedPrefixes } from './data.ts';
+import { sized } from './smoke.ts';
 import { decodeRice256, decodeRice32, decodeV4RiceHashes, encodeRice256, encodeRice32, encodeV4RiceHashes } from '../src/codec/index.ts';
 
 /** Sorted full hashes of `count` distinct expressions, concatenated. */
@@ -15,10 +16,10 @@ function fullHashes(count: number): Uint8Array {
  * picks (k = 12 for this density).
  */
 export function riceBenchmarks(): BenchCase[] {
-  const prefixes = randomSortedPrefixes(1_000_000);
+  const prefixes = randomSortedPrefixes(sized(1_000_000));
   const v5 = encodeRice32(prefixes)!;
   const v4 = encodeV4RiceHashes(prefixes)!;
-  const hashCount = 10_000;
+  const hashCount = sized(10_000);
   const hashes = fullHashes(hashCount);
   const v5Full = encodeRice256(hashes)!;
   return [

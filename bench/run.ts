@@ -11,6 +11,8 @@ import { type HttpRow, httpBenchmarks } from './http.ts';
 import { type StartupRow, startupBenchmarks } from './startup.ts';
 import { riceBenchmarks } from './rice.ts';
 import { storeBenchmarks } from './store.ts';
+import { type FloorRow, measureAgainstFloors } from './floor.ts';
+import { SMOKE } from './smoke.ts';
 import { urlBenchmarks } from './url.ts';
 
 interface Row {
@@ -20,7 +22,7 @@ interface Row {
 }
 
 async function measure(cases: BenchCase[]): Promise<Row[]> {
-  const bench = new Bench({ time: 2000, warmupTime: 500 });
+  const bench = SMOKE ? new Bench({ time: 0, iterations: 1, warmup: false }) : new Bench({ time: 2000, warmupTime: 500 });
   for (const c of cases) bench.add(c.name, c.fn);
   await bench.run();
   return cases.map((c) => {
@@ -67,7 +69,18 @@ function startupLine(row: StartupRow): string {
   return `| ${row.name} | ${value} | ${ofFloor} | ${budget} | ${measured <= row.budget.atMost ? 'yes' : '**no**'} |`;
 }
 
-function report(rows: Row[], facts: BenchFact[], http: HttpRow[], startup: StartupRow[]): string {
+function floorLine(row: FloorRow): string {
+  const { subject, floor } = row;
+  const rate = (msPerOp: number, unitsPerOp: number) => `${formatRate((unitsPerOp * 1000) / msPerOp)} ${subject.unit}/s`;
+  const budget = row.budgetOfFloor === undefined ? '—' : `≥ ${row.budgetOfFloor.toFixed(2)}× the floor`;
+  const verdict = row.budgetOfFloor === undefined ? '—' : row.ofFloor >= row.budgetOfFloor ? 'yes' : '**no**';
+  return (
+    `| ${subject.name} | ${formatTime(row.subjectMsPerOp / subject.unitsPerOp)} | ${rate(row.subjectMsPerOp, subject.unitsPerOp)} | ` +
+    `${floor.name} | ${rate(row.floorMsPerOp, floor.unitsPerOp)} | ${row.ofFloor.toFixed(2)}× | ${budget} | ${verdict} |`
+  );
+}
+
+function report(floors: FloorRow[], rows: Row[], facts: BenchFact[], http: HttpRow[], startup: StartupRow[]): string {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   const lines = [
     '# Benchmark results',
@@ -75,6 +88,12 @@ function report(rows: Row[], facts: BenchFact[], http: HttpRow[], startup: Start
     `Measured ${new Date().toISOString().slice(0, 10)} with \`npm run bench\` on ${cpus().length} × ${cpu}, ` +
       `${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}. Medians of one run (tinybench); ` +
       'the machine is shared, so compare rows of the same run only.',
+    '',
+    'Work against its floor, the part of the same work no implementation can skip (the two timed in turn for 21 rounds, medians over rounds; the share of the floor, floor time ÷ work time, taken per round):',
+    '',
+    "| work | per unit | rate | floor | floor's rate | share of the floor | budget (docs/architecture.md) | within budget |",
+    '|---|---|---|---|---|---|---|---|',
+    ...floors.map(floorLine),
     '',
     '| work | median per op | per unit | rate | budget (docs/architecture.md) | within budget |',
     '|---|---|---|---|---|---|',
@@ -114,15 +133,17 @@ function report(rows: Row[], facts: BenchFact[], http: HttpRow[], startup: Start
   return lines.join('\n');
 }
 
+const floors = await measureAgainstFloors(urlBenchmarks());
 const store = await storeBenchmarks();
 const guard = await guardBenchmarks();
 const ohttp = await ohttpBenchmarks();
-const rows = await measure([...urlBenchmarks(), ...riceBenchmarks(), ...store.cases, ...diffBenchmarks(), ...guard.cases, ...ohttp.cases]);
+const rows = await measure([...riceBenchmarks(), ...store.cases, ...diffBenchmarks(), ...guard.cases, ...ohttp.cases]);
 await store.cleanup();
 await guard.cleanup();
 await ohttp.cleanup();
-const http = await httpBenchmarks();
-const startup = await startupBenchmarks();
-const text = report(rows, [...store.facts, ...guard.facts], http, startup);
+const http = await httpBenchmarks(SMOKE ? 0.2 : 3);
+const startup = await startupBenchmarks(SMOKE ? 1 : 11);
+const text = report(floors, rows, [...store.facts, ...guard.facts], http, startup);
 process.stdout.write(text);
-writeFileSync(new URL('./RESULTS.md', import.meta.url), text);
+// A smoke run's figures mean nothing: they go to the terminal only.
+if (!SMOKE) writeFileSync(new URL('./RESULTS.md', import.meta.url), text);

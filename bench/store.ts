@@ -7,8 +7,9 @@ import { PrefixSet } from '../src/store/prefix-set.ts';
 import { decodeRice32, encodeRice32 } from '../src/codec/index.ts';
 import type { BenchCase, BenchFact } from './case.ts';
 import { randomSortedPrefixes } from './data.ts';
+import { sized } from './smoke.ts';
 
-const LIST_SIZE = 2_000_000;
+const LIST_SIZE = sized(2_000_000);
 
 export interface StoreBench {
   cases: BenchCase[];

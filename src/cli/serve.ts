@@ -1,6 +1,7 @@
 // `sbkit serve`: flags turned into the service's settings (server/service.ts assembles and runs it), and
 // the service's failures turned into exit statuses.
 
+import { resolve } from 'node:path';
 import { Command } from 'commander';
 import type { ClientEvent } from '../client/options.ts';
 import type { ListLoadReport } from '../server/feed-lists.ts';
@@ -57,8 +58,15 @@ async function listSource(flags: ServeFlags): Promise<ListSource> {
   if (flags.redis !== undefined && flags.config === undefined && flags.upstream === undefined) {
     throw new UsageError('--redis shares the lists of a --config, or of an --upstream, between instances');
   }
+  if (flags.data !== undefined && flags.config === undefined && flags.upstream === undefined) {
+    throw new UsageError(
+      '--data keeps the lists of a --config, or the mirror of an --upstream, across restarts; the demo lists need no folder',
+    );
+  }
   const { readServerConfig } = await import('../server/feeds/config.ts');
   const config = flags.config === undefined ? undefined : await readServerConfig(flags.config);
+  // The flag overrides the configuration's dataDir.
+  const dataDir = flags.data === undefined ? config?.dataDir : resolve(flags.data);
   if (flags.upstream !== undefined) {
     if (flags.upstreamProtocol !== 'v5' && flags.upstreamProtocol !== 'v4') throw new UsageError('--upstream-protocol is v5 or v4');
     if (config !== undefined && config.lists.length > 0) {
@@ -66,17 +74,16 @@ async function listSource(flags: ServeFlags): Promise<ListSource> {
         `${flags.config}: a proxy serves its upstream's lists; leave "lists" out of the configuration given with --upstream`,
       );
     }
-    return {
-      from: 'upstream',
-      url: flags.upstream,
-      apiKey: flags.upstreamKey,
-      protocol: flags.upstreamProtocol,
-      dataDir: flags.data,
-      config,
-    };
+    return { from: 'upstream', url: flags.upstream, apiKey: flags.upstreamKey, protocol: flags.upstreamProtocol, dataDir, config };
   }
-  if (flags.config !== undefined && config !== undefined) return { from: 'config', file: flags.config, config };
-  return { from: 'demo' };
+  if (flags.config === undefined || config === undefined) return { from: 'demo' };
+  if (flags.redis !== undefined && dataDir !== undefined) {
+    const given = flags.data === undefined ? `the dataDir of ${flags.config}` : '--data';
+    throw new UsageError(
+      `${given} keeps this instance's list versions on disk, and --redis keeps them in Redis for every instance: use one or the other`,
+    );
+  }
+  return { from: 'config', file: flags.config, config, dataDir };
 }
 
 /** The service's settings from the flags; UsageError for flags that cannot work. */
@@ -169,7 +176,12 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     .option('--upstream <url>', 'act as a caching proxy of this Safe Browsing server, e.g. https://safebrowsing.googleapis.com')
     .option('--upstream-key <key>', 'API key for the upstream')
     .option('--upstream-protocol <version>', 'protocol spoken to the upstream (v5 or v4)', 'v5')
-    .option('--data <dir>', 'with --upstream: folder where the mirrored lists are kept between restarts')
+    .option(
+      '--data <dir>',
+      "folder that keeps the lists across restarts (overrides the configuration's dataDir): with --config, the published versions, " +
+        'so that clients still get diffs after a restart (one instance; several share them with --redis instead); ' +
+        'with --upstream, the mirrored lists, so that a restart costs no download',
+    )
     .option('--no-load-control', 'serve every request at once: no LC-1..5 limits (for a server only you use)')
     .option('--trusted-proxy <address...>', 'load balancers and proxies (addresses or CIDR blocks) whose X-Forwarded-For names the client')
     .option(

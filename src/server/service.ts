@@ -2,7 +2,8 @@
 //
 //   lists ─────── the embedded demo set (demo.ts)
 //               │ a configuration's feeds (feed-lists.ts), published through a snapshot store: this
-//               │   process's memory, or Redis shared with the other instances (lists/redis-snapshot-store.ts)
+//               │   process's memory, a folder that keeps them across restarts (lists/disk-snapshot-store.ts),
+//               │   or Redis shared with the other instances (lists/redis-snapshot-store.ts)
 //               └ a mirror of an upstream (upstream-mirror.ts), its searches cached in Redis when shared
 //   load control (guard/load-control.ts), its limits shared through Redis when asked
 //   Oblivious HTTP gateway keys (ohttp/key-ring.ts, or ohttp/shared-key-ring.ts through Redis)
@@ -23,6 +24,8 @@ import type { ServerConfig } from './feeds/config.ts';
 import type { HttpLimits } from './guard/http-limits.ts';
 import { DEFAULT_LOAD_CONTROL_CONFIG, type LoadControlConfig } from './guard/load-control-config.ts';
 import { LoadControl } from './guard/load-control.ts';
+import { ConfigError } from './feeds/config-error.ts';
+import { DiskSnapshotStore } from './lists/disk-snapshot-store.ts';
 import { RedisSnapshotStore } from './lists/redis-snapshot-store.ts';
 import { hashCount } from '../store/hash-list.ts';
 import { type GatewayKeys, KeyRing } from './ohttp/key-ring.ts';
@@ -37,7 +40,13 @@ import { UpstreamMirror } from './upstream-mirror.ts';
 /** Where the lists come from. */
 export type ListSource =
   | { from: 'demo' }
-  | { from: 'config'; file: string; config: ServerConfig }
+  | {
+      from: 'config';
+      file: string;
+      config: ServerConfig;
+      /** The folder that keeps the published versions across restarts (not with Redis, which keeps them for all instances). */
+      dataDir?: string | undefined;
+    }
   /** A proxy's configuration holds everything but lists: keys, admin token, waits, load control. */
   | {
       from: 'upstream';
@@ -137,14 +146,25 @@ async function openLists(service: ServiceConfig, opened: Opened, monitor: RedisM
     return { options: { catalog: demoCatalog() }, describe: 'the embedded demo lists', loadControl: DEFAULT_LOAD_CONTROL_CONFIG };
   }
   if (lists.from === 'config') {
+    if (redis !== undefined && lists.dataDir !== undefined) {
+      throw new ConfigError(
+        'dataDir',
+        "keeps one instance's lists on disk; with Redis, Redis keeps them for every instance: use one or the other",
+        lists.file,
+      );
+    }
     const store =
-      redis === undefined ? undefined : opened.add(await RedisSnapshotStore.connect({ ...redis, log, watch: monitor?.watch('lists') }));
+      redis !== undefined
+        ? opened.add(await RedisSnapshotStore.connect({ ...redis, log, watch: monitor?.watch('lists') }))
+        : lists.dataDir !== undefined
+          ? opened.add(await DiskSnapshotStore.open(lists.dataDir, { log }))
+          : undefined;
     const feeds = opened.add(await FeedLists.start(lists.config, service.onListReport, store));
     return {
       options: {
         catalog: feeds.catalog,
         reload: () => feeds.reload(),
-        readiness: () => store?.notReadyReason() ?? null,
+        readiness: () => (store instanceof RedisSnapshotStore ? store.notReadyReason() : null),
         ...accessOptions(lists.config),
       },
       // Only the file's name: the status page and /status.json are public, the layout of the disk is not.
@@ -234,8 +254,8 @@ async function openGatewayKeys(service: ServiceConfig, opened: Opened, monitor: 
 /**
  * Starts the service and resolves once it listens. Rejects, having closed whatever it opened, with
  * ConfigError, SnapshotStoreError or RedisConnectionError for parts that cannot start (a Redis URL that
- * is none; a Redis that does not answer is no reason not to start), and with ListenError when the
- * address cannot be listened on.
+ * is none, a data folder that cannot be used; a Redis that does not answer is no reason not to start),
+ * and with ListenError when the address cannot be listened on.
  */
 export async function startService(service: ServiceConfig): Promise<Service> {
   const opened = new Opened();

@@ -1,9 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Dirent } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
-import { platform } from 'node:os';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { listNameProblem, listNameReason } from '../lists/list-name.ts';
+import { syncDirectory, targetOfTemporary, writeFileDurably } from './durable-file.ts';
 import { checksumOf, hashBytes, hashesFromBytes, HashList } from './hash-list.ts';
 import { errorCode, SbkitError } from '../sbkit-error.ts';
 
@@ -27,7 +27,6 @@ const DIGEST_BYTES = 8;
 const HEADER_BYTES = MAGIC.length + 1 + 4 + 4 + 8 + 32 + DIGEST_BYTES;
 const EXTENSION = '.sbl';
 const STATE_FILE = 'client-state.json';
-const TEMP_MARK = '.tmp-';
 /** What becomes of client state that cannot be read. */
 export const STATE_IGNORED = 'it is ignored, and written anew at the next save';
 
@@ -162,7 +161,7 @@ export class LocalDatabase {
       if (!entry.isFile()) continue;
       const file = join(directory, entry.name);
       // Leftovers of a write that crashed before its rename; the database has one writer at a time.
-      if (entry.name.includes(TEMP_MARK)) {
+      if (targetOfTemporary(entry.name) !== undefined) {
         if (!readOnly) await db.remove(file);
         continue;
       }
@@ -219,20 +218,10 @@ export class LocalDatabase {
 
   private async writeDurably(target: string, data: Uint8Array, action: string): Promise<void> {
     if (this.readOnly) throw new DatabaseStorageError(this.directory, action, new Error('the database was opened read-only'));
-    const temp = `${target}${TEMP_MARK}${randomBytes(8).toString('hex')}`;
     try {
-      const handle = await open(temp, 'w');
-      try {
-        await handle.writeFile(data);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, target);
-      await this.syncDirectory();
+      await writeFileDurably(target, data);
     } catch (err) {
       // ENOSPC, EIO, ENOTDIR…: the old file stays as it was, and no temporary file is left behind.
-      await rm(temp, { force: true }).catch(() => undefined);
       throw new DatabaseStorageError(this.directory, action, err);
     }
   }
@@ -268,7 +257,7 @@ export class LocalDatabase {
     if (!this.lists.delete(name)) return;
     try {
       await rm(this.fileOf(name), { force: true });
-      await this.syncDirectory();
+      await syncDirectory(this.directory);
     } catch (err) {
       throw new DatabaseStorageError(this.directory, `drop list ${name}`, err);
     }
@@ -279,17 +268,6 @@ export class LocalDatabase {
       await rm(file, { force: true });
     } catch (err) {
       throw new DatabaseStorageError(this.directory, `remove ${file}`, err);
-    }
-  }
-
-  /** Makes the rename itself durable. Windows cannot open a folder for syncing; NTFS journals renames. */
-  private async syncDirectory(): Promise<void> {
-    if (platform() === 'win32') return;
-    const dir = await open(this.directory, 'r');
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
     }
   }
 }

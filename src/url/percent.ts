@@ -8,52 +8,44 @@ function hexValue(code: number): number {
   return -1;
 }
 
-const ESCAPE = /%[0-9a-fA-F]{2}/;
-const ESCAPES = /%[0-9a-fA-F]{2}/g;
-const decodeEscape = (escape: string) => String.fromCharCode(parseInt(escape.slice(1), 16));
-
 /**
- * SB-5: "repeatedly percent-unescape the URL until it has no more percent-escapes". Real URLs need a
- * pass or two, each a native replace; input nested deeper (`%25252525…`) finishes in one linear pass
- * instead of the quadratic cost of pass after pass.
+ * Output bytes reused from call to call (the pipeline is synchronous), grown as needed; a URL longer
+ * than 64 KiB gets a buffer of its own, so that one odd URL does not keep megabytes alive.
  */
-export function unescapeFully(input: string): string {
-  let text = input;
-  for (let pass = 0; pass < 3; pass++) {
-    if (!ESCAPE.test(text)) return text;
-    text = text.replace(ESCAPES, decodeEscape);
-  }
-  return unescapeInOnePass(text);
+let scratch = Buffer.allocUnsafeSlow(1024);
+const MAX_KEPT_SCRATCH = 64 * 1024;
+
+function scratchFor(length: number): Buffer {
+  if (length <= scratch.length) return scratch;
+  const bytes = Buffer.allocUnsafeSlow(length);
+  if (length <= MAX_KEPT_SCRATCH) scratch = bytes;
+  return bytes;
 }
 
 /**
- * A decoded byte can complete a new escape only together with the bytes already written before it
- * (`%2525` → `%25` → `%`), so checking the tail of the output after every write reaches the same fixed
- * point as unescaping pass after pass.
+ * SB-5: "repeatedly percent-unescape the URL until it has no more percent-escapes", in one pass over
+ * the bytes of a byte string. A decoded byte can complete a new escape only together with the bytes
+ * already written before it (`%2525` → `%25` → `%`), so checking the tail of the output after every
+ * write reaches the same fixed point as unescaping pass after pass, in linear time even for input
+ * nested deep (`%25252525…`).
  */
-function unescapeInOnePass(input: string): string {
-  const out: number[] = [];
-  for (let i = 0; i < input.length; i++) {
-    out.push(input.charCodeAt(i));
-    let n = out.length;
+export function unescapeFully(input: string): string {
+  const first = input.indexOf('%');
+  if (first < 0) return input;
+  const out = scratchFor(input.length - first);
+  let n = 0;
+  for (let i = first; i < input.length; i++) {
+    out[n++] = input.charCodeAt(i);
     while (n >= 3 && out[n - 3] === 0x25) {
       const hi = hexValue(out[n - 2]!);
       const lo = hexValue(out[n - 1]!);
       if (hi < 0 || lo < 0) break;
-      out.length = n - 2;
       out[n - 3] = (hi << 4) | lo;
       n -= 2;
     }
   }
-  return byteString(out);
-}
-
-function byteString(bytes: number[]): string {
-  let s = '';
-  for (let i = 0; i < bytes.length; i += 8192) {
-    s += String.fromCharCode(...bytes.slice(i, i + 8192));
-  }
-  return s;
+  // Bytes are latin1 characters one for one: that is what a byte string is.
+  return input.slice(0, first) + out.toString('latin1', 0, n);
 }
 
 const HEX = '0123456789ABCDEF';
@@ -65,16 +57,23 @@ function mustEscape(code: number): boolean {
 // eslint-disable-next-line no-control-regex -- SB-5 escapes every byte up to 0x20, control characters included
 const NEEDS_ESCAPING = /[\x00-\x20\x7f-\xff#%]/;
 
-/** SB-5: percent-escape every byte <= 32, >= 127, `#` and `%`, with uppercase hex. */
+/**
+ * SB-5: percent-escape every byte <= 32, >= 127, `#` and `%`, with uppercase hex. Most parts need none,
+ * which a regular expression finds out twice as fast as a loop over the characters; the bytes that
+ * need escaping are then escaped in runs, one concatenation per escape.
+ */
 export function escapeBytes(input: string): string {
   const first = input.search(NEEDS_ESCAPING);
   if (first < 0) return input;
-  let out = input.slice(0, first);
+  let out = '';
+  let run = 0;
   for (let i = first; i < input.length; i++) {
     const code = input.charCodeAt(i);
-    out += mustEscape(code) ? `%${HEX[code >> 4]}${HEX[code & 15]}` : input[i];
+    if (!mustEscape(code)) continue;
+    out += `${input.slice(run, i)}%${HEX[code >> 4]}${HEX[code & 15]}`;
+    run = i + 1;
   }
-  return out;
+  return out + input.slice(run);
 }
 
 /** UTF-8 bytes of a JS string as a byte string; pure ASCII, the common case, is returned as it is. */

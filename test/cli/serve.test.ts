@@ -14,12 +14,26 @@ const BIN = new URL('../../dist/cli/bin.js', import.meta.url).pathname;
 const children: ChildProcess[] = [];
 
 /** Starts `sbkit serve …` in a child process and resolves to the URL it listens on. */
-function serve(...args: string[]): Promise<{ url: string; stderr: () => string }> {
+function serve(...args: string[]): Promise<{ url: string; stderr: () => string; child: ChildProcess }> {
   return start('serve', ...args);
 }
 
+/** Stops a child as a service manager does (SIGTERM), and waits for it to exit. */
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** The version of se-4b a new client gets. */
+async function hashListVersion(url: string): Promise<string> {
+  const response = await fetch(`${url}/v5/hashList/se-4b`, { headers: { accept: 'application/json' } });
+  assert.equal(response.status, 200);
+  return ((await response.json()) as { version: string }).version;
+}
+
 /** Starts `sbkit <command> --port 0 …` in a child process and resolves to the URL it says it listens on. */
-function start(command: string, ...args: string[]): Promise<{ url: string; stderr: () => string }> {
+function start(command: string, ...args: string[]): Promise<{ url: string; stderr: () => string; child: ChildProcess }> {
   const child = spawn(process.execPath, [BIN, command, '--port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
   children.push(child);
   let stderr = '';
@@ -30,7 +44,7 @@ function start(command: string, ...args: string[]): Promise<{ url: string; stder
       const match = /listening on (http:\/\/\S+?),? /.exec(stderr);
       if (match !== null) {
         clearTimeout(timer);
-        resolve({ url: match[1]!, stderr: () => stderr });
+        resolve({ url: match[1]!, stderr: () => stderr, child });
       }
     });
     child.on('exit', (code) => {
@@ -41,12 +55,7 @@ function start(command: string, ...args: string[]): Promise<{ url: string; stder
 }
 
 after(async () => {
-  for (const child of children) {
-    if (child.exitCode !== null) continue;
-    const exited = new Promise((resolve) => child.on('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  for (const child of children) if (child.exitCode === null) await stop(child);
 });
 
 describe('sbkit serve', () => {
@@ -288,6 +297,47 @@ describe('sbkit serve', () => {
       const invalid = await run(['serve', '--port', '0', '--config', config, '--redis', 'http://127.0.0.1:6379']);
       assert.equal(invalid.status, EXIT.INVALID_INPUT);
       assert.match(invalid.err, /is not a Redis URL/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the published versions in --data across a restart, and refuses --data with --redis or without lists of its own', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sbkit-serve-data-'));
+    try {
+      const config = join(dir, 'sbkit.json');
+      const data = join(dir, 'data');
+      await writeFile(join(dir, 'feed.txt'), 'evil.example/\n');
+      await writeFile(
+        config,
+        JSON.stringify({
+          lists: [{ name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], sources: [{ file: 'feed.txt', format: 'expressions' }] }],
+        }),
+      );
+      const first = await serve('--config', config, '--data', data);
+      const published = await hashListVersion(first.url);
+      await stop(first.child);
+      await rm(join(dir, 'feed.txt'));
+      const second = await serve('--config', config, '--data', data);
+      assert.match(second.stderr(), /list se-4b: restored 2 of 2 kept versions from /);
+      assert.match(second.stderr(), /: se-4b \(1\)/, 'serving the version from before the restart while its feed is missing');
+      assert.equal(await hashListVersion(second.url), published);
+
+      const withRedis = await run(['serve', '--port', '0', '--config', config, '--data', data, '--redis', 'redis://127.0.0.1:6379']);
+      assert.equal(withRedis.status, EXIT.INVALID_INPUT);
+      assert.match(withRedis.err, /--data keeps this instance's list versions on disk, and --redis keeps them in Redis for every instance/);
+      await writeFile(config, JSON.stringify({ dataDir: 'data', lists: [] }));
+      const configured = await run(['serve', '--port', '0', '--config', config, '--redis', 'redis://127.0.0.1:6379']);
+      assert.equal(configured.status, EXIT.INVALID_INPUT);
+      assert.match(configured.err, /the dataDir of .*sbkit\.json keeps/);
+      const demo = await run(['serve', '--port', '0', '--data', data]);
+      assert.equal(demo.status, EXIT.INVALID_INPUT);
+      assert.match(demo.err, /--data keeps the lists of a --config, or the mirror of an --upstream/);
+      const help = await run(['serve', '--help']);
+      assert.match(
+        help.out.replace(/\s+/g, ' '),
+        /--data <dir> folder that keeps the lists across restarts.*with --config.*with --upstream/,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

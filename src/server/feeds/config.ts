@@ -6,6 +6,7 @@
  *   "cacheDurationSeconds": 300,     // cache_duration of search answers; 0..86400
  *   "listCacheSeconds": 300,         // Cache-Control max-age of list answers (edge caches); 0..3600
  *   "keepVersions": 10,              // snapshots kept per list for diffs (SB-9); whole number ≥ 1
+ *   "dataDir": "/var/lib/sbkit",     // keep them on disk across restarts (sbkit serve --data); relative to this file's folder
  *   "apiKeys": ["k1", "k2"],         // when non-empty, requests need key=one of these
  *   "adminToken": "…",               // operator endpoints; ≥ 32 random characters (admin-token.ts); none: endpoints off
  *   "adminListen": "127.0.0.1:9090", // serve /admin/* and /metrics only on this address and port
@@ -121,6 +122,11 @@ export interface ServerConfig {
   listCacheSeconds: number;
   /** Versions of each list kept for diffs: a client holding an older one gets the whole list. */
   keepVersions: number;
+  /**
+   * Absolute: the folder that keeps the published versions across restarts (`sbkit serve --data`, which
+   * overrides it); with `--upstream`, where the mirror's client keeps its lists. Undefined: memory only.
+   */
+  dataDir?: string;
   /** Empty: no key needed. */
   apiKeys: string[];
   /** Undefined: the operator endpoints are off. */
@@ -164,6 +170,7 @@ const TOP_FIELDS = [
   'cacheDurationSeconds',
   'listCacheSeconds',
   'keepVersions',
+  'dataDir',
   'apiKeys',
   'adminToken',
   'adminListen',
@@ -193,6 +200,7 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
 
   const apiKeys =
     top.apiKeys === undefined ? [] : expectArray(top.apiKeys, 'apiKeys').map((key, i) => expectString(key, elementOf('apiKeys', i)));
+  const dataDir = top.dataDir === undefined ? undefined : expectString(top.dataDir, 'dataDir');
   const adminToken = top.adminToken === undefined ? undefined : expectString(top.adminToken, 'adminToken');
   // A token that can be guessed hands out the operator's pause switch.
   const tokenProblem = adminToken === undefined ? undefined : adminTokenProblem(adminToken);
@@ -227,6 +235,7 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
     cacheDurationSeconds: numberField('cacheDurationSeconds', 0, DEFAULT_CACHE_DURATION_SECONDS, false, MAX_CACHE_DURATION_SECONDS),
     listCacheSeconds: numberField('listCacheSeconds', 0, DEFAULT_LIST_CACHE_SECONDS, true, MAX_LIST_CACHE_SECONDS),
     keepVersions: numberField('keepVersions', 1, DEFAULT_KEEP_VERSIONS, true),
+    ...(dataDir === undefined ? {} : { dataDir: resolve(baseDir, dataDir) }),
     apiKeys,
     adminToken,
     ...(adminListen === undefined ? {} : { adminListen }),

@@ -190,6 +190,12 @@ describe('parseServerConfig', () => {
     assert.deepEqual(config.apiKeys, []);
     assert.equal(config.adminToken, undefined);
     assert.deepEqual(config.lists, []);
+    assert.equal(config.dataDir, undefined, 'lists in memory only');
+  });
+
+  it("resolves dataDir against the configuration file's folder", () => {
+    assert.equal(parseServerConfig({ dataDir: 'data' }, BASE).dataDir, join(BASE, 'data'));
+    assert.equal(parseServerConfig({ dataDir: '/var/lib/sbkit' }, BASE).dataDir, '/var/lib/sbkit');
   });
 
   it('defaults a URL source to hourly refresh and a list without width suffix to 4 bytes', () => {
@@ -257,6 +263,8 @@ describe('parseServerConfig', () => {
     ['a list cache time past an hour', (c) => (c.listCacheSeconds = 3601), 'listCacheSeconds', /from 0 to 3600/],
     ['a fractional list cache time', (c) => (c.listCacheSeconds = 2.5), 'listCacheSeconds', /whole number/],
     ['a fractional keepVersions', (c) => (c.keepVersions = 2.5), 'keepVersions', /whole number/],
+    ['an empty dataDir', (c) => (c.dataDir = ''), 'dataDir', /non-empty string/],
+    ['a number as dataDir', (c) => (c.dataDir = 7), 'dataDir', /non-empty string/],
     ['a number as API key', (c) => (c.apiKeys = ['ok', 7]), 'apiKeys[1]', /non-empty string/],
     ['a short admin token', (c) => (c.adminToken = 'secret'), 'adminToken', /6 characters, fewer than the 32.*openssl rand -hex 32/],
     ['an admin token of one character', (c) => (c.adminToken = 'a'.repeat(40)), 'adminToken', /only 1 different characters/],
