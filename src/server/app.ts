@@ -15,7 +15,7 @@
 //                 ─▶ the catalog's snapshots (lists/) and the full-hash source (api/full-hash-source.ts)
 //                 ─▶ wire encode ─▶ reply
 //   errors anywhere ─▶ Google-style bodies (replies.ts); unknown methods and paths ─▶ 405 or 404
-//   every answer ─▶ security headers (web/security-headers.ts)
+//   every answer ─▶ security headers (web/security-headers.ts); errors ─▶ Cache-Control: no-store (replies.ts)
 //
 // What `sbkit serve` assembles around it (lists, stores, keys, load control) is service.ts.
 
@@ -38,7 +38,7 @@ import { requesterOf } from './guard/requester.ts';
 import { registerGatewayRoutes } from './ohttp/gateway-routes.ts';
 import type { GatewayKeys } from './ohttp/key-ring.ts';
 import { registerOperatorRoutes } from './operator-routes.ts';
-import { sendWireError } from './replies.ts';
+import { registerNoStoreOnErrors, sendWireError } from './replies.ts';
 import type { TlsCredentials } from './tls.ts';
 import { registerSecurityHeaders } from './web/security-headers.ts';
 import { registerWebRoutes } from './web/web-routes.ts';
@@ -152,6 +152,7 @@ function registerOperatorSurface(
 export function createOperatorApp(options: AppOptions, pause: PauseSwitch, access = new LiveAccess(options)): FastifyInstance {
   const app = Fastify({ logger: false });
   registerSecurityHeaders(app);
+  registerNoStoreOnErrors(app);
   app.setNotFoundHandler(async (request, reply) =>
     sendWireError(reply, new WireError('NOT_FOUND', `${request.method} ${request.url.split('?')[0]} is not served here`)),
   );
@@ -200,6 +201,7 @@ export function createApp(
   const app = newFastify(limits, maxBodyBytes, options.tls);
   capConnections(app.server, limits, new TrustedProxies(options.trustedPeers ?? [], 'trusted proxy or relay'));
   registerSecurityHeaders(app);
+  registerNoStoreOnErrors(app);
   // Bodies reach the wire layer as bytes, whatever their type: it decides what they are.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));

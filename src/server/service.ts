@@ -146,7 +146,11 @@ function accessOptions(config: ServerConfig): Pick<ServerOptions, 'apiKeys' | 'a
     apiKeys: config.apiKeys,
     corsOrigins: config.corsOrigins,
     adminToken: config.adminToken,
-    settings: { minimumWaitMs: config.minimumWaitSeconds * 1000, cacheDurationMs: config.cacheDurationSeconds * 1000 },
+    settings: {
+      minimumWaitMs: config.minimumWaitSeconds * 1000,
+      cacheDurationMs: config.cacheDurationSeconds * 1000,
+      listCacheSeconds: config.listCacheSeconds,
+    },
   };
 }
 

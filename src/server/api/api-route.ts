@@ -1,7 +1,9 @@
 // The API: every path of the v5 and v4 REST surface that no other route takes. A request is decoded by
 // the wire layer (all request forms of docs/api.md §3, the API key checked before the payload, as
 // Google does), answered from the catalog and the full-hash source, and encoded as the wire layer
-// chose from the request.
+// chose from the request. Answers say who may keep them and for how long (answer-caching.ts); a list
+// answer to a GET carries a strong ETag (list-etag.ts), and a request naming it in If-None-Match gets
+// 304 without the answer being computed.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RpcCall } from '../../wire/routes.ts';
@@ -10,11 +12,13 @@ import { encodeWireResponse } from '../../wire/server-response.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import type { ListCatalog } from '../catalog.ts';
 import { asBuffer, sendWireError } from '../replies.ts';
-import { answerCall, LIST_RPCS } from './dispatch.ts';
+import { answerCall } from './dispatch.ts';
 import { type FullHashSource, searchesOf } from './full-hash-source.ts';
 import type { Requester } from '../guard/requester.ts';
 import type { ApiSettings } from './settings.ts';
 import { listNameForV4 } from '../../lists/v4-lists.ts';
+import { cacheControlOf, ifNoneMatchMatches, listCacheControl, varyOf } from './answer-caching.ts';
+import { listAnswerTag } from './list-etag.ts';
 
 /** RF-2 puts a mirror's first update within a minute of its start. */
 const LISTS_PENDING_RETRY_AFTER_SECONDS = 60;
@@ -71,10 +75,27 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
             retryAfterSeconds: LISTS_PENDING_RETRY_AFTER_SECONDS,
           });
         }
+        // Only GETs: caches keep nothing else, and a conditional POST would ask for 412, not 304 (RFC 9110 §13.1.2).
+        // The tag and the answer see the same catalog: a list answer is computed without awaiting anything.
+        const tag = request.method === 'GET' ? listAnswerTag(catalog, call, call.responseEncoding, settings) : undefined;
+        if (tag !== undefined && ifNoneMatchMatches(request.headers['if-none-match'], tag)) {
+          // RFC 9110 §15.4.5: a 304 carries the validator and the caching headers the 200 would have.
+          return reply
+            .code(304)
+            .headers({ etag: tag, 'cache-control': listCacheControl(settings), vary: varyOf(reply.getHeader('vary')) })
+            .send();
+        }
         const answer = await answerCall(catalog, searchesOf(source, requesterOf(request)), call, settings);
         const payload = encodeWireResponse(call.rpc, answer as never, call.responseEncoding);
-        if (LIST_RPCS.has(call.rpc)) reply.header('cache-control', `public, max-age=${settings.listCacheSeconds}`);
-        return reply.code(200).header('content-type', payload.contentType).send(asBuffer(payload.body));
+        if (tag !== undefined) reply.header('etag', tag);
+        return reply
+          .code(200)
+          .headers({
+            'content-type': payload.contentType,
+            'cache-control': cacheControlOf(call.rpc, answer, settings),
+            vary: varyOf(reply.getHeader('vary')),
+          })
+          .send(asBuffer(payload.body));
       } catch (err) {
         if (err instanceof WireError) return sendWireError(reply, err);
         throw err;

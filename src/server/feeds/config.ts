@@ -4,6 +4,7 @@
  * {
  *   "minimumWaitSeconds": 1800,      // minimum_wait_duration of complete list updates (SB-12); 1..86400
  *   "cacheDurationSeconds": 300,     // cache_duration of search answers; 0..86400
+ *   "listCacheSeconds": 300,         // Cache-Control max-age of list answers (edge caches); 0..3600
  *   "keepVersions": 10,              // snapshots kept per list for diffs (SB-9); whole number ≥ 1
  *   "dataDir": "/var/lib/sbkit",     // keep them on disk across restarts (sbkit serve --data); relative to this file's folder
  *   "apiKeys": ["k1", "k2"],         // when non-empty, requests need key=one of these
@@ -119,6 +120,8 @@ export interface ServerConfig {
   minimumWaitSeconds: number;
   /** `cache_duration` of search answers (SB-8). */
   cacheDurationSeconds: number;
+  /** `Cache-Control: max-age` of list answers: how long an edge cache serves one without asking (SB-11). */
+  listCacheSeconds: number;
   /** Versions of each list kept for diffs: a client holding an older one gets the whole list. */
   keepVersions: number;
   /**
@@ -150,6 +153,10 @@ export interface ServerConfig {
 
 const DEFAULT_MINIMUM_WAIT_SECONDS = 1800;
 const DEFAULT_CACHE_DURATION_SECONDS = 300;
+/** SB-11 asks caching proxies to keep list answers five minutes. */
+const DEFAULT_LIST_CACHE_SECONDS = 300;
+/** An edge cache serves the version before a publish for up to this long: an hour bounds the delay. */
+const MAX_LIST_CACHE_SECONDS = 3600;
 const DEFAULT_KEEP_VERSIONS = 10;
 /** No more than sbkit's own clients obey (RF-3, SB-12): a longer wait would be cut to a day by them anyway. */
 const MAX_MINIMUM_WAIT_SECONDS = MAX_MINIMUM_WAIT_MS / 1000;
@@ -165,6 +172,7 @@ const MAX_FEED_MEGABYTES = 500;
 const TOP_FIELDS = [
   'minimumWaitSeconds',
   'cacheDurationSeconds',
+  'listCacheSeconds',
   'keepVersions',
   'dataDir',
   'apiKeys',
@@ -232,6 +240,7 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
   return {
     minimumWaitSeconds: numberField('minimumWaitSeconds', 1, DEFAULT_MINIMUM_WAIT_SECONDS, false, MAX_MINIMUM_WAIT_SECONDS),
     cacheDurationSeconds: numberField('cacheDurationSeconds', 0, DEFAULT_CACHE_DURATION_SECONDS, false, MAX_CACHE_DURATION_SECONDS),
+    listCacheSeconds: numberField('listCacheSeconds', 0, DEFAULT_LIST_CACHE_SECONDS, true, MAX_LIST_CACHE_SECONDS),
     keepVersions: numberField('keepVersions', 1, DEFAULT_KEEP_VERSIONS, true),
     ...(dataDir === undefined ? {} : { dataDir: resolve(baseDir, dataDir) }),
     apiKeys,

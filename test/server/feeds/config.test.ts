@@ -40,6 +40,7 @@ describe('parseServerConfig', () => {
     assert.deepEqual(config, {
       minimumWaitSeconds: 1800,
       cacheDurationSeconds: 300,
+      listCacheSeconds: 300,
       keepVersions: 10,
       apiKeys: ['key-one'],
       adminToken: '3f0c9d1e7a5b42c8a9e6d0b1c2f3a4b5',
@@ -175,10 +176,16 @@ describe('parseServerConfig', () => {
     assert.equal(config.cacheDurationSeconds, 86_400);
   });
 
+  it('accepts a list cache time from 0 (revalidate every time) to an hour', () => {
+    assert.equal(parseServerConfig({ listCacheSeconds: 0 }, BASE).listCacheSeconds, 0);
+    assert.equal(parseServerConfig({ listCacheSeconds: 3600 }, BASE).listCacheSeconds, 3600);
+  });
+
   it('fills in defaults for an empty configuration', () => {
     const config = parseServerConfig({}, BASE);
     assert.equal(config.minimumWaitSeconds, 1800);
     assert.equal(config.cacheDurationSeconds, 300);
+    assert.equal(config.listCacheSeconds, 300);
     assert.equal(config.keepVersions, 10);
     assert.deepEqual(config.apiKeys, []);
     assert.equal(config.adminToken, undefined);
@@ -252,6 +259,9 @@ describe('parseServerConfig', () => {
     // Clients cut both to a day (RF-3, SB-8); a longer one used to spin a client's timer past 24.8 days.
     ['a minimum wait past a day', (c) => (c.minimumWaitSeconds = 30 * 86_400), 'minimumWaitSeconds', /from 1 to 86400/],
     ['a cache duration past a day', (c) => (c.cacheDurationSeconds = 1e9), 'cacheDurationSeconds', /from 0 to 86400/],
+    // An edge cache serves the version before a publish for up to max-age.
+    ['a list cache time past an hour', (c) => (c.listCacheSeconds = 3601), 'listCacheSeconds', /from 0 to 3600/],
+    ['a fractional list cache time', (c) => (c.listCacheSeconds = 2.5), 'listCacheSeconds', /whole number/],
     ['a fractional keepVersions', (c) => (c.keepVersions = 2.5), 'keepVersions', /whole number/],
     ['an empty dataDir', (c) => (c.dataDir = ''), 'dataDir', /non-empty string/],
     ['a number as dataDir', (c) => (c.dataDir = 7), 'dataDir', /non-empty string/],
