@@ -219,7 +219,7 @@ class Signals {
       return;
     }
     this.io.err('sbkit serve: SIGHUP: reloading the configuration and the certificate\n');
-    void this.service.reload();
+    this.service.reload().catch((error: unknown) => this.io.err(`sbkit serve: reload failed: ${(error as Error).message}\n`));
   };
 }
 

@@ -12,11 +12,12 @@ import { dirname } from 'node:path';
 
 /** Marks the temporary name of a file being written: what a crash before the rename leaves behind. */
 const TEMP_MARK = '.tmp-';
+/** A temporary file's name: its target, the mark, and the 16 hex digits writeFileDurably adds. */
+const TEMPORARY = new RegExp(`^(.+)${TEMP_MARK.replaceAll('.', '\\.')}[0-9a-f]{16}$`);
 
 /** The name of the file a temporary file was to replace, or undefined when `name` is no temporary file's. */
 export function targetOfTemporary(name: string): string | undefined {
-  const mark = name.lastIndexOf(TEMP_MARK);
-  return mark < 0 ? undefined : name.slice(0, mark);
+  return TEMPORARY.exec(name)?.[1];
 }
 
 /**

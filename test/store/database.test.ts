@@ -125,7 +125,7 @@ describe('LocalDatabase', () => {
     const db = await LocalDatabase.open(dir);
     await db.save(prefixes, 1);
     await writeFile(join(dir, 'junk.sbl'), 'hello');
-    await writeFile(join(dir, 'se-4b.sbl.tmp-123-abc'), 'half a file');
+    await writeFile(join(dir, 'se-4b.sbl.tmp-0123456789abcdef'), 'half a file');
     const before = (await readdir(dir)).sort();
     const damaged: DatabaseFileError[] = [];
     const readOnly = await LocalDatabase.open(dir, { readOnly: true, onDamaged: (e) => damaged.push(e) });
@@ -158,7 +158,7 @@ describe('LocalDatabase', () => {
   it('ignores the leftovers of a write interrupted before its rename', async () => {
     const db = await LocalDatabase.open(dir);
     await db.save(prefixes, 1);
-    await writeFile(join(dir, 'se-4b.sbl.tmp-123-abc'), 'half a file');
+    await writeFile(join(dir, 'se-4b.sbl.tmp-0123456789abcdef'), 'half a file');
     const { db: again, damaged } = await reopen();
     assert.deepEqual(damaged, []);
     assert.deepEqual(again.get('se-4b')!.list.sortedHashes(), prefixes.sortedHashes());

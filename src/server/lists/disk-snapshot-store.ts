@@ -223,8 +223,10 @@ export class DiskSnapshotStore implements SnapshotStore {
       index = decodeIndex(await readFile(file));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      const why = error instanceof DamagedFile ? error.message : `unreadable: ${(error as Error).message}`;
-      this.log(`list ${definition.name}: ${file} cannot be used (${why}); it is not served: the list is loaded from its feeds`);
+      // A file that cannot be read (permissions, I/O) is not a damaged one: going on would let the next
+      // publication prune a history that may be intact. The start fails, saying which file.
+      if (!(error instanceof DamagedFile)) throw unreadable(file, error);
+      this.log(`list ${definition.name}: ${file} cannot be used (${error.message}); it is not served: the list is loaded from its feeds`);
       return undefined;
     }
     if (index.list !== definition.name || index.hashLength !== definition.hashLength) {
@@ -247,7 +249,8 @@ export class DiskSnapshotStore implements SnapshotStore {
     try {
       data = await readFile(this.path(file));
     } catch (error) {
-      throw new DamagedFile((error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : `unreadable: ${(error as Error).message}`);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw unreadable(this.path(file), error);
+      throw new DamagedFile('missing');
     }
     const stored = decodeVersionFile(data);
     if (stored.id !== version.id || stored.holds !== version.holds || stored.kind !== kind) {
@@ -279,4 +282,15 @@ export class DiskSnapshotStore implements SnapshotStore {
 function keptServed(id: string, served: SortedHashes): KeptSnapshot {
   if (firstUnordered(served) >= 0) throw new DamagedFile('its hashes are not in ascending order');
   return { id, served: () => served };
+}
+
+/** A file of the history that the file system will not give: the store cannot start without knowing it. */
+function unreadable(file: string, error: unknown): SnapshotStoreError {
+  return new SnapshotStoreError(
+    'storage',
+    `cannot read ${file} (${(error as Error).message}); fix its permissions or the disk, then start again`,
+    {
+      cause: error,
+    },
+  );
 }

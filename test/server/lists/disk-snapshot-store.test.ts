@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -224,6 +224,31 @@ describe('DiskSnapshotStore', () => {
     assert.match(second.log.join('\n'), /keeps 4-byte versions of list test, the configuration serves 8-byte hashes/);
   });
 
+  it('refuses to start, rather than prune, when a file of the history cannot be read (an I/O error is no damage)', async () => {
+    for (const unreadableFile of ['index', 'older version'] as const) {
+      const dir = await folder();
+      const first = await start(dir);
+      const s1 = await first.store.publish(first.history, V1);
+      const s2 = await first.store.publish(first.history, V2);
+      // A folder in a file's place: reading it fails with EISDIR, as a file this user may not read would.
+      const file = join(dir, unreadableFile === 'index' ? 'test-4b.history' : `test-4b.${s1.id}.served`);
+      const kept = await readFile(file);
+      await rm(file);
+      await mkdir(file);
+      await assert.rejects(
+        start(dir),
+        (error: unknown) =>
+          error instanceof SnapshotStoreError && error.code === 'SBKIT_SNAPSHOT_STORE_STORAGE' && error.message.includes(file),
+        unreadableFile,
+      );
+      await rm(file, { recursive: true });
+      await writeFile(file, kept);
+      const again = await start(dir);
+      assert.equal(again.history.current().id, s2.id, 'the history is all still there');
+      assert.deepEqual(damageReports(again.log), []);
+    }
+  });
+
   it('removes what an interrupted write left, and leaves files that are not its own', async () => {
     const dir = await folder();
     const first = await start(dir, 1);
@@ -231,9 +256,13 @@ describe('DiskSnapshotStore', () => {
     await writeFile(join(dir, `test-4b.${'0'.repeat(32)}.full.tmp-0123456789abcdef`), 'half');
     await writeFile(join(dir, 'test-4b.history.tmp-0123456789abcdef'), 'half');
     await writeFile(join(dir, 'notes.tmp-1.txt'), 'the operator’s');
+    await writeFile(join(dir, 'test-4b.full.tmp-mine'), 'a name like a temporary file’s');
     const second = await start(dir, 1);
     assert.equal(second.history.current().id, s1.id);
-    assert.deepEqual((await readdir(dir)).sort(), ['notes.tmp-1.txt', `test-4b.${s1.id}.full`, 'test-4b.history'].sort());
+    assert.deepEqual(
+      (await readdir(dir)).sort(),
+      ['notes.tmp-1.txt', 'test-4b.full.tmp-mine', `test-4b.${s1.id}.full`, 'test-4b.history'].sort(),
+    );
   });
 
   it('refuses a folder it cannot create or read', async () => {
