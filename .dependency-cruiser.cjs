@@ -28,8 +28,8 @@ const ALLOWED = {
 
 /** Node built-ins each layer may use; the server and the CLI may use any. */
 const BUILT_INS = {
-  url: ['crypto', 'url'],
-  codec: ['os'],
+  url: ['crypto'],
+  codec: [],
   proto: [],
   lists: [],
   wire: ['crypto'],

@@ -40,6 +40,11 @@ export default defineConfig(
   },
   // JavaScript files (the build script, this file) are linted without types.
   { files: ['**/*.{js,mjs,cjs}'], extends: [tseslint.configs.disableTypeChecked] },
+  // The samples' scripts run in a browser: pages, an extension's pages and its service worker.
+  {
+    files: ['examples/*/src/**/*.js'],
+    languageOptions: { globals: { ...globals.browser, ...globals.serviceworker, ...globals.webextensions } },
+  },
   {
     files: ['src/**/*.ts'],
     ignores: ['src/cli/**'],

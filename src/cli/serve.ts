@@ -166,6 +166,8 @@ function corsOriginFlag(origins: string[]): string[] {
 }
 
 function reportList(io: CliIo, report: ListLoadReport): void {
+  // A check that found every feed as it was (a 304, a text unchanged) is no news; /status tells of it.
+  if (!report.published && report.errors.length === 0) return;
   const problems = report.errors.length === 0 ? '' : `; failed sources: ${report.errors.join('; ')}`;
   const kept = report.published ? '' : ' (previous version kept)';
   io.err(`sbkit serve: list ${report.list}: ${report.expressions} entries, ${report.badLines} bad lines${problems}${kept}\n`);

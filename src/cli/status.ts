@@ -12,6 +12,9 @@ interface StatusFlags {
 
 const TIMEOUT_MS = 10_000;
 
+/** A server's words as a terminal shows them: its control and format characters (escape sequences, bidi) replaced. */
+const printable = (text: unknown): string => String(text).replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '\uFFFD');
+
 /** `sbkit status`: what a running sbkit server reports at /status.json, for people or as JSON. */
 export function statusCommand(io: CliIo, setExit: (status: ExitStatus) => void): Command {
   return new Command('status')
@@ -42,6 +45,23 @@ export function statusCommand(io: CliIo, setExit: (status: ExitStatus) => void):
       );
       const rows = status.lists.map((l) => [l.name, l.version.slice(0, 12), String(l.entries), l.publishedAt, `${l.ageSeconds} s`]);
       io.out(formatTable(['list', 'version', 'entries', 'published', 'age'], rows, [2, 4]));
+      // Servers before feed states were shown send none.
+      const feeds = status.feeds ?? [];
+      if (feeds.length > 0) {
+        const colors = { fresh: undefined, pending: undefined, failing: 'yellow', unavailable: 'red' } as const;
+        io.out('\n');
+        io.out(
+          formatTable(
+            ['list', 'source', 'state'],
+            feeds.map((f) => {
+              const color = colors[f.state];
+              const cells = [f.list, f.name, f.summary].map(printable);
+              return [cells[0]!, cells[1]!, color === undefined ? cells[2]! : paint(cells[2]!, color, io.color)];
+            }),
+            [],
+          ),
+        );
+      }
       const { answered, refused, failed } = status.requests;
       io.out(
         `\nrequests in the last hour: ${answered} answered, ${refused > 0 ? paint(`${refused} refused`, 'yellow', io.color) : '0 refused'}, ${failed > 0 ? paint(`${failed} failed`, 'red', io.color) : '0 failed'}\n`,

@@ -1,6 +1,7 @@
 import { parseCanonicalUrl, formatCanonicalUrl } from '../url/canonicalize.ts';
 import { expressionsOf } from '../url/expressions.ts';
-import { expressionHashString, hexOfHashString, prefix32 } from '../url/hash.ts';
+import { hexOfHashString, prefix32 } from '../url/hash-string.ts';
+import type { ExpressionHasher } from '../url/expression-hasher.ts';
 import type { LocalCache } from './local-cache.ts';
 import type { SearchResponse } from './transport.ts';
 import { isEnforced, type FullHashMatch } from './threats.ts';
@@ -71,12 +72,17 @@ export interface PreparedUrl {
   prefixes: number[];
 }
 
-/** SB-8 steps 1, 2 and 4, done once per check; throws InvalidUrlError. */
-export function prepareUrl(url: string): PreparedUrl {
+/**
+ * SB-8 steps 1, 2 and 4, done once per check; throws InvalidUrlError at once, before any hash. A
+ * synchronous hasher (Node's) gives the result as it is; an asynchronous one (WebCrypto) a promise.
+ */
+export function prepareUrl(url: string, hasher: ExpressionHasher): PreparedUrl | Promise<PreparedUrl> {
   const canonical = parseCanonicalUrl(url);
   const expressions = expressionsOf(canonical);
-  const hashes = expressions.map(expressionHashString);
-  return { canonicalUrl: formatCanonicalUrl(canonical), expressions, hashes, prefixes: hashes.map(prefix32) };
+  const canonicalUrl = formatCanonicalUrl(canonical);
+  const hashes = hasher.hashAll(expressions);
+  if (Array.isArray(hashes)) return { canonicalUrl, expressions, hashes, prefixes: hashes.map(prefix32) };
+  return hashes.then((done) => ({ canonicalUrl, expressions, hashes: done, prefixes: done.map(prefix32) }));
 }
 
 /** The threats among full hashes that equal one of the URL's expression hashes. */
@@ -191,14 +197,23 @@ export function realTimeStep(ctx: CheckContext, prepared: PreparedUrl): CheckSte
 
 /** SB-8 LocalThreatListCheck up to its search: local cache, then the local threat lists. */
 export function localThreatListStep(ctx: CheckContext, prepared: PreparedUrl): CheckStep {
+  // An empty cache answers for no prefix: all of them go to the lists, without the sets of a consultation
+  // (the usual case of a bulk check that has found nothing yet).
+  if (ctx.cache.size === 0) return listsStep(ctx, prepared, undefined, []);
   const { remaining, threats } = consultCache(ctx, prepared);
   if (isUnsafe(threats)) return answeredLocally(prepared, threats, 'cache');
-  const listed = new Set<number>();
-  prepared.hashes.forEach((hash, i) => {
-    const prefix = prepared.prefixes[i]!;
-    if (remaining.has(prefix) && ctx.lists.inThreatLists(hash)) listed.add(prefix);
-  });
-  if (listed.size === 0) return answeredLocally(prepared, threats, remaining.size === 0 ? 'cache' : 'database');
+  return listsStep(ctx, prepared, remaining, threats);
+}
+
+/** LocalThreatListCheck's look-up in the lists of the prefixes the cache left (`undefined`: all of them). */
+function listsStep(ctx: CheckContext, prepared: PreparedUrl, remaining: Set<number> | undefined, threats: Threat[]): CheckStep {
+  const { hashes, prefixes } = prepared;
+  let listed: Set<number> | undefined;
+  for (let i = 0; i < hashes.length; i++) {
+    const prefix = prefixes[i]!;
+    if ((remaining === undefined || remaining.has(prefix)) && ctx.lists.inThreatLists(hashes[i]!)) (listed ??= new Set()).add(prefix);
+  }
+  if (listed === undefined) return answeredLocally(prepared, threats, remaining?.size === 0 ? 'cache' : 'database');
   return { pending: { prepared, prefixes: listed, onError: 'SAFE', earlierThreats: threats } };
 }
 

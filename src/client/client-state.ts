@@ -1,4 +1,4 @@
-import { DatabaseFileError, type LocalDatabase, STATE_IGNORED } from '../store/database.ts';
+import { DatabaseFileError, type ListStore, STATE_IGNORED } from '../store/list-store.ts';
 import { isScheduleState, type ScheduleState } from './schedule.ts';
 import type { UpdateScheduleState } from './update-schedule.ts';
 
@@ -83,7 +83,7 @@ export class ClientStateFile {
   private changed = false;
 
   constructor(
-    private readonly database: LocalDatabase,
+    private readonly database: ListStore,
     private readonly current: () => ClientState,
     private readonly report: { damaged(error: DatabaseFileError): void; notSaved(error: Error): void },
   ) {}

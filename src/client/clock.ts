@@ -8,12 +8,12 @@ export interface Clock {
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout: (callback, ms) => {
-    const handle = setTimeout(callback, ms);
-    // A pending update must not keep a process alive that is otherwise done.
-    handle.unref();
+    const handle: unknown = setTimeout(callback, ms);
+    // A pending update must not keep a Node process alive that is otherwise done; browsers' timers are numbers.
+    (handle as { unref?: () => void }).unref?.();
     return handle;
   },
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+  clearTimeout: (handle) => clearTimeout(handle as Parameters<typeof clearTimeout>[0]),
 };
 
 /** The longest delay a Node timer holds (2^31 − 1 ms, 24.8 days); a longer one fires after 1 ms. */

@@ -2,7 +2,7 @@
 // search schedule that keeps RF-3 and RF-4 for searches, and the cutting of large searches into
 // requests a front end accepts.
 
-import { prefix32 } from '../url/hash.ts';
+import { prefix32 } from '../url/hash-string.ts';
 import { retryAfterOfRefusal } from '../wire/retry-after.ts';
 import type { Clock } from './clock.ts';
 import type { LocalCache } from './local-cache.ts';

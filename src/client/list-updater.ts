@@ -2,7 +2,9 @@
 // (RF-2..5, SB-12), applying each answer (SB-9: removals, additions, checksum; a list that fails is
 // dropped and fetched in full) and storing it, in the foreground or on a timer in the background.
 
-import { DatabaseFileError, type LocalDatabase } from '../store/database.ts';
+import { DatabaseFileError, type ListStore } from '../store/list-store.ts';
+import { hexOfBytes } from '../url/hash-string.ts';
+import { encodeBase64 } from '../wire/base64.ts';
 import { HashList, hashCount, type HashListUpdate, HashListUpdateError } from '../store/hash-list.ts';
 import { type HashWidth, widthOfListName } from '../lists/list-name.ts';
 import { retryAfterOfRefusal } from '../wire/retry-after.ts';
@@ -80,7 +82,7 @@ export class ListUpdater {
   private readonly lists = new Map<string, HashList>();
   private readonly updatedAt = new Map<string, number>();
   private schedule: UpdateSchedule;
-  private database: LocalDatabase | undefined;
+  private database: ListStore | undefined;
   /** Cancels the timer of the next background update, when one is set. */
   private cancelTimer: (() => void) | undefined;
   private updating: Promise<UpdateSummary> | undefined;
@@ -97,7 +99,7 @@ export class ListUpdater {
    * Takes the lists a database holds (a file of the wrong width is reported and fetched again) and the
    * update schedule an earlier process saved; stores every later update there.
    */
-  load(database: LocalDatabase, saved: UpdateScheduleState | undefined): void {
+  load(database: ListStore, saved: UpdateScheduleState | undefined): void {
     this.database = database;
     for (const name of this.parts.names) {
       const stored = database.get(name);
@@ -154,10 +156,10 @@ export class ListUpdater {
       const list = this.lists.get(name)!;
       return {
         name,
-        version: Buffer.from(list.version).toString('base64'),
+        version: encodeBase64(list.version),
         width: list.width,
         entries: list.size,
-        checksum: Buffer.from(list.checksum).toString('hex'),
+        checksum: hexOfBytes(list.checksum),
         updatedAt: this.updatedAt.get(name),
       };
     });

@@ -1,4 +1,4 @@
-import { prefix32 } from '../url/hash.ts';
+import { prefix32 } from '../url/hash-string.ts';
 import { ClientOptionError } from './client-errors.ts';
 import type { SearchResponse } from './transport.ts';
 import type { FullHashMatch } from './threats.ts';

@@ -1,29 +1,45 @@
 // Searches through an Oblivious HTTP relay (SB-2): each request is written as binary HTTP, encrypted
 // to the gateway's key configuration, and posted to the relay; the relay learns who asks, the gateway
 // what is asked, neither both. The key configuration comes from a URL (the gateway's /ohttp-keys),
-// read once and again when the gateway says its key changed, or from bytes given up front.
+// read once and again when the gateway says its key changed, a file (on Node), or bytes given up front.
+// Runtime-neutral: the encapsulation is WebCrypto's (wire/ohttp-client.ts), and the runtime hands in
+// how to send a request and, on Node, how to read a file.
 
-import { readFile } from 'node:fs/promises';
 import { type BinaryHttpResponse, decodeBinaryHttpResponse, encodeBinaryHttpRequest, padded } from '../wire/binary-http.ts';
 import type { OutgoingRequest } from '../wire/client-request.ts';
 import type { WireResponse } from '../wire/client-response.ts';
-import { decapsulateResponse, encapsulateRequest, KEY_PROBLEM_TYPE, type KeyConfig, parseKeyConfigs } from '../wire/ohttp.ts';
+import { decapsulateResponse, encapsulateRequest } from '../wire/ohttp-client.ts';
+import { KEY_PROBLEM_TYPE, type KeyConfig, parseKeyConfigs } from '../wire/ohttp-keys.ts';
 import { OhttpError } from '../wire/wire-error.ts';
-import { type HttpSettings, sendRequest } from './http.ts';
-import { TransportError } from './client-errors.ts';
+import type { HttpSettings } from './http.ts';
+import type { Sender } from './rpc.ts';
+import { ClientOptionError, TransportError } from './client-errors.ts';
 
 export interface ObliviousHttpOptions {
   /** The relay's URL, e.g. https://relay.example/ohttp-relay. */
   relay: string;
-  /** The gateway's key configurations: a URL (`…/ohttp-keys`), a file, or the bytes themselves. */
+  /** The gateway's key configurations: a URL (`…/ohttp-keys`), a file (Node only), or the bytes themselves. */
   keys: string | Uint8Array;
+}
+
+/** Whether `keys` names a URL to fetch the configurations from, rather than a file. */
+export function isKeysUrl(keys: string | Uint8Array): boolean {
+  return typeof keys === 'string' && /^https?:\/\//.test(keys);
 }
 
 export class ObliviousHttp {
   private configs: KeyConfig[] | undefined;
   private configsExpireAt = Infinity;
 
-  constructor(private readonly options: ObliviousHttpOptions) {}
+  /**
+   * `transmit` carries the requests to the relay and to the gateway's key URL; `readKeyFile` reads a key
+   * file, where the runtime has files (Node).
+   */
+  constructor(
+    private readonly options: ObliviousHttpOptions,
+    private readonly transmit: Sender,
+    private readonly readKeyFile?: (path: string) => Promise<Uint8Array>,
+  ) {}
 
   /**
    * Sends `request` through the relay and gives the gateway's answer to it, as if sent directly. Only
@@ -59,7 +75,7 @@ export class ObliviousHttp {
     const config = (await this.keyConfigs(settings))[0];
     if (config === undefined) throw new TransportError('network', 'the gateway publishes no key configuration this client can use');
     const { message, context } = await encapsulateRequest(config, inner);
-    const outer = await sendRequest(
+    const outer = await this.transmit(
       { method: 'POST', url: this.options.relay, headers: { 'content-type': 'message/ohttp-req' }, body: message },
       { ...settings, userAgent: 'sbkit' },
     );
@@ -85,21 +101,23 @@ export class ObliviousHttp {
     let bytes: Uint8Array;
     let expireAt = Infinity;
     if (typeof keys !== 'string') bytes = keys;
-    else if (/^https?:\/\//.test(keys)) {
-      const response = await sendRequest({ method: 'GET', url: keys, headers: {}, body: undefined }, settings);
+    else if (isKeysUrl(keys)) {
+      const response = await this.transmit({ method: 'GET', url: keys, headers: {}, body: undefined }, settings);
       if (response.httpStatus !== 200)
         throw new TransportError('network', `the gateway's key configuration at ${keys} answered HTTP ${response.httpStatus}`);
       bytes = response.body;
       // Read again when the gateway says it may rotate (Cache-Control max-age), an hour at most.
       expireAt = Date.now() + Math.min(response.maxAgeSeconds ?? 3600, 3600) * 1000;
-    } else {
+    } else if (this.readKeyFile !== undefined) {
       try {
-        bytes = await readFile(keys);
+        bytes = await this.readKeyFile(keys);
       } catch (error) {
         throw new TransportError('network', `cannot read the gateway's key configuration from ${keys}: ${(error as Error).message}`, {
           cause: error,
         });
       }
+    } else {
+      throw new ClientOptionError(`ohttp.keys must be the gateway's http(s) URL or its bytes off Node, not a file: ${keys}`);
     }
     try {
       this.configs = parseKeyConfigs(bytes);
@@ -117,7 +135,7 @@ export class ObliviousHttp {
 function isKeyProblem(answer: WireResponse): boolean {
   if (answer.httpStatus !== 400 || answer.contentType?.split(';')[0]?.trim().toLowerCase() !== 'application/problem+json') return false;
   try {
-    return (JSON.parse(Buffer.from(answer.body).toString('utf8')) as { type?: unknown }).type === KEY_PROBLEM_TYPE;
+    return (JSON.parse(new TextDecoder().decode(answer.body)) as { type?: unknown }).type === KEY_PROBLEM_TYPE;
   } catch {
     return false;
   }

@@ -4,7 +4,7 @@
 import { buildWireRequest, type OutgoingRequest } from '../wire/client-request.ts';
 import { decodeWireResponse, type WireResponse } from '../wire/client-response.ts';
 import type { RpcId, RpcRequest, RpcResponse } from '../wire/routes.ts';
-import { type HttpSettings, sendRequest } from './http.ts';
+import type { HttpSettings } from './http.ts';
 import type { ServerSettings } from './transport.ts';
 
 /** Calls one RPC over HTTP and decodes its answer; rejects with TransportError or WireResponseError. */
@@ -12,7 +12,7 @@ export async function callRpc<R extends RpcId>(
   settings: ServerSettings,
   rpc: R,
   request: RpcRequest<R>,
-  send: Sender = sendRequest,
+  send: Sender,
 ): Promise<RpcResponse<R>> {
   const outgoing = buildWireRequest(settings.serverUrl, rpc, request, { apiKey: settings.apiKey, encoding: settings.encoding });
   const response = await send(outgoing, settings);

@@ -19,6 +19,7 @@ import { VERSION } from '../version.ts';
 import type { FullHashMatch } from './threats.ts';
 import type { FetchedList, ListState, SearchResult, ServerSettings, Transport, UpdateResponse } from './transport.ts';
 import { callRpc, prefixBytes } from './rpc.ts';
+import { sendRequest } from './http.ts';
 import { canonicalV4ListName, type V4List, V4_LIST_NAMES, v4ListKey, v4ListOf, v4ThreatTypeName } from '../lists/v4-lists.ts';
 import { ListTooLargeError, type V4ListFailure, V4ListUpdateError } from './client-errors.ts';
 import { MAX_CACHE_DURATION_MS } from './local-cache.ts';
@@ -103,7 +104,7 @@ export class V4Transport implements Transport {
         constraints: { maxUpdateEntries, maxDatabaseEntries, supportedCompressions: [CompressionType.RAW, CompressionType.RICE] },
       })),
     });
-    const response = await callRpc(this.settings, 'FetchThreatListUpdates', request);
+    const response = await callRpc(this.settings, 'FetchThreatListUpdates', request, sendRequest);
 
     const answers = new Map<string, ListUpdateResponse[]>(asked.map(({ key }) => [key, []]));
     for (const answer of response.listUpdateResponses) {
@@ -165,7 +166,7 @@ export class V4Transport implements Transport {
         threatEntries: prefixes.map((prefix) => ({ hash: prefixBytes(prefix) })),
       },
     });
-    const response = await callRpc(this.settings, 'FindFullHashes', request);
+    const response = await callRpc(this.settings, 'FindFullHashes', request, sendRequest);
     const negativeCacheDurationMs = durationToMs(response.negativeCacheDuration, MAX_CACHE_DURATION_MS);
     return {
       fullHashes: fullHashMatches(response.matches),

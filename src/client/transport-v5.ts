@@ -1,14 +1,13 @@
-import { create } from '@bufbuild/protobuf';
-import { decodeRice128, decodeRice256, decodeRice32, decodeRice64 } from '../codec/index.ts';
-import { BatchGetHashListsRequestSchema, type HashList as HashListMessage, SearchHashesRequestSchema } from '../proto/v5.ts';
+import { decodeRice32 } from '../codec/rice32.ts';
+import { decodeRice128, decodeRice256, decodeRice64 } from '../codec/rice-wide.ts';
+import type { HashListAnswer as HashListMessage, SearchHashesAnswer } from '../wire/v5-binary.ts';
 import { type HashListUpdate, hashCount, type SortedHashes } from '../store/hash-list.ts';
 import type { HashWidth } from '../lists/list-name.ts';
 import { WireResponseError } from '../wire/wire-error.ts';
 import { durationToMs } from '../wire/duration.ts';
 import { ListTooLargeError } from './client-errors.ts';
-import { sendRequest } from './http.ts';
+import { latin1OfBytes } from '../url/byte-string.ts';
 import { MAX_CACHE_DURATION_MS } from './local-cache.ts';
-import { callRpc, prefixBytes, type Sender } from './rpc.ts';
 import { MAX_MINIMUM_WAIT_MS } from './schedule.ts';
 import { knownDetail, type FullHashMatch, type ThreatDetail } from './threats.ts';
 import type { FetchedList, ListState, SearchResult, ServerSettings, Transport, UpdateResponse } from './transport.ts';
@@ -63,30 +62,31 @@ function usableFullHashes(
   for (const { fullHash, details } of fullHashes) {
     if (fullHash.length !== 32) continue;
     const known = details.map((d) => knownDetail(d.threatType, d.attributes)).filter((d): d is ThreatDetail => d !== undefined);
-    if (known.length > 0) out.push({ fullHash: Buffer.from(fullHash).toString('latin1'), details: known });
+    if (known.length > 0) out.push({ fullHash: latin1OfBytes(fullHash), details: known });
   }
   return out;
 }
 
 /**
- * Safe Browsing v5: `hashLists:batchGet` for updates, `hashes:search` for lookups. With `searchSender`,
- * searches (the requests that reveal what is visited, SB-2) go another way, e.g. through a relay.
+ * v5's two client RPCs, encoded and sent: by the generated code over node:http or a relay on Node
+ * (v5-protobuf-rpcs.ts), by the browser build's own reader over fetch elsewhere (v5-binary-rpcs.ts).
  */
+export interface V5Rpcs {
+  batchGetHashLists(lists: readonly ListState[]): Promise<{ hashLists: readonly HashListMessage[] }>;
+  searchHashes(prefixes: readonly number[]): Promise<SearchHashesAnswer>;
+}
+
+/** Safe Browsing v5: `hashLists:batchGet` for updates, `hashes:search` for lookups, the answers checked. */
 export class V5Transport implements Transport {
   readonly protocol = 'v5';
 
   constructor(
     private readonly settings: ServerSettings,
-    private readonly searchSender: Sender = sendRequest,
+    private readonly rpcs: V5Rpcs,
   ) {}
 
   async fetchUpdates(lists: readonly ListState[]): Promise<UpdateResponse> {
-    const request = create(BatchGetHashListsRequestSchema, {
-      names: lists.map((l) => l.name),
-      version: lists.map((l) => l.version),
-      sizeConstraints: this.settings.sizeConstraints,
-    });
-    const response = await callRpc(this.settings, 'BatchGetHashLists', request);
+    const response = await this.rpcs.batchGetHashLists(lists);
     if (response.hashLists.length !== lists.length) {
       throw new WireResponseError(
         'malformed-body',
@@ -122,8 +122,7 @@ export class V5Transport implements Transport {
   }
 
   async search(prefixes: readonly number[], _lists: readonly ListState[]): Promise<SearchResult> {
-    const request = create(SearchHashesRequestSchema, { hashPrefixes: prefixes.map(prefixBytes) });
-    const response = await callRpc(this.settings, 'SearchHashes', request, this.searchSender);
+    const response = await this.rpcs.searchHashes(prefixes);
     const fullHashes = usableFullHashes(response.fullHashes.map((f) => ({ fullHash: f.fullHash, details: f.fullHashDetails })));
     return {
       fullHashes,

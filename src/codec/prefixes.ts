@@ -1,16 +1,29 @@
-import { endianness } from 'node:os';
 import { RiceEncodeError } from './rice-error.ts';
 
-const LITTLE_ENDIAN_HOST = endianness() === 'LE';
+const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+/** Node's Buffer, for its native swap32, where there is one; never imported, so bundles stay free of it. */
+const nodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer;
+
+/** Reverses the bytes of every 32-bit word of `buffer` in place: natively on Node (lists hold millions). */
+function swap32(buffer: ArrayBuffer): void {
+  if (nodeBuffer !== undefined) {
+    nodeBuffer.from(buffer).swap32();
+    return;
+  }
+  const words = new Uint32Array(buffer);
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    words[i] = ((w & 0xff) << 24) | ((w & 0xff00) << 8) | ((w >>> 8) & 0xff00) | (w >>> 24);
+  }
+}
 
 /**
  * Turns 4-byte hash prefixes held as big-endian integers (what `decodeRice32` and `decodeV4RiceHashes`
  * return) into their bytes, concatenated: ascending integers give lexicographically sorted prefixes.
  */
 export function prefixesToBytes(values: Uint32Array): Uint8Array {
-  const copy = values.buffer.slice(values.byteOffset, values.byteOffset + values.byteLength);
-  // Native byte swapping: lists hold millions of prefixes.
-  if (LITTLE_ENDIAN_HOST) Buffer.from(copy).swap32();
+  const copy = new Uint8Array(values.buffer, values.byteOffset, values.byteLength).slice().buffer;
+  if (LITTLE_ENDIAN_HOST) swap32(copy);
   return new Uint8Array(copy);
 }
 
@@ -25,6 +38,6 @@ export function prefixesFromBytes(bytes: Uint8Array, format: 'v5-32bit' | 'v4' =
   }
   // A copy in a fresh, aligned buffer, swapped in place by native code.
   const copy = Uint8Array.prototype.slice.call(bytes).buffer;
-  if (LITTLE_ENDIAN_HOST) Buffer.from(copy).swap32();
+  if (LITTLE_ENDIAN_HOST) swap32(copy);
   return new Uint32Array(copy);
 }

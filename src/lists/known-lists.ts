@@ -38,6 +38,13 @@ export const KNOWN_LISTS: readonly KnownList[] = [
   { name: 'mwb-4b', alias: 'mwb', width: 4, holds: { threatType: 'MALWARE' }, description: 'malicious binaries' },
   { name: 'csdda-32b', alias: undefined, width: 32, holds: { likelySafeType: 'DOWNLOAD' }, description: 'downloads known to be safe' },
   {
+    name: 'csda-32b',
+    alias: undefined,
+    width: 32,
+    holds: { likelySafeType: 'CSD' },
+    description: 'pages client-side phishing detection need not examine',
+  },
+  {
     name: 'gc-32b',
     alias: 'gc',
     width: 32,

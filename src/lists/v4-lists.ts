@@ -1,6 +1,7 @@
 // v5 list names and the v4 lists they continue (SB-11, SB-14): v4 names a list by a triple of threat
-// type, platform and threat entry type, v5 by a short name. Only the threat lists of SB-11 existed in
-// v4; the global cache `gc-32b` and later v5-only lists (`mwb-4b`, `csdda-32b`) have no triple.
+// type, platform and threat entry type, v5 by a short name. A client fetches only the threat lists of
+// SB-11 over v4; a server also answers the browsers' own triples (malicious binaries, the allowlists)
+// from the v5 lists Chromium maps them to (docs/api.md "The lists each client asks for").
 
 import type { PlatformType, ThreatEntryType, ThreatType } from '../proto/v4.ts';
 import { knownList } from './known-lists.ts';
@@ -18,6 +19,12 @@ const POTENTIALLY_HARMFUL_APPLICATION = 4 as ThreatType;
 const SOCIAL_ENGINEERING_INTERNAL = 5 as ThreatType;
 /** Chromium's malicious binaries, v5's `mwb-4b`. */
 const MALICIOUS_BINARY = 7 as ThreatType;
+/** Chromium's CSD allowlist (Firefox's goog-passwordwhite-proto), v5's `csda-32b`. */
+const CSD_ALLOWLIST = 8 as ThreatType;
+/** Chromium's CSD download allowlist (Firefox's goog-downloadwhite-proto), v5's `csdda-32b`. */
+const CSD_DOWNLOAD_ALLOWLIST = 9 as ThreatType;
+/** Chromium's high-confidence allowlist, which Chromium's own v5 code fetches as `gc-32b`. */
+const HIGH_CONFIDENCE_ALLOWLIST = 16 as ThreatType;
 const ANDROID = 3 as PlatformType;
 const ANY_PLATFORM = 6 as PlatformType;
 const THREAT_ENTRY_TYPE_UNSPECIFIED = 0 as ThreatEntryType;
@@ -118,13 +125,34 @@ export function v4ListKey(list: V4List): string {
 }
 
 /**
+ * The browsers' v4 triples of likely-safe lists, by the v5 list that answers them: Chromium's own v5
+ * names for the same lists (CSD allowlist, CSD download allowlist, high-confidence allowlist).
+ */
+export const V4_LIKELY_SAFE_LISTS = {
+  'csda-32b': { threatType: CSD_ALLOWLIST, platformType: ANY_PLATFORM, threatEntryType: URL },
+  'csdda-32b': { threatType: CSD_DOWNLOAD_ALLOWLIST, platformType: ANY_PLATFORM, threatEntryType: URL },
+  'gc-32b': { threatType: HIGH_CONFIDENCE_ALLOWLIST, platformType: ANY_PLATFORM, threatEntryType: URL },
+} as const satisfies Record<string, V4List>;
+
+/**
  * The v5 list a v4 (threat type, platform, entry type) triple of a request names (SB-11, SB-14), if
- * any. Browsers ask per platform (Chromium: WINDOWS, LINUX, …); every desktop platform is the one list,
- * and Chromium's malicious binaries are `mwb-4b`.
+ * any. Browsers ask per platform (Chromium: WINDOWS, LINUX, …); every desktop platform is the one list.
+ * Chromium's malicious binaries are `mwb-4b` and its allowlists the likely-safe lists its v5 code asks
+ * for instead; its other lists (billing, subresource filter, suspicious sites, extensions, API abuse)
+ * have no v5 threat type to publish them under and no list here.
  */
 export function listNameForV4(threatType: ThreatType, platformType: PlatformType, threatEntryType: ThreatEntryType): string | undefined {
   if (threatEntryType !== URL && threatEntryType !== THREAT_ENTRY_TYPE_UNSPECIFIED) return undefined;
-  if (threatType === MALICIOUS_BINARY) return 'mwb-4b';
+  switch (threatType) {
+    case MALICIOUS_BINARY:
+      return 'mwb-4b';
+    case CSD_ALLOWLIST:
+      return 'csda-32b';
+    case CSD_DOWNLOAD_ALLOWLIST:
+      return 'csdda-32b';
+    case HIGH_CONFIDENCE_ALLOWLIST:
+      return 'gc-32b';
+  }
   switch (v4ThreatTypeName(threatType)) {
     case 'MALWARE':
       return 'mw-4b';

@@ -5,7 +5,7 @@
 //           │    (guard/http-limits.ts; for HTTP/2 sessions and streams guard/http2-limits.ts)
 //   request ─▶ load control (LC-1..5: guard/load-control.ts), or without it the operator's pause switch
 //           │    └─ refused: 503 with Retry-After, a page for browsers (guard/refusal.ts)
-//           ├─▶ /healthz, /readyz, /metrics, /admin/{pause,resume,reload} (operator-routes.ts); or /metrics
+//           ├─▶ /healthz, /readyz, /metrics, /admin/{pause,resume,reload,lists/NAME/entries} (operator-routes.ts); or /metrics
 //           │    and /admin/* are served by createOperatorApp on a listener of their own instead (`adminListen`)
 //           ├─▶ /, /status, /status.json: the pages (web/web-routes.ts)
 //           ├─▶ /ohttp-keys, /ohttp-gateway: the Oblivious HTTP gateway (ohttp/gateway-routes.ts), whose
@@ -23,12 +23,14 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { Registry } from 'prom-client';
 import { decodeWireRequest, DEFAULT_MAX_BODY_BYTES } from '../wire/server-request.ts';
 import { WireError } from '../wire/wire-error.ts';
+import type { ListOperations } from './admin-entries.ts';
 import { registerApiRoute } from './api/api-route.ts';
 import { registerCors } from './api/cors.ts';
 import { catalogFullHashes, type FullHashSource } from './api/full-hash-source.ts';
 import type { ApiSettings } from './api/settings.ts';
 import { LiveAccess } from './access.ts';
 import type { ListCatalog } from './catalog.ts';
+import type { FeedSourceStatus } from './feeds/source-status.ts';
 import { TrustedProxies } from './guard/client-address.ts';
 import { capConnections, DEFAULT_HTTP_LIMITS, type HttpLimits, httpServerOptions } from './guard/http-limits.ts';
 import { limitSecureServer, secureServerOptions } from './guard/http2-limits.ts';
@@ -60,6 +62,10 @@ export interface AppOptions {
   adminToken?: string | undefined;
   /** What `/admin/reload` does: load the lists' feeds again. */
   reload?: () => Promise<unknown>;
+  /** The state of each feed source, for the status page; none for the demo lists and a mirror. */
+  feeds?: () => FeedSourceStatus[];
+  /** A configuration's lists, for `/admin/reload?list=NAME` and `/admin/lists/NAME/entries` (admin-entries.ts). */
+  lists?: ListOperations;
   /** The load-control gate (LC-1..5) in front of every route, with its metrics at `/metrics`. */
   loadControl?: LoadControl;
   /** What the server serves, in words, for the status page (e.g. the configuration file). */
@@ -134,6 +140,7 @@ function registerOperatorSurface(
   registerOperatorRoutes(app, {
     adminToken: () => access.adminToken,
     reload: options.reload,
+    lists: options.lists,
     pause: () => {
       pause.paused = true;
     },
@@ -234,10 +241,11 @@ export function createApp(
     loadControl.register(app, () => pause.paused, adminEndpoints, apiKeys);
   } else {
     // Without load control, pausing still refuses everything but the operator's paths.
-    app.addHook('onRequest', async (request, reply) => {
-      if (!pause.paused || isOperatorPath(request.url, adminEndpoints)) return undefined;
+    // A callback hook, not an async one: no promise per request on the way to every route.
+    app.addHook('onRequest', (request, reply, done) => {
+      if (!pause.paused || isOperatorPath(request.url, adminEndpoints)) return done();
       const answer = refusal('paused', PAUSED_RETRY_AFTER_SECONDS, request.url, request.headers);
-      return reply.code(answer.status).headers(answer.headers).send(Buffer.from(answer.body));
+      reply.code(answer.status).headers(answer.headers).send(Buffer.from(answer.body));
     });
   }
 
@@ -250,6 +258,7 @@ export function createApp(
     source,
     loadControl,
     serving: options.serving ?? 'its lists',
+    feeds: options.feeds ?? (() => []),
     googleData: options.googleData ?? false,
     requesterOf: requester,
   });

@@ -1,6 +1,7 @@
 // What a reload (SIGHUP) of the configuration changes while the server runs, and what takes a restart.
 //
-//   in force at once   apiKeys, adminToken (a new value), minimumWaitSeconds, cacheDurationSeconds,
+//   in force at once   apiKeys, adminToken (a new value), minimumWaitSeconds, cacheDurationSeconds and the
+//                      positive and negative ones, changingMinimumWaitSeconds, changingWindowSeconds,
 //                      the sources of each list, their refresh intervals, feedTimeoutSeconds,
 //                      feedMaxMegabytes, the tls files (read again)
 //   takes a restart    the lists themselves (added, removed, renamed, other types, width or description),
@@ -24,7 +25,16 @@ export interface ReloadPlan {
 }
 
 /** Settings taken from the new configuration as they are; `lists`, `adminToken` and `tls` are taken in part. */
-const RELOADABLE: ReadonlySet<string> = new Set(['minimumWaitSeconds', 'cacheDurationSeconds', 'apiKeys', 'feedLimits']);
+const RELOADABLE: ReadonlySet<string> = new Set([
+  'minimumWaitSeconds',
+  'cacheDurationSeconds',
+  'positiveCacheDurationSeconds',
+  'negativeCacheDurationSeconds',
+  'changingMinimumWaitSeconds',
+  'changingWindowSeconds',
+  'apiKeys',
+  'feedLimits',
+]);
 const IN_PART: ReadonlySet<string> = new Set(['lists', 'adminToken', 'tls']);
 
 /** What a list is, as clients see it: everything but its sources. */

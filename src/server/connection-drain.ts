@@ -8,7 +8,8 @@
 //   deadline  whatever is still open is destroyed, so that stopping takes a bounded time
 //
 // Requests that arrive on an open connection while draining are answered 503 by fastify, which stops
-// routing once closing (`return503OnClosing`).
+// routing once closing (`return503OnClosing`); the drain adds `Retry-After` and `Cache-Control: no-store`
+// to them, which fastify's bare 503 lacks.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse, Http2Session } from 'node:http2';
@@ -20,6 +21,13 @@ import type { Server, Socket } from 'node:net';
  * (Kubernetes waits 30 s before it kills).
  */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+
+/**
+ * `Retry-After` of requests that arrive while stopping. Without one, a client takes the 503 for a failure
+ * and backs off for RF-4's 15 minutes or more (sbkit's clients, browsers); one second sends it back
+ * soon, to another instance through the load balancer.
+ */
+const STOPPING_RETRY_AFTER_SECONDS = 1;
 
 /** How a drain ended. */
 export interface DrainOutcome {
@@ -45,6 +53,14 @@ export class ConnectionDrain {
       if (this.draining) session.close();
       this.sessions.add(session);
       session.once('close', () => this.sessions.delete(session));
+    });
+    // Before fastify's listener, which answers at once: its 503 then carries these headers too. (A request
+    // answered normally in the moment between the drain's start and fastify's close keeps its own
+    // Cache-Control, which the routes set; Retry-After means nothing beside a success.)
+    server.prependListener('request', (_request: unknown, response: ServerResponse | Http2ServerResponse) => {
+      if (!this.draining) return;
+      response.setHeader('retry-after', String(STOPPING_RETRY_AFTER_SECONDS));
+      response.setHeader('cache-control', 'no-store');
     });
     server.on('request', (request: IncomingMessage | Http2ServerRequest, response: ServerResponse | Http2ServerResponse) => {
       if (request.httpVersionMajor >= 2) return;

@@ -70,6 +70,17 @@ const DEMO_LISTS: readonly DemoList[] = [
     },
     expressions: ['example.com/', 'example.org/', 'example.net/', 'safe.sbtest.example/'],
   },
+  // Chromium's v4 CSD allowlist is answered from csda-32b (docs/api.md "The lists each client asks for").
+  {
+    definition: {
+      name: 'csda-32b',
+      hashLength: 32,
+      threatTypes: [],
+      likelySafeTypes: ['CSD'],
+      description: 'demo: pages client-side phishing detection need not examine',
+    },
+    expressions: ['login.sbtest.example/'],
+  },
 ];
 
 /**

@@ -1,5 +1,12 @@
+import { callAt, type Clock, systemClock } from '../client/clock.ts';
+import type { Registry } from 'prom-client';
 import type { ServerConfig } from './feeds/config.ts';
-import { listRefreshMs, loadList, type LoadedList } from './feeds/feed-source.ts';
+import { editedEntries, type EntryEdits, type EntryEditStore, memoryEntryEdits } from './feeds/entry-edits.ts';
+import { feedMetrics } from './feeds/feed-metrics.ts';
+import { loadList, type LoadedList } from './feeds/feed-source.ts';
+import { FileWatch, type FileWatchOptions } from './feeds/file-watch.ts';
+import { type ReadMode, SourceStates, type SourceStatesOptions } from './feeds/source-states.ts';
+import { type FeedSourceStatus, sourceStatus } from './feeds/source-status.ts';
 import { ListCatalog } from './catalog.ts';
 import { ListHistory } from './lists/list-history.ts';
 import { memorySnapshotStore, type SnapshotStore } from './lists/snapshot-store.ts';
@@ -14,6 +21,21 @@ export interface ReportedBadLine {
   /** Why the line is no entry. */
   reason: string;
 }
+
+/** The least time between a load of a list and the next one a timer starts. */
+const MIN_TIMER_GAP_MS = 1000;
+
+/**
+ * A load whose content the snapshot store could not take (Redis away) is published again after this
+ * wait, doubled after each refusal up to REPUBLISH_MAX_MS, until the store takes it or newer content
+ * of the list replaces it: without it, content read during an outage waited for the next refresh,
+ * an hour for a URL feed and for ever for a file read only on reload.
+ */
+const REPUBLISH_FIRST_MS = 1000;
+const REPUBLISH_MAX_MS = 30_000;
+
+/** Edits one list may hold, added and removed together: an operator's hand-kept entries, not a feed (a file source is). */
+export const MAX_EDITS_PER_LIST = 100_000;
 
 /** Enough of each source's bad lines to see what is wrong with it, few enough for a log line. */
 export const REPORTED_BAD_LINES_PER_SOURCE = 10;
@@ -30,14 +52,42 @@ export interface ListLoadReport {
   firstBadLines: ReportedBadLine[];
   /** Sources that failed, and a snapshot store that could not take the list, as messages. */
   errors: string[];
-  /** False when a failed source, or a snapshot store that could not take the list, kept the previous snapshot in service. */
+  /**
+   * False when this load published nothing: its sources held what they held at the last publication (304s,
+   * texts unchanged, feeds not due yet), or a failed source without a copy, or a snapshot store that could
+   * not take the list, kept the previous snapshot in service.
+   */
   published: boolean;
+  /**
+   * Whether the version this instance last published holds exactly what this load read (its sources'
+   * copies and the entry edits): true also when nothing new needed publishing (a content published
+   * already, by this load or an earlier one), false when the list stays as it was without this load's
+   * content (see `notServed`).
+   */
+  served: boolean;
+  /** When not `served`: why, in words for the operator, and when it will be. */
+  notServed?: string;
+}
+
+export interface FeedListsOptions extends SourceStatesOptions {
+  /** How file sources are watched (file-watch.ts); false: only at start, on their interval and on reload. */
+  watch?: FileWatchOptions | false;
+  /** Where the operator's edits of `entries` sources are kept; this process's memory by default. */
+  edits?: EntryEditStore;
+}
+
+/** What an edit of a list's entries did: the edits now, and the reload that published them. */
+export interface EntriesEdited {
+  edits: EntryEdits;
+  report: ListLoadReport;
 }
 
 /**
  * The lists of a configuration, loaded from their feeds, published as snapshots and refreshed on their
- * sources' intervals. A refresh in which a source fails keeps the list as it was, rather than removing
- * that source's entries from every client only to add them back an hour later.
+ * sources' intervals, as soon as a file source changes (file-watch.ts), and when the operator edits a
+ * list's entries. A source that fails keeps counting with its last good copy (feeds/source-states.ts),
+ * rather than its entries being removed from every client only to come back an hour later, and is
+ * tried again on its own back-off; a list is read again when its next source is due.
  *
  * Snapshots are published through a SnapshotStore: this process's memory by default, or a store that
  * several server instances share, which every instance publishes to and follows.
@@ -45,23 +95,54 @@ export interface ListLoadReport {
 export class FeedLists {
   /** The lists, for {@link createServer}'s `catalog`. */
   readonly catalog: ListCatalog;
-  private readonly timers: NodeJS.Timeout[] = [];
+  /** Every source's copy, validators and health. */
+  readonly sources: SourceStates;
+  /** The sources' metrics (feeds/feed-metrics.ts), for `/metrics`. */
+  readonly metrics: Registry;
+  /** The next timer's load of each list, as the function that cancels it. */
+  private readonly timers = new Map<string, () => void>();
+  private stopped = false;
+  private readonly clock: Clock;
   private readonly loaded = new Set<string>();
+  /** The content key (feed-source.ts LoadedList) each list was last published with by this process. */
+  private readonly publishedKeys = new Map<string, string>();
   /** The reload of each list under way, if any: one at a time, so that an older read never publishes last. */
   private readonly reloading = new Map<string, Promise<ListLoadReport>>();
+  /** Lists whose reload is asked for and not yet begun: asking again adds nothing. */
+  private readonly asked = new Set<string>();
+  private watch: FileWatch | undefined;
+  private readonly edits: EntryEditStore;
+  /** Loads of each list so far: a publication tried again is dropped once a newer load has begun. */
+  private readonly loads = new Map<string, number>();
+  /** The timer of each list's publication waiting to be tried again. */
+  private readonly republishing = new Map<string, NodeJS.Timeout>();
+  /** Aborted by close(): downloads under way are abandoned, and nothing more is published. */
+  private readonly stopping = new AbortController();
 
   private constructor(
     private config: ServerConfig,
     private readonly histories: Map<string, ListHistory>,
     private readonly onReport: (report: ListLoadReport) => void,
     private readonly store: SnapshotStore,
+    private readonly options: FeedListsOptions,
   ) {
+    this.edits = options.edits ?? memoryEntryEdits();
     this.catalog = new ListCatalog(histories.values());
+    this.clock = options.clock ?? systemClock;
+    this.sources = new SourceStates(options);
+    this.metrics = feedMetrics(this.sources);
+  }
+
+  /** Each source's state now, in words too, for the status page and /status.json. */
+  sourceStatus(): FeedSourceStatus[] {
+    const now = this.clock.now();
+    return this.sources.all().map((state) => sourceStatus(state, now));
   }
 
   /**
    * Serves what `store` holds already, loads every list once, then keeps refreshing the ones whose
    * sources have intervals. Each (re)load is told to `onReport`; a source that fails does not reject.
+   * `options` gives the timers' clock and the back-off's random numbers (tests).
    *
    * @throws SnapshotStoreError when the store cannot be read.
    */
@@ -69,15 +150,27 @@ export class FeedLists {
     config: ServerConfig,
     onReport: (report: ListLoadReport) => void = () => {},
     store: SnapshotStore = memorySnapshotStore,
+    options: FeedListsOptions = {},
   ): Promise<FeedLists> {
     const histories = new Map(config.lists.map((list) => [list.name, new ListHistory(list, { keep: config.keepVersions })]));
-    const lists = new FeedLists(config, histories, onReport, store);
+    const lists = new FeedLists(config, histories, onReport, store, options);
     // A list another instance published counts as loaded: a source failing here then keeps that list in
     // service for every instance, rather than publishing the little this instance could read.
     for (const name of await store.follow([...histories.values()])) lists.loaded.add(name);
+    // Watched before the first load: a file changed while it is read is read again.
+    await lists.watchFiles();
     await lists.reload();
-    lists.scheduleRefreshes();
     return lists;
+  }
+
+  /** The lists' names, in configuration order. */
+  get names(): string[] {
+    return this.config.lists.map((list) => list.name);
+  }
+
+  /** Where the operator's edits of `entries` sources are kept. */
+  get editKeeping(): EntryEditStore['keeping'] {
+    return this.edits.keeping;
   }
 
   /**
@@ -86,38 +179,125 @@ export class FeedLists {
    * `config` must define the same lists as the running one (config-reload.ts makes it so).
    */
   async reconfigure(config: ServerConfig): Promise<ListLoadReport[]> {
+    if (this.stopped) return [];
     const names = (lists: ServerConfig['lists']) => lists.map((list) => list.name).join('\n');
     if (names(config.lists) !== names(this.config.lists)) throw new RangeError('reconfigure takes the lists the server was started with');
-    this.close();
+    this.cancelTimers();
+    this.closeWatch();
     this.config = config;
-    this.scheduleRefreshes();
+    await this.watchFiles();
+    // Stopped while the watches started: nothing more is read or published.
+    if (this.stopped) {
+      this.closeWatch();
+      return [];
+    }
     return this.reload();
   }
 
-  private scheduleRefreshes(): void {
+  /** Starts watching the file sources, each change asking for a reload of the lists that read the file. */
+  private async watchFiles(): Promise<void> {
+    if (this.options.watch === false) return;
+    const readers = new Map<string, string[]>();
     for (const list of this.config.lists) {
-      const interval = listRefreshMs(list);
-      if (interval === undefined) continue;
-      // A refresh still under way when the next is due is not doubled up.
-      const timer = setInterval(() => {
-        if (!this.reloading.has(list.name)) void this.reloadList(list.name);
-      }, interval);
-      timer.unref();
-      this.timers.push(timer);
+      for (const source of list.sources)
+        if (source.kind === 'file') readers.set(source.path, [...(readers.get(source.path) ?? []), list.name]);
     }
+    if (readers.size === 0) return;
+    this.watch = new FileWatch(
+      [...readers.keys()],
+      (path) => {
+        for (const name of readers.get(path) ?? []) this.askReload(name);
+      },
+      this.options.watch,
+    );
+    await this.watch.ready;
   }
 
-  /** Loads every list again now (the operator's reload). */
+  private closeWatch(): void {
+    this.watch?.close();
+    this.watch = undefined;
+  }
+
+  /**
+   * A reload of `name` after the one under way, if any, which may have read a file before it changed; a
+   * reload asked for and not yet begun already covers it. File sources are read at every load; URL
+   * sources only when due.
+   */
+  private askReload(name: string): void {
+    if (this.asked.has(name)) return;
+    this.asked.add(name);
+    void this.reloadList(name, 'due', () => this.asked.delete(name));
+  }
+
+  /**
+   * Sets the timer of the next load of `name`, when its next source is due (its refresh interval, or its
+   * back-off after a failure); a list without sources to refresh gets none.
+   */
+  private schedule(name: string): void {
+    this.timers.get(name)?.();
+    this.timers.delete(name);
+    const due = this.sources.nextCheckAt(name);
+    if (this.stopped || due === undefined) return;
+    // A load that failed before a source could set its next check leaves a moment past: not a tight loop.
+    const at = Math.max(due, this.clock.now() + MIN_TIMER_GAP_MS);
+    this.timers.set(
+      name,
+      callAt(this.clock, at, () => {
+        this.timers.delete(name);
+        void this.reloadList(name, 'due');
+      }),
+    );
+  }
+
+  private cancelTimers(): void {
+    for (const cancel of this.timers.values()) cancel();
+    this.timers.clear();
+  }
+
+  /** Loads every list again now (the operator's reload): every source is read, URL feeds conditionally. */
   async reload(): Promise<ListLoadReport[]> {
     const reports: ListLoadReport[] = [];
-    for (const list of this.config.lists) reports.push(await this.reloadList(list.name));
+    for (const list of this.config.lists) reports.push(await this.reloadList(list.name, 'now'));
     return reports;
   }
 
+  /** Reloads the list `name` now (the operator's reload of one list); undefined when there is no such list. */
+  reloadOne(name: string): Promise<ListLoadReport> | undefined {
+    return this.histories.has(name) ? this.reloadList(name, 'now') : undefined;
+  }
+
+  /**
+   * Adds `add` to and removes `remove` from the entries of the list `name` (canonical expressions), keeps
+   * the edits (entry-edits.ts) and publishes the list at once. `unknown` when there is no such list,
+   * `no-entries` when it has no `entries` source for the edits to lie over, `too-many` when the list
+   * would hold more than MAX_EDITS_PER_LIST edits. Rejects when the edits cannot be kept.
+   */
+  async editEntries(
+    name: string,
+    add: readonly string[],
+    remove: readonly string[],
+  ): Promise<EntriesEdited | 'unknown' | 'no-entries' | 'too-many'> {
+    const list = this.config.lists.find((candidate) => candidate.name === name);
+    if (list === undefined) return 'unknown';
+    if (!list.sources.some((source) => source.kind === 'entries')) return 'no-entries';
+    const after = editedEntries(await this.edits.read(name), add, remove);
+    if (after.added.length + after.removed.length > MAX_EDITS_PER_LIST) return 'too-many';
+    const edits = await this.edits.update(name, add, remove);
+    return { edits, report: await this.reloadList(name, 'due') };
+  }
+
   /** Reloads one list once any reload of it under way has finished. Never rejects: failures are reported. */
-  private reloadList(name: string): Promise<ListLoadReport> {
+  private reloadList(name: string, mode: ReadMode, begins: () => void = () => {}): Promise<ListLoadReport> {
+    return this.inTurn(name, () => {
+      begins();
+      return this.loadAndPublish(name, mode);
+    });
+  }
+
+  /** Runs `work` on list `name` once whatever runs on it now has finished: one load or publication at a time. */
+  private inTurn(name: string, work: () => Promise<ListLoadReport>): Promise<ListLoadReport> {
     const previous = this.reloading.get(name) ?? Promise.resolve();
-    const next = previous.then(() => this.loadAndPublish(name));
+    const next = previous.then(work);
     this.reloading.set(name, next);
     void next.finally(() => {
       if (this.reloading.get(name) === next) this.reloading.delete(name);
@@ -125,44 +305,167 @@ export class FeedLists {
     return next;
   }
 
-  private async loadAndPublish(name: string): Promise<ListLoadReport> {
+  private async loadAndPublish(name: string, mode: ReadMode): Promise<ListLoadReport> {
     const list = this.config.lists.find((l) => l.name === name)!;
+    const load = (this.loads.get(name) ?? 0) + 1;
+    this.loads.set(name, load);
+    clearTimeout(this.republishing.get(name));
+    this.republishing.delete(name);
     const errors: string[] = [];
     let report: ListLoadReport;
     try {
-      const loaded: LoadedList = await loadList(list, this.config.feedLimits);
-      errors.push(...loaded.errors.map((e) => e.message));
-      let published = !(errors.length > 0 && this.loaded.has(name));
-      if (published) {
-        try {
-          await this.store.publish(this.histories.get(name)!, loaded.fullHashes);
-          this.loaded.add(name);
-        } catch (err) {
-          if (!(err instanceof SnapshotStoreError)) throw err;
-          errors.push(err.message);
-          published = false;
-        }
-      }
+      const limits = { ...this.config.feedLimits, signal: this.stopping.signal };
+      let editsRead: EntryEdits | undefined;
+      const readEdits = async () => (editsRead = await this.edits.read(name));
+      const loaded: LoadedList = await loadList(list, limits, this.sources, mode, readEdits);
+      // Stopped meanwhile (SIGTERM during a reload): what was read is not published, and not told.
+      if (this.stopping.signal.aborted)
+        return {
+          list: name,
+          expressions: 0,
+          badLines: 0,
+          firstBadLines: [],
+          errors: ['abandoned: stopping'],
+          published: false,
+          served: false,
+          notServed: 'the server is stopping',
+        };
+      errors.push(
+        ...loaded.errors.map((e) => e.message),
+        ...loaded.stale.map((s) => `${s.error.message}; its copy from ${new Date(s.copySince).toISOString()} still counts`),
+      );
       const firstBadLines = loaded.sources.flatMap(({ source, badLines }) =>
         badLines.slice(0, REPORTED_BAD_LINES_PER_SOURCE).map(({ line, reason }) => ({ source, line, reason })),
       );
-      report = { list: name, expressions: loaded.expressions, badLines: loaded.badLines, firstBadLines, errors, published };
+      report = {
+        list: name,
+        expressions: loaded.expressions,
+        badLines: loaded.badLines,
+        firstBadLines,
+        errors,
+        published: false,
+        served: false,
+      };
+      // A source without a copy would take its entries out of a list served before: it stays as it was.
+      // Nor is content published again that this process published last (304s, texts unchanged).
+      const held = loaded.errors.length > 0 && this.loaded.has(name);
+      let notServed = held ? this.heldBack(name, loaded) : undefined;
+      if (!held && this.publishedKeys.get(name) !== loaded.contentKey) {
+        const refusal = await this.publish(name, loaded.fullHashes, loaded.contentKey);
+        if (refusal === undefined) {
+          report.published = true;
+          if (editsRead !== undefined) await this.recheckEdits(name, editsRead);
+        } else {
+          notServed =
+            `the snapshot store could not take the list (${refusal.message}); it is tried again in a moment, ` +
+            'at growing intervals, and the previous version stays served meanwhile';
+          this.republishLater(name, load, loaded, { ...report, errors: [...errors], notServed }, REPUBLISH_FIRST_MS);
+          errors.push(refusal.message);
+        }
+      }
+      // Compared with what this instance last published, not with whether this load published: a
+      // content published already (by a concurrent load, or unchanged) is served all the same.
+      report.served = this.publishedKeys.get(name) === loaded.contentKey;
+      if (!report.served && notServed !== undefined) report.notServed = notServed;
     } catch (err) {
       // A refresh runs from a timer: whatever goes wrong is reported, and the list keeps its snapshot.
-      errors.push(`reload failed unexpectedly: ${err instanceof Error ? err.message : String(err)}`);
-      report = { list: name, expressions: 0, badLines: 0, firstBadLines: [], errors, published: false };
+      const why = `reload failed unexpectedly: ${err instanceof Error ? err.message : String(err)}`;
+      errors.push(why);
+      report = { list: name, expressions: 0, badLines: 0, firstBadLines: [], errors, published: false, served: false, notServed: why };
     }
+    this.schedule(name);
+    this.tell(report);
+    return report;
+  }
+
+  /** Publishes through the store; resolves to the store's refusal, if it refused. */
+  private async publish(name: string, fullHashes: Uint8Array, contentKey: string): Promise<SnapshotStoreError | undefined> {
+    try {
+      await this.store.publish(this.histories.get(name)!, fullHashes);
+      this.loaded.add(name);
+      this.publishedKeys.set(name, contentKey);
+      return undefined;
+    } catch (err) {
+      if (!(err instanceof SnapshotStoreError)) throw err;
+      return err;
+    }
+  }
+
+  /** Tries a refused publication again after `waitMs`, unless load `load` is no longer the list's newest by then. */
+  private republishLater(name: string, load: number, loaded: LoadedList, report: ListLoadReport, waitMs: number): void {
+    const timer = setTimeout(() => {
+      this.republishing.delete(name);
+      void this.inTurn(name, async () => {
+        if (this.loads.get(name) !== load || this.stopping.signal.aborted) return report;
+        let refusal;
+        try {
+          refusal = await this.publish(name, loaded.fullHashes, loaded.contentKey);
+        } catch (err) {
+          const failed = {
+            ...report,
+            errors: [...report.errors, `publication failed unexpectedly: ${err instanceof Error ? err.message : String(err)}`],
+          };
+          this.tell(failed);
+          return failed;
+        }
+        if (refusal !== undefined) {
+          this.republishLater(name, load, loaded, report, Math.min(2 * waitMs, REPUBLISH_MAX_MS));
+          return report;
+        }
+        const published: ListLoadReport = { ...report, published: true, served: true };
+        delete published.notServed;
+        this.tell(published);
+        return published;
+      });
+    }, waitMs);
+    timer.unref();
+    this.republishing.set(name, timer);
+  }
+
+  private tell(report: ListLoadReport): void {
     try {
       this.onReport(report);
     } catch {
       // A failing report callback must not stop the list's refreshes; the report is still returned.
     }
-    return report;
   }
 
-  /** Stops the refreshes; what is published stays served. */
+  /**
+   * Edits shared with other instances (Redis) may change between this load's read of them and its
+   * publication, which every instance then follows: when they did, the list is loaded again, so that an
+   * edit made meanwhile on another instance is not left out for longer than one more load.
+   */
+  private async recheckEdits(name: string, used: EntryEdits): Promise<void> {
+    if (this.edits.keeping !== 'redis') return;
+    const now = await this.edits.read(name);
+    if (JSON.stringify(now) !== JSON.stringify(used)) this.askReload(name);
+  }
+
+  /**
+   * Why a load of `name` with a source that has no copy was not published, in words: which sources, and
+   * when they are tried next.
+   */
+  private heldBack(name: string, loaded: LoadedList): string {
+    const next = this.sources.nextCheckAt(name);
+    const when = next === undefined ? 'at the next reload' : `next tried at ${new Date(next).toISOString()}`;
+    return (
+      `the list stays as it was: ${loaded.errors.map((error) => error.message).join('; ')}, and ` +
+      `${loaded.errors.length === 1 ? 'that source has' : 'those sources have'} no copy in this process yet; ` +
+      `publishing without ${loaded.errors.length === 1 ? 'it' : 'them'} would take ${loaded.errors.length === 1 ? 'its' : 'their'} entries out of every client. ` +
+      `What this load read is served once ${loaded.errors.length === 1 ? 'that source is' : 'those sources are'} read (${when}).`
+    );
+  }
+
+  /**
+   * Stops the refreshes, the watches and publications waiting to be tried again, and abandons downloads
+   * under way (a reload's, when the server stops during it); what is published stays served.
+   */
   close(): void {
-    for (const timer of this.timers) clearInterval(timer);
-    this.timers.length = 0;
+    this.stopped = true;
+    this.cancelTimers();
+    this.closeWatch();
+    for (const timer of this.republishing.values()) clearTimeout(timer);
+    this.republishing.clear();
+    this.stopping.abort();
   }
 }

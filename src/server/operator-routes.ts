@@ -1,4 +1,5 @@
-// The operator's endpoints, behind the admin token: pause (LC-5 `service_paused`), resume and reload.
+// The operator's endpoints, behind the admin token: pause (LC-5 `service_paused`), resume, reload (of
+// every list, or of one with `?list=NAME`) and edits of a list's entries (admin-entries.ts).
 // Without a token configured they do not exist. Only `Authorization: Bearer <token>` is taken, compared
 // in constant time (admin-token.ts); a client that keeps failing is refused with 429 for a time that
 // doubles with each block (failure-throttle.ts), even with the right token, so that the answers to a
@@ -6,9 +7,10 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WireError } from '../wire/wire-error.ts';
+import { type ListOperations, registerEntryRoutes } from './admin-entries.ts';
 import { bearerToken, tokenMatches } from './admin-token.ts';
 import { FailureThrottle } from './failure-throttle.ts';
-import { excerpt } from './feeds/excerpt.ts';
+import { excerpt, quotedExcerpt } from './feeds/excerpt.ts';
 import { addressKey, clientAddress, TrustedProxies } from './guard/client-address.ts';
 import { rateLimitedLog } from './rate-limited-log.ts';
 import { sendWireError } from './replies.ts';
@@ -21,6 +23,8 @@ export interface OperatorOptions {
   adminToken: () => string | undefined;
   /** What `/admin/reload` does: load the lists' feeds again. */
   reload: (() => Promise<unknown>) | undefined;
+  /** A configuration's lists: `/admin/reload?list=NAME` and `/admin/lists/NAME/entries`. */
+  lists?: ListOperations | undefined;
   /** The pause switch the request path reads. */
   pause(): void;
   resume(): void;
@@ -77,15 +81,24 @@ export function registerOperatorRoutes(app: FastifyInstance, options: OperatorOp
   });
   app.post('/admin/reload', async (request, reply) => {
     if (!guard(request, reply)) return reply;
+    const { list } = request.query as { list?: unknown };
+    if (list !== undefined) return reloadOne(reply, list, options.lists);
     if (options.reload === undefined) {
-      return sendWireError(
-        reply,
-        new WireError(
-          'FAILED_PRECONDITION',
-          'this server has no feeds to reload (it serves the embedded demo lists, or mirrors an upstream)',
-        ),
-      );
+      return sendWireError(reply, new WireError('FAILED_PRECONDITION', NO_FEEDS));
     }
     return { reloaded: await options.reload() };
   });
+  if (options.lists !== undefined) registerEntryRoutes(app, guard, options.lists, log);
+}
+
+const NO_FEEDS = 'this server has no feeds to reload (it serves the embedded demo lists, or mirrors an upstream)';
+
+async function reloadOne(reply: FastifyReply, list: unknown, lists: ListOperations | undefined): Promise<unknown> {
+  if (typeof list !== 'string') return sendWireError(reply, new WireError('INVALID_ARGUMENT', 'list= names one list, once'));
+  if (lists === undefined) return sendWireError(reply, new WireError('FAILED_PRECONDITION', NO_FEEDS));
+  const report = lists.reloadOne(list);
+  if (report === undefined) {
+    return sendWireError(reply, new WireError('NOT_FOUND', `no list ${quotedExcerpt(list)} here; the lists are ${lists.names.join(', ')}`));
+  }
+  return { reloaded: [await report] };
 }

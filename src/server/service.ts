@@ -22,6 +22,7 @@
 // starting it fails half-way; the server first, which lets requests under way finish (connection-drain.ts).
 
 import { basename } from 'node:path';
+import { Registry } from 'prom-client';
 import type { ClientEvent } from '../client/options.ts';
 import { SbkitError } from '../sbkit-error.ts';
 import { planReload } from './config-reload.ts';
@@ -29,6 +30,7 @@ import { demoCatalog } from './demo.ts';
 import { FeedLists, type ListLoadReport } from './feed-lists.ts';
 import { ConfigError } from './feeds/config-error.ts';
 import { readServerConfig, type ServerConfig } from './feeds/config.ts';
+import { diskEntryEdits, memoryEntryEdits } from './feeds/entry-edits.ts';
 import type { HttpLimits } from './guard/http-limits.ts';
 import { DEFAULT_LOAD_CONTROL_CONFIG, type LoadControlConfig } from './guard/load-control-config.ts';
 import { LoadControl } from './guard/load-control.ts';
@@ -39,6 +41,7 @@ import { type GatewayKeys, KeyRing } from './ohttp/key-ring.ts';
 import { SharedKeyRing } from './ohttp/shared-key-ring.ts';
 import type { ListenAddress } from './listen-address.ts';
 import { DEFAULT_KEY_PREFIX } from './redis-connection.ts';
+import { RedisEntryEdits } from './redis-entry-edits.ts';
 import { RedisMonitor } from './redis-monitor.ts';
 import { RedisSearchCache } from './redis-search-cache.ts';
 import { createServer, type SafeBrowsingServer, type ServerOptions } from './server.ts';
@@ -148,7 +151,10 @@ function accessOptions(config: ServerConfig): Pick<ServerOptions, 'apiKeys' | 'a
     adminToken: config.adminToken,
     settings: {
       minimumWaitMs: config.minimumWaitSeconds * 1000,
-      cacheDurationMs: config.cacheDurationSeconds * 1000,
+      changingMinimumWaitMs: config.changingMinimumWaitSeconds === undefined ? undefined : config.changingMinimumWaitSeconds * 1000,
+      changingWindowMs: config.changingWindowSeconds * 1000,
+      positiveCacheDurationMs: config.positiveCacheDurationSeconds * 1000,
+      negativeCacheDurationMs: config.negativeCacheDurationSeconds * 1000,
       listCacheSeconds: config.listCacheSeconds,
     },
   };
@@ -182,11 +188,23 @@ async function openLists(service: ServiceConfig, opened: Opened, monitor: RedisM
         : lists.dataDir !== undefined
           ? opened.add(await DiskSnapshotStore.open(lists.dataDir, { log }))
           : undefined;
-    const feeds = opened.add(await FeedLists.start(lists.config, service.onListReport, store));
+    const feeds = opened.add(
+      await FeedLists.start(lists.config, service.onListReport, store, {
+        edits:
+          redis !== undefined
+            ? opened.add(await RedisEntryEdits.connect({ ...redis, log, watch: monitor?.watch('lists') }))
+            : lists.dataDir !== undefined
+              ? await diskEntryEdits(lists.dataDir)
+              : memoryEntryEdits(),
+      }),
+    );
     return {
       options: {
         catalog: feeds.catalog,
         reload: () => feeds.reload(),
+        feeds: () => feeds.sourceStatus(),
+        metrics: feeds.metrics,
+        lists: feeds,
         // The lists are published once before the server listens (FeedLists.start): ready unless Redis is awaited.
         readiness: () => (store instanceof RedisSnapshotStore ? store.notReadyReason() : null),
         ...accessOptions(lists.config),
@@ -255,6 +273,12 @@ function isGoogle(upstream: string): boolean {
   }
 }
 
+/** The metrics of the service's parts, as one registry for `/metrics`; undefined when no part has any. */
+function mergedMetrics(registries: (Registry | undefined)[]): Registry | undefined {
+  const present = registries.filter((registry) => registry !== undefined);
+  return present.length === 0 ? undefined : Registry.merge(present);
+}
+
 /** The LC-5 gate, unless switched off; with Redis its limits are shared by the instances. */
 async function openLoadControl(
   service: ServiceConfig,
@@ -311,6 +335,8 @@ interface Running {
   file: string | undefined;
   /** Whether the server speaks TLS: switching it on or off takes a restart. */
   tls: boolean;
+  /** Set when the service stops: a reload under way is abandoned. */
+  stopping: boolean;
 }
 
 /**
@@ -348,13 +374,20 @@ async function reloadService(running: Running): Promise<{ config: ServerConfig |
     }
   }
   for (const line of plan?.restartNeeded ?? []) log(`reload: ${line}`);
+  // The certificate first: the lists are downloaded again below, and a slow feed must not keep a
+  // renewed certificate (perhaps replacing one about to expire) out of service meanwhile.
+  if (credentials !== undefined) {
+    server.setCertificate(credentials);
+    log(`TLS certificate ${describeCertificate(credentials.cert)}`);
+  }
   if (plan !== undefined) {
     server.reconfigure(accessOptions(plan.config));
     await lists.reconfigure?.(plan.config);
   }
-  if (credentials !== undefined) {
-    server.setCertificate(credentials);
-    log(`TLS certificate ${describeCertificate(credentials.cert)}`);
+  // Stopped meanwhile: the lists abandoned their downloads and published nothing.
+  if (running.stopping) {
+    log('reload abandoned: stopping');
+    return undefined;
   }
   const what = [file, credentials === undefined ? undefined : 'the certificate'].filter((part) => part !== undefined);
   log(`reloaded ${what.length === 0 ? 'nothing (no configuration file, no certificate)' : what.join(' and ')}; flags take a restart`);
@@ -400,7 +433,7 @@ export async function startService(service: ServiceConfig): Promise<Service> {
         ...operator,
         loadControl,
         ohttpKeys,
-        metrics: monitor?.metrics,
+        metrics: mergedMetrics([lists.options.metrics, monitor?.metrics]),
         corsOrigins: [...(lists.options.corsOrigins ?? []), ...(service.corsOrigins ?? [])],
         serving: lists.describe,
         host: service.host,
@@ -418,7 +451,7 @@ export async function startService(service: ServiceConfig): Promise<Service> {
       }),
     );
     const url = await server.listen();
-    const running: Running = { service, server, lists, config, file: source?.file, tls: tls !== undefined };
+    const running: Running = { service, server, lists, config, file: source?.file, tls: tls !== undefined, stopping: false };
     let reloading: Promise<boolean> = Promise.resolve(true);
     return {
       url,
@@ -438,7 +471,10 @@ export async function startService(service: ServiceConfig): Promise<Service> {
         reloading = current.catch(() => false);
         return current;
       },
-      close: () => opened.closeAll(),
+      close: () => {
+        running.stopping = true;
+        return opened.closeAll();
+      },
     };
   } catch (error) {
     await opened.closeAll().catch(() => undefined);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { listNameProblem, listNameReason } from '../lists/list-name.ts';
 import { syncDirectory, targetOfTemporary, writeFileDurably } from './durable-file.ts';
 import { checksumOf, hashBytes, hashesFromBytes, HashList } from './hash-list.ts';
-import { errorCode, SbkitError } from '../sbkit-error.ts';
+import { DatabaseFileError, DatabaseStorageError, type ListStore, STATE_IGNORED, type StoredList } from './list-store.ts';
 
 /**
  * The local database (SB-9): a folder with one file per list. A file holds
@@ -27,56 +27,6 @@ const DIGEST_BYTES = 8;
 const HEADER_BYTES = MAGIC.length + 1 + 4 + 4 + 8 + 32 + DIGEST_BYTES;
 const EXTENSION = '.sbl';
 const STATE_FILE = 'client-state.json';
-/** What becomes of client state that cannot be read. */
-export const STATE_IGNORED = 'it is ignored, and written anew at the next save';
-
-export interface StoredList {
-  list: HashList;
-  /** When the list was last updated successfully, ms since the epoch. */
-  updatedAt: number;
-}
-
-/** Why a file was not loaded. */
-export class DatabaseFileError extends SbkitError {
-  /** Always `"DatabaseFileError"`, as logs and stack traces show it. */
-  override readonly name = 'DatabaseFileError';
-  /** Always `SBKIT_DATABASE_FILE`. */
-  override readonly code = errorCode('DATABASE_FILE');
-  /** Every code of this class. */
-  static readonly codes: readonly string[] = [errorCode('DATABASE_FILE')];
-
-  constructor(
-    /** The path of the damaged file. */
-    readonly file: string,
-    detail: string,
-    consequence = 'the list will be fetched again',
-  ) {
-    super(`database file ${file} was not loaded (${detail}); ${consequence}`);
-  }
-}
-
-/**
- * The folder could not be created, read or written: a full disk, a path that is not a folder, missing
- * permissions, or a database opened read-only. Nothing half-written is left behind.
- */
-export class DatabaseStorageError extends SbkitError {
-  /** Always `"DatabaseStorageError"`, as logs and stack traces show it. */
-  override readonly name = 'DatabaseStorageError';
-  /** Always `SBKIT_DATABASE_STORAGE`. */
-  override readonly code = errorCode('DATABASE_STORAGE');
-  /** Every code of this class. */
-  static readonly codes: readonly string[] = [errorCode('DATABASE_STORAGE')];
-
-  constructor(
-    /** The database's folder. */
-    readonly directory: string,
-    action: string,
-    cause: unknown,
-  ) {
-    super(`local database ${directory}: cannot ${action} (${cause instanceof Error ? cause.message : String(cause)})`, { cause });
-  }
-}
-
 export interface OpenOptions {
   /** Called for each file that was not loaded (damaged, unreadable, not a list). */
   onDamaged?: (error: DatabaseFileError) => void;
@@ -132,7 +82,10 @@ function decodeFile(name: string, file: string, data: Buffer): StoredList {
   }
 }
 
-export class LocalDatabase {
+export { DatabaseFileError, DatabaseStorageError, type StoredList } from './list-store.ts';
+
+/** The local database on a file system, Node's {@link ListStore}. */
+export class LocalDatabase implements ListStore {
   private readonly lists = new Map<string, StoredList>();
 
   private constructor(

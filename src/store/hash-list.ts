@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../url/sha256.ts';
+import { hexOfBytes } from '../url/hash-string.ts';
 import { prefixesFromBytes, prefixesToBytes } from '../codec/prefixes.ts';
 import { compareAt, WideHashSet } from './hash-set.ts';
 import type { HashWidth } from '../lists/list-name.ts';
 import { PrefixSet } from './prefix-set.ts';
-import { prefix32 } from '../url/hash.ts';
+import { prefix32 } from '../url/hash-string.ts';
 import { errorCode, SbkitError } from '../sbkit-error.ts';
 
 /** The hashes of a list in ascending order: 4-byte prefixes as big-endian numbers, wider hashes as bytes. */
@@ -93,7 +94,7 @@ export function sortedHashesInclude(hashes: SortedHashes, fullHash: string): boo
 
 /** SB-9: the checksum is the SHA-256 of all hashes of the list, sorted and concatenated. */
 export function checksumOf(hashes: SortedHashes): Uint8Array {
-  return createHash('sha256').update(hashBytes(hashes)).digest();
+  return sha256(hashBytes(hashes));
 }
 
 /** A list of hashes as the client stores it: name, opaque version, width, hashes, checksum. Immutable. */
@@ -164,7 +165,7 @@ export class HashList {
       // docs/api.md: a partial answer without a checksum provides no update ("keep existing checksum"); an
       // answer whose checksum is the list's own confirms the list as it is. Either keeps the list under
       // the new version.
-      const confirmed = update.checksum !== undefined && Buffer.from(update.checksum).equals(this.checksum);
+      const confirmed = update.checksum !== undefined && sameBytes(update.checksum, this.checksum);
       if ((update.partial && update.checksum === undefined) || confirmed)
         return new HashList(this.name, update.version, this.set, this.checksum);
     }
@@ -184,14 +185,15 @@ export class HashList {
       merged = mergeAdditions(kept, additions, fail);
     }
     const checksum = checksumOf(merged);
-    if (update.checksum !== undefined && !Buffer.from(update.checksum).equals(checksum)) {
-      throw fail(
-        'checksum-mismatch',
-        `expected ${Buffer.from(update.checksum).toString('hex')}, computed ${Buffer.from(checksum).toString('hex')}`,
-      );
+    if (update.checksum !== undefined && !sameBytes(update.checksum, checksum)) {
+      throw fail('checksum-mismatch', `expected ${hexOfBytes(update.checksum)}, computed ${hexOfBytes(checksum)}`);
     }
     return HashList.fromSorted(this.name, update.version, merged, checksum);
   }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
 }
 
 type Fail = (reason: HashListFailure, detail: string) => HashListUpdateError;

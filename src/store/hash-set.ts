@@ -1,4 +1,4 @@
-import { prefix32 } from '../url/hash.ts';
+import { prefix32 } from '../url/hash-string.ts';
 
 /**
  * An immutable set of 8-, 16- or 32-byte hashes (the global cache `gc-32b` holds full hashes), kept as

@@ -1,3 +1,4 @@
+import { latin1OfBytes } from './byte-string.ts';
 import type { CanonicalUrl } from './canonical-url.ts';
 import { parseAlreadyCanonical } from './fast-path.ts';
 import { canonicalizeHost } from './host.ts';
@@ -86,7 +87,7 @@ export function parseCanonicalUrl(url: string | Uint8Array): CanonicalUrl {
  * fast path declines. Exported for the test that the two agree.
  */
 export function parseCanonicalUrlInFull(url: string | Uint8Array): CanonicalUrl {
-  const input = typeof url === 'string' ? url : Buffer.from(url).toString('latin1');
+  const input = typeof url === 'string' ? url : latin1OfBytes(url);
   if (input.length > MAX_URL_LENGTH) throw new InvalidUrlError('too-long', input);
   // Strings are Unicode text and become UTF-8 bytes; byte arrays are taken as the bytes they are.
   let text = typeof url === 'string' ? toByteString(url) : input;

@@ -1,4 +1,4 @@
-import { getPublicSuffix } from 'tldts/dist/index.esm.min.js';
+import { getPublicSuffix } from 'tldts-icann/dist/index.esm.min.js';
 import { type CanonicalUrl, parseCanonicalUrl } from './canonicalize.ts';
 import { isIpLiteral } from './host.ts';
 

@@ -1,7 +1,10 @@
 import { hash } from 'node:crypto';
+import type { ExpressionHasher } from './expression-hasher.ts';
 
 // A full hash has one form on sbkit's public surface: lower-case hex, 64 characters (docs/architecture.md
 // says why). Inside, the lookup path keeps 32-character byte strings and lists keep bytes.
+
+export { prefix32, hashPrefix, hexOfHashString, hashStringOfHex } from './hash-string.ts';
 
 /**
  * SB-7: the SHA-256 of an expression, the full hash that lists and search answers carry, as 64
@@ -25,24 +28,7 @@ export function expressionHashString(expression: string): string {
   return hash('sha256', expression, 'binary');
 }
 
-/** The first four bytes of a hash byte string as a big-endian unsigned 32-bit number (a v5 4-byte prefix). */
-export function prefix32(hashString: string): number {
-  return (
-    ((hashString.charCodeAt(0) << 24) | (hashString.charCodeAt(1) << 16) | (hashString.charCodeAt(2) << 8) | hashString.charCodeAt(3)) >>> 0
-  );
-}
-
-/** SB-7: the first `length` bytes (4 for `hashes.search`) of a full hash in hex, in hex. */
-export function hashPrefix(fullHash: string, length = 4): string {
-  return fullHash.slice(0, 2 * length);
-}
-
-/** A full hash of the lookup path (a 32-character byte string) in the public form, hex. */
-export function hexOfHashString(hashString: string): string {
-  return Buffer.from(hashString, 'latin1').toString('hex');
-}
-
-/** A full hash in the public form (hex) as the lookup path's byte string. */
-export function hashStringOfHex(fullHash: string): string {
-  return Buffer.from(fullHash, 'hex').toString('latin1');
-}
+/** Node's hasher: node:crypto's one-shot hash, synchronous, so a check on Node never waits for a hash. */
+export const nodeExpressionHasher: ExpressionHasher = {
+  hashAll: (expressions) => expressions.map(expressionHashString),
+};

@@ -1,20 +1,20 @@
-import { domainToASCII } from 'node:url';
 import { InvalidUrlError } from './invalid-url.ts';
 import { embeddedIPv4, formatIPv4, formatIPv6, parseIPv4, parseIPv6 } from './ip.ts';
+import { bytesOfLatin1 } from './byte-string.ts';
 
 /** UTF-8 text of a byte string, or undefined when the bytes are not valid UTF-8. */
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 function decodeUtf8(bytes: string): string | undefined {
   try {
-    return strictUtf8.decode(Buffer.from(bytes, 'latin1'));
+    return strictUtf8.decode(bytesOfLatin1(bytes));
   } catch {
     return undefined;
   }
 }
 
 /**
- * Characters that end or break a host in a URL. Node's domainToASCII parses its input as a URL host, so
+ * Characters that end or break a host in a URL. The WHATWG URL parser reads its input as a URL host, so
  * `255#ü` would come back as `0.0.0.255`: text holding any of these is no IDN and is left as it is.
  */
 // eslint-disable-next-line no-control-regex -- control characters are among what ends a host
@@ -24,7 +24,13 @@ const NOT_IN_A_DOMAIN = /[\x00-\x20#%/:<>?@[\\\]^|\x7f]/;
 function toAsciiHost(host: string): string {
   const text = decodeUtf8(host);
   if (text === undefined || NOT_IN_A_DOMAIN.test(text)) return host;
-  const ascii = domainToASCII(text);
+  // UTS #46 as every runtime's URL parser applies it (Node's domainToASCII is the same parser).
+  let ascii: string;
+  try {
+    ascii = new URL(`http://${text}/`).hostname;
+  } catch {
+    return host;
+  }
   return ascii === '' ? host : ascii;
 }
 

@@ -1,3 +1,5 @@
+import { allocBytes, latin1OfBytes, utf8ByteString } from './byte-string.ts';
+
 // Percent-escapes, on "byte strings": JS strings whose every char code is one byte (0..255), which is how
 // the URL pipeline carries UTF-8 text so that escaping works on bytes as SB-5 requires.
 
@@ -12,12 +14,12 @@ function hexValue(code: number): number {
  * Output bytes reused from call to call (the pipeline is synchronous), grown as needed; a URL longer
  * than 64 KiB gets a buffer of its own, so that one odd URL does not keep megabytes alive.
  */
-let scratch = Buffer.allocUnsafeSlow(1024);
+let scratch = allocBytes(1024);
 const MAX_KEPT_SCRATCH = 64 * 1024;
 
-function scratchFor(length: number): Buffer {
+function scratchFor(length: number): Uint8Array {
   if (length <= scratch.length) return scratch;
-  const bytes = Buffer.allocUnsafeSlow(length);
+  const bytes = allocBytes(length);
   if (length <= MAX_KEPT_SCRATCH) scratch = bytes;
   return bytes;
 }
@@ -45,7 +47,7 @@ export function unescapeFully(input: string): string {
     }
   }
   // Bytes are latin1 characters one for one: that is what a byte string is.
-  return input.slice(0, first) + out.toString('latin1', 0, n);
+  return input.slice(0, first) + latin1OfBytes(out, 0, n);
 }
 
 const HEX = '0123456789ABCDEF';
@@ -79,5 +81,5 @@ export function escapeBytes(input: string): string {
 /** UTF-8 bytes of a JS string as a byte string; pure ASCII, the common case, is returned as it is. */
 export function toByteString(text: string): string {
   // eslint-disable-next-line no-control-regex -- any ASCII, control characters included, is one byte in UTF-8
-  return /^[\x00-\x7f]*$/.test(text) ? text : Buffer.from(text, 'utf8').toString('latin1');
+  return /^[\x00-\x7f]*$/.test(text) ? text : utf8ByteString(text);
 }

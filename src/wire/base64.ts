@@ -5,6 +5,10 @@
 // else.
 
 import { WireError } from './wire-error.ts';
+import { bytesOfLatin1, latin1OfBytes } from '../url/byte-string.ts';
+
+/** Node's Buffer, whose base64 is native, where there is one; atob and btoa elsewhere. Never imported. */
+const nodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer;
 
 // Either alphabet (mixing them is harmless), then at most two padding characters.
 const BASE64_TEXT = /^[A-Za-z0-9+/_-]*={0,2}$/;
@@ -39,10 +43,19 @@ export function decodeBase64(text: string, what: string): Uint8Array {
     );
   }
   // Node's base64 decoder accepts both alphabets; the checks above leave it nothing to skip silently.
-  return new Uint8Array(Buffer.from(unpadded, 'base64'));
+  if (nodeBuffer !== undefined) return new Uint8Array(nodeBuffer.from(unpadded, 'base64'));
+  const standard = unpadded.replaceAll('-', '+').replaceAll('_', '/');
+  return bytesOfLatin1(atob(standard + '='.repeat((4 - (standard.length % 4)) % 4)));
 }
 
 /** base64url without padding: safe in a query string without percent-encoding (SB-13). */
 export function encodeBase64Url(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url');
+  if (nodeBuffer !== undefined) return nodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url');
+  return encodeBase64(bytes).replace(/=+$/, '').replaceAll('+', '-').replaceAll('/', '_');
+}
+
+/** Standard base64 with padding, as people and tools read versions. */
+export function encodeBase64(bytes: Uint8Array): string {
+  if (nodeBuffer !== undefined) return nodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+  return btoa(latin1OfBytes(bytes));
 }

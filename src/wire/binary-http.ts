@@ -4,6 +4,7 @@
 // responses are read and skipped; zero padding at the end is allowed. Anything else is a
 // BinaryHttpError, never a partial message.
 
+import { concatBytes } from '../url/byte-string.ts';
 import { BinaryHttpError } from './wire-error.ts';
 
 export interface BinaryHttpRequest {
@@ -24,6 +25,7 @@ export interface BinaryHttpResponse {
 
 const KNOWN_LENGTH_REQUEST = 0;
 const KNOWN_LENGTH_RESPONSE = 1;
+const encoder = new TextEncoder();
 
 export function encodeBinaryHttpRequest(request: BinaryHttpRequest): Uint8Array {
   const out = new Writer();
@@ -90,7 +92,7 @@ const PADDING_BLOCK = 256;
 /** A binary HTTP message with zero padding up to the next multiple of PADDING_BLOCK (RFC 9292 §3.8). */
 export function padded(message: Uint8Array): Uint8Array {
   const size = Math.ceil(message.length / PADDING_BLOCK) * PADDING_BLOCK;
-  return size === message.length ? message : Buffer.concat([message, Buffer.alloc(size - message.length)]);
+  return size === message.length ? message : concatBytes(message, new Uint8Array(size - message.length));
 }
 
 /** QUIC variable-length integers (RFC 9000 §16) and length-prefixed parts, growing as written. */
@@ -102,13 +104,13 @@ class Writer {
     if (value < 0x40) this.chunks.push(Uint8Array.of(value));
     else if (value < 0x4000) this.chunks.push(Uint8Array.of(0x40 | (value >> 8), value & 0xff));
     else if (value < 0x40000000) {
-      const b = Buffer.alloc(4);
-      b.writeUInt32BE(value);
+      const b = new Uint8Array(4);
+      new DataView(b.buffer).setUint32(0, value);
       b[0]! |= 0x80;
       this.chunks.push(b);
     } else {
-      const b = Buffer.alloc(8);
-      b.writeBigUInt64BE(BigInt(value));
+      const b = new Uint8Array(8);
+      new DataView(b.buffer).setBigUint64(0, BigInt(value));
       b[0]! |= 0xc0;
       this.chunks.push(b);
     }
@@ -120,7 +122,7 @@ class Writer {
   }
 
   string(value: string): void {
-    this.bytes(Buffer.from(value, 'utf8'));
+    this.bytes(encoder.encode(value));
   }
 
   fields(fields: readonly (readonly [string, string])[]): void {
@@ -133,7 +135,7 @@ class Writer {
   }
 
   done(): Uint8Array {
-    return Buffer.concat(this.chunks);
+    return concatBytes(...this.chunks);
   }
 }
 

@@ -6,6 +6,7 @@ import { type WireEncoding, contentTypeEncoding } from './encoding.ts';
 import { decodePayload } from './payload.ts';
 import { type RpcId, type RpcResponse, RPCS } from './routes.ts';
 import { WireError, WireResponseError } from './wire-error.ts';
+import { errorFromStatus } from './error-status.ts';
 
 /** An HTTP answer as the client received it. */
 export interface WireResponse {
@@ -32,30 +33,4 @@ export function decodeWireResponse<R extends RpcId>(rpcId: R, response: WireResp
     if (!(error instanceof WireError)) throw error;
     throw new WireResponseError('malformed-body', response.httpStatus, undefined, error.message);
   }
-}
-
-// Google-style bodies (`{"error":{"code":…,"message":…,"status":…}}`) give the reason; anything else
-// leaves just the status code.
-function errorFromStatus(response: WireResponse): WireResponseError {
-  let message: string | undefined;
-  let status: string | undefined;
-  try {
-    const parsed: unknown = JSON.parse(new TextDecoder().decode(response.body));
-    const error = typeof parsed === 'object' && parsed !== null ? (parsed as { error?: unknown }).error : undefined;
-    if (typeof error === 'object' && error !== null) {
-      const fields = error as { message?: unknown; status?: unknown };
-      if (typeof fields.message === 'string') message = fields.message.slice(0, 500);
-      if (typeof fields.status === 'string') status = fields.status.slice(0, 64);
-    }
-  } catch {
-    // Not JSON (an HTML error page, a proxy's text): the status code is all there is.
-  }
-  const label = status === undefined ? `HTTP ${response.httpStatus}` : `HTTP ${response.httpStatus} ${status}`;
-  return new WireResponseError(
-    'error-status',
-    response.httpStatus,
-    status,
-    message === undefined ? `the server answered ${label}` : `the server answered ${label}: ${message}`,
-    response.retryAfter,
-  );
 }

@@ -5,7 +5,7 @@ import type { Duration } from '@bufbuild/protobuf/wkt';
  * absent. Negative, or not a number at all, means 0. The bound is the caller's: a duration on the wire
  * can name 2^63 seconds, and a wait or a cache lifetime that long would be a server's to impose.
  */
-export function durationToMs(duration: Duration | undefined, maxMs: number): number | undefined {
+export function durationToMs(duration: Pick<Duration, 'seconds' | 'nanos'> | undefined, maxMs: number): number | undefined {
   if (duration === undefined) return undefined;
   const ms = Number(duration.seconds) * 1000 + Math.floor(duration.nanos / 1e6);
   return Number.isFinite(ms) && ms > 0 ? Math.min(ms, maxMs) : 0;

@@ -19,7 +19,13 @@ describe('npm run bench', () => {
       maxBuffer: 16 * 1024 * 1024,
     });
     assert.match(stdout, /\| URL → all expression hashes [^\n]*\| the SHA-256s alone of those URLs' expressions [^\n]*\| \d+\.\d\d× \|/);
-    for (const table of ['| work | median per op |', '| route | requests/s |', '| measurement | median | of the floor |']) {
+    assert.match(stdout, /\| checkUrls of \d+ URLs, local mode[^\n]*\| \d+\.\d\d× \|/);
+    for (const table of [
+      '| work | median per op |',
+      '| route | requests/s |',
+      '| measurement | median | of the floor |',
+      '| path | median | slowest |',
+    ]) {
       assert.ok(stdout.includes(table), `the report lacks the table that starts ${table}`);
     }
     assert.equal(await readFile(RESULTS, 'utf8'), resultsBefore);

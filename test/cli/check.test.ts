@@ -11,6 +11,9 @@ import { expressionHashString } from '../../src/url/hash.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
 import { startFakeServer, type Answer, type FakeServer } from '../client/fake-server.ts';
 import { prefixList, prefixesOf } from '../client/lists-fixture.ts';
+import { Readable } from 'node:stream';
+import { main } from '../../src/cli/main.ts';
+import type { CliIo } from '../../src/cli/io.ts';
 import { run } from './run.ts';
 
 const BAD = 'malware.sbtest.example/';
@@ -173,5 +176,48 @@ describe('sbkit check with local lists', () => {
     assert.equal(status, EXIT.UNSAFE);
     assert.match(out, /^SAFE\s+http:\/\/ok\.example\/$/m);
     assert.match(out, /^UNSAFE\s+http:\/\/malware/m);
+  });
+
+  it('streams --stdin: each batch printed as it completes, in input order, with a bounded number of URLs read ahead', async () => {
+    const count = 30_000;
+    const urlAt = (i: number) => (i === 12_345 ? `http://${BAD}` : `https://s${i % 997}.example.org/p/${i}?q=${i}`);
+    let read = 0;
+    let printed = 0;
+    let mostAhead = 0;
+    const outOfOrder: string[] = [];
+    // Standard input made as it is read: what has been read and not yet printed is what the command holds.
+    async function* lines(): AsyncGenerator<string> {
+      for (let i = 0; i < count; i += 10) {
+        let chunk = '';
+        for (let j = i; j < i + 10; j++) chunk += `${urlAt(j)}\n`;
+        read = i + 10;
+        yield chunk;
+      }
+    }
+    const io: CliIo = {
+      out: (text) => {
+        for (const line of text.split('\n')) {
+          if (line === '') continue;
+          const url = line.split(/\s+/)[1]!.replace(/:$/, '');
+          if (url !== urlAt(printed)) outOfOrder.push(`${printed}: ${line}`);
+          printed++;
+        }
+        mostAhead = Math.max(mostAhead, read - printed);
+      },
+      err: () => {},
+      stdin: Readable.from(lines()),
+      color: false,
+      interactive: false,
+    };
+    const status = await main(
+      ['node', 'sbkit', 'check', '--server', server.url, '--mode', 'local', '--data', join(dir, 'stream'), '--stdin'],
+      io,
+    );
+    assert.equal(status, EXIT.UNSAFE);
+    assert.equal(printed, count);
+    assert.deepEqual(outOfOrder, []);
+    // A batch, and what the line reader and the stream buffer hold ahead of it: a few thousand lines at
+    // most, whatever the input's length. A command that read all its input first would be 30,000 ahead.
+    assert.ok(mostAhead <= 4 * URLS_PER_BATCH + 2048, `${mostAhead} URLs read and not yet printed`);
   });
 });

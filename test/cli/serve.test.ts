@@ -7,7 +7,8 @@ import { after, describe, it } from 'node:test';
 import { EXIT } from '../../src/cli/io.ts';
 import { deleteKeys, ensureRedis, keysUnder, REDIS_URL, RedisRelay, uniqueKeyPrefix } from '../server/redis-fixture.ts';
 import { encodeBinaryHttpRequest } from '../../src/wire/binary-http.ts';
-import { encapsulateRequest, parseKeyConfigs } from '../../src/wire/ohttp.ts';
+import { encapsulateRequest } from '../../src/wire/ohttp-client.ts';
+import { parseKeyConfigs } from '../../src/wire/ohttp-keys.ts';
 import { run } from './run.ts';
 
 const BIN = new URL('../../dist/cli/bin.js', import.meta.url).pathname;
@@ -187,7 +188,7 @@ describe('sbkit serve', () => {
     assert.match(human.out, /^se-4b\s+[0-9a-f]{12}\s+4\s/m);
     assert.match(human.out, /^load control: \d+ in progress, 0 waiting, limits in memory; refused: none$/m);
     const json = await run(['status', '--server', server.url, '--json']);
-    assert.equal((JSON.parse(json.out) as { lists: unknown[] }).lists.length, 8);
+    assert.equal((JSON.parse(json.out) as { lists: unknown[] }).lists.length, 9);
     const down = await run(['status', '--server', 'http://127.0.0.1:9']);
     assert.equal(down.status, EXIT.FAILED);
     assert.match(down.err, /sbkit status: cannot read http:\/\/127\.0\.0\.1:9\/status\.json: .*is "sbkit serve" running there\?/);

@@ -5,13 +5,17 @@ import {
   localThreatListCheck,
   MAX_PREFIXES_PER_SEARCH,
   noStorageCheck,
-  prepareUrl,
+  type PreparedUrl,
+  prepareUrl as prepareWith,
   realTimeCheck,
 } from '../../src/client/check.ts';
 import type { SearchResponse } from '../../src/client/transport.ts';
 import { LocalCache } from '../../src/client/local-cache.ts';
 import { knownDetail, type ThreatDetail } from '../../src/client/threats.ts';
-import { expressionHashString, prefix32 } from '../../src/url/hash.ts';
+import { expressionHashString, nodeExpressionHasher, prefix32 } from '../../src/url/hash.ts';
+
+/** Node's hasher is synchronous: the URL comes back prepared, not as a promise. */
+const prepareUrl = (url: string) => prepareWith(url, nodeExpressionHasher) as PreparedUrl;
 
 const BAD_URL = 'http://malware.sbtest.example/';
 const badHash = expressionHashString('malware.sbtest.example/');

@@ -236,6 +236,21 @@ describe('SafeBrowsingClient, local mode (v5)', () => {
   });
 });
 
+describe('SafeBrowsingClient.open', () => {
+  it('tries a database that could not be opened again at the next call, rather than failing for ever', async () => {
+    handler = () => batch(emptyList('se-4b'), prefixList('mw-4b', 'v1', prefixesOf(BAD), { minimumWaitMs: 30 * MIN }));
+    const parent = await tempDir();
+    // The folder's parent is a file for a while (a disk not yet mounted, say): the database cannot be made.
+    await writeFile(join(parent, 'mount'), 'not a folder');
+    const sb = client({ mode: 'local', dataDir: join(parent, 'mount', 'sbkit') });
+    await assert.rejects(sb.checkUrl('http://safe.example/'), DatabaseStorageError);
+    await rm(join(parent, 'mount'));
+    await sb.update();
+    assert.equal((await sb.checkUrl('http://safe.example/')).answeredBy, 'database');
+    await sb.close();
+  });
+});
+
 describe('SafeBrowsingClient, real-time mode (v5)', () => {
   it('checks unknown URLs online and lets the global cache send likely-safe ones to the local lists', async () => {
     handler = (call) => {
@@ -249,6 +264,7 @@ describe('SafeBrowsingClient, real-time mode (v5)', () => {
     const popular = await sb.checkUrl('http://popular.example/page');
     assert.equal(popular.verdict, 'SAFE');
     assert.equal(popular.answeredBy, 'database');
+    assert.ok(!('error' in popular), 'no error key on an answer that met none');
     const bad = await sb.checkUrl(BAD_URL);
     assert.equal(bad.verdict, 'UNSAFE');
     assert.equal(bad.threats[0]!.threatType, 'SOCIAL_ENGINEERING');

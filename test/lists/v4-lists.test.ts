@@ -4,7 +4,9 @@ import fc from 'fast-check';
 import { describeV4List } from '../../src/client/transport-v4.ts';
 import {
   canonicalV4ListName,
+  listNameForV4,
   NoV4ListError,
+  V4_LIKELY_SAFE_LISTS,
   V4_LIST_NAMES,
   type V4List,
   v4ListKey,
@@ -97,6 +99,46 @@ describe('v5ListNameOf', () => {
     assert.equal(v5ListNameOf(triple(ThreatType.MALWARE, PlatformType.ANY_PLATFORM, ThreatEntryType.EXECUTABLE)), undefined);
     assert.equal(v5ListNameOf(triple(ThreatType.MALICIOUS_BINARY, PlatformType.ANY_PLATFORM)), undefined);
     assert.equal(v5ListNameOf(triple(99, PlatformType.ANY_PLATFORM)), undefined);
+  });
+});
+
+describe('listNameForV4', () => {
+  const nameOf = (t: V4List) => listNameForV4(t.threatType, t.platformType, t.threatEntryType);
+
+  it('serves every desktop platform one list, Android its own unwanted-software list', () => {
+    for (const platform of [PlatformType.WINDOWS, PlatformType.LINUX, PlatformType.OSX, PlatformType.ANY_PLATFORM]) {
+      assert.equal(nameOf(triple(ThreatType.SOCIAL_ENGINEERING_INTERNAL, platform)), 'se-4b');
+      assert.equal(nameOf(triple(ThreatType.SOCIAL_ENGINEERING, platform)), 'se-4b');
+      assert.equal(nameOf(triple(ThreatType.MALWARE, platform)), 'mw-4b');
+      assert.equal(nameOf(triple(ThreatType.UNWANTED_SOFTWARE, platform)), 'uws-4b');
+    }
+    assert.equal(nameOf(triple(ThreatType.UNWANTED_SOFTWARE, PlatformType.ANDROID)), 'uwsa-4b');
+    assert.equal(nameOf(triple(ThreatType.POTENTIALLY_HARMFUL_APPLICATION, PlatformType.ANDROID)), 'pha-4b');
+  });
+
+  it("answers the browsers' own types from the v5 lists Chromium names for them", () => {
+    assert.equal(nameOf(triple(ThreatType.MALICIOUS_BINARY, PlatformType.LINUX)), 'mwb-4b');
+    assert.equal(nameOf(triple(ThreatType.CSD_DOWNLOAD_ALLOWLIST, PlatformType.LINUX)), 'csdda-32b');
+    assert.equal(nameOf(triple(ThreatType.CSD_ALLOWLIST, PlatformType.WINDOWS)), 'csda-32b');
+    assert.equal(nameOf(triple(ThreatType.HIGH_CONFIDENCE_ALLOWLIST, PlatformType.OSX)), 'gc-32b');
+    for (const [name, list] of Object.entries(V4_LIKELY_SAFE_LISTS)) assert.equal(nameOf(list), name);
+  });
+
+  it('has no list for types v5 cannot publish, nor for entries other than URLs', () => {
+    for (const type of [
+      ThreatType.API_ABUSE,
+      ThreatType.CLIENT_INCIDENT,
+      ThreatType.SUBRESOURCE_FILTER,
+      ThreatType.SUSPICIOUS,
+      ThreatType.BILLING,
+      ThreatType.ACCURACY_TIPS,
+      ThreatType.THREAT_TYPE_UNSPECIFIED,
+    ]) {
+      assert.equal(nameOf(triple(type, PlatformType.LINUX)), undefined, `type ${type}`);
+    }
+    assert.equal(nameOf(triple(ThreatType.MALWARE, PlatformType.CHROME, ThreatEntryType.CHROME_EXTENSION)), undefined);
+    assert.equal(nameOf(triple(ThreatType.MALWARE, PlatformType.ANY_PLATFORM, ThreatEntryType.IP_RANGE)), undefined);
+    assert.equal(nameOf(triple(ThreatType.CSD_DOWNLOAD_ALLOWLIST, PlatformType.ANY_PLATFORM, ThreatEntryType.CERT)), undefined);
   });
 });
 

@@ -10,7 +10,8 @@ import { KeyRing } from '../../src/server/ohttp/key-ring.ts';
 import { createRelayApp } from '../../src/server/ohttp/relay.ts';
 import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
 import { decodeBinaryHttpResponse, encodeBinaryHttpRequest } from '../../src/wire/binary-http.ts';
-import { decapsulateResponse, encapsulateRequest, type KeyConfig, parseKeyConfigs } from '../../src/wire/ohttp.ts';
+import { decapsulateResponse, encapsulateRequest } from '../../src/wire/ohttp-client.ts';
+import { type KeyConfig, parseKeyConfigs } from '../../src/wire/ohttp-keys.ts';
 import { demoCatalog } from '../server/fixture.ts';
 
 /** Stands for what a client asks: none of it may reach the relay readably. */

@@ -78,15 +78,18 @@ async function writeFeed(feed: string, expressions: readonly string[]): Promise<
   await writeFile(join(dir, `${feed}.txt`), `${expressions.join('\n')}\n`);
 }
 
-/** The operator's reload; true when the list was published (false while Redis cannot take it). */
+/**
+ * The operator's reload; true when what it read is served (false while Redis cannot take it). Served, not
+ * published: the file watch may have published the feed's change before the reload read it.
+ */
 async function reload(service: Service): Promise<boolean> {
   const response = await fetch(`${service.url}/admin/reload`, {
     method: 'POST',
     headers: { authorization: `Bearer ${TOKEN}` },
     signal: AbortSignal.timeout(5000),
   });
-  const body = (await response.json()) as { reloaded: { published: boolean }[] };
-  return body.reloaded.every((report) => report.published);
+  const body = (await response.json()) as { reloaded: { served: boolean }[] };
+  return body.reloaded.every((report) => report.served);
 }
 
 async function currentList(base: string): Promise<v5.HashList> {

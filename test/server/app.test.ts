@@ -8,7 +8,7 @@ import { createApp } from '../../src/server/app.ts';
 import { LoadControl } from '../../src/server/guard/load-control.ts';
 import { KeyRing } from '../../src/server/ohttp/key-ring.ts';
 import { checksumOf } from '../../src/store/hash-list.ts';
-import { expressionHashString } from '../../src/url/hash.ts';
+import { expressionHashBytes, expressionHashString } from '../../src/url/hash.ts';
 import { demoCatalog } from './fixture.ts';
 
 const PHISHING = 'testsafebrowsing.appspot.com/s/phishing.html';
@@ -218,9 +218,13 @@ describe('v4 API', () => {
       assert.equal(list.checksum?.sha256.length, 32);
     }
     assert.equal(message.listUpdateResponses[0]!.additions[0]!.compressionType, v4.CompressionType.RICE);
+    // The download allowlist comes from csdda-32b, its 32-byte hashes raw (v4 Rice-codes 4-byte prefixes only).
+    const allowlist = message.listUpdateResponses[1]!;
+    assert.equal(allowlist.additions[0]!.compressionType, v4.CompressionType.RAW);
+    assert.deepEqual(Buffer.from(allowlist.additions[0]!.rawHashes!.rawHashes), expressionHashBytes('downloads.sbtest.example/'));
     assert.deepEqual(
-      Buffer.from(message.listUpdateResponses[1]!.checksum!.sha256),
-      Buffer.from(checksumOf({ width: 4, values: new Uint32Array(0) })),
+      Buffer.from(allowlist.checksum!.sha256),
+      Buffer.from(checksumOf({ width: 32, bytes: expressionHashBytes('downloads.sbtest.example/') })),
     );
     assert.equal(message.listUpdateResponses[2]!.additions[0]!.rawHashes?.prefixSize, 4);
     assert.equal(message.minimumWaitDuration?.seconds, 1800n);

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import http, { type IncomingMessage } from 'node:http';
 import http2 from 'node:http2';
 import https from 'node:https';
+import { connect } from 'node:net';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,6 +128,33 @@ describe('stopping a server', () => {
     await within(1000, 'the session closed', sessionClosed);
     assert.ok(performance.now() - started < 2000, `stopped in ${Math.round(performance.now() - started)} ms`);
     agent.destroy();
+  });
+
+  it('answers a request that arrives while stopping with 503, Retry-After and no-store, so that clients come back soon', async () => {
+    const { server, url } = await slowServer();
+    const { port } = new URL(url);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    // Part of a head: the connection is not idle, so stopping leaves it open, as it would a balancer's
+    // connection whose next request is on its way.
+    socket.write('GET /v5/hashLists HTTP/1.1\r\nHost: sb\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const closed = server.close();
+    await assert.rejects(
+      get(`${url}/healthz`, new http.Agent()),
+      (error: NodeJS.ErrnoException) => ['ECONNREFUSED', 'ECONNRESET'].includes(error.code ?? ''),
+      'new connections are refused: stopping has begun',
+    );
+    socket.write('User-Agent: sbkit-test\r\n\r\n');
+    await within(5000, 'the answer', ended);
+    await closed;
+    const head = received.slice(0, received.indexOf('\r\n\r\n')).toLowerCase();
+    assert.match(head, /^http\/1\.1 503 /);
+    assert.match(head, /\r\nretry-after: 1\r\n/, `Retry-After: without it, a client backs off for 15 minutes or more\n${head}`);
+    assert.match(head, /\r\ncache-control: no-store\r\n/);
   });
 
   it('cuts what is still under way at the shutdown deadline, and says how many connections it cut', async () => {

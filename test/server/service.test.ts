@@ -5,13 +5,17 @@
 import assert from 'node:assert/strict';
 import http2, { type ClientHttp2Session } from 'node:http2';
 import https from 'node:https';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { ListLoadReport } from '../../src/server/feed-lists.ts';
 import { readServerConfig } from '../../src/server/feeds/config.ts';
 import { type Service, type ServiceConfig, startService } from '../../src/server/service.ts';
+import { conditionalFeed, FeedServer } from './feeds/feed-server.ts';
 import { TestCa } from './tls-fixture.ts';
 
 let dir: string;
@@ -65,6 +69,17 @@ function ask(session: ClientHttp2Session, path: string): Promise<{ status: numbe
     stream.on('end', () => resolve({ status, body }));
     stream.on('error', reject);
   });
+}
+
+/** Resolves when `promise` settles, or rejects naming `what` after `ms`. */
+async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} not within ${ms} ms`)), ms)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The common name of the certificate a session was served. */
@@ -121,6 +136,96 @@ describe('startService with TLS', () => {
     assert.equal((await askHttp1(`${service.url}/healthz`)).name, 'flags.second');
     assert.deepEqual(await ask(open, '/healthz'), { status: 200, body: '{"status":"ok"}' }, 'the open session goes on');
     assert.equal(servedName(open), 'flags.first');
+  });
+
+  it('serves a renewed certificate at once on a reload, while a slow feed is still being downloaded again', async () => {
+    let stall = false;
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const feedServer = createHttpServer((_request, response) => {
+      const answer = () => response.end('slow.example/\n');
+      if (stall) void released.then(answer);
+      else answer();
+    });
+    await new Promise<void>((resolve) => feedServer.listen(0, '127.0.0.1', resolve));
+    closing.push(() => {
+      release();
+      feedServer.closeAllConnections();
+      return new Promise<void>((resolve) => feedServer.close(() => resolve()));
+    });
+    const feed = `http://127.0.0.1:${(feedServer.address() as AddressInfo).port}/feed.txt`;
+    const files = await certificateFiles('slow-feed');
+    const file = join(dir, 'slow-feed.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        tls: { cert: files.cert, key: files.key },
+        lists: [
+          {
+            name: 'se-4b',
+            threatTypes: ['SOCIAL_ENGINEERING'],
+            sources: [{ url: feed, format: 'expressions', allowPrivateAddresses: true }],
+          },
+        ],
+      }),
+    );
+    const { service } = await start({ lists: { from: 'config', file, config: await readServerConfig(file) } });
+    stall = true;
+    await files.renew('slow-feed.second');
+    const reloaded = service.reload();
+    const deadline = performance.now() + 5000;
+    for (;;) {
+      if ((await askHttp1(`${service.url}/healthz`)).name === 'slow-feed.second') break;
+      assert.ok(performance.now() < deadline, 'the renewed certificate waited for the feed');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    release();
+    assert.equal(await reloaded, true);
+  });
+
+  it('abandons a reload under way when it stops: the download is cut, nothing is published after', async () => {
+    let stall = false;
+    let cut = () => {};
+    const downloadCut = new Promise<void>((resolve) => (cut = resolve));
+    const feedServer = createHttpServer((request, response) => {
+      if (!stall) return void response.end('before.example/\n');
+      request.socket.once('close', cut);
+    });
+    await new Promise<void>((resolve) => feedServer.listen(0, '127.0.0.1', resolve));
+    closing.push(() => {
+      feedServer.closeAllConnections();
+      return new Promise<void>((resolve) => feedServer.close(() => resolve()));
+    });
+    const file = join(dir, 'stopping.json');
+    const feed = `http://127.0.0.1:${(feedServer.address() as AddressInfo).port}/feed.txt`;
+    await writeFile(
+      file,
+      JSON.stringify({
+        lists: [
+          {
+            name: 'se-4b',
+            threatTypes: ['SOCIAL_ENGINEERING'],
+            sources: [{ url: feed, format: 'expressions', allowPrivateAddresses: true }],
+          },
+        ],
+      }),
+    );
+    const reports: ListLoadReport[] = [];
+    const { service, log } = await start({
+      lists: { from: 'config', file, config: await readServerConfig(file) },
+      onListReport: (report) => reports.push(report),
+    });
+    stall = true;
+    const reloaded = service.reload();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const stoppedAt = performance.now();
+    await service.close();
+    // Before, the download went on until feedTimeoutSeconds (60 s), holding the process after "stopped".
+    await within(2000, 'the download cut', downloadCut);
+    assert.equal(await within(2000, 'the reload', reloaded), false);
+    assert.ok(performance.now() - stoppedAt < 2000);
+    assert.equal(log.at(-1), 'reload abandoned: stopping');
+    assert.equal(reports.length, 1, 'only the load at start was reported');
   });
 
   it('refuses a renewed key that is not the certificate’s, and keeps serving the running one', async () => {
@@ -225,5 +330,61 @@ describe('readiness of a proxy', () => {
     assert.equal(ready.status, 503);
     assert.deepEqual(await ready.json(), { status: 'not-ready', reason: "no copy of http://127.0.0.1:9's lists yet" });
     assert.equal((await fetch(`${service.url}/healthz`)).status, 200);
+  });
+});
+
+describe('feed sources on /status, /status.json and /metrics', () => {
+  it('show each source by list and name, in words, and never its URL, path, query or credentials', async () => {
+    const feeds = await FeedServer.start();
+    closing.push(() => feeds.close());
+    feeds.route('/private/feed.txt', conditionalFeed({ text: 'http://listed.example/\n', version: 1 }));
+    feeds.route('/down.txt', (_request, response) => response.writeHead(502).end());
+    const secretUrl = feeds.url('/private/feed.txt?key=query-secret').replace('http://', 'http://feeduser:pass-secret@');
+    const file = join(dir, 'feeds.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        lists: [
+          {
+            name: 'mw-4b',
+            threatTypes: ['MALWARE'],
+            sources: [
+              { url: secretUrl, format: 'urls' },
+              { url: feeds.url('/down.txt'), format: 'urls', name: 'partner-feed', timeoutSeconds: 5 },
+            ],
+          },
+        ],
+      }),
+    );
+    const { service } = await start({ lists: { from: 'config', file, config: await readServerConfig(file) } });
+    const text = async (path: string) => (await fetch(`${service.url}${path}`)).text();
+    const page = await text('/status');
+    const json = await text('/status.json');
+    const metrics = await text('/metrics');
+    for (const answer of [page, json, metrics]) {
+      assert.doesNotMatch(answer, /secret|feeduser|\/private|feed\.txt|down\.txt/);
+    }
+    const host = new URL(feeds.base).host;
+    assert.match(
+      page,
+      new RegExp(`<tr class="fresh"><td><code>mw-4b</code></td><td>${host}</td><td>fresh, 1 entry, checked \\d+ s ago</td></tr>`),
+    );
+    assert.match(
+      page,
+      /<tr class="unavailable"><td><code>mw-4b<\/code><\/td><td>partner-feed<\/td><td>failing since [^(]+ \(1 try\): HTTP 502; nothing to serve from it yet; next try in \d+ s<\/td><\/tr>/,
+    );
+    const status = JSON.parse(json) as {
+      feeds: { name: string; state: string; failure: { kind: string } | null; entries: number | null }[];
+    };
+    assert.deepEqual(
+      status.feeds.map((f) => [f.name, f.state, f.failure?.kind ?? null, f.entries]),
+      [
+        [host, 'fresh', null, 1],
+        ['partner-feed', 'unavailable', 'http-status', null],
+      ],
+    );
+    assert.match(metrics, new RegExp(`sbkit_feed_source_entries\\{list="mw-4b",source="0",name="${host}"\\} 1\\n`));
+    assert.match(metrics, /sbkit_feed_source_up\{list="mw-4b",source="1",name="partner-feed"\} 0\n/);
+    assert.equal(feeds.count('/private/feed.txt'), 1);
   });
 });

@@ -49,17 +49,17 @@ function shortestSeconds(durations: readonly (Duration | undefined)[], fallbackM
 function searchSeconds(rpc: RpcId, answer: Message, settings: ApiSettings): number | undefined {
   switch (rpc) {
     case 'SearchHashes':
-      return shortestSeconds([(answer as SearchHashesResponse).cacheDuration], settings.cacheDurationMs);
+      return shortestSeconds([(answer as SearchHashesResponse).cacheDuration], settings.negativeCacheDurationMs);
     case 'SearchUrls':
-      return shortestSeconds([(answer as SearchUrlsResponse).cacheDuration], settings.cacheDurationMs);
+      return shortestSeconds([(answer as SearchUrlsResponse).cacheDuration], settings.negativeCacheDurationMs);
     case 'FindFullHashes': {
       const found = answer as FindFullHashesResponse;
-      return shortestSeconds([found.negativeCacheDuration, ...found.matches.map((m) => m.cacheDuration)], settings.cacheDurationMs);
+      return shortestSeconds([found.negativeCacheDuration, ...found.matches.map((m) => m.cacheDuration)], settings.negativeCacheDurationMs);
     }
     case 'FindThreatMatches':
       return shortestSeconds(
         (answer as FindThreatMatchesResponse).matches.map((m) => m.cacheDuration),
-        settings.cacheDurationMs,
+        settings.negativeCacheDurationMs,
       );
     default:
       return undefined;

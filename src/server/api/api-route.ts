@@ -18,6 +18,7 @@ import type { Requester } from '../guard/requester.ts';
 import type { ApiSettings } from './settings.ts';
 import { listNameForV4 } from '../../lists/v4-lists.ts';
 import { cacheControlOf, ifNoneMatchMatches, listCacheControl, varyOf } from './answer-caching.ts';
+import { EncodedAnswers } from './encoded-answers.ts';
 import { listAnswerTag } from './list-etag.ts';
 
 /** RF-2 puts a mirror's first update within a minute of its start. */
@@ -58,14 +59,16 @@ function listsAskedFor(call: RpcCall, catalog: ListCatalog): string[] {
 
 export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions): void {
   const { catalog, source, settings, apiKeys, maxBodyBytes, listReady, requesterOf } = options;
+  const answers = new EncodedAnswers();
   app.route({
-    method: ['GET', 'POST'],
+    // HEAD as GET without the body (RFC 9110 §9.3.2), its ETag included: caches and monitors ask with it.
+    method: ['GET', 'HEAD', 'POST'],
     url: '/*',
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       try {
         const body = Buffer.isBuffer(request.body) ? request.body : new Uint8Array(0);
         const call = decodeWireRequest(
-          { method: request.method, url: request.url, headers: request.headers, body },
+          { method: request.method === 'HEAD' ? 'GET' : request.method, url: request.url, headers: request.headers, body },
           { maxBodyBytes, checkApiKey: (key) => checkApiKey(apiKeys, key) },
         );
         // A list not fit to serve gets 503 with Retry-After rather than an empty list that looks final.
@@ -75,19 +78,36 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
             retryAfterSeconds: LISTS_PENDING_RETRY_AFTER_SECONDS,
           });
         }
-        // Only GETs: caches keep nothing else, and a conditional POST would ask for 412, not 304 (RFC 9110 §13.1.2).
         // The tag and the answer see the same catalog: a list answer is computed without awaiting anything.
-        const tag = request.method === 'GET' ? listAnswerTag(catalog, call, call.responseEncoding, settings) : undefined;
-        if (tag !== undefined && ifNoneMatchMatches(request.headers['if-none-match'], tag)) {
-          // RFC 9110 §15.4.5: a 304 carries the validator and the caching headers the 200 would have.
+        const tag = listAnswerTag(catalog, call, call.responseEncoding, settings);
+        if (tag !== undefined) {
+          // Only GETs (and HEADs) carry the tag: caches keep nothing else, and a conditional POST would ask
+          // for 412, not 304 (RFC 9110 §13.1.2). POSTs still get the encoded answer kept under it.
+          const conditional = request.method === 'GET' || request.method === 'HEAD';
+          if (conditional && ifNoneMatchMatches(request.headers['if-none-match'], tag)) {
+            // RFC 9110 §15.4.5: a 304 carries the validator and the caching headers the 200 would have.
+            return reply
+              .code(304)
+              .headers({ etag: tag, 'cache-control': listCacheControl(settings), vary: varyOf(reply.getHeader('vary')) })
+              .send();
+          }
+          let payload = answers.get(tag);
+          if (payload === undefined) {
+            const answer = await answerCall(catalog, searchesOf(source, requesterOf(request)), call, settings);
+            payload = answers.keep(tag, encodeWireResponse(call.rpc, answer as never, call.responseEncoding));
+          }
+          if (conditional) reply.header('etag', tag);
           return reply
-            .code(304)
-            .headers({ etag: tag, 'cache-control': listCacheControl(settings), vary: varyOf(reply.getHeader('vary')) })
-            .send();
+            .code(200)
+            .headers({
+              'content-type': payload.contentType,
+              'cache-control': listCacheControl(settings),
+              vary: varyOf(reply.getHeader('vary')),
+            })
+            .send(asBuffer(payload.body));
         }
         const answer = await answerCall(catalog, searchesOf(source, requesterOf(request)), call, settings);
         const payload = encodeWireResponse(call.rpc, answer as never, call.responseEncoding);
-        if (tag !== undefined) reply.header('etag', tag);
         return reply
           .code(200)
           .headers({

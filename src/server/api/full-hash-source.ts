@@ -10,6 +10,8 @@ import { type UpstreamSearchLimits, UpstreamSearches } from './upstream-searches
 interface FullHashAnswer {
   fullHashes: FullHashMatch[];
   cacheDurationMs: number;
+  /** How long an answer holds that, once filtered for the asker, has no full hash; `cacheDurationMs` when absent. */
+  negativeCacheDurationMs?: number;
 }
 
 /** Where `hashes:search`, `urls:search` and the v4 lookups get full hashes: our own lists, or an upstream. */
@@ -49,7 +51,13 @@ export function catalogFullHashes(catalog: ListCatalog, settings: ApiSettings): 
           }
         }
       }
-      return { fullHashes: [...byHash].map(([fullHash, details]) => ({ fullHash, details })), cacheDurationMs: settings.cacheDurationMs };
+      const { positiveCacheDurationMs: positive, negativeCacheDurationMs: negative } = settings;
+      // SB-8: the duration covers every prefix asked, found or not; a positive answer's is the operator's positive one.
+      return {
+        fullHashes: [...byHash].map(([fullHash, details]) => ({ fullHash, details })),
+        cacheDurationMs: byHash.size > 0 ? positive : negative,
+        negativeCacheDurationMs: negative,
+      };
     },
   };
 }

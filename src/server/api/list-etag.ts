@@ -12,38 +12,61 @@
 //   depends on nothing else. A name this server does not publish is marked as such;
 // - the client's versions or v4 states, as sent, and its size constraints (lists/list-history.ts);
 //   for v4 also the triple it echoes and whether it reads Rice coding;
-// - the minimum wait sent with complete updates (SB-12).
+// - the minimum wait sent with complete updates (SB-12), each list's: shorter while it is changing.
 // The threat types, description and anything else of a list definition appear in no list answer. A
 // property test (test/server/api/list-etag.test.ts) checks that equal tags always come with equal bytes.
 
-import { createHash, type Hash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { listNameForV4 } from '../../lists/v4-lists.ts';
 import { CompressionType } from '../../proto/v4.ts';
 import type { WireEncoding } from '../../wire/encoding.ts';
 import type { RpcCall } from '../../wire/routes.ts';
 import type { ListCatalog } from '../catalog.ts';
 import type { ListHistory } from '../lists/list-history.ts';
-import type { ApiSettings } from './settings.ts';
+import { type ApiSettings, minimumWaitOf } from './settings.ts';
 
 /** Changed whenever what the tag covers changes, so that no tag of an older derivation matches a newer answer. */
 const DERIVATION = 'sbkit list answer 1';
 /** 128 bits of SHA-256: collisions are out of reach, and the header stays short. */
 const TAG_BYTES = 16;
 
-/** The inputs, each framed by its length so that no two different sequences hash alike. */
+/**
+ * The inputs, each framed by its length so that no two different sequences hash alike. They are laid
+ * end to end in one buffer and hashed at once: the tag is also the key the encoded answers are kept
+ * under (encoded-answers.ts), worked out on every list request, where a hash update and a Buffer per
+ * input cost more than the rest of the work.
+ */
 class Determinants {
-  private readonly hash: Hash = createHash('sha256');
+  private bytes = Buffer.allocUnsafe(512);
+  private length = 0;
+
+  private reserve(more: number): void {
+    if (this.length + more <= this.bytes.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(2 * this.bytes.length, this.length + more));
+    this.bytes.copy(grown, 0, 0, this.length);
+    this.bytes = grown;
+  }
 
   add(value: string | number | Uint8Array): this {
-    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : typeof value === 'number' ? Buffer.from(String(value)) : value;
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(bytes.byteLength);
-    this.hash.update(length).update(bytes);
+    if (typeof value !== 'string' && typeof value !== 'number') {
+      this.reserve(4 + value.byteLength);
+      this.bytes.writeUInt32BE(value.byteLength, this.length);
+      this.bytes.set(value, this.length + 4);
+      this.length += 4 + value.byteLength;
+      return this;
+    }
+    const text = typeof value === 'number' ? String(value) : value;
+    // At most 3 bytes of UTF-8 per UTF-16 unit.
+    this.reserve(4 + 3 * text.length);
+    const written = this.bytes.write(text, this.length + 4, 'utf8');
+    this.bytes.writeUInt32BE(written, this.length);
+    this.length += 4 + written;
     return this;
   }
 
-  /** A list's served versions: its kept snapshots, oldest first, the current one last; or none. */
-  addList(history: ListHistory | undefined): this {
+  /** A list's served versions: its kept snapshots, oldest first, the current one last, and its wait; or none. */
+  addList(history: ListHistory | undefined, settings: ApiSettings, now: number): this {
+    this.add(minimumWaitOf(history, settings, now));
     if (history === undefined) return this.add('absent');
     const ids = history.keptIds();
     this.add(ids.length);
@@ -53,7 +76,8 @@ class Determinants {
 
   /** A strong entity tag: quoted, not `W/`. */
   tag(): string {
-    return `"${this.hash.digest().subarray(0, TAG_BYTES).toString('base64url')}"`;
+    const digest = hash('sha256', this.bytes.subarray(0, this.length), 'buffer');
+    return `"${digest.subarray(0, TAG_BYTES).toString('base64url')}"`;
   }
 }
 
@@ -67,19 +91,22 @@ function addConstraints(determinants: Determinants, constraints: { maxUpdateEntr
  * publish asked for by `hashList/{name}` (that is a 404, which carries no tag).
  */
 export function listAnswerTag(catalog: ListCatalog, call: RpcCall, encoding: WireEncoding, settings: ApiSettings): string | undefined {
+  // Searches, the busiest calls, carry no tag: nothing is worked out for them.
+  if (call.rpc !== 'GetHashList' && call.rpc !== 'BatchGetHashLists' && call.rpc !== 'FetchThreatListUpdates') return undefined;
   const determinants = new Determinants().add(DERIVATION).add(call.rpc).add(encoding).add(settings.minimumWaitMs);
+  const now = Date.now();
   switch (call.rpc) {
     case 'GetHashList': {
       const history = catalog.get(call.request.name);
       if (history === undefined) return undefined;
-      determinants.add(call.request.name).addList(history).add(call.request.version);
+      determinants.add(call.request.name).addList(history, settings, now).add(call.request.version);
       addConstraints(determinants, call.request.sizeConstraints);
       return determinants.tag();
     }
     case 'BatchGetHashLists': {
       const { names, version } = call.request;
       determinants.add(names.length);
-      for (const name of names) determinants.add(name).addList(catalog.get(name));
+      for (const name of names) determinants.add(name).addList(catalog.get(name), settings, now);
       // Versions are paired with lists by what each list recognizes (v5.ts batchGetHashLists): all of them count.
       determinants.add(version.length);
       for (const sent of version) determinants.add(sent);
@@ -96,14 +123,12 @@ export function listAnswerTag(catalog: ListCatalog, call: RpcCall, encoding: Wir
           .add(threatType)
           .add(platformType)
           .add(threatEntryType)
-          .addList(name === undefined ? undefined : catalog.get(name))
+          .addList(name === undefined ? undefined : catalog.get(name), settings, now)
           .add(request.state)
           .add(constraints?.supportedCompressions.includes(CompressionType.RICE) === true ? 'rice' : 'raw');
         addConstraints(determinants, constraints);
       }
       return determinants.tag();
     }
-    default:
-      return undefined;
   }
 }

@@ -1,15 +1,40 @@
+import type { ListHistory } from '../lists/list-history.ts';
+
 /** What the operator sets about answers (`minimum_wait_duration` and `cache_duration` are settings). */
 export interface ApiSettings {
   /** Sent with every complete list update (SB-12); Firefox ignores less than 300 s (docs/api.md §3 pitfall 6). */
   minimumWaitMs: number;
-  /** `cache_duration` of search answers, and the v4 negative and per-match durations. */
-  cacheDurationMs: number;
+  /**
+   * Sent instead of `minimumWaitMs` with a complete update of a list that is changing (its newest version
+   * younger than `changingWindowMs`), so that local-mode clients come back sooner while it does; undefined:
+   * never. Never zero, which would tell a client its update was cut short (SB-12).
+   */
+  changingMinimumWaitMs: number | undefined;
+  /** How long after its last change a list counts as changing. */
+  changingWindowMs: number;
+  /** `cache_duration` of search answers that hold a full hash, and the v4 per-match durations. */
+  positiveCacheDurationMs: number;
+  /** `cache_duration` of search answers that hold none, and v4's `negative_cache_duration`. */
+  negativeCacheDurationMs: number;
   /** `Cache-Control: max-age` of list answers; SB-11 asks caching proxies for at least five minutes. */
   listCacheSeconds: number;
 }
 
 export const DEFAULT_API_SETTINGS: ApiSettings = {
   minimumWaitMs: 30 * 60_000,
-  cacheDurationMs: 5 * 60_000,
+  changingMinimumWaitMs: undefined,
+  changingWindowMs: 30 * 60_000,
+  positiveCacheDurationMs: 5 * 60_000,
+  negativeCacheDurationMs: 5 * 60_000,
   listCacheSeconds: 300,
 };
+
+/**
+ * SB-12: the `minimum_wait_duration` of a complete update of `history` (of a list this server does not
+ * publish, when undefined) at `now`: the short wait while the list is changing, the usual one otherwise.
+ */
+export function minimumWaitOf(history: ListHistory | undefined, settings: ApiSettings, now: number): number {
+  const changing =
+    settings.changingMinimumWaitMs !== undefined && history !== undefined && now - history.current().createdAt < settings.changingWindowMs;
+  return changing ? Math.min(settings.changingMinimumWaitMs!, settings.minimumWaitMs) : settings.minimumWaitMs;
+}

@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { encodeV4RiceHashes, encodeV4RiceIndices, prefixesToBytes } from '../../codec/index.ts';
 import type { ThreatTypeName } from '../../lists/threat-types.ts';
-import { listNameForV4, V4_LISTS } from '../../lists/v4-lists.ts';
+import { listNameForV4, V4_LIKELY_SAFE_LISTS, V4_LISTS } from '../../lists/v4-lists.ts';
 import {
   CompressionType,
   type FetchThreatListUpdatesRequest,
@@ -32,7 +32,7 @@ import { WireError } from '../../wire/wire-error.ts';
 import { durationFromMs } from '../../wire/duration.ts';
 import { type ListCatalog, EMPTY_LIST_CHECKSUM, NO_LIST_VERSION } from '../catalog.ts';
 import type { ListHistory, ServedUpdate } from '../lists/list-history.ts';
-import type { ApiSettings } from './settings.ts';
+import { type ApiSettings, minimumWaitOf } from './settings.ts';
 import type { FullHashSource } from './full-hash-source.ts';
 import { expressionHashesOfUrl, matchesOfUrls } from './v5.ts';
 
@@ -106,9 +106,13 @@ export function fetchThreatListUpdates(
   settings: ApiSettings,
 ): FetchThreatListUpdatesResponse {
   let complete = true;
+  const now = Date.now();
+  // v4 has one wait for the whole answer: the shortest of its lists', so that a changing one is come back for.
+  let minimumWaitMs = settings.minimumWaitMs;
   const listUpdateResponses = request.listUpdateRequests.map((listRequest) => {
     const name = listNameForV4(listRequest.threatType, listRequest.platformType, listRequest.threatEntryType);
     const history: ListHistory | undefined = name === undefined ? undefined : catalog.get(name);
+    minimumWaitMs = Math.min(minimumWaitMs, minimumWaitOf(history, settings, now));
     const served = history?.updateFor(listRequest.state, {
       maxUpdateEntries: Math.max(0, listRequest.constraints?.maxUpdateEntries ?? 0),
       maxDatabaseEntries: Math.max(0, listRequest.constraints?.maxDatabaseEntries ?? 0),
@@ -119,7 +123,7 @@ export function fetchThreatListUpdates(
   return create(FetchThreatListUpdatesResponseSchema, {
     listUpdateResponses,
     // A cut-short update asks for the rest at once (SB-14: zero wait is v5's way; v4 clients wait anyway).
-    ...(complete ? { minimumWaitDuration: durationFromMs(settings.minimumWaitMs) } : {}),
+    ...(complete ? { minimumWaitDuration: durationFromMs(minimumWaitMs) } : {}),
   });
 }
 
@@ -197,7 +201,10 @@ export async function findFullHashes(
         threatMatch(number, { hash }, request.threatInfo, answer.cacheDurationMs),
       );
     });
-  return create(FindFullHashesResponseSchema, { matches, negativeCacheDuration: durationFromMs(answer.cacheDurationMs) });
+  return create(FindFullHashesResponseSchema, {
+    matches,
+    negativeCacheDuration: durationFromMs(answer.negativeCacheDurationMs ?? answer.cacheDurationMs),
+  });
 }
 
 /** The full hashes of a URL's expressions, or undefined for a URL that cannot be read. */
@@ -245,18 +252,20 @@ export async function findThreatMatches(
       if (asked.includes(ThreatType.MALICIOUS_BINARY))
         for (const number of fullHashNumbers(catalog, fullHash, types, asked)) numbers.add(number);
     }
-    for (const number of numbers) matches.push(threatMatch(number, { url }, request.threatInfo, settings.cacheDurationMs));
+    for (const number of numbers) matches.push(threatMatch(number, { url }, request.threatInfo, settings.positiveCacheDurationMs));
   }
   return create(FindThreatMatchesResponseSchema, { matches });
 }
 
 /**
  * The v4 triples that name a list (SB-14), one per list, in SB-11 order: the client's own table (browsers
- * ask for these), then malicious binaries, which v4 clients keep under their own type (Firefox).
+ * ask for these), then malicious binaries, which v4 clients keep under their own type (Firefox), then
+ * the browsers' allowlists.
  */
 const V4_TRIPLES = [
   ...Object.values(V4_LISTS),
   { threatType: ThreatType.MALICIOUS_BINARY, platformType: PlatformType.ANY_PLATFORM, threatEntryType: ThreatEntryType.URL },
+  ...Object.values(V4_LIKELY_SAFE_LISTS),
 ];
 
 /**

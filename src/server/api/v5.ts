@@ -38,7 +38,7 @@ import { WireError } from '../../wire/wire-error.ts';
 import { type ListCatalog, EMPTY_LIST_CHECKSUM, NO_LIST_VERSION } from '../catalog.ts';
 import type { ListDefinition } from '../lists/list-definition.ts';
 import type { ListHistory, ServedUpdate } from '../lists/list-history.ts';
-import type { ApiSettings } from './settings.ts';
+import { type ApiSettings, minimumWaitOf } from './settings.ts';
 import type { FullHashSource } from './full-hash-source.ts';
 
 const HASH_LENGTHS = {
@@ -86,7 +86,7 @@ function compressedAdditions(additions: SortedHashes): HashList['compressedAddit
  * and additions Rice-coded, and the minimum wait — zero when the update was cut short by the client's
  * size constraints, so that it comes straight back for the rest (SB-12).
  */
-function hashListMessage(name: string, served: ServedUpdate, settings: ApiSettings): HashList {
+function hashListMessage(name: string, served: ServedUpdate, minimumWaitMs: number): HashList {
   const removals = encodeRice32(served.removals);
   return create(HashListSchema, {
     name,
@@ -95,7 +95,7 @@ function hashListMessage(name: string, served: ServedUpdate, settings: ApiSettin
     compressedAdditions: compressedAdditions(served.additions),
     ...(removals === undefined ? {} : { compressedRemovals: removals }),
     sha256Checksum: served.checksum,
-    ...(served.complete ? { minimumWaitDuration: durationFromMs(settings.minimumWaitMs) } : {}),
+    ...(served.complete ? { minimumWaitDuration: durationFromMs(minimumWaitMs) } : {}),
   });
 }
 
@@ -109,7 +109,8 @@ function constraintsOf(request: { sizeConstraints?: { maxUpdateEntries: number; 
 /** `GET /v5/hashList/{name}`. */
 export function getHashList(catalog: ListCatalog, request: GetHashListRequest, settings: ApiSettings): HashList {
   const history = listOrNotFound(catalog, request.name);
-  return hashListMessage(request.name, history.updateFor(request.version, constraintsOf(request)), settings);
+  const wait = minimumWaitOf(history, settings, Date.now());
+  return hashListMessage(request.name, history.updateFor(request.version, constraintsOf(request)), wait);
 }
 
 /**
@@ -153,10 +154,11 @@ export function batchGetHashLists(
     return new Uint8Array(0);
   };
   const constraints = constraintsOf(request);
+  const now = Date.now();
   const hashLists = histories.map((history, i) =>
     history === undefined
       ? noSuchList(request.names[i]!, settings)
-      : hashListMessage(request.names[i]!, history.updateFor(versionFor(history, i), constraints), settings),
+      : hashListMessage(request.names[i]!, history.updateFor(versionFor(history, i), constraints), minimumWaitOf(history, settings, now)),
   );
   return create(BatchGetHashListsResponseSchema, { hashLists });
 }
@@ -254,7 +256,10 @@ export async function searchHashes(source: FullHashSource, request: SearchHashes
   return {
     $typeName: 'google.security.safebrowsing.v5.SearchHashesResponse',
     fullHashes,
-    cacheDuration: durationFromMs(answer.cacheDurationMs),
+    // An answer left without full hashes by the filter is a negative one.
+    cacheDuration: durationFromMs(
+      fullHashes.length === 0 ? (answer.negativeCacheDurationMs ?? answer.cacheDurationMs) : answer.cacheDurationMs,
+    ),
   };
 }
 
@@ -269,5 +274,6 @@ export async function searchUrls(source: FullHashSource, request: SearchUrlsRequ
     const types = threatTypesOf(found[i]!);
     if (types.length > 0) threats.push({ url, threatTypes: types.map((type) => ThreatType[type]) });
   }
-  return create(SearchUrlsResponseSchema, { threats, cacheDuration: durationFromMs(settings.cacheDurationMs) });
+  const cacheDurationMs = threats.length > 0 ? settings.positiveCacheDurationMs : settings.negativeCacheDurationMs;
+  return create(SearchUrlsResponseSchema, { threats, cacheDuration: durationFromMs(cacheDurationMs) });
 }

@@ -4,6 +4,9 @@
  * {
  *   "minimumWaitSeconds": 1800,      // minimum_wait_duration of complete list updates (SB-12); 1..86400
  *   "cacheDurationSeconds": 300,     // cache_duration of search answers; 0..86400
+ *   "positiveCacheDurationSeconds": 300, "negativeCacheDurationSeconds": 30,  // of answers with and without a full hash; default cacheDurationSeconds
+ *   "changingMinimumWaitSeconds": 300,   // minimum_wait_duration while a list is changing; 1..minimumWaitSeconds; none: off
+ *   "changingWindowSeconds": 1800,       // a list is changing this long after its last change; default minimumWaitSeconds
  *   "listCacheSeconds": 300,         // Cache-Control max-age of list answers (edge caches); 0..3600
  *   "keepVersions": 10,              // snapshots kept per list for diffs (SB-9); whole number ≥ 1
  *   "dataDir": "/var/lib/sbkit",     // keep them on disk across restarts (sbkit serve --data); relative to this file's folder
@@ -21,7 +24,8 @@
  *       "description": "phishing",                // optional
  *       "sources": [
  *         { "file": "feeds/openphish.txt", "format": "urls" },           // relative to this file's folder
- *         { "url": "https://urlhaus.abuse.ch/downloads/csv_recent/", "format": "csv", "refreshMinutes": 60 },
+ *         { "url": "https://urlhaus.abuse.ch/downloads/csv_recent/", "format": "csv", "refreshMinutes": 60,
+ *           "name": "urlhaus", "timeoutSeconds": 20, "maxMegabytes": 50 },
  *         { "url": "http://10.0.0.5/feed.txt", "format": "urls", "allowPrivateAddresses": true }, // a feed on your network
  *         { "entries": ["evil.example/", "bad.example/login"] }         // inline, format "expressions" by default
  *       ] }
@@ -31,8 +35,9 @@
  * A source has exactly one of `file`, `url`, `entries`; `format` is one of FEED_FORMATS (required for
  * files and URLs); `csvColumn` (a header name or 0-based index) only for `csv` and `domains`;
  * `refreshMinutes` 1..10080, default 60 for URLs, none (load at start and on reload) for files, and not
- * for inline entries; `allowPrivateAddresses` only for URLs. Unknown fields are errors, so a misspelt setting
- * cannot silently disable a list.
+ * for inline entries; `allowPrivateAddresses` and `timeoutSeconds` (over feedTimeoutSeconds) only for
+ * URLs, `maxMegabytes` (over feedMaxMegabytes) for URLs and files; `name` (a label for metrics and the
+ * status page) for any. Unknown fields are errors, so a misspelt setting cannot silently disable a list.
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -74,9 +79,17 @@ interface FeedReading {
   format: FeedFormat;
   /** Only for the `csv` and `domains` formats. */
   csvColumn: CsvColumn | undefined;
+  /** How the status page and metrics name the source, when the operator gave it a name. */
+  name?: string;
 }
 
-interface FileSource extends FeedReading {
+/** Bounds of one source that override the configuration's feedTimeoutSeconds and feedMaxMegabytes. */
+interface SourceLimits {
+  /** Largest text read, in bytes. */
+  maxBytes?: number;
+}
+
+interface FileSource extends FeedReading, SourceLimits {
   kind: 'file';
   /** Absolute: relative paths are resolved against the configuration file's folder. */
   path: string;
@@ -84,13 +97,15 @@ interface FileSource extends FeedReading {
   refreshMinutes: number | undefined;
 }
 
-interface UrlSource extends FeedReading {
+interface UrlSource extends FeedReading, SourceLimits {
   kind: 'url';
   /** An http: or https: URL. */
   url: string;
   refreshMinutes: number;
   /** Present when the operator lets this feed and its redirects reach loopback and private addresses (source-reader.ts). */
   allowPrivateAddresses?: true;
+  /** Whole download, redirects included, in ms. */
+  timeoutMs?: number;
 }
 
 interface EntriesSource extends FeedReading {
@@ -112,14 +127,24 @@ export interface FeedLimits {
   timeoutMs: number;
   /** Largest source, in bytes. */
   maxBytes: number;
+  /** Abandons a download under way when aborted: the server is stopping. */
+  signal?: AbortSignal;
 }
 
 /** A server configuration file (docs/configuration.md), checked, with its defaults filled in. */
 export interface ServerConfig {
   /** `minimum_wait_duration` of list answers (SB-12). */
   minimumWaitSeconds: number;
-  /** `cache_duration` of search answers (SB-8). */
+  /** `cache_duration` of search answers (SB-8), as configured: the default of the two below. */
   cacheDurationSeconds: number;
+  /** `cache_duration` of search answers holding a full hash. */
+  positiveCacheDurationSeconds: number;
+  /** `cache_duration` of search answers holding none: how long a client may miss an entry just added. */
+  negativeCacheDurationSeconds: number;
+  /** `minimum_wait_duration` of a list that is changing (SB-12); undefined: `minimumWaitSeconds` always. */
+  changingMinimumWaitSeconds?: number;
+  /** How long after its last change a list counts as changing. */
+  changingWindowSeconds: number;
   /** `Cache-Control: max-age` of list answers: how long an edge cache serves one without asking (SB-11). */
   listCacheSeconds: number;
   /** Versions of each list kept for diffs: a client holding an older one gets the whole list. */
@@ -166,12 +191,18 @@ export const DEFAULT_FEED_LIMITS: FeedLimits = { timeoutMs: 60_000, maxBytes: 25
 const DEFAULT_URL_REFRESH_MINUTES = 60;
 /** A week: far beyond any feed's publishing cycle, and well inside what Node timers hold (24.8 days). */
 const MAX_REFRESH_MINUTES = 7 * 24 * 60;
+/** An hour for one download: a feed that takes longer is not one to wait for. */
+const MAX_FEED_TIMEOUT_SECONDS = 3600;
 /** A feed becomes one string, and V8 caps strings just under 512 Mi characters. */
 const MAX_FEED_MEGABYTES = 500;
 
 const TOP_FIELDS = [
   'minimumWaitSeconds',
   'cacheDurationSeconds',
+  'positiveCacheDurationSeconds',
+  'negativeCacheDurationSeconds',
+  'changingMinimumWaitSeconds',
+  'changingWindowSeconds',
   'listCacheSeconds',
   'keepVersions',
   'dataDir',
@@ -189,7 +220,9 @@ const TOP_FIELDS = [
 ] as const;
 const LIST_FIELDS = ['name', 'threatTypes', 'likelySafeTypes', 'hashLength', 'description', 'sources'] as const;
 const SOURCE_KINDS = ['file', 'url', 'entries'] as const;
-const READING_FIELDS = ['format', 'csvColumn'] as const;
+const READING_FIELDS = ['format', 'csvColumn', 'name'] as const;
+/** A source's name is a metric label and a word on the status page: short, plain. */
+const SOURCE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /**
  * Checks a parsed JSON configuration and gives it its typed form, defaults filled in. `baseDir` is the
@@ -214,7 +247,9 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
   const adminListen = top.adminListen === undefined ? undefined : parseListenAddress(expectString(top.adminListen, 'adminListen'));
   if (adminListen !== undefined && 'problem' in adminListen) throw new ConfigError('adminListen', adminListen.problem);
   const timeoutSeconds =
-    top.feedTimeoutSeconds === undefined ? undefined : expectNumber(top.feedTimeoutSeconds, 'feedTimeoutSeconds', { min: 1, max: 3600 });
+    top.feedTimeoutSeconds === undefined
+      ? undefined
+      : expectNumber(top.feedTimeoutSeconds, 'feedTimeoutSeconds', { min: 1, max: MAX_FEED_TIMEOUT_SECONDS });
   const maxMegabytes =
     top.feedMaxMegabytes === undefined
       ? undefined
@@ -237,9 +272,14 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
       throw new ConfigError(`loadControl.keyBudgets["${keyStart(key)}"]`, 'is no key of apiKeys; a budget belongs to a key clients use');
   }
 
+  const minimumWaitSeconds = numberField('minimumWaitSeconds', 1, DEFAULT_MINIMUM_WAIT_SECONDS, false, MAX_MINIMUM_WAIT_SECONDS);
+  const cacheDurationSeconds = numberField('cacheDurationSeconds', 0, DEFAULT_CACHE_DURATION_SECONDS, false, MAX_CACHE_DURATION_SECONDS);
   return {
-    minimumWaitSeconds: numberField('minimumWaitSeconds', 1, DEFAULT_MINIMUM_WAIT_SECONDS, false, MAX_MINIMUM_WAIT_SECONDS),
-    cacheDurationSeconds: numberField('cacheDurationSeconds', 0, DEFAULT_CACHE_DURATION_SECONDS, false, MAX_CACHE_DURATION_SECONDS),
+    minimumWaitSeconds,
+    cacheDurationSeconds,
+    positiveCacheDurationSeconds: numberField('positiveCacheDurationSeconds', 0, cacheDurationSeconds, false, MAX_CACHE_DURATION_SECONDS),
+    negativeCacheDurationSeconds: numberField('negativeCacheDurationSeconds', 0, cacheDurationSeconds, false, MAX_CACHE_DURATION_SECONDS),
+    ...parseChanging(top, minimumWaitSeconds),
     listCacheSeconds: numberField('listCacheSeconds', 0, DEFAULT_LIST_CACHE_SECONDS, true, MAX_LIST_CACHE_SECONDS),
     keepVersions: numberField('keepVersions', 1, DEFAULT_KEEP_VERSIONS, true),
     ...(dataDir === undefined ? {} : { dataDir: resolve(baseDir, dataDir) }),
@@ -323,6 +363,30 @@ function parseList(value: unknown, field: string, baseDir: string): ListConfig {
   };
 }
 
+/**
+ * `changingMinimumWaitSeconds` and `changingWindowSeconds`. SB-12: a complete update never carries a zero
+ * wait, which tells a client its update was cut short; and a shorter wait than the usual one only.
+ */
+function parseChanging(
+  top: JsonObject,
+  minimumWaitSeconds: number,
+): Pick<ServerConfig, 'changingMinimumWaitSeconds' | 'changingWindowSeconds'> {
+  const window =
+    top.changingWindowSeconds === undefined
+      ? minimumWaitSeconds
+      : expectNumber(top.changingWindowSeconds, 'changingWindowSeconds', { min: 1, max: MAX_MINIMUM_WAIT_SECONDS });
+  if (top.changingMinimumWaitSeconds === undefined) {
+    if (top.changingWindowSeconds !== undefined)
+      throw new ConfigError(
+        'changingWindowSeconds',
+        'does nothing without changingMinimumWaitSeconds, the wait served while a list is changing',
+      );
+    return { changingWindowSeconds: window };
+  }
+  const wait = expectNumber(top.changingMinimumWaitSeconds, 'changingMinimumWaitSeconds', { min: 1, max: minimumWaitSeconds });
+  return { changingMinimumWaitSeconds: wait, changingWindowSeconds: window };
+}
+
 /** The configured width, or the one the name states; the two must agree, as clients pick lists by name. */
 function parseHashLength(value: unknown, name: string, field: string): HashWidth {
   // v5 names state their hash width: `se-4b`, `gc-32b`.
@@ -347,7 +411,11 @@ function parseSource(value: unknown, field: string, baseDir: string): SourceConf
     );
   }
   const kind = kinds[0]!;
-  const kindFields = { file: ['refreshMinutes'], url: ['refreshMinutes', 'allowPrivateAddresses'], entries: [] }[kind];
+  const kindFields = {
+    file: ['refreshMinutes', 'maxMegabytes'],
+    url: ['refreshMinutes', 'allowPrivateAddresses', 'timeoutSeconds', 'maxMegabytes'],
+    entries: [],
+  }[kind];
   expectKnownFields(source, [kind, ...READING_FIELDS, ...kindFields], field);
   const reading = parseReading(source, field, kind === 'entries' ? 'expressions' : undefined);
   const refreshField = fieldOf(field, 'refreshMinutes');
@@ -356,14 +424,26 @@ function parseSource(value: unknown, field: string, baseDir: string): SourceConf
       ? undefined
       : expectNumber(source.refreshMinutes, refreshField, { min: 1, max: MAX_REFRESH_MINUTES });
 
+  const maxMegabytes =
+    source.maxMegabytes === undefined
+      ? undefined
+      : expectNumber(source.maxMegabytes, fieldOf(field, 'maxMegabytes'), { min: 0.001, max: MAX_FEED_MEGABYTES });
+  const limits: SourceLimits = maxMegabytes === undefined ? {} : { maxBytes: Math.floor(maxMegabytes * 1024 * 1024) };
+  const timeoutSeconds =
+    source.timeoutSeconds === undefined
+      ? undefined
+      : expectNumber(source.timeoutSeconds, fieldOf(field, 'timeoutSeconds'), { min: 1, max: MAX_FEED_TIMEOUT_SECONDS });
+
   switch (kind) {
     case 'file':
-      return { kind, path: resolve(baseDir, expectString(source.file, fieldOf(field, 'file'))), ...reading, refreshMinutes };
+      return { kind, path: resolve(baseDir, expectString(source.file, fieldOf(field, 'file'))), ...reading, ...limits, refreshMinutes };
     case 'url':
       return {
         kind,
         url: parseFeedUrl(source.url, fieldOf(field, 'url')),
         ...reading,
+        ...limits,
+        ...(timeoutSeconds === undefined ? {} : { timeoutMs: timeoutSeconds * 1000 }),
         refreshMinutes: refreshMinutes ?? DEFAULT_URL_REFRESH_MINUTES,
         ...(parseAllowPrivate(source.allowPrivateAddresses, fieldOf(field, 'allowPrivateAddresses'))
           ? { allowPrivateAddresses: true }
@@ -394,7 +474,15 @@ function parseReading(source: JsonObject, field: string, defaultFormat: FeedForm
         ? expectNumber(source.csvColumn, columnField, { min: 0, max: 10_000, integer: true })
         : expectString(source.csvColumn, columnField);
   }
-  return { format: format as FeedFormat, csvColumn };
+  const nameField = fieldOf(field, 'name');
+  const name = source.name === undefined ? undefined : expectString(source.name, nameField);
+  if (name !== undefined && !SOURCE_NAME.test(name)) {
+    throw new ConfigError(
+      nameField,
+      'must be 1 to 64 letters, digits, ".", "_" and "-", starting with a letter or digit (it labels metrics)',
+    );
+  }
+  return { format: format as FeedFormat, csvColumn, ...(name === undefined ? {} : { name }) };
 }
 
 function parseFeedUrl(value: unknown, field: string): string {

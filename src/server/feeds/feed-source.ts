@@ -1,55 +1,10 @@
-import { DEFAULT_FEED_LIMITS, type FeedLimits, type ListConfig, type SourceConfig } from './config.ts';
+import { DEFAULT_FEED_LIMITS, type FeedLimits, type ListConfig } from './config.ts';
+import { type EntryEdits, NO_EDITS } from './entry-edits.ts';
+import { EDITS_LABEL, editsKey, withEntryEdits } from './edited-list.ts';
 import type { BadLine } from './feed-collector.ts';
-import { FeedFormatError } from './feed-error.ts';
-import { type ParsedFeed, parseFeed } from './feed-formats.ts';
-import { notAFeedReason } from './feed-plausibility.ts';
-import { sortedFullHashes } from '../lists/full-hashes.ts';
-import { SourceError } from './source-error.ts';
-import { readFileSource, readUrlSource, urlLabel } from './source-reader.ts';
-
-/** How a source is named in reports and errors. */
-function sourceLabel(source: SourceConfig): string {
-  switch (source.kind) {
-    case 'file':
-      return source.path;
-    case 'url':
-      return urlLabel(source.url);
-    case 'entries':
-      return `inline entries (${source.entries.length})`;
-  }
-}
-
-/**
- * Reads and parses one source: a file, an http(s) download, or inline entries. Throws SourceError
- * (typed by `failure`) when the source gives nothing usable, a text of almost only bad lines included;
- * other bad lines are not failures but counts in the result. No retries here: the next refresh is the retry.
- */
-export async function loadSource(source: SourceConfig, limits: FeedLimits = DEFAULT_FEED_LIMITS): Promise<ParsedFeed> {
-  const label = sourceLabel(source);
-  let text: string;
-  switch (source.kind) {
-    case 'file':
-      text = await readFileSource(source.path, limits);
-      break;
-    case 'url':
-      text = await readUrlSource(source.url, limits, source.allowPrivateAddresses);
-      break;
-    case 'entries':
-      text = source.entries.join('\n');
-      break;
-  }
-  let feed: ParsedFeed;
-  try {
-    feed = parseFeed(text, source.format, { csvColumn: source.csvColumn });
-  } catch (error) {
-    if (error instanceof FeedFormatError)
-      throw new SourceError(label, 'format', `cannot be read as ${source.format}: ${error.message}`, { cause: error });
-    throw error;
-  }
-  const notAFeed = notAFeedReason(feed, source.format);
-  if (notAFeed !== undefined) throw new SourceError(label, 'not-a-feed', notAFeed);
-  return feed;
-}
+import type { SourceError } from './source-error.ts';
+import { copiesKey, type ReadMode, type SourceCopy, SourceStates, unionOf } from './source-states.ts';
+import { sourceLabel, sourceLimits } from './source-text.ts';
 
 /** What one source contributed to a list, for the operator's log and status page. */
 interface SourceReport {
@@ -61,65 +16,84 @@ interface SourceReport {
   badLines: BadLine[];
 }
 
+/** A source that failed this time but still counts with its last good copy. */
+interface StaleSource {
+  error: SourceError;
+  /** When the copy served was read. */
+  copySince: number;
+}
+
 export interface LoadedList {
   /** SHA-256 of every distinct expression of all sources, sorted, 32 bytes each, concatenated. */
   fullHashes: Uint8Array;
   /** Distinct expressions over all sources (the number of full hashes). */
   expressions: number;
-  /** Bad lines over all sources that loaded. */
+  /** Bad lines over all sources that count. */
   badLines: number;
-  /** The sources that failed; the list holds the entries of the others. */
+  /** The sources that failed with no copy to serve; the list holds the entries of the others. */
   errors: SourceError[];
-  /** One report per source that loaded, in configuration order. */
+  /** The sources that failed this time (or last time, and are not due yet) and count with their last good copy. */
+  stale: StaleSource[];
+  /** One report per source that counts (a copy read now or kept), in configuration order. */
   sources: SourceReport[];
+  /**
+   * Names the versions of the sources `fullHashes` was made of: a load with the same key as an earlier one
+   * holds the same entries (nothing changed, or only 304s and texts read again unchanged).
+   */
+  contentKey: string;
 }
 
 /**
- * Loads every source of a list and merges them into the list's full hashes. A source that fails is
- * reported in `errors` and the others still count. Sources are read one after another, so that at most
- * one feed's text is in memory at a time (a feed may be hundreds of megabytes).
+ * Loads the sources of a list through `states`, which keeps each source's last good copy, and merges the
+ * copies into the list's full hashes. A source that fails with a copy still counts with it (`stale`);
+ * one without is reported in `errors`, and the others still count. Sources are read one after another,
+ * so that at most one feed's text is in memory at a time (a feed may be hundreds of megabytes). In mode
+ * `due` (a timer's load), URL sources are read only once their refresh interval or back-off has passed.
+ * The edits (entry-edits.ts), from `readEdits`, lie over the list's `entries` sources, when it has one
+ * (edited-list.ts); they are read once the sources are, so that an edit made during a slow download (on
+ * another instance sharing them, with --redis) is not left out of what this load publishes.
  */
-export async function loadList(list: ListConfig, limits: FeedLimits = DEFAULT_FEED_LIMITS): Promise<LoadedList> {
-  const expressions = new Set<string>();
+export async function loadList(
+  list: ListConfig,
+  limits: FeedLimits = DEFAULT_FEED_LIMITS,
+  states: SourceStates = new SourceStates(),
+  mode: ReadMode = 'now',
+  readEdits: () => Promise<EntryEdits> = async () => NO_EDITS,
+): Promise<LoadedList> {
   const errors: SourceError[] = [];
+  const stale: StaleSource[] = [];
   const sources: SourceReport[] = [];
+  const copies: SourceCopy[] = [];
+  const fromEntries: boolean[] = [];
   let badLines = 0;
-  for (const source of list.sources) {
-    let feed: ParsedFeed;
-    try {
-      feed = await loadSource(source, limits);
-    } catch (error) {
-      if (!(error instanceof SourceError)) throw error;
-      errors.push(error);
+  states.prune(list.name, list.sources.length);
+  for (const [index, source] of list.sources.entries()) {
+    const { copy, error } = await states.read(list.name, index, source, sourceLimits(source, limits), mode);
+    if (copy === undefined) {
+      if (error !== undefined) errors.push(error);
       continue;
     }
-    for (const expression of feed.expressions) expressions.add(expression);
-    badLines += feed.badLineCount;
+    if (error !== undefined) stale.push({ error, copySince: copy.since });
+    copies.push(copy);
+    fromEntries.push(source.kind === 'entries');
+    badLines += copy.badLineCount;
     sources.push({
       source: sourceLabel(source),
-      entryCount: feed.entryCount,
-      expressionCount: feed.expressions.length,
-      badLineCount: feed.badLineCount,
-      badLines: feed.badLines,
+      entryCount: copy.entryCount,
+      expressionCount: copy.expressionCount,
+      badLineCount: copy.badLineCount,
+      badLines: copy.badLines,
     });
   }
-  return { fullHashes: sortedFullHashes(expressions), expressions: expressions.size, badLines, errors, sources };
-}
-
-/** Milliseconds between refreshes of a source, or undefined when it is loaded only at start and on reload. */
-export function sourceRefreshMs(source: SourceConfig): number | undefined {
-  return source.kind === 'entries' || source.refreshMinutes === undefined ? undefined : source.refreshMinutes * 60_000;
-}
-
-/**
- * How often a list is to be reloaded: the shortest interval of its sources, since a reload reads them
- * all; undefined when none has one. Scheduling is the caller's (loadList on a timer).
- */
-export function listRefreshMs(list: ListConfig): number | undefined {
-  let shortest: number | undefined;
-  for (const source of list.sources) {
-    const interval = sourceRefreshMs(source);
-    if (interval !== undefined && (shortest === undefined || interval < shortest)) shortest = interval;
+  const editable = list.sources.some((source) => source.kind === 'entries');
+  const edits = editable ? await readEdits() : NO_EDITS;
+  const edited = edits.added.length > 0 || edits.removed.length > 0;
+  if (edits.added.length > 0) {
+    const count = edits.added.length;
+    sources.push({ source: EDITS_LABEL, entryCount: count, expressionCount: count, badLineCount: 0, badLines: [] });
   }
-  return shortest;
+  // Keyed before merging: a load of the same copies and edits as the last one reuses its merge.
+  const key = edited ? `${copiesKey(copies)};${editsKey(edits)}` : copiesKey(copies);
+  const { fullHashes } = states.merge(list.name, key, () => (edited ? withEntryEdits(copies, fromEntries, edits) : unionOf(copies)));
+  return { fullHashes, expressions: fullHashes.length / 32, badLines, errors, stale, sources, contentKey: key };
 }

@@ -36,6 +36,10 @@ export class SourceError extends SbkitError {
   override readonly code: string;
   /** Every code of this class. */
   static readonly codes: readonly string[] = SOURCE_FAILURES.map((reason) => errorCode('SOURCE', reason));
+  /** For `http-status`: the status the feed's server answered. */
+  readonly httpStatus?: number;
+  /** For `http-status`: the wait the server asked for with Retry-After (429, 503), in seconds, at most a week. */
+  readonly retryAfterSeconds?: number;
 
   constructor(
     /** The file path or URL (without credentials), or a description of inline entries. */
@@ -43,9 +47,11 @@ export class SourceError extends SbkitError {
     /** What went wrong, for callers to branch on. */
     readonly failure: SourceFailure,
     detail: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; httpStatus?: number; retryAfterSeconds?: number },
   ) {
-    super(`${source}: ${detail}`, options);
+    super(`${source}: ${detail}`, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = errorCode('SOURCE', failure);
+    if (options?.httpStatus !== undefined) this.httpStatus = options.httpStatus;
+    if (options?.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }

@@ -174,6 +174,19 @@ export function statusPage(status: ServerStatus): string {
         `<tr><td><code>${escapeHtml(l.name)}</code></td><td>${escapeHtml(l.description)}</td><td><code>${escapeHtml(l.version.slice(0, 12))}</code></td><td class="n">${l.entries.toLocaleString('en')}</td><td>${escapeHtml(l.publishedAt.replace('T', ' ').slice(0, 19))} UTC</td><td class="n">${duration(l.ageSeconds)}</td></tr>`,
     )
     .join('\n');
+  const feeds =
+    status.feeds.length === 0
+      ? ''
+      : `<h2>Feeds</h2>
+<table id="feeds"><tr><th>list</th><th>source</th><th>state</th></tr>
+${status.feeds
+  .map(
+    (f) =>
+      `<tr class="${f.state}"><td><code>${escapeHtml(f.list)}</code></td><td>${escapeHtml(f.name)}</td><td>${escapeHtml(f.summary)}</td></tr>`,
+  )
+  .join('\n')}
+</table>
+`;
   const control = status.loadControl;
   const refusals =
     control === null
@@ -196,7 +209,7 @@ ${['browser', 'bot', 'crawler']
 <table id="lists"><tr><th>list</th><th>holds</th><th>version</th><th>entries</th><th>published</th><th>age</th></tr>
 ${lists}
 </table>
-<h2>Requests, last hour</h2>
+${feeds}<h2>Requests, last hour</h2>
 <p>${status.requests.answered} answered, ${status.requests.refused} refused, ${status.requests.failed} failed.</p>
 ${chart(status)}
 <h2>Load control</h2>

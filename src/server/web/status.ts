@@ -1,8 +1,9 @@
-// What the status page and `sbkit status` show: the lists with their versions, sizes and age, requests
-// over the last hour, and what load control did.
+// What the status page and `sbkit status` show: the lists with their versions, sizes and age, the state
+// of each feed source, requests over the last hour, and what load control did.
 
 import { VERSION } from '../../version.ts';
 import type { ListCatalog } from '../catalog.ts';
+import type { FeedSourceStatus } from '../feeds/source-status.ts';
 import type { LoadControlSummary } from '../guard/load-control.ts';
 import { hashCount } from '../../store/hash-list.ts';
 import type { MinuteCounts, RequestHistory } from './request-history.ts';
@@ -24,6 +25,8 @@ export interface ServerStatus {
     /** How long ago that was. */
     ageSeconds: number;
   }[];
+  /** Each source of each list read from feeds (none for the demo lists and a mirror), in list order. */
+  feeds: FeedSourceStatus[];
   requests: { answered: number; refused: number; failed: number; perMinute: MinuteCounts[] };
   loadControl: LoadControlSummary | null;
 }
@@ -35,6 +38,7 @@ export function serverStatus(
   serving: string,
   startedAt: number,
   now: number,
+  feeds: FeedSourceStatus[],
 ): ServerStatus {
   const perMinute = history.lastHour();
   const total = (key: 'answered' | 'refused' | 'failed') => perMinute.reduce((sum, m) => sum + m[key], 0);
@@ -54,6 +58,7 @@ export function serverStatus(
         ageSeconds: Math.max(0, Math.floor((now - snapshot.createdAt) / 1000)),
       };
     }),
+    feeds,
     requests: { answered: total('answered'), refused: total('refused'), failed: total('failed'), perMinute },
     loadControl,
   };

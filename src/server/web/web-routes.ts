@@ -8,6 +8,7 @@ import { WireError } from '../../wire/wire-error.ts';
 import { type FullHashSource, searchesOf } from '../api/full-hash-source.ts';
 import type { Requester } from '../guard/requester.ts';
 import type { ListCatalog } from '../catalog.ts';
+import type { FeedSourceStatus } from '../feeds/source-status.ts';
 import type { LoadControl } from '../guard/load-control.ts';
 import { INNER_REQUEST_ADDRESS } from '../ohttp/gateway-routes.ts';
 import { lookUp } from './lookup.ts';
@@ -15,12 +16,17 @@ import { advisoryPage, lookupPage, statusPage } from './pages.ts';
 import { RequestHistory } from './request-history.ts';
 import { serverStatus } from './status.ts';
 
+/** Retry-After of a lookup the lists' source could not answer, when it named no wait of its own. */
+const LOOKUP_RETRY_AFTER_SECONDS = 60;
+
 export interface WebOptions {
   catalog: ListCatalog;
   source: FullHashSource;
   loadControl: LoadControl | undefined;
   /** What the server serves, in words, for the status page. */
   serving: string;
+  /** The state of each feed source, for the status page. */
+  feeds: () => FeedSourceStatus[];
   /** True when verdicts come from Google's data (a proxy of Google's server): SB-3's attribution. */
   googleData: boolean;
   /** Who a request comes from: a look-up costs what an API search of the same requester costs. */
@@ -39,11 +45,18 @@ export function registerWebRoutes(app: FastifyInstance, options: WebOptions): vo
     if (request.socket.remoteAddress !== INNER_REQUEST_ADDRESS) history.record(reply.statusCode);
   });
   const html = 'text/html; charset=utf-8';
+  // Who may keep a page (as answer-caching.ts decides for the API): the empty form and the advisories
+  // are the same for everyone; a lookup tells what someone checks, so no cache keeps it, nor an error;
+  // the status changes with every request.
+  const PAGE = 'public, max-age=300';
+  const ADVISORY = 'public, max-age=86400';
+  const NOT_KEPT = 'no-store';
 
   app.get('/', async (request, reply) => {
     const url = (request.query as Record<string, unknown>).url;
-    reply.header('content-type', html);
-    if (typeof url !== 'string' || url.trim() === '') return lookupPage({ url: '', googleData: options.googleData });
+    reply.header('content-type', html).header('cache-control', NOT_KEPT);
+    if (typeof url !== 'string' || url.trim() === '')
+      return reply.header('cache-control', PAGE).send(lookupPage({ url: '', googleData: options.googleData }));
     if (url.length > MAX_LOOKUP_LENGTH)
       return reply.code(400).send(
         lookupPage({
@@ -60,14 +73,18 @@ export function registerWebRoutes(app: FastifyInstance, options: WebOptions): vo
         return reply
           .code(400)
           .send(lookupPage({ url, error: `This is not a URL that can be checked: ${error.message}.`, googleData: options.googleData }));
+      // Retry-After as every 503 of the server carries: the upstream's own wait, or a minute.
       if (error instanceof WireError)
-        return reply.code(503).send(
-          lookupPage({
-            url,
-            error: "The URL could not be checked just now (the lists' source did not answer). Please try again later.",
-            googleData: options.googleData,
-          }),
-        );
+        return reply
+          .code(503)
+          .header('retry-after', String(error.retryAfterSeconds ?? LOOKUP_RETRY_AFTER_SECONDS))
+          .send(
+            lookupPage({
+              url,
+              error: "The URL could not be checked just now (the lists' source did not answer). Please try again later.",
+              googleData: options.googleData,
+            }),
+          );
       throw error;
     }
   });
@@ -78,12 +95,29 @@ export function registerWebRoutes(app: FastifyInstance, options: WebOptions): vo
       return reply
         .code(404)
         .header('content-type', html)
+        .header('cache-control', NOT_KEPT)
         .send(lookupPage({ url: '', error: `There is no advisory for "${threatType}".`, googleData: options.googleData }));
-    return reply.header('content-type', html).send(advisoryPage(threatType as ThreatTypeName, options.googleData));
+    return reply
+      .header('content-type', html)
+      .header('cache-control', ADVISORY)
+      .send(advisoryPage(threatType as ThreatTypeName, options.googleData));
   });
 
   const status = async () =>
-    serverStatus(options.catalog, history, (await options.loadControl?.summary()) ?? null, options.serving, startedAt, Date.now());
-  app.get('/status', async (_request, reply) => reply.header('content-type', html).send(statusPage(await status())));
-  app.get('/status.json', async () => status());
+    serverStatus(
+      options.catalog,
+      history,
+      (await options.loadControl?.summary()) ?? null,
+      options.serving,
+      startedAt,
+      Date.now(),
+      options.feeds(),
+    );
+  app.get('/status', async (_request, reply) =>
+    reply
+      .header('content-type', html)
+      .header('cache-control', NOT_KEPT)
+      .send(statusPage(await status())),
+  );
+  app.get('/status.json', async (_request, reply) => reply.header('cache-control', NOT_KEPT).send(await status()));
 }

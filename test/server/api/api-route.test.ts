@@ -51,7 +51,7 @@ before(async () => {
   loadControl = await LoadControl.create();
   server = createServer({
     catalog: new ListCatalog([history]),
-    settings: { listCacheSeconds: 120, cacheDurationMs: 90_000 },
+    settings: { listCacheSeconds: 120, positiveCacheDurationMs: 90_000, negativeCacheDurationMs: 90_000 },
     apiKeys: [API_KEY],
     adminToken: ADMIN_TOKEN,
     loadControl,
@@ -100,6 +100,21 @@ describe('list answers: ETag, Cache-Control, Vary, 304', () => {
       assert.equal(other.headers.get('etag'), tag);
     });
   }
+
+  it('HEAD answers as GET does without the body: the same ETag, caching headers and length, and 304 on If-None-Match', async () => {
+    const path = `/v5/hashList/se-4b?key=${API_KEY}`;
+    const full = await get(path);
+    const length = (await full.arrayBuffer()).byteLength;
+    const head = await fetch(`${base}${path}`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('etag'), full.headers.get('etag'));
+    assert.equal(head.headers.get('cache-control'), 'public, max-age=120');
+    assert.equal(head.headers.get('vary'), full.headers.get('vary'));
+    assert.equal(head.headers.get('content-length'), String(length));
+    assert.equal((await head.arrayBuffer()).byteLength, 0);
+    const conditional = await fetch(`${base}${path}`, { method: 'HEAD', headers: { 'if-none-match': full.headers.get('etag')! } });
+    assert.equal(conditional.status, 304);
+  });
 
   it('a publish changes the tag: the old one gets the new answer, not 304', async () => {
     const path = `/v5/hashList/se-4b?key=${API_KEY}&alt=json`;

@@ -18,7 +18,11 @@ import { ownSource } from './fixtures.ts';
 const fullHash = (n: number) => createHash('sha256').update(`entry ${n}`).digest();
 /** Contents share entries, so that diffs between them have removals and additions, and limits cut them. */
 const CONTENTS = [[], [1, 2, 3], [2, 3, 4, 5, 6], [1, 5, 6, 7, 8, 9, 10], [3, 4, 11, 12]].map((ns) => Buffer.concat(ns.map(fullHash)));
-const SETTINGS: ApiSettings[] = [DEFAULT_API_SETTINGS, { ...DEFAULT_API_SETTINGS, minimumWaitMs: 600_000 }];
+const SETTINGS: ApiSettings[] = [
+  DEFAULT_API_SETTINGS,
+  { ...DEFAULT_API_SETTINGS, minimumWaitMs: 600_000 },
+  { ...DEFAULT_API_SETTINGS, changingMinimumWaitMs: 300_000, changingWindowMs: 3_600_000 },
+];
 
 function catalog(): ListCatalog {
   const list = (name: string, hashLength: 4 | 32, keep: number) =>

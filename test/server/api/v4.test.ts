@@ -125,6 +125,9 @@ describe('threatLists', () => {
         ThreatType.UNWANTED_SOFTWARE,
         ThreatType.POTENTIALLY_HARMFUL_APPLICATION,
         ThreatType.MALICIOUS_BINARY,
+        ThreatType.CSD_ALLOWLIST,
+        ThreatType.CSD_DOWNLOAD_ALLOWLIST,
+        ThreatType.HIGH_CONFIDENCE_ALLOWLIST,
       ],
     );
   });

@@ -40,6 +40,9 @@ describe('parseServerConfig', () => {
     assert.deepEqual(config, {
       minimumWaitSeconds: 1800,
       cacheDurationSeconds: 300,
+      positiveCacheDurationSeconds: 300,
+      negativeCacheDurationSeconds: 300,
+      changingWindowSeconds: 1800,
       listCacheSeconds: 300,
       keepVersions: 10,
       apiKeys: ['key-one'],
@@ -176,6 +179,32 @@ describe('parseServerConfig', () => {
     assert.equal(config.cacheDurationSeconds, 86_400);
   });
 
+  it('splits the cache duration into positive and negative ones, each defaulting to cacheDurationSeconds', () => {
+    const old = parseServerConfig({ cacheDurationSeconds: 120 }, BASE);
+    assert.equal(old.positiveCacheDurationSeconds, 120);
+    assert.equal(old.negativeCacheDurationSeconds, 120);
+    const split = parseServerConfig({ cacheDurationSeconds: 120, negativeCacheDurationSeconds: 0 }, BASE);
+    assert.equal(split.positiveCacheDurationSeconds, 120);
+    assert.equal(split.negativeCacheDurationSeconds, 0);
+  });
+
+  it('takes a wait for changing lists, never zero (SB-12) nor longer than the usual one', () => {
+    const config = parseServerConfig({ minimumWaitSeconds: 1200, changingMinimumWaitSeconds: 300 }, BASE);
+    assert.equal(config.changingMinimumWaitSeconds, 300);
+    assert.equal(config.changingWindowSeconds, 1200, 'changing for one usual wait by default');
+    assert.equal(parseServerConfig({ changingMinimumWaitSeconds: 60, changingWindowSeconds: 600 }, BASE).changingWindowSeconds, 600);
+    assert.equal(parseServerConfig({}, BASE).changingMinimumWaitSeconds, undefined);
+    assert.throws(
+      () => parseServerConfig({ changingMinimumWaitSeconds: 0 }, BASE),
+      /changingMinimumWaitSeconds: must be a number from 1 to 1800/,
+    );
+    assert.throws(() => parseServerConfig({ minimumWaitSeconds: 600, changingMinimumWaitSeconds: 900 }, BASE), /from 1 to 600/);
+    assert.throws(
+      () => parseServerConfig({ changingWindowSeconds: 600 }, BASE),
+      /changingWindowSeconds: does nothing without changingMinimumWaitSeconds/,
+    );
+  });
+
   it('accepts a list cache time from 0 (revalidate every time) to an hour', () => {
     assert.equal(parseServerConfig({ listCacheSeconds: 0 }, BASE).listCacheSeconds, 0);
     assert.equal(parseServerConfig({ listCacheSeconds: 3600 }, BASE).listCacheSeconds, 3600);
@@ -237,6 +266,29 @@ describe('parseServerConfig', () => {
     assert.deepEqual(config.feedLimits, { timeoutMs: 5000, maxBytes: 2 * 1024 * 1024 });
   });
 
+  it("reads a source's own limits and name, leaving the others to the configuration's", () => {
+    const config = parseServerConfig(
+      {
+        lists: [
+          {
+            name: 'mw-4b',
+            threatTypes: ['MALWARE'],
+            sources: [
+              { url: 'https://feeds.example/a', format: 'urls', name: 'feed-a', timeoutSeconds: 10, maxMegabytes: 0.5 },
+              { file: 'local.txt', format: 'urls', maxMegabytes: 3 },
+              { url: 'https://feeds.example/b', format: 'urls' },
+            ],
+          },
+        ],
+      },
+      BASE,
+    );
+    const [a, local, b] = config.lists[0]!.sources;
+    assert.deepEqual([a!.name, a!.kind === 'url' && a!.timeoutMs, a!.kind !== 'entries' && a!.maxBytes], ['feed-a', 10_000, 512 * 1024]);
+    assert.equal(local!.kind === 'file' && local!.maxBytes, 3 * 1024 * 1024);
+    assert.deepEqual([b!.name, b!.kind === 'url' && b!.timeoutMs, b!.kind === 'url' && b!.maxBytes], [undefined, undefined, undefined]);
+  });
+
   /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access -- each edit breaks one field of arbitrary JSON */
   type Edit = (config: Record<string, any>) => void;
   const errors: [string, Edit, string, RegExp][] = [
@@ -283,6 +335,21 @@ describe('parseServerConfig', () => {
       /true or false/,
     ],
     ['a huge feed limit', (c) => (c.feedMaxMegabytes = 4096), 'feedMaxMegabytes', /from 1 to 500/],
+    [
+      'a source timeout past an hour',
+      (c) => (c.lists[0].sources[1].timeoutSeconds = 7200),
+      'lists[0].sources[1].timeoutSeconds',
+      /from 1 to 3600/,
+    ],
+    ['a timeout on a file', (c) => (c.lists[0].sources[0].timeoutSeconds = 5), 'lists[0].sources[0].timeoutSeconds', /not a known setting/],
+    ['a huge source limit', (c) => (c.lists[0].sources[1].maxMegabytes = 501), 'lists[0].sources[1].maxMegabytes', /to 500/],
+    [
+      'a limit on inline entries',
+      (c) => (c.lists[0].sources[2].maxMegabytes = 1),
+      'lists[0].sources[2].maxMegabytes',
+      /not a known setting/,
+    ],
+    ['a source name with a space', (c) => (c.lists[0].sources[1].name = 'my feed'), 'lists[0].sources[1].name', /labels metrics/],
     ['a list name with a colon', (c) => (c.lists[0].name = 'se:4b'), 'lists[0].name', /not a list name/],
     ['a list name with a slash', (c) => (c.lists[1].name = 'gc/32b'), 'lists[1].name', /not a list name/],
     ['a repeated list name', (c) => (c.lists[1].name = 'se-4b'), 'lists[1].name', /unique/],

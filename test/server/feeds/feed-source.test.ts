@@ -7,8 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import type { FeedLimits, ListConfig, SourceConfig } from '../../../src/server/feeds/config.ts';
-import { listRefreshMs, loadList, loadSource, sourceRefreshMs } from '../../../src/server/feeds/feed-source.ts';
+import { loadList } from '../../../src/server/feeds/feed-source.ts';
+import { type SourceCopy, sourceRefreshMs, SourceStates } from '../../../src/server/feeds/source-states.ts';
 import { SourceError, type SourceFailure } from '../../../src/server/feeds/source-error.ts';
+import { sourceLimits } from '../../../src/server/feeds/source-text.ts';
 
 const fixtures = new URL('./fixtures/', import.meta.url);
 const fixturePath = (name: string) => fileURLToPath(new URL(name, fixtures));
@@ -25,6 +27,18 @@ function fromUrl(url: string, format: SourceConfig['format'], refreshMinutes = 6
 function list(sources: SourceConfig[]): ListConfig {
   return { name: 'test-4b', threatTypes: ['MALWARE'], likelySafeTypes: [], hashLength: 4, description: '', sources };
 }
+
+/** One read of `source` as a list's first load reads it (SourceStates): its copy, or the SourceError it failed with. */
+async function readSource(source: SourceConfig, limits: FeedLimits = LIMITS): Promise<SourceCopy> {
+  const { copy, error } = await new SourceStates().read('test-4b', 0, source, sourceLimits(source, limits), 'now');
+  if (error !== undefined) throw error;
+  return copy!;
+}
+
+const sha256 = (expression: string) => createHash('sha256').update(expression).digest();
+/** The full hashes a copy of exactly `expressions` holds. */
+const hashesOf = (expressions: string[]) => Buffer.concat(expressions.map(sha256).sort((a, b) => Buffer.compare(a, b)));
+const expressionsOf = (copy: SourceCopy) => Buffer.from(copy.fullHashes);
 
 async function rejectsWith(promise: Promise<unknown>, failure: SourceFailure, message: RegExp): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
@@ -111,20 +125,21 @@ const HOSTS_EXPRESSIONS = [
   'phish.example.net/',
 ];
 
-describe('loadSource: files', () => {
+describe('a source read: files', () => {
   it('reads and parses a local file', async () => {
-    const feed = await loadSource(file('hosts.txt', 'hosts'), LIMITS);
-    assert.deepEqual(feed.expressions, HOSTS_EXPRESSIONS);
+    const feed = await readSource(file('hosts.txt', 'hosts'), LIMITS);
+    assert.deepEqual(expressionsOf(feed), hashesOf(HOSTS_EXPRESSIONS));
+    assert.equal(feed.expressionCount, HOSTS_EXPRESSIONS.length);
     assert.equal(feed.badLineCount, 2);
   });
 
   it('reports a missing file as not-found, naming it', async () => {
-    await rejectsWith(loadSource(file('no-such-feed.txt', 'urls'), LIMITS), 'not-found', /no-such-feed\.txt: no such file/);
+    await rejectsWith(readSource(file('no-such-feed.txt', 'urls'), LIMITS), 'not-found', /no-such-feed\.txt: no such file/);
   });
 
   it('reports a folder as unreadable', async () => {
     await rejectsWith(
-      loadSource({ kind: 'file', path: fileURLToPath(fixtures), format: 'urls', csvColumn: undefined, refreshMinutes: undefined }, LIMITS),
+      readSource({ kind: 'file', path: fileURLToPath(fixtures), format: 'urls', csvColumn: undefined, refreshMinutes: undefined }, LIMITS),
       'unreadable',
       /cannot read the file/,
     );
@@ -132,28 +147,28 @@ describe('loadSource: files', () => {
 
   it('refuses a file larger than the limit', async () => {
     await rejectsWith(
-      loadSource(file('urlhaus.csv', 'csv'), { ...LIMITS, maxBytes: 100 }),
+      readSource(file('urlhaus.csv', 'csv'), { ...LIMITS, maxBytes: 100 }),
       'too-large',
-      /larger than the 100 bytes allowed; raise feedMaxMegabytes/,
+      /larger than the 100 bytes allowed; raise maxMegabytes \(or feedMaxMegabytes\)/,
     );
   });
 
   it('turns a CSV without URL column into a format failure', async () => {
     await rejectsWith(
-      loadSource(file('tranco.csv', 'csv'), LIMITS),
+      readSource(file('tranco.csv', 'csv'), LIMITS),
       'format',
       /tranco\.csv: cannot be read as csv: line 1: .*set csvColumn/,
     );
   });
 
   it('reads inline entries as lines of their format', async () => {
-    const feed = await loadSource({
+    const feed = await readSource({
       kind: 'entries',
       entries: ['Evil.example/', 'evil.example/x/../', 'http://no.example/'],
       format: 'expressions',
       csvColumn: undefined,
     });
-    assert.deepEqual(feed.expressions, ['evil.example/']);
+    assert.deepEqual(expressionsOf(feed), hashesOf(['evil.example/']));
     assert.equal(feed.entryCount, 2);
     assert.deepEqual(
       feed.badLines.map((bad) => bad.line),
@@ -162,34 +177,34 @@ describe('loadSource: files', () => {
   });
 });
 
-describe('loadSource: http(s)', () => {
+describe('a source read: http(s)', () => {
   it('downloads and parses a feed', async () => {
-    assert.deepEqual((await loadSource(fromUrl(`${base}/hosts.txt`, 'hosts'), LIMITS)).expressions, HOSTS_EXPRESSIONS);
+    assert.deepEqual(expressionsOf(await readSource(fromUrl(`${base}/hosts.txt`, 'hosts'), LIMITS)), hashesOf(HOSTS_EXPRESSIONS));
   });
 
   it('follows redirects and undoes gzip', async () => {
-    assert.deepEqual((await loadSource(fromUrl(`${base}/moved`, 'hosts'), LIMITS)).expressions, HOSTS_EXPRESSIONS);
-    assert.deepEqual((await loadSource(fromUrl(`${base}/hosts.txt.gz`, 'hosts'), LIMITS)).expressions, HOSTS_EXPRESSIONS);
+    assert.deepEqual(expressionsOf(await readSource(fromUrl(`${base}/moved`, 'hosts'), LIMITS)), hashesOf(HOSTS_EXPRESSIONS));
+    assert.deepEqual(expressionsOf(await readSource(fromUrl(`${base}/hosts.txt.gz`, 'hosts'), LIMITS)), hashesOf(HOSTS_EXPRESSIONS));
   });
 
   it('reports an HTTP error status', async () => {
-    await rejectsWith(loadSource(fromUrl(`${base}/missing`, 'urls'), LIMITS), 'http-status', /\/missing: the server answered HTTP 404/);
+    await rejectsWith(readSource(fromUrl(`${base}/missing`, 'urls'), LIMITS), 'http-status', /\/missing: the server answered HTTP 404/);
   });
 
   it('refuses an answer announcing more than the limit', async () => {
-    await rejectsWith(loadSource(fromUrl(`${base}/big`, 'urls'), LIMITS), 'too-large', /announces 2097152 bytes/);
+    await rejectsWith(readSource(fromUrl(`${base}/big`, 'urls'), LIMITS), 'too-large', /announces 2097152 bytes/);
   });
 
   it('stops reading an endless answer at the limit', async () => {
-    await rejectsWith(loadSource(fromUrl(`${base}/endless`, 'urls'), LIMITS), 'too-large', /larger than the 1048576 bytes allowed/);
+    await rejectsWith(readSource(fromUrl(`${base}/endless`, 'urls'), LIMITS), 'too-large', /larger than the 1048576 bytes allowed/);
   });
 
   it('gives up on an answer that does not finish in time', async () => {
     const started = Date.now();
     await rejectsWith(
-      loadSource(fromUrl(`${base}/silent`, 'urls'), { ...LIMITS, timeoutMs: 300 }),
+      readSource(fromUrl(`${base}/silent`, 'urls'), { ...LIMITS, timeoutMs: 300 }),
       'timeout',
-      /no complete answer within 300 ms/,
+      /no complete answer within 0\.3 s; raise timeoutSeconds/,
     );
     assert.ok(Date.now() - started < 4_000);
   });
@@ -200,7 +215,7 @@ describe('loadSource: http(s)', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     await rejectsWith(
-      loadSource(fromUrl(`http://127.0.0.1:${port}/feed.txt`, 'urls'), LIMITS),
+      readSource(fromUrl(`http://127.0.0.1:${port}/feed.txt`, 'urls'), LIMITS),
       'network',
       /cannot download: .*ECONNREFUSED/,
     );
@@ -208,17 +223,17 @@ describe('loadSource: http(s)', () => {
 
   it('sends the user name and password of the URL as Basic authentication, and never shows them', async () => {
     const port = new URL(base).port;
-    const feed = await loadSource(fromUrl(`http://user:s3cret%21@127.0.0.1:${port}/private`, 'hosts'), LIMITS);
-    assert.deepEqual(feed.expressions, HOSTS_EXPRESSIONS);
+    const feed = await readSource(fromUrl(`http://user:s3cret%21@127.0.0.1:${port}/private`, 'hosts'), LIMITS);
+    assert.deepEqual(expressionsOf(feed), hashesOf(HOSTS_EXPRESSIONS));
     await rejectsWith(
-      loadSource(fromUrl(`http://user:wrong@127.0.0.1:${port}/private`, 'hosts'), LIMITS),
+      readSource(fromUrl(`http://user:wrong@127.0.0.1:${port}/private`, 'hosts'), LIMITS),
       'http-status',
       new RegExp(`^http://127\\.0\\.0\\.1:${port}/private: the server answered HTTP 401`),
     );
   });
 });
 
-describe('loadSource: text that is no feed of its format', () => {
+describe('a source read: text that is no feed of its format', () => {
   const entries = (lines: string[], format: SourceConfig['format'] = 'urls'): SourceConfig => ({
     kind: 'entries',
     entries: lines,
@@ -230,7 +245,7 @@ describe('loadSource: text that is no feed of its format', () => {
 
   it('fails a download that is an HTML page, as a failed download, saying it does not look like the format', async () => {
     await rejectsWith(
-      loadSource(fromUrl(`${base}/maintenance`, 'urls'), LIMITS),
+      readSource(fromUrl(`${base}/maintenance`, 'urls'), LIMITS),
       'not-a-feed',
       /\/maintenance: does not look like a urls feed: 7 of its 7 lines are bad; line 1: .*"format" is right/,
     );
@@ -238,28 +253,27 @@ describe('loadSource: text that is no feed of its format', () => {
 
   it('fails a source whose every line is bad, and one with more than 90 % bad of at least 20 lines', async () => {
     await rejectsWith(
-      loadSource(entries(bad(1))),
+      readSource(entries(bad(1))),
       'not-a-feed',
       /does not look like a urls feed: 1 of its 1 lines are bad; line 1: "word0" is no host name/,
     );
-    await rejectsWith(loadSource(entries([...good(1), ...bad(19)])), 'not-a-feed', /19 of its 20 lines are bad/);
+    await rejectsWith(readSource(entries([...good(1), ...bad(19)])), 'not-a-feed', /19 of its 20 lines are bad/);
     await rejectsWith(
-      loadSource(entries(['0.0.0.0 a.example', ...bad(9).map((w) => `0.0.0.0 ${w}`)].concat(bad(190)), 'hosts')),
+      readSource(entries(['0.0.0.0 a.example', ...bad(9).map((w) => `0.0.0.0 ${w}`)].concat(bad(190)), 'hosts')),
       'not-a-feed',
       /not look like a hosts feed: 199 of its 200 lines/,
     );
   });
 
   it('keeps a source with a few good lines among bad ones, and one with fewer than 20 lines not all bad', async () => {
-    assert.equal((await loadSource(entries([...good(2), ...bad(18)]))).badLineCount, 18);
-    assert.equal((await loadSource(entries([...good(1), ...bad(18)]))).badLineCount, 18);
-    assert.equal((await loadSource(entries(['# only comments', '']))).lineCount, 0);
+    assert.equal((await readSource(entries([...good(2), ...bad(18)]))).badLineCount, 18);
+    assert.equal((await readSource(entries([...good(1), ...bad(18)]))).badLineCount, 18);
+    const comments = await readSource(entries(['# only comments', '']));
+    assert.deepEqual([comments.entryCount, comments.badLineCount, comments.fullHashes.length], [0, 0, 0]);
   });
 });
 
 describe('loadList', () => {
-  const sha256 = (expression: string) => createHash('sha256').update(expression).digest();
-
   it('merges its sources into sorted, distinct full hashes, and reports the sources that failed', async () => {
     const loaded = await loadList(
       list([
@@ -299,10 +313,8 @@ describe('loadList', () => {
 });
 
 describe('refresh intervals', () => {
-  it('come from the sources; the list takes the shortest', () => {
+  it('come from the sources', () => {
     const sources = [file('hosts.txt', 'hosts'), fromUrl('https://a.example/', 'urls', 90), file('urlhaus.csv', 'csv', 15)];
     assert.deepEqual(sources.map(sourceRefreshMs), [undefined, 90 * 60_000, 15 * 60_000]);
-    assert.equal(listRefreshMs(list(sources)), 15 * 60_000);
-    assert.equal(listRefreshMs(list([file('hosts.txt', 'hosts')])), undefined);
   });
 });

@@ -1,12 +1,16 @@
 // A client that floods a server with API requests, for the overload test: `node --import tsx flood.ts
-// URL SECONDS MAX_REQUESTS AGENTS`. Many connections at once, each request from one of AGENTS distinct
+// URL SECONDS MIN_REQUESTS MAX_REQUESTS AGENTS`. It sends for SECONDS, and on past them (up to 30 s) until
+// it has sent MIN_REQUESTS: on a loaded machine a flood bounded by time alone can stay within the clients'
+// budgets and prove nothing about refusals. Many connections at once, each request from one of AGENTS distinct
 // API clients: its own User-Agent and its own loopback address (127.0.1.x; Linux routes all of 127/8 to
 // the loopback interface), since one address is capped whatever User-Agents it claims. Prints one JSON
 // line: status counts, and how many 503s lacked Retry-After.
 import { Agent, get } from 'node:http';
 
-const [url = '', seconds = '3', maxRequests = '20000', agents = '100'] = process.argv.slice(2);
-const deadline = Date.now() + Number(seconds) * 1000;
+const [url = '', seconds = '3', minRequests = '0', maxRequests = '20000', agents = '100'] = process.argv.slice(2);
+const started = Date.now();
+const deadline = started + Number(seconds) * 1000;
+const hardDeadline = started + 30_000;
 const agent = new Agent({ keepAlive: true, maxSockets: 50 });
 const statuses: Record<string, number> = {};
 let sent = 0;
@@ -31,7 +35,8 @@ function one(): Promise<void> {
 }
 
 async function worker(): Promise<void> {
-  while (Date.now() < deadline && sent < Number(maxRequests)) await one();
+  const going = (): boolean => (Date.now() < deadline || sent < Number(minRequests)) && Date.now() < hardDeadline;
+  while (going() && sent < Number(maxRequests)) await one();
 }
 
 await Promise.all(Array.from({ length: 50 }, worker));

@@ -12,7 +12,8 @@ import { createApp } from '../../../src/server/app.ts';
 import { createServer, type SafeBrowsingServer } from '../../../src/server/server.ts';
 import { expressionHashString } from '../../../src/url/hash.ts';
 import { decodeBinaryHttpResponse, encodeBinaryHttpRequest } from '../../../src/wire/binary-http.ts';
-import { decapsulateResponse, encapsulateRequest, encodeKeyConfigs, parseKeyConfigs } from '../../../src/wire/ohttp.ts';
+import { decapsulateResponse, encapsulateRequest } from '../../../src/wire/ohttp-client.ts';
+import { encodeKeyConfigs, parseKeyConfigs } from '../../../src/wire/ohttp-keys.ts';
 import { demoCatalog } from '../fixture.ts';
 
 const URLS = [

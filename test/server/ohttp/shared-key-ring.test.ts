@@ -3,7 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import { createApp } from '../../../src/server/app.ts';
 import { SharedKeyRing } from '../../../src/server/ohttp/shared-key-ring.ts';
 import { encodeBinaryHttpRequest } from '../../../src/wire/binary-http.ts';
-import { decapsulateRequest, encapsulateRequest, parseKeyConfigs } from '../../../src/wire/ohttp.ts';
+import { encapsulateRequest } from '../../../src/wire/ohttp-client.ts';
+import { parseKeyConfigs } from '../../../src/wire/ohttp-keys.ts';
+import { decapsulateRequest } from '../../../src/wire/ohttp.ts';
 import { demoCatalog } from '../fixture.ts';
 import { deleteKeys, ensureRedis, RedisRelay, REDIS_URL, uniqueKeyPrefix, waitUntil } from '../redis-fixture.ts';
 

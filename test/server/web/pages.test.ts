@@ -46,10 +46,16 @@ describe('the lookup page', () => {
     assert.equal((await app.inject({ url: lookup(`http://a.example/${'x'.repeat(9000)}`) })).statusCode, 400);
   });
 
-  it("says when the lists' source cannot answer", async () => {
+  it("says when the lists' source cannot answer, and when to come back", async () => {
     const down: FullHashSource = { find: async () => Promise.reject(new WireError('UNAVAILABLE', 'upstream away')) };
     const page = await createApp({ catalog: demoCatalog(), fullHashes: down }).inject({ url: lookup(PHISHING) });
     assert.equal(page.statusCode, 503);
+    assert.equal(page.headers['retry-after'], '60');
+    const waiting: FullHashSource = {
+      find: async () => Promise.reject(new WireError('UNAVAILABLE', 'over its share', { retryAfterSeconds: 7 })),
+    };
+    const told = await createApp({ catalog: demoCatalog(), fullHashes: waiting }).inject({ url: lookup(PHISHING) });
+    assert.equal(told.headers['retry-after'], '7', "the source's own wait");
     assert.match(page.body, /could not be checked just now/);
   });
 
@@ -64,6 +70,22 @@ describe('the lookup page', () => {
     for (const url of ['/', '/?url=example.com', '/status', '/advisory/MALWARE']) {
       assert.match((await app.inject({ url })).body, /<link rel="icon" href="data:,">/, url);
     }
+  });
+});
+
+describe('who may keep a page', () => {
+  it('caches may keep the form and the advisories; no cache keeps a lookup, an error or the status', async () => {
+    const app = createApp({ catalog: demoCatalog() });
+    const cacheControl = async (url: string) => (await app.inject({ url })).headers['cache-control'];
+    assert.equal(await cacheControl('/'), 'public, max-age=300');
+    assert.equal(await cacheControl('/advisory/MALWARE'), 'public, max-age=86400');
+    // A lookup tells what someone checks: kept nowhere, whatever its outcome.
+    assert.equal(await cacheControl(lookup(PHISHING)), 'no-store');
+    assert.equal(await cacheControl(lookup('ftp://files.example/')), 'no-store');
+    assert.equal(await cacheControl(`/?url=${'x'.repeat(9000)}`), 'no-store');
+    assert.equal(await cacheControl('/advisory/NONSENSE'), 'no-store');
+    assert.equal(await cacheControl('/status'), 'no-store');
+    assert.equal(await cacheControl('/status.json'), 'no-store');
   });
 });
 

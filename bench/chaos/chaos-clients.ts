@@ -1,0 +1,185 @@
+// The chaos run's clients: sbkit's own SafeBrowsingClient, half in local-list mode and half in real-time
+// mode, all through the front, each checking known listed and unlisted URLs in a loop and judging every
+// verdict against what it may be:
+//
+//   - local mode judges against the generation the client holds (known from its se-4b checksum): a
+//     URL listed there is UNSAFE (the search confirms it while the servers still list it), a marker it
+//     does not hold (newer, or removed by a diff) is SAFE without asking;
+//   - real-time mode asks the servers: a marker listed by every generation an instance may have served
+//     during the check is UNSAFE, one listed by none is SAFE, others are not judged;
+//   - stable and malware URLs are UNSAFE, clean URLs SAFE, whatever the generation.
+// A verdict that comes with an error (a search that failed or had to wait) is the procedure's fallback
+// (SB-8), counted apart and not judged. A round in which the client's list changed, or a generation was
+// written, during the check is not judged either.
+
+import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
+import type { ClientEvent } from '../../src/client/options.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { cleanUrls, type Generations, listsMarker, malwareUrls, markerUrl, ROTATING_LIST, stableUrls, WINDOW } from './feed-generations.ts';
+
+/** What the run tells the clients about generations: what is known, written, and surely served. */
+export interface Publication {
+  generations: Generations;
+  /** The newest generation written to the feed. */
+  newest(): number;
+  /** A generation every search answer a client may still use comes from, or a newer one; -1 when unknown. */
+  floor(): number;
+}
+
+export interface ClientTally {
+  name: string;
+  mode: 'local' | 'realtime';
+  rounds: number;
+  verdicts: number;
+  wrong: string[];
+  fallbacks: number;
+  /** Rounds skipped: the list changed under the check, or there was nothing to judge yet. */
+  unjudged: number;
+  /** Updates that failed (RF-4 back-off follows), by error code. */
+  failedUpdates: Map<string, number>;
+  /** Lists dropped after an update that could not be applied (a checksum mismatch, SB-9). */
+  dropped: string[];
+  /** Lists that were fine again after a drop: a full update that verified. */
+  recoveredAfterDrop: number;
+  /** A held se-4b that is no generation ever published. */
+  unknownVersions: number;
+  /** The generation held, and when it was first seen (performance.now()). */
+  held: { generation: number; since: number } | undefined;
+}
+
+const URL_LOOP_MS = 250;
+
+export class ChaosClient {
+  readonly tally: ClientTally;
+  private readonly client: SafeBrowsingClient;
+  private running = false;
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    name: string,
+    mode: 'local' | 'realtime',
+    server: string,
+    apiKey: string,
+    private readonly publication: Publication,
+  ) {
+    this.tally = {
+      name,
+      mode,
+      rounds: 0,
+      verdicts: 0,
+      wrong: [],
+      fallbacks: 0,
+      unjudged: 0,
+      failedUpdates: new Map(),
+      dropped: [],
+      recoveredAfterDrop: 0,
+      unknownVersions: 0,
+      held: undefined,
+    };
+    this.client = new SafeBrowsingClient({
+      server,
+      apiKey,
+      mode,
+      lists: ['se-4b', 'mw-4b'],
+      userAgent: `sbkit-chaos/${name}`,
+      firstUpdateWindowMs: 500,
+      timeoutMs: 5000,
+      onEvent: (event) => this.onEvent(event),
+    });
+  }
+
+  private onEvent(event: ClientEvent): void {
+    if (event.type === 'update-failed') {
+      const code = (event.error as { code?: string }).code ?? event.error.name;
+      this.tally.failedUpdates.set(code, (this.tally.failedUpdates.get(code) ?? 0) + 1);
+    }
+    if (event.type === 'list-dropped') this.tally.dropped.push(`${event.list}: ${event.error.message}`);
+  }
+
+  start(): void {
+    this.running = true;
+    this.loop = (async () => {
+      await this.client.start();
+      while (this.running) {
+        await this.round();
+        await sleep(URL_LOOP_MS);
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.loop;
+    await this.client.close();
+  }
+
+  /** The generation of se-4b the client holds now; undefined before its first update. */
+  heldGeneration(): number | undefined {
+    const info = this.client.listInfo().find((list) => list.name === ROTATING_LIST);
+    if (info === undefined || info.version === '') return undefined;
+    const generation = this.publication.generations.ofChecksum(info.checksum);
+    if (generation === undefined) this.tally.unknownVersions++;
+    return generation;
+  }
+
+  private noteHeld(generation: number): void {
+    const held = this.tally.held;
+    if (held !== undefined && held.generation === generation) return;
+    if (held !== undefined && this.tally.dropped.length > this.tally.recoveredAfterDrop) this.tally.recoveredAfterDrop++;
+    this.tally.held = { generation, since: performance.now() };
+  }
+
+  private async round(): Promise<void> {
+    this.tally.rounds++;
+    const before = this.heldGeneration();
+    const floor = this.publication.floor();
+    const newest = this.publication.newest();
+    if (before === undefined) {
+      this.tally.unjudged++;
+      return;
+    }
+    this.noteHeld(before);
+    // What each URL must be: true UNSAFE, false SAFE.
+    const expected = new Map<string, boolean>();
+    for (const url of [...stableUrls, ...malwareUrls]) expected.set(url, true);
+    for (const url of cleanUrls) expected.set(url, false);
+    if (this.tally.mode === 'local') {
+      // Listed in the held version, and by every generation a server may answer the search from.
+      if (floor >= before && newest - before < WINDOW - 1) expected.set(markerUrl(before), true);
+      expected.set(markerUrl(before + 1), false);
+      if (before >= WINDOW) expected.set(markerUrl(before - WINDOW), false);
+    } else {
+      for (let k = Math.max(0, floor - WINDOW - 1); k <= newest + 1; k++) {
+        const listedByAll = listsMarker(floor, k) && listsMarker(newest, k);
+        const listedByNone = k > newest || k <= floor - WINDOW;
+        if (listedByAll) expected.set(markerUrl(k), true);
+        else if (listedByNone) expected.set(markerUrl(k), false);
+      }
+    }
+    const urls = [...expected.keys()];
+    let results;
+    try {
+      results = await this.client.checkUrls(urls);
+    } catch (error) {
+      this.tally.wrong.push(`checkUrls rejected: ${(error as Error).message}`);
+      return;
+    }
+    const after = this.heldGeneration();
+    if (after !== before || this.publication.newest() !== newest) {
+      this.tally.unjudged++;
+      return;
+    }
+    results.forEach((result, i) => {
+      const url = urls[i]!;
+      if (result.error !== undefined) {
+        this.tally.fallbacks++;
+        return;
+      }
+      this.tally.verdicts++;
+      const unsafe = result.verdict === 'UNSAFE';
+      if (unsafe !== expected.get(url)) {
+        this.tally.wrong.push(`${url}: ${result.verdict} holding generation ${before} (floor ${floor}, newest ${newest})`);
+      }
+    });
+  }
+}

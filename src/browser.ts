@@ -1,0 +1,74 @@
+/**
+ * `sbkit/browser`: the Safe Browsing client for browsers, extensions, workers and edge runtimes — any
+ * runtime with `fetch` and WebCrypto. The same client as `sbkit/client`, with WebCrypto for SHA-256 and
+ * Oblivious HTTP, IndexedDB or memory for the lists, and fetch for HTTP; no Node built-in is imported.
+ * v5 only.
+ *
+ * @packageDocumentation
+ * @module sbkit/browser
+ */
+import { SafeBrowsingClientCore } from './client/client-core.ts';
+import { type BrowserStorageOptions, browserRuntime } from './client/browser-runtime.ts';
+import { ClientOptionError } from './client/client-errors.ts';
+import { isKeysUrl } from './client/oblivious-http.ts';
+import type { SafeBrowsingClientOptions } from './client/options.ts';
+
+/**
+ * The options of {@link SafeBrowsingClient} off Node: Node's, less the protocol and folders, plus storage.
+ * `ohttp.keys` is the gateway's key URL or the configuration's bytes (there are no files).
+ */
+export interface BrowserClientOptions extends Omit<SafeBrowsingClientOptions, 'protocol' | 'dataDir' | 'readOnly'>, BrowserStorageOptions {}
+
+/**
+ * The Safe Browsing client off Node: real-time mode by default (the global cache list and the memory
+ * cache kept locally, hash prefixes searched), local or no-storage mode on request.
+ */
+export class SafeBrowsingClient extends SafeBrowsingClientCore {
+  /**
+   * Makes a client; nothing is read or asked until {@link open}, {@link start}, {@link update} or a check.
+   *
+   * @throws {@link ClientOptionError} for options that cannot work here: a server that is no http(s) URL,
+   *   a list name that is none, Node's options (`protocol: 'v4'`, `encoding: 'json'`, `dataDir`,
+   *   `readOnly`), and `ohttp` with keys in a file or where there is no WebCrypto (a page outside a
+   *   secure context).
+   */
+  constructor(options: BrowserClientOptions = {}) {
+    for (const nodeOnly of ['dataDir', 'readOnly'] as const) {
+      if ((options as SafeBrowsingClientOptions)[nodeOnly] !== undefined)
+        throw new ClientOptionError(`${nodeOnly} needs Node (sbkit/client); sbkit/browser keeps its lists with the storage option`);
+    }
+    if ((options as SafeBrowsingClientOptions).protocol === 'v4')
+      throw new ClientOptionError('sbkit/browser speaks v5 only; the v4 protocol needs Node (sbkit/client)');
+    if (options.encoding === 'json')
+      throw new ClientOptionError('sbkit/browser speaks binary protobuf only; JSON needs Node (sbkit/client)');
+    if (options.ohttp !== undefined) {
+      if (typeof options.ohttp.keys === 'string' && !isKeysUrl(options.ohttp.keys))
+        throw new ClientOptionError(
+          `ohttp.keys must be the gateway's http(s) URL or its bytes off Node, not a file: ${options.ohttp.keys}`,
+        );
+      // Browsers give WebCrypto, and so X25519 and AES-GCM, to secure contexts only (https, localhost, extensions).
+      if ((globalThis as { crypto?: { subtle?: unknown } }).crypto?.subtle === undefined)
+        throw new ClientOptionError('ohttp needs WebCrypto, which browsers give secure contexts only (https, localhost, extensions)');
+    }
+    super(options, browserRuntime(options));
+  }
+}
+
+export type { CheckResult, ClientStats } from './client/client-core.ts';
+export type { ListInfo, UpdateSummary } from './client/list-updater.ts';
+export { GOOGLE_SERVER, type Mode, type ClientEvent } from './client/options.ts';
+export type { Threat, Verdict, AnsweredBy } from './client/check.ts';
+export type { FullHash, ThreatDetail } from './client/threats.ts';
+export type { ThreatTypeName, ThreatAttributeName } from './lists/threat-types.ts';
+export { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST } from './lists/known-lists.ts';
+export { canonicalizeUrl, parseCanonicalUrl, formatCanonicalUrl, type CanonicalUrl } from './url/canonicalize.ts';
+export { urlExpressions, expressionsOf } from './url/expressions.ts';
+export { hashPrefix } from './url/hash-string.ts';
+// Every error a client can meet here, each with its stable code (docs/errors.md).
+export { SbkitError } from './sbkit-error.ts';
+export { ClientOptionError, ListTooLargeError, SearchDeferredError, TransportError } from './client/client-errors.ts';
+export { InvalidUrlError, type InvalidUrlReason } from './url/invalid-url.ts';
+export { WireResponseError } from './wire/wire-error.ts';
+export { HashListUpdateError, type HashListFailure } from './store/hash-list.ts';
+export { DatabaseFileError, DatabaseStorageError } from './store/list-store.ts';
+export { RiceDecodeError, type RiceDecodeReason } from './codec/rice-error.ts';

@@ -1,0 +1,28 @@
+import { create } from '@bufbuild/protobuf';
+import { BatchGetHashListsRequestSchema, SearchHashesRequestSchema } from '../proto/v5.ts';
+import { callRpc, prefixBytes, type Sender } from './rpc.ts';
+import type { ServerSettings } from './transport.ts';
+import type { V5Rpcs } from './transport-v5.ts';
+
+/**
+ * v5's client RPCs through the generated code, in either encoding, sent by `send`; searches (the
+ * requests that reveal what is visited, SB-2) by `searchSender` when they go another way, e.g. through
+ * an Oblivious HTTP relay.
+ */
+export function protobufV5Rpcs(settings: ServerSettings, send: Sender, searchSender: Sender = send): V5Rpcs {
+  return {
+    batchGetHashLists: (lists) =>
+      callRpc(
+        settings,
+        'BatchGetHashLists',
+        create(BatchGetHashListsRequestSchema, {
+          names: lists.map((l) => l.name),
+          version: lists.map((l) => l.version),
+          sizeConstraints: settings.sizeConstraints,
+        }),
+        send,
+      ),
+    searchHashes: (prefixes) =>
+      callRpc(settings, 'SearchHashes', create(SearchHashesRequestSchema, { hashPrefixes: prefixes.map(prefixBytes) }), searchSender),
+  };
+}

@@ -1,0 +1,109 @@
+// What an operator added to and removed from a list's `entries` sources while the server ran
+// (`POST /admin/lists/NAME/entries`, admin-entries.ts), kept beside the list:
+//
+//   no --data, no --redis   this process's memory: the edits last until the server stops
+//   --data DIR              DIR/<list>.entries.json, written durably (store/durable-file.ts)
+//   --redis                 two sets per list in Redis, shared by every instance (redis-entry-edits.ts)
+//
+// The edits lie over the configuration rather than replacing it: the list's inline entries are
+// (configured − removed) ∪ added, so that a configuration edited later still counts. Adding an expression
+// takes it out of `removed`, removing one takes it out of `added`: the two never share one.
+
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileDurably } from '../../store/durable-file.ts';
+
+/** Canonical expressions (SB-6) added and removed, each sorted, no expression in both. */
+export interface EntryEdits {
+  added: string[];
+  removed: string[];
+}
+
+export const NO_EDITS: EntryEdits = { added: [], removed: [] };
+
+/** Where edits are kept, and for how long, in words for the operator: `memory`, `data folder`, `redis`. */
+export type EditKeeping = 'memory' | 'data folder' | 'redis';
+
+export interface EntryEditStore {
+  readonly keeping: EditKeeping;
+  /** The edits of `list`; none when it has none. */
+  read(list: string): Promise<EntryEdits>;
+  /** Adds `add`, then removes `remove` (an expression in both ends up removed); resolves to the edits now. */
+  update(list: string, add: readonly string[], remove: readonly string[]): Promise<EntryEdits>;
+}
+
+/** `edits` after adding `add`, then removing `remove`. */
+export function editedEntries(edits: EntryEdits, add: readonly string[], remove: readonly string[]): EntryEdits {
+  const added = new Set(edits.added);
+  const removed = new Set(edits.removed);
+  for (const expression of add) {
+    added.add(expression);
+    removed.delete(expression);
+  }
+  for (const expression of remove) {
+    removed.add(expression);
+    added.delete(expression);
+  }
+  return { added: [...added].sort(), removed: [...removed].sort() };
+}
+
+/** Edits in this process's memory: they last until it stops. */
+export function memoryEntryEdits(): EntryEditStore {
+  const byList = new Map<string, EntryEdits>();
+  return {
+    keeping: 'memory',
+    read: async (list) => byList.get(list) ?? NO_EDITS,
+    update: async (list, add, remove) => {
+      const next = editedEntries(byList.get(list) ?? NO_EDITS, add, remove);
+      byList.set(list, next);
+      return next;
+    },
+  };
+}
+
+/** The file of a list's edits in a data folder. */
+export function editsFileName(list: string): string {
+  return `${list}.entries.json`;
+}
+
+/**
+ * Edits kept in a data folder (`--data`), one JSON file per list, `{"list", "added", "removed"}`,
+ * replaced durably at each update. A file that cannot be read as such rejects: the list's edits are
+ * not silently forgotten.
+ */
+export async function diskEntryEdits(directory: string): Promise<EntryEditStore> {
+  await mkdir(directory, { recursive: true });
+  const pathOf = (list: string) => join(directory, editsFileName(list));
+  const read = async (list: string): Promise<EntryEdits> => {
+    let text: string;
+    try {
+      text = await readFile(pathOf(list), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return NO_EDITS;
+      throw error;
+    }
+    const parsed = JSON.parse(text) as Partial<EntryEdits> & { list?: unknown };
+    const strings = (value: unknown) => Array.isArray(value) && value.every((item) => typeof item === 'string');
+    if (parsed.list !== list || !strings(parsed.added) || !strings(parsed.removed)) {
+      throw new Error(`${pathOf(list)} is not a file of ${list}'s entry edits`);
+    }
+    return { added: parsed.added, removed: parsed.removed };
+  };
+  // Updates of one list run one at a time: each reads what the one before wrote.
+  const queues = new Map<string, Promise<unknown>>();
+  return {
+    keeping: 'data folder',
+    read,
+    update: (list, add, remove) => {
+      const next = (queues.get(list) ?? Promise.resolve())
+        .catch(() => undefined)
+        .then(async () => {
+          const edits = editedEntries(await read(list), add, remove);
+          await writeFileDurably(pathOf(list), Buffer.from(`${JSON.stringify({ list, ...edits })}\n`));
+          return edits;
+        });
+      queues.set(list, next);
+      return next;
+    },
+  };
+}

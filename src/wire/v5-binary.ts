@@ -1,0 +1,411 @@
+// v5's two client RPCs, hashes:search and hashLists:batchGet, in binary protobuf without a protobuf
+// runtime: the requests are query strings (SB-13) and the answers are read field by field here. This is
+// what the browser build speaks, so that it carries none of the generated code nor its runtime; Node's
+// client takes the generated code (both encodings, every RPC). Unknown fields are skipped, as protobuf
+// requires; a message cut short or malformed is a WireError.
+
+import type { RiceDeltaEncoded32Bit } from '../codec/rice32.ts';
+import type { RiceDeltaEncoded128Bit, RiceDeltaEncoded256Bit, RiceDeltaEncoded64Bit } from '../codec/rice-wide.ts';
+import { encodeBase64Url } from './base64.ts';
+import type { OutgoingRequest } from './client-request.ts';
+import { encodingContentType } from './encoding.ts';
+import { formatQueryString, type QueryParameter } from './query-string.ts';
+import { WireError } from './wire-error.ts';
+
+/** google.protobuf.Duration as protoc-gen-es gives it. */
+interface DurationValue {
+  seconds: bigint;
+  nanos: number;
+}
+
+/** v5 `HashList`, the fields a client reads, shaped as protoc-gen-es generates them. */
+export interface HashListAnswer {
+  name: string;
+  version: Uint8Array;
+  partialUpdate: boolean;
+  compressedRemovals?: RiceDeltaEncoded32Bit | undefined;
+  minimumWaitDuration?: DurationValue | undefined;
+  sha256Checksum: Uint8Array;
+  compressedAdditions:
+    | { case: 'additionsFourBytes'; value: RiceDeltaEncoded32Bit }
+    | { case: 'additionsEightBytes'; value: RiceDeltaEncoded64Bit }
+    | { case: 'additionsSixteenBytes'; value: RiceDeltaEncoded128Bit }
+    | { case: 'additionsThirtyTwoBytes'; value: RiceDeltaEncoded256Bit }
+    | { case: undefined; value?: undefined };
+}
+
+/** v5 `SearchHashesResponse`, shaped as protoc-gen-es generates it (threat enums as numbers). */
+export interface SearchHashesAnswer {
+  fullHashes: { fullHash: Uint8Array; fullHashDetails: { threatType: number; attributes: number[] }[] }[];
+  cacheDuration?: DurationValue | undefined;
+}
+
+/** A GET of v5 asking for binary protobuf, as client-request.ts builds it: key, alt, then the message's fields. */
+function getRequest(serverUrl: string, path: string, apiKey: string | undefined, fields: readonly QueryParameter[]): OutgoingRequest {
+  const query: QueryParameter[] = apiKey === undefined ? [] : [{ name: 'key', value: apiKey }];
+  query.push({ name: 'alt', value: 'proto' }, ...fields);
+  const url = `${serverUrl.replace(/\/+$/, '')}${path}?${formatQueryString(query)}`;
+  return { method: 'GET', url, headers: { accept: encodingContentType('protobuf') }, body: undefined };
+}
+
+/** `hashes:search` for 4-byte prefixes (SB-13: base64url, repeated parameters). */
+export function searchHashesRequest(serverUrl: string, apiKey: string | undefined, prefixes: readonly Uint8Array[]): OutgoingRequest {
+  const fields = prefixes.map((prefix) => ({ name: 'hashPrefixes', value: encodeBase64Url(prefix) }));
+  return getRequest(serverUrl, '/v5/hashes:search', apiKey, fields);
+}
+
+/** `hashLists:batchGet`: the lists, their versions in the same places, the size constraints. */
+export function batchGetHashListsRequest(
+  serverUrl: string,
+  apiKey: string | undefined,
+  lists: readonly { name: string; version: Uint8Array }[],
+  sizeConstraints: { maxUpdateEntries: number; maxDatabaseEntries: number },
+): OutgoingRequest {
+  const query: QueryParameter[] = [
+    ...lists.map((list) => ({ name: 'names', value: list.name })),
+    ...lists.map((list) => ({ name: 'version', value: encodeBase64Url(list.version) })),
+  ];
+  // proto3 leaves zero (no limit) out.
+  if (sizeConstraints.maxUpdateEntries !== 0)
+    query.push({ name: 'sizeConstraints.maxUpdateEntries', value: String(sizeConstraints.maxUpdateEntries) });
+  if (sizeConstraints.maxDatabaseEntries !== 0)
+    query.push({ name: 'sizeConstraints.maxDatabaseEntries', value: String(sizeConstraints.maxDatabaseEntries) });
+  return getRequest(serverUrl, '/v5/hashLists:batchGet', apiKey, query);
+}
+
+const VARINT = 0;
+const FIXED64 = 1;
+const LENGTH_DELIMITED = 2;
+const START_GROUP = 3;
+const END_GROUP = 4;
+const FIXED32 = 5;
+/** Groups inside groups, at most: deeper nesting in an answer is an attack, not a Safe Browsing server. */
+const MAX_GROUP_DEPTH = 32;
+
+/** A protobuf message's fields, one after the other. */
+class FieldReader {
+  private offset = 0;
+  field = 0;
+  private wireType = 0;
+
+  constructor(
+    private readonly bytes: Uint8Array,
+    private readonly what: string,
+  ) {}
+
+  private fail(detail: string): WireError {
+    return new WireError('INVALID_ARGUMENT', `${this.what} is not a valid protobuf message: ${detail}`);
+  }
+
+  /** Moves to the next field; false at the end of the message. */
+  next(): boolean {
+    if (this.offset >= this.bytes.length) return false;
+    const tag = this.varint();
+    this.field = Number(tag >> 3n);
+    this.wireType = Number(tag & 7n);
+    if (this.field === 0) throw this.fail('field number 0');
+    return true;
+  }
+
+  varint(): bigint {
+    let value = 0n;
+    for (let shift = 0n; shift < 70n; shift += 7n) {
+      if (this.offset >= this.bytes.length) throw this.fail('a number is cut short');
+      const byte = this.bytes[this.offset++]!;
+      value |= BigInt(byte & 0x7f) << shift;
+      if (byte < 0x80) return value & 0xffffffffffffffffn;
+    }
+    throw this.fail('a number runs past ten bytes');
+  }
+
+  /** An int32 or enum: the low 32 bits, signed. */
+  int32(): number {
+    this.expect(VARINT);
+    return Number(BigInt.asIntN(32, this.varint()));
+  }
+
+  uint32(): number {
+    this.expect(VARINT);
+    return Number(BigInt.asUintN(32, this.varint()));
+  }
+
+  uint64(): bigint {
+    this.expect(VARINT);
+    return this.varint();
+  }
+
+  bool(): boolean {
+    this.expect(VARINT);
+    return this.varint() !== 0n;
+  }
+
+  fixed64(): bigint {
+    this.expect(FIXED64);
+    const at = this.take(8);
+    const view = new DataView(at.buffer, at.byteOffset, 8);
+    return view.getBigUint64(0, true);
+  }
+
+  /** A length-delimited field: bytes, a string or a message. A copy, so that the answer's buffer can go. */
+  bytesField(): Uint8Array {
+    this.expect(LENGTH_DELIMITED);
+    return this.take(Number(this.varint())).slice();
+  }
+
+  string(): string {
+    return new TextDecoder().decode(this.bytesField());
+  }
+
+  /** Packed or not, as protobuf parsers must accept both: the enum values of a repeated field. */
+  repeatedEnum(into: number[]): void {
+    if (this.wireType !== LENGTH_DELIMITED) {
+      into.push(this.int32());
+      return;
+    }
+    const packed = new FieldReader(this.take(Number(this.varint())), this.what);
+    while (packed.offset < packed.bytes.length) into.push(Number(BigInt.asIntN(32, packed.varint())));
+  }
+
+  skip(): void {
+    switch (this.wireType) {
+      case VARINT:
+        this.varint();
+        return;
+      case FIXED64:
+        this.take(8);
+        return;
+      case LENGTH_DELIMITED:
+        this.take(Number(this.varint()));
+        return;
+      case FIXED32:
+        this.take(4);
+        return;
+      case START_GROUP:
+        this.skipGroup(this.field, 1);
+        return;
+      default:
+        throw this.fail(`wire type ${this.wireType} of field ${this.field}`);
+    }
+  }
+
+  /** proto2's groups, obsolete but still valid for an unknown field: everything up to the group's end. */
+  private skipGroup(field: number, depth: number): void {
+    if (depth > MAX_GROUP_DEPTH) throw this.fail(`groups nested deeper than ${MAX_GROUP_DEPTH}`);
+    while (this.next()) {
+      if (this.wireType === END_GROUP) {
+        if (this.field !== field) throw this.fail(`group ${field} ends as group ${this.field}`);
+        return;
+      }
+      if (this.wireType === START_GROUP) this.skipGroup(this.field, depth + 1);
+      else this.skip();
+    }
+    throw this.fail(`group ${field} has no end`);
+  }
+
+  private expect(wireType: number): void {
+    if (this.wireType !== wireType) throw this.fail(`field ${this.field} has wire type ${this.wireType}, not ${wireType}`);
+  }
+
+  private take(length: number): Uint8Array {
+    if (length > this.bytes.length - this.offset) throw this.fail('a field runs past the end of its message');
+    const out = this.bytes.subarray(this.offset, this.offset + length);
+    this.offset += length;
+    return out;
+  }
+}
+
+function readMessage<T>(bytes: Uint8Array, what: string, initial: T, read: (reader: FieldReader, message: T) => void): T {
+  const reader = new FieldReader(bytes, what);
+  while (reader.next()) read(reader, initial);
+  return initial;
+}
+
+// A singular message field that comes more than once is merged into what came before, field by field, as
+// protobuf requires; the readers below take what came before as `into`.
+
+function readDuration(bytes: Uint8Array, what: string, into: DurationValue = { seconds: 0n, nanos: 0 }): DurationValue {
+  return readMessage(bytes, what, into, (r, d) => {
+    if (r.field === 1) d.seconds = BigInt.asIntN(64, r.uint64());
+    else if (r.field === 2) d.nanos = r.int32();
+    else r.skip();
+  });
+}
+
+function readRice32(
+  bytes: Uint8Array,
+  what: string,
+  into: RiceDeltaEncoded32Bit = { firstValue: 0, riceParameter: 0, entriesCount: 0, encodedData: new Uint8Array(0) },
+): RiceDeltaEncoded32Bit {
+  return readMessage<RiceDeltaEncoded32Bit>(bytes, what, into, (r, m) => {
+    if (r.field === 1) m.firstValue = r.uint32();
+    else if (r.field === 2) m.riceParameter = r.int32();
+    else if (r.field === 3) m.entriesCount = r.int32();
+    else if (r.field === 4) m.encodedData = r.bytesField();
+    else r.skip();
+  });
+}
+
+function readRice64(
+  bytes: Uint8Array,
+  what: string,
+  into: RiceDeltaEncoded64Bit = { firstValue: 0n, riceParameter: 0, entriesCount: 0, encodedData: new Uint8Array(0) },
+): RiceDeltaEncoded64Bit {
+  return readMessage<RiceDeltaEncoded64Bit>(bytes, what, into, (r, m) => {
+    if (r.field === 1) m.firstValue = r.uint64();
+    else if (r.field === 2) m.riceParameter = r.int32();
+    else if (r.field === 3) m.entriesCount = r.int32();
+    else if (r.field === 4) m.encodedData = r.bytesField();
+    else r.skip();
+  });
+}
+
+function readRice128(bytes: Uint8Array, what: string, into?: RiceDeltaEncoded128Bit): RiceDeltaEncoded128Bit {
+  const initial: RiceDeltaEncoded128Bit = into ?? {
+    firstValueHi: 0n,
+    firstValueLo: 0n,
+    riceParameter: 0,
+    entriesCount: 0,
+    encodedData: new Uint8Array(0),
+  };
+  return readMessage(bytes, what, initial, (r, m) => {
+    if (r.field === 1) m.firstValueHi = r.uint64();
+    else if (r.field === 2) m.firstValueLo = r.fixed64();
+    else if (r.field === 3) m.riceParameter = r.int32();
+    else if (r.field === 4) m.entriesCount = r.int32();
+    else if (r.field === 5) m.encodedData = r.bytesField();
+    else r.skip();
+  });
+}
+
+function readRice256(bytes: Uint8Array, what: string, into?: RiceDeltaEncoded256Bit): RiceDeltaEncoded256Bit {
+  const initial: RiceDeltaEncoded256Bit = into ?? {
+    firstValueFirstPart: 0n,
+    firstValueSecondPart: 0n,
+    firstValueThirdPart: 0n,
+    firstValueFourthPart: 0n,
+    riceParameter: 0,
+    entriesCount: 0,
+    encodedData: new Uint8Array(0),
+  };
+  return readMessage(bytes, what, initial, (r, m) => {
+    if (r.field === 1) m.firstValueFirstPart = r.uint64();
+    else if (r.field === 2) m.firstValueSecondPart = r.fixed64();
+    else if (r.field === 3) m.firstValueThirdPart = r.fixed64();
+    else if (r.field === 4) m.firstValueFourthPart = r.fixed64();
+    else if (r.field === 5) m.riceParameter = r.int32();
+    else if (r.field === 6) m.entriesCount = r.int32();
+    else if (r.field === 7) m.encodedData = r.bytesField();
+    else r.skip();
+  });
+}
+
+function readHashList(bytes: Uint8Array, what: string): HashListAnswer {
+  const initial: HashListAnswer = {
+    name: '',
+    version: new Uint8Array(0),
+    partialUpdate: false,
+    compressedRemovals: undefined,
+    minimumWaitDuration: undefined,
+    sha256Checksum: new Uint8Array(0),
+    compressedAdditions: { case: undefined },
+  };
+  // The additions' oneof: the same member again merges into it, another member replaces it (protobuf's rule).
+  return readMessage(bytes, what, initial, (r, m) => {
+    switch (r.field) {
+      case 1:
+        m.name = r.string();
+        break;
+      case 2:
+        m.version = r.bytesField();
+        break;
+      case 3:
+        m.partialUpdate = r.bool();
+        break;
+      case 4:
+        m.compressedAdditions = {
+          case: 'additionsFourBytes',
+          value: readRice32(
+            r.bytesField(),
+            what,
+            m.compressedAdditions.case === 'additionsFourBytes' ? m.compressedAdditions.value : undefined,
+          ),
+        };
+        break;
+      case 5:
+        m.compressedRemovals = readRice32(r.bytesField(), what, m.compressedRemovals);
+        break;
+      case 6:
+        m.minimumWaitDuration = readDuration(r.bytesField(), what, m.minimumWaitDuration);
+        break;
+      case 7:
+        m.sha256Checksum = r.bytesField();
+        break;
+      case 9:
+        m.compressedAdditions = {
+          case: 'additionsEightBytes',
+          value: readRice64(
+            r.bytesField(),
+            what,
+            m.compressedAdditions.case === 'additionsEightBytes' ? m.compressedAdditions.value : undefined,
+          ),
+        };
+        break;
+      case 10:
+        m.compressedAdditions = {
+          case: 'additionsSixteenBytes',
+          value: readRice128(
+            r.bytesField(),
+            what,
+            m.compressedAdditions.case === 'additionsSixteenBytes' ? m.compressedAdditions.value : undefined,
+          ),
+        };
+        break;
+      case 11:
+        m.compressedAdditions = {
+          case: 'additionsThirtyTwoBytes',
+          value: readRice256(
+            r.bytesField(),
+            what,
+            m.compressedAdditions.case === 'additionsThirtyTwoBytes' ? m.compressedAdditions.value : undefined,
+          ),
+        };
+        break;
+      default:
+        r.skip();
+    }
+  });
+}
+
+/** A binary `BatchGetHashListsResponse`; throws WireError when it is no valid message. */
+export function decodeBatchGetHashListsAnswer(bytes: Uint8Array): { hashLists: HashListAnswer[] } {
+  const what = "the server's BatchGetHashLists response";
+  return readMessage(bytes, what, { hashLists: [] as HashListAnswer[] }, (r, m) => {
+    if (r.field === 1) m.hashLists.push(readHashList(r.bytesField(), what));
+    else r.skip();
+  });
+}
+
+/** A binary `SearchHashesResponse`; throws WireError when it is no valid message. */
+export function decodeSearchHashesAnswer(bytes: Uint8Array): SearchHashesAnswer {
+  const what = "the server's SearchHashes response";
+  const initial: SearchHashesAnswer = { fullHashes: [], cacheDuration: undefined };
+  return readMessage(bytes, what, initial, (r, m) => {
+    if (r.field === 1) {
+      const fullHash: SearchHashesAnswer['fullHashes'][number] = { fullHash: new Uint8Array(0), fullHashDetails: [] };
+      readMessage(r.bytesField(), what, fullHash, (h, f) => {
+        if (h.field === 1) f.fullHash = h.bytesField();
+        else if (h.field === 2) {
+          const detail = { threatType: 0, attributes: [] as number[] };
+          readMessage(h.bytesField(), what, detail, (d, out) => {
+            if (d.field === 1) out.threatType = d.int32();
+            else if (d.field === 2) d.repeatedEnum(out.attributes);
+            else d.skip();
+          });
+          f.fullHashDetails.push(detail);
+        } else h.skip();
+      });
+      m.fullHashes.push(fullHash);
+    } else if (r.field === 2) m.cacheDuration = readDuration(r.bytesField(), what, m.cacheDuration);
+    else r.skip();
+  });
+}

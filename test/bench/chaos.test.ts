@@ -1,0 +1,49 @@
+// The short form of `npm run chaos` (bench/chaos.ts): two `sbkit serve` instances of the built CLI on a
+// private redis-server, nginx in front as docs/operations.md "Several machines" configures it, 20 clients
+// updating and searching throughout while the feed publishes every 2 s; meanwhile one instance is
+// killed (-9) and started again, and Redis is killed and started again empty, a publication falling
+// into its absence. The invariants of issue 13's chaos run hold, and every client reaches the newest
+// version soon after the faults. Needs nginx (.ci/run installs it; skipped without it outside CI) and
+// redis-server.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { formatReport } from '../../bench/chaos/chaos-report.ts';
+import { runChaos } from '../../bench/chaos/chaos-run.ts';
+import { NGINX } from '../../bench/chaos/cluster.ts';
+
+const IN_CI = [process.env.CI, process.env.SBKIT_CI].some((value) => value !== undefined && value !== '' && value !== 'false');
+const SKIP = NGINX === undefined && !IN_CI ? 'nginx is not installed (apt-get install nginx; .ci/run installs it in CI)' : false;
+const CONVERGE_TIMEOUT_MS = 20_000;
+
+describe('the chaos run, short form', { skip: SKIP }, () => {
+  it('serves 20 clients through an instance killed and a Redis restarted, without a wrong verdict', { timeout: 90_000 }, async (t) => {
+    const report = await runChaos({
+      localClients: 10,
+      realtimeClients: 10,
+      publishEveryMs: 2000,
+      faultGapMs: 4000,
+      faults: ['kill-instance', 'restart-redis'],
+      downMs: 2000,
+      convergeTimeoutMs: CONVERGE_TIMEOUT_MS,
+    });
+    const text = formatReport(report);
+    for (const line of text.split('\n')) t.diagnostic(line);
+    assert.equal(report.faults.length, 2, text);
+    assert.ok(report.requests >= 200, `only ${report.requests} requests reached the front`);
+    assert.equal(report.unavailableWithoutRetryAfter, 0, `every 503 carries Retry-After\n${text}`);
+    assert.deepEqual(report.otherServerErrors, [], 'no 5xx but 503');
+    for (const client of report.clients) {
+      assert.ok(client.verdicts >= 20, `${client.name} judged only ${client.verdicts} verdicts`);
+      assert.deepEqual(client.wrong, [], `${client.name}: wrong verdicts`);
+      assert.equal(client.unknownVersions, 0, `${client.name} held a list that no generation has`);
+      assert.equal(client.recoveredAfterDrop, client.dropped.length, `${client.name}: a dropped list not followed by a full update`);
+      const ms = report.convergeMs.get(client.name);
+      assert.ok(ms !== undefined, `${client.name} did not reach the newest generation within ${CONVERGE_TIMEOUT_MS} ms\n${text}`);
+    }
+    assert.ok(
+      report.stopStatuses.every((status) => status === 0),
+      `SIGTERM exits 0: ${report.stopStatuses.join(', ')}`,
+    );
+  });
+});

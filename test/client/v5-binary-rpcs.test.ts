@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { create, toBinary } from '@bufbuild/protobuf';
+import { binaryV5Rpcs } from '../../src/client/v5-binary-rpcs.ts';
+import type { Sender } from '../../src/client/rpc.ts';
+import type { ServerSettings } from '../../src/client/transport.ts';
+import { SearchHashesResponseSchema } from '../../src/proto/v5.ts';
+import { WireResponseError } from '../../src/wire/wire-error.ts';
+import type { WireResponse } from '../../src/wire/client-response.ts';
+
+const SETTINGS: ServerSettings = {
+  serverUrl: 'http://sb.test',
+  apiKey: 'k',
+  encoding: 'protobuf',
+  userAgent: 'test',
+  timeoutMs: 1000,
+  maxResponseBytes: 1000,
+  sizeConstraints: { maxUpdateEntries: 0, maxDatabaseEntries: 0 },
+  maxListEntries: 1000,
+};
+
+/** A sender that records the URLs asked and gives one answer. */
+function answering(response: WireResponse): { send: Sender; asked: string[] } {
+  const asked: string[] = [];
+  return {
+    asked,
+    send: (request) => {
+      asked.push(request.url);
+      return Promise.resolve(response);
+    },
+  };
+}
+
+describe('v5 RPCs of the browser build', () => {
+  it('searches by prefix and reads the binary answer', async () => {
+    const body = toBinary(
+      SearchHashesResponseSchema,
+      create(SearchHashesResponseSchema, { fullHashes: [{ fullHash: new Uint8Array(32).fill(7), fullHashDetails: [{ threatType: 2 }] }] }),
+    );
+    const { send, asked } = answering({ httpStatus: 200, contentType: 'application/x-protobuf', body });
+    const answer = await binaryV5Rpcs(SETTINGS, send).searchHashes([0x01020304]);
+    assert.deepEqual(asked, ['http://sb.test/v5/hashes:search?key=k&alt=proto&hashPrefixes=AQIDBA']);
+    assert.equal(answer.fullHashes[0]!.fullHashDetails[0]!.threatType, 2);
+  });
+
+  it('an error status is the WireResponseError Node’s client gives, Retry-After and the server’s words kept', async () => {
+    const body = new TextEncoder().encode('{"error":{"code":429,"message":"slow down","status":"RESOURCE_EXHAUSTED"}}');
+    const { send } = answering({ httpStatus: 429, contentType: 'application/json', body, retryAfter: '30' });
+    await assert.rejects(
+      binaryV5Rpcs(SETTINGS, send).batchGetHashLists([{ name: 'gc-32b', version: new Uint8Array(0), width: 32 }]),
+      (err) => {
+        assert.ok(err instanceof WireResponseError);
+        assert.equal(err.retryAfter, '30');
+        assert.match(err.message, /HTTP 429 RESOURCE_EXHAUSTED: slow down/);
+        return true;
+      },
+    );
+  });
+
+  it('a JSON answer or a broken body is a malformed-body WireResponseError', async () => {
+    for (const response of [
+      { httpStatus: 200, contentType: 'application/json', body: new TextEncoder().encode('{}') },
+      { httpStatus: 200, contentType: 'application/x-protobuf', body: Uint8Array.from([0x0a, 0x09, 0x01]) },
+    ]) {
+      await assert.rejects(binaryV5Rpcs(SETTINGS, answering(response).send).searchHashes([1]), (err) => {
+        assert.ok(err instanceof WireResponseError);
+        assert.equal(err.code, 'SBKIT_WIRE_RESPONSE_MALFORMED_BODY');
+        return true;
+      });
+    }
+  });
+});

@@ -1,0 +1,249 @@
+// The two samples in a real Chromium (Debian's, through playwright-core), built from the repository by
+// their build scripts: the extension loaded unpacked, `sbkit serve` on loopback allowing the extension's
+// and the page's origins (CORS), and a page server on loopback whose host names Chromium maps there
+// (--host-resolver-rules). Google's phishing test page is in the demo lists; the other host is not.
+// Screenshots go to a temporary folder, removed afterwards; SBKIT_SCREENSHOTS=<folder> keeps them there.
+
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { extname, join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ROOT = new URL('../../', import.meta.url).pathname;
+const BIN = join(ROOT, 'dist/cli/bin.js');
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47];
+const LISTED_HOST = 'testsafebrowsing.appspot.com';
+const UNLISTED_HOST = 'unlisted.sbkit.test';
+/** The page sample's origin: loopback by address is a secure context, as the https a real page has, so WebCrypto is there. */
+const WEB_HOST = '127.0.0.1';
+
+let work: string;
+let shots: string;
+let pages: Server;
+let pagePort: number;
+let context: BrowserContext;
+let extensionId: string;
+let sbkit: ChildProcess;
+let serverUrl: string;
+const sbkitLog: string[] = [];
+
+/** Serves the web sample under /web/ and, for any other path, an ordinary page naming its host. */
+function pageServer(webDir: string): Server {
+  const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };
+  return createServer((request, response) => {
+    const path = new URL(request.url ?? '/', 'http://x').pathname;
+    if (path.startsWith('/web/')) {
+      const file = join(webDir, path.slice('/web/'.length) || 'index.html');
+      readFile(file).then(
+        (body) => response.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' }).end(body),
+        () => response.writeHead(404).end(),
+      );
+      return;
+    }
+    const host = (request.headers.host ?? '').replace(/[^a-z0-9.:-]/gi, '');
+    response
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(`<!doctype html><title>Ordinary page</title><h1>An ordinary page on ${host}</h1>`);
+  });
+}
+
+/** `sbkit serve --port 0 …` from dist/, resolved with the URL it says it listens on. */
+function serve(...args: string[]): Promise<string> {
+  sbkit = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`sbkit serve did not start: ${sbkitLog.join('')}`)), 20_000);
+    sbkit.stderr!.on('data', (chunk: Buffer) => {
+      sbkitLog.push(chunk.toString());
+      const match = /listening on (http:\/\/\S+?),? /.exec(sbkitLog.join(''));
+      if (match !== null) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    sbkit.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`sbkit serve exited with ${code}: ${sbkitLog.join('')}`));
+    });
+  });
+}
+
+/** Polls `probe` until it gives a value, for at most `ms`: the browser's work has no event to wait for. */
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  const file = join(shots, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  assert.deepEqual([...(await readFile(file)).subarray(0, 4)], PNG_SIGNATURE);
+}
+
+before(async () => {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium), as .ci/run does`);
+  work = await mkdtemp(join(tmpdir(), 'sbkit-samples-'));
+  shots = process.env['SBKIT_SCREENSHOTS'] ?? work;
+  await mkdir(shots, { recursive: true });
+  const extensionDir = join(work, 'extension');
+  const webDir = join(work, 'web');
+  await promisify(execFile)(process.execPath, [join(ROOT, 'examples/extension/build.mjs'), extensionDir]);
+  await promisify(execFile)(process.execPath, [join(ROOT, 'examples/web/build.mjs'), webDir]);
+  pages = pageServer(webDir);
+  await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
+  pagePort = (pages.address() as AddressInfo).port;
+  context = await chromium.launchPersistentContext(join(work, 'profile'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      `--disable-extensions-except=${extensionDir}`,
+      `--load-extension=${extensionDir}`,
+      `--host-resolver-rules=MAP ${LISTED_HOST} 127.0.0.1, MAP ${UNLISTED_HOST} 127.0.0.1`,
+      // Chromium's own Safe Browsing and background requests stay off: the only verdicts are the sample's.
+      '--safebrowsing-disable-auto-update',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-features=SafeBrowsingEnhancedProtection',
+    ],
+  });
+  const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 20_000 }));
+  extensionId = new URL(worker.url()).host;
+  serverUrl = await serve('--cors-origin', `chrome-extension://${extensionId}`, `http://${WEB_HOST}:${pagePort}`);
+});
+
+after(async () => {
+  await context?.close();
+  sbkit?.kill('SIGTERM');
+  pages?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('the samples in Chromium', () => {
+  it('the extension warns before a listed page and lets an unlisted one load', { timeout: 120_000 }, async () => {
+    const options = await context.newPage();
+    await options.goto(`chrome-extension://${extensionId}/options.html`);
+    assert.equal(await options.inputValue('#server'), 'http://127.0.0.1:8080');
+    await options.fill('#server', serverUrl);
+    await options.click('button[type=submit]');
+    await options.waitForSelector('#status:has-text("Saved.")');
+
+    const page = await context.newPage();
+    const listed = `http://${LISTED_HOST}:${pagePort}/s/phishing.html`;
+    await page.goto(listed).catch(() => undefined);
+    await page.waitForURL(`chrome-extension://${extensionId}/interstitial.html?**`, { timeout: 20_000 });
+    await page.waitForSelector('#threats li');
+    const warning = (await page.textContent('main')) ?? '';
+    assert.match(warning, /may be unsafe/);
+    assert.match(warning, /suspected/);
+    assert.match(warning, /Suspected phishing \(social engineering\)/);
+    assert.doesNotMatch(warning, /\bis (dangerous|malicious)\b/);
+    assert.equal(await page.textContent('#url'), listed);
+    assert.equal(await page.isVisible('#google'), false, 'no Google credit for a server whose lists are not Google’s');
+    await screenshot(page, 'extension-listed');
+
+    // The advisory of the threat type.
+    const [advisory] = await Promise.all([
+      context.waitForEvent('page').catch(() => undefined),
+      page.click('a[href^="advisory.html?type=SOCIAL_ENGINEERING"]'),
+    ]);
+    const advisoryPage = advisory ?? page;
+    await advisoryPage.waitForSelector('#text:not(:empty)');
+    assert.match((await advisoryPage.textContent('h1')) ?? '', /Suspected phishing/);
+    if (advisoryPage === page) await page.goBack();
+    else await advisoryPage.close();
+
+    // Proceed anyway: the page loads, and this session does not warn about that URL again.
+    await page.waitForSelector('#threats li');
+    await page.click('summary');
+    await Promise.all([page.waitForURL(listed), page.click('#proceed')]);
+    assert.match((await page.textContent('h1')) ?? '', new RegExp(`ordinary page on ${LISTED_HOST}`));
+    const again = await context.newPage();
+    await again.goto(listed);
+    await verdictOf(options, listed, 'PROCEEDED');
+    assert.equal(again.url(), listed);
+    await again.close();
+
+    const unlisted = `http://${UNLISTED_HOST}:${pagePort}/hello.html`;
+    await page.goto(unlisted);
+    await verdictOf(options, unlisted, 'SAFE');
+    assert.equal(page.url(), unlisted);
+    assert.match((await page.textContent('h1')) ?? '', new RegExp(`ordinary page on ${UNLISTED_HOST}`));
+    await screenshot(page, 'extension-unlisted');
+  });
+
+  it('the web page checks typed links through the browser build', { timeout: 60_000 }, async () => {
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`http://${WEB_HOST}:${pagePort}/web/index.html?server=${encodeURIComponent(serverUrl)}`);
+    // The link chose a server other than the default: the page says so before anything is checked.
+    assert.ok(await page.isVisible('#chosen-server'), 'a server chosen by the link is named in a warning');
+    assert.ok(((await page.textContent('#chosen-server')) ?? '').includes(serverUrl));
+    await page.fill('#url', 'testsafebrowsing.appspot.com/s/malware.html');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#result.unsafe');
+    const unsafe = (await page.textContent('#result')) ?? '';
+    assert.match(unsafe, /suspected to be unsafe/);
+    assert.match(unsafe, /Suspected malware/);
+    assert.equal(await page.getAttribute('#result a', 'href'), `${serverUrl}/advisory/MALWARE`);
+    await screenshot(page, 'web-listed');
+    await page.fill('#url', 'https://unlisted.sbkit.test/some/page?x=1');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#result.safe');
+    assert.match((await page.textContent('#result')) ?? '', /No warning is known for http.*unlisted\.sbkit\.test\/some\/page\?x=1/);
+    await screenshot(page, 'web-unlisted');
+    assert.deepEqual(errors, []);
+  });
+
+  it('the web page searches through Oblivious HTTP, encapsulated with WebCrypto (SB-2)', { timeout: 60_000 }, async () => {
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    const sent: string[] = [];
+    page.on('request', (request) => sent.push(`${request.method()} ${request.url()}`));
+    // Straight to the gateway: `sbkit relay` answers no CORS, and the gateway allows the page's origin.
+    const gateway = `${serverUrl}/ohttp-gateway`;
+    await page.goto(
+      `http://${WEB_HOST}:${pagePort}/web/index.html?server=${encodeURIComponent(serverUrl)}&relay=${encodeURIComponent(gateway)}`,
+    );
+    await page.fill('#url', 'testsafebrowsing.appspot.com/s/phishing.html');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#result.unsafe');
+    assert.match((await page.textContent('#result')) ?? '', /Suspected phishing/);
+    await page.fill('#url', 'https://unlisted.sbkit.test/through/ohttp');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#result.safe');
+    assert.match((await page.textContent('#result')) ?? '', /No warning is known for http.*unlisted\.sbkit\.test\/through\/ohttp/);
+    assert.ok(sent.includes(`GET ${serverUrl}/ohttp-keys`), sent.join('\n'));
+    assert.equal(sent.filter((s) => s === `POST ${gateway}`).length, 2, sent.join('\n'));
+    assert.deepEqual(
+      sent.filter((s) => s.includes('hashes:search')),
+      [],
+      'no search was sent in the clear',
+    );
+    await screenshot(page, 'web-ohttp');
+    assert.deepEqual(errors, []);
+  });
+});
+
+/** Waits until the extension's service worker reports `verdict` for `url` (through its options page). */
+function verdictOf(options: Page, url: string, verdict: string): Promise<true> {
+  return eventually(`the verdict ${verdict} of ${url}`, async () => {
+    const verdicts = await options.evaluate<[string, string][]>("chrome.runtime.sendMessage({ type: 'verdicts' })");
+    return verdicts.some(([u, v]) => u === url && v === verdict) ? true : undefined;
+  });
+}

@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
+import { diskEntryEdits, editedEntries, editsFileName, memoryEntryEdits, NO_EDITS } from '../../../src/server/feeds/entry-edits.ts';
+
+let dir: string;
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sbkit-entry-edits-'));
+});
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const expression = fc.constantFrom('a.example/', 'b.example/', 'c.example/x', 'd.example/?q=1', 'e.example/');
+const batch = fc.array(expression, { maxLength: 6 });
+
+describe('editedEntries', () => {
+  it('never holds an expression in both sets, and the last word on each expression wins', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(batch, batch), { maxLength: 5 }), (steps) => {
+        let edits = NO_EDITS;
+        const last = new Map<string, 'added' | 'removed'>();
+        for (const [add, remove] of steps) {
+          edits = editedEntries(edits, add, remove);
+          for (const e of add) last.set(e, 'added');
+          for (const e of remove) last.set(e, 'removed');
+        }
+        assert.deepEqual(
+          edits.added,
+          [...last]
+            .filter(([, how]) => how === 'added')
+            .map(([e]) => e)
+            .sort(),
+        );
+        assert.deepEqual(
+          edits.removed,
+          [...last]
+            .filter(([, how]) => how === 'removed')
+            .map(([e]) => e)
+            .sort(),
+        );
+      }),
+    );
+  });
+});
+
+describe('entry edit stores', () => {
+  it('keep edits in memory per list', async () => {
+    const store = memoryEntryEdits();
+    await store.update('se-4b', ['a.example/'], []);
+    assert.deepEqual(await store.read('se-4b'), { added: ['a.example/'], removed: [] });
+    assert.deepEqual(await store.read('mw-4b'), NO_EDITS);
+  });
+
+  it('keep edits in a data folder, across stores, updates of one list in order', async () => {
+    const folder = join(dir, 'data');
+    const store = await diskEntryEdits(folder);
+    await Promise.all([store.update('se-4b', ['a.example/'], []), store.update('se-4b', ['b.example/'], ['a.example/'])]);
+    const reopened = await diskEntryEdits(folder);
+    assert.deepEqual(await reopened.read('se-4b'), { added: ['b.example/'], removed: ['a.example/'] });
+    assert.match(await readFile(join(folder, editsFileName('se-4b')), 'utf8'), /"list":"se-4b"/);
+  });
+
+  it('refuse a file that is not a list of edits, rather than forget them', async () => {
+    const folder = join(dir, 'damaged');
+    const store = await diskEntryEdits(folder);
+    await writeFile(join(folder, editsFileName('se-4b')), '{"list":"mw-4b","added":[],"removed":[]}');
+    await assert.rejects(store.read('se-4b'), /is not a file of se-4b's entry edits/);
+    await assert.rejects(store.update('se-4b', ['a.example/'], []), /is not a file/);
+  });
+});
