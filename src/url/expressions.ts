@@ -22,12 +22,23 @@ const SUFFIX_OPTIONS = {
 /**
  * Host-suffix starts of the hosts met lately. The Public Suffix List look-up is the costly part of SB-6
  * and the same hosts come back again and again (a page's resources, a site's pages); the list never
- * changes while the process runs, so a remembered answer is the answer. Bounded in entries, and hosts
+ * changes while the process runs, so a remembered answer is the answer. A direct-mapped table: each host
+ * has one slot, chosen by a hash of its characters, and a newcomer simply replaces whoever held it. A
+ * miss then costs one hash and two stores, where an ordered map's evictions cost more than the look-up
+ * they save whenever hosts do not repeat (a crawler's, a mail scanner's). Bounded in slots, and hosts
  * longer than a DNS name (253 characters) are not kept, so that it holds little memory whatever comes.
  */
-const rememberedStarts = new Map<string, readonly number[]>();
-const MAX_REMEMBERED_HOSTS = 1024;
+const REMEMBERED_SLOTS = 4096;
 const MAX_REMEMBERED_HOST_LENGTH = 253;
+const rememberedHosts = new Array<string | undefined>(REMEMBERED_SLOTS).fill(undefined);
+const rememberedStarts = new Array<readonly number[] | undefined>(REMEMBERED_SLOTS).fill(undefined);
+
+/** FNV-1a over the host's characters, folded to a slot. */
+function slotOf(host: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < host.length; i++) hash = Math.imul(hash ^ host.charCodeAt(i), 0x01000193);
+  return (hash ^ (hash >>> 15)) & (REMEMBERED_SLOTS - 1);
+}
 
 /**
  * SB-6 hosts, as offsets into the canonical host: 0 for the exact host, then the starts of host suffixes
@@ -35,14 +46,12 @@ const MAX_REMEMBERED_HOST_LENGTH = 253;
  * by adding leading components — and none for IP literals or a host that is itself a public suffix.
  */
 export function hostSuffixStarts(host: string): readonly number[] {
-  const remembered = rememberedStarts.get(host);
-  if (remembered !== undefined) return remembered;
-  const starts = Object.freeze(suffixStartsOf(host));
-  if (host.length <= MAX_REMEMBERED_HOST_LENGTH) {
-    // The oldest entry goes first (a Map keeps insertion order).
-    if (rememberedStarts.size >= MAX_REMEMBERED_HOSTS) rememberedStarts.delete(rememberedStarts.keys().next().value!);
-    rememberedStarts.set(host, starts);
-  }
+  if (host.length > MAX_REMEMBERED_HOST_LENGTH) return suffixStartsOf(host);
+  const slot = slotOf(host);
+  if (rememberedHosts[slot] === host) return rememberedStarts[slot]!;
+  const starts = suffixStartsOf(host);
+  rememberedHosts[slot] = host;
+  rememberedStarts[slot] = starts;
   return starts;
 }
 
