@@ -48,8 +48,11 @@ type SearchHashes = (prefixes: number[]) => Promise<SearchResponse>;
 interface LocalLists {
   /** SB-8 RealTimeCheck step 3: does the global cache of likely-safe hashes hold this full hash? */
   inGlobalCache(fullHash: string): boolean;
-  /** SB-8 LocalThreatListCheck: does any local threat list hold this hash (at the list's width)? */
-  inThreatLists(fullHash: string): boolean;
+  /**
+   * SB-8 LocalThreatListCheck: does any local threat list hold this hash (at the list's width)? `prefix`
+   * is its first four bytes, which the caller has already.
+   */
+  inThreatLists(fullHash: string, prefix: number): boolean;
 }
 
 export interface CheckContext {
@@ -81,8 +84,14 @@ export function prepareUrl(url: string, hasher: ExpressionHasher): PreparedUrl |
   const expressions = expressionsOf(canonical);
   const canonicalUrl = formatCanonicalUrl(canonical);
   const hashes = hasher.hashAll(expressions);
-  if (Array.isArray(hashes)) return { canonicalUrl, expressions, hashes, prefixes: hashes.map(prefix32) };
-  return hashes.then((done) => ({ canonicalUrl, expressions, hashes: done, prefixes: done.map(prefix32) }));
+  if (Array.isArray(hashes)) return { canonicalUrl, expressions, hashes, prefixes: prefixesOf(hashes) };
+  return hashes.then((done) => ({ canonicalUrl, expressions, hashes: done, prefixes: prefixesOf(done) }));
+}
+
+function prefixesOf(hashes: readonly string[]): number[] {
+  const prefixes = new Array<number>(hashes.length);
+  for (let i = 0; i < hashes.length; i++) prefixes[i] = prefix32(hashes[i]!);
+  return prefixes;
 }
 
 /** The threats among full hashes that equal one of the URL's expression hashes. */
@@ -211,7 +220,8 @@ function listsStep(ctx: CheckContext, prepared: PreparedUrl, remaining: Set<numb
   let listed: Set<number> | undefined;
   for (let i = 0; i < hashes.length; i++) {
     const prefix = prefixes[i]!;
-    if ((remaining === undefined || remaining.has(prefix)) && ctx.lists.inThreatLists(hashes[i]!)) (listed ??= new Set()).add(prefix);
+    if ((remaining === undefined || remaining.has(prefix)) && ctx.lists.inThreatLists(hashes[i]!, prefix))
+      (listed ??= new Set()).add(prefix);
   }
   if (listed === undefined) return answeredLocally(prepared, threats, remaining?.size === 0 ? 'cache' : 'database');
   return { pending: { prepared, prefixes: listed, onError: 'SAFE', earlierThreats: threats } };

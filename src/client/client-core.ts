@@ -300,13 +300,16 @@ export class SafeBrowsingClientCore {
   }
 
   private checkContext(inFrame: boolean): CheckContext {
-    const globalCache = this.globalCacheName;
+    // The lists as they stand when the check begins: one consistent set for all of its URLs, looked up
+    // once rather than by name for every hash.
+    const globalCache = this.globalCacheName === undefined ? undefined : this.updater.list(this.globalCacheName);
+    const threatLists = this.threatListNames.flatMap((name) => this.updater.list(name) ?? []);
     return {
       cache: this.cache,
       lists: {
-        inGlobalCache: (hash) => globalCache !== undefined && this.updater.matches(globalCache, hash),
-        inThreatLists: (hash) => {
-          for (const name of this.threatListNames) if (this.updater.matches(name, hash)) return true;
+        inGlobalCache: (hash) => globalCache !== undefined && globalCache.matches(hash),
+        inThreatLists: (hash, prefix) => {
+          for (const list of threatLists) if (list.matches(hash, prefix)) return true;
           return false;
         },
       },
@@ -342,13 +345,15 @@ export class SafeBrowsingClientCore {
     await this.open();
     const ctx = this.checkContext(options.inFrame ?? false);
     const first = this.mode === 'realtime' ? realTimeStep : this.mode === 'local' ? localThreatListStep : noStorageStep;
-    // Only real-time mode can come back UNSURE and need a URL's hashes again: in the other modes a URL
-    // answered locally lets its hashes go at once, so a bulk check holds no more than its verdicts.
-    const prepared = this.mode === 'realtime' ? new Array<PreparedUrl>(urls.length) : undefined;
-    const steps = new Array<CheckStep>(urls.length);
+    // A URL answered without the server gets its result at once, so that only results outlive the loop
+    // (most of a bulk check's URLs, and what the garbage collector would otherwise copy). The rest wait
+    // for one search together, with their prepared hashes in real-time mode, whose UNSURE needs them again.
+    const results = new Array<CheckResult>(urls.length);
+    const waiting: { index: number; step: CheckStep; prepared: PreparedUrl | undefined }[] = [];
     const take = (i: number, p: PreparedUrl): void => {
-      if (prepared !== undefined) prepared[i] = p;
-      steps[i] = first(ctx, p);
+      const step = first(ctx, p);
+      if ('outcome' in step && step.outcome.verdict !== 'UNSURE') results[i] = this.result(urls[i]!, step.outcome);
+      else waiting.push({ index: i, step, prepared: this.mode === 'realtime' ? p : undefined });
     };
     // Node hashes as it goes; an asynchronous hasher's digests (WebCrypto) are awaited together, once per
     // call, and the URLs then take their first step in order.
@@ -362,23 +367,24 @@ export class SafeBrowsingClientCore {
       const hashed = await Promise.all(hashing.map((h) => h.prepared));
       hashing.forEach((h, k) => take(h.index, hashed[k]!));
     }
-    const outcomes = await finishChecks(ctx, steps);
-    if (prepared !== undefined) {
-      // RealTimeCheck's UNSURE, from the global cache or a failed search: LocalThreatListCheck decides.
-      const unsure: number[] = [];
-      for (let i = 0; i < outcomes.length; i++) if (outcomes[i]!.verdict === 'UNSURE') unsure.push(i);
+    const outcomes = await finishChecks(
+      ctx,
+      waiting.map((w) => w.step),
+    );
+    // RealTimeCheck's UNSURE, from the global cache or a failed search: LocalThreatListCheck decides.
+    const unsure = waiting.flatMap((w, k) => (w.prepared !== undefined && outcomes[k]!.verdict === 'UNSURE' ? [k] : []));
+    if (unsure.length > 0) {
       const local = await finishChecks(
         ctx,
-        unsure.map((i) => localThreatListStep(ctx, prepared[i]!)),
+        unsure.map((k) => localThreatListStep(ctx, waiting[k]!.prepared!)),
       );
-      unsure.forEach((i, k) => {
-        const outcome = local[k]!;
-        if (outcome.error === undefined && outcomes[i]!.error !== undefined) outcome.error = outcomes[i]!.error;
-        outcomes[i] = outcome;
+      unsure.forEach((k, j) => {
+        const outcome = local[j]!;
+        if (outcome.error === undefined && outcomes[k]!.error !== undefined) outcome.error = outcomes[k]!.error;
+        outcomes[k] = outcome;
       });
     }
-    const results = new Array<CheckResult>(outcomes.length);
-    for (let i = 0; i < outcomes.length; i++) results[i] = this.result(urls[i]!, outcomes[i]!);
+    waiting.forEach((w, k) => (results[w.index] = this.result(urls[w.index]!, outcomes[k]!)));
     return results;
   }
 

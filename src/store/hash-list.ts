@@ -131,11 +131,12 @@ export class HashList {
     return this.set.byteLength;
   }
 
-  /** True when the list holds the first `width` bytes of `fullHash` (a hash byte string, url/hash.ts). */
-  matches(fullHash: string): boolean {
-    if (this.set instanceof PrefixSet) {
-      return this.set.has(prefix32(fullHash));
-    }
+  /**
+   * True when the list holds the first `width` bytes of `fullHash` (a hash byte string, url/hash.ts);
+   * `prefix`, its first four bytes, when the caller has it already.
+   */
+  matches(fullHash: string, prefix?: number): boolean {
+    if (this.set instanceof PrefixSet) return this.set.has(prefix ?? prefix32(fullHash));
     return this.set.has(fullHash);
   }
 

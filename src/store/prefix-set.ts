@@ -47,7 +47,7 @@ export class PrefixSet {
   has(prefix: number): boolean {
     if (this.small !== undefined) return binarySearch(this.small, prefix, 0, this.small.length);
     const bucket = prefix >>> 16;
-    return binarySearch(this.lows!, prefix & 0xffff, this.offsets![bucket]!, this.offsets![bucket + 1]!);
+    return scanBucket(this.lows!, prefix & 0xffff, this.offsets![bucket]!, this.offsets![bucket + 1]!);
   }
 
   /** The prefixes in ascending order, as a new array. */
@@ -63,7 +63,20 @@ export class PrefixSet {
   }
 }
 
-function binarySearch(sorted: Uint32Array | Uint16Array, value: number, from: number, to: number): boolean {
+function scanBucket(lows: Uint16Array, low: number, from: number, to: number): boolean {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const candidate = lows[mid]!;
+    if (candidate === low) return true;
+    if (candidate < low) lo = mid + 1;
+    else hi = mid;
+  }
+  return false;
+}
+
+function binarySearch(sorted: Uint32Array, value: number, from: number, to: number): boolean {
   let lo = from;
   let hi = to;
   while (lo < hi) {

@@ -23,21 +23,56 @@ const SUFFIX_OPTIONS = {
  * Host-suffix starts of the hosts met lately. The Public Suffix List look-up is the costly part of SB-6
  * and the same hosts come back again and again (a page's resources, a site's pages); the list never
  * changes while the process runs, so a remembered answer is the answer. A direct-mapped table: each host
- * has one slot, chosen by a hash of its characters, and a newcomer simply replaces whoever held it. A
- * miss then costs one hash and two stores, where an ordered map's evictions cost more than the look-up
- * they save whenever hosts do not repeat (a crawler's, a mail scanner's). Bounded in slots, and hosts
- * longer than a DNS name (253 characters) are not kept, so that it holds little memory whatever comes.
+ * has one slot, and a newcomer simply replaces whoever held it, where an ordered map's evictions cost
+ * more than the look-ups they save whenever hosts do not repeat (a crawler's, a mail scanner's). A slot
+ * keeps a copy of its host's characters, never the host string: a host is often a slice of the URL it
+ * came from, which the string would keep alive (up to MAX_URL_LENGTH per slot). So the table is a fixed
+ * megabyte whatever comes; hosts longer than a slot (255 characters, where a DNS name has at most 253)
+ * are not kept.
  */
 const REMEMBERED_SLOTS = 4096;
-const MAX_REMEMBERED_HOST_LENGTH = 253;
-const rememberedHosts = new Array<string | undefined>(REMEMBERED_SLOTS).fill(undefined);
+const SLOT_BYTES = 256;
+const rememberedLengths = new Uint16Array(REMEMBERED_SLOTS);
+const rememberedChars = new Uint8Array(REMEMBERED_SLOTS * SLOT_BYTES);
 const rememberedStarts = new Array<readonly number[] | undefined>(REMEMBERED_SLOTS).fill(undefined);
 
-/** FNV-1a over the host's characters, folded to a slot. */
+/**
+ * A slot from the host's length and five of its characters: constant time whatever the host, and hosts of
+ * one site (`a1.example.com`, `b7.example.com`) mostly differ in their first characters or their length.
+ * Hosts that share a slot only take turns; the answer is always checked against the host itself.
+ */
 function slotOf(host: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < host.length; i++) hash = Math.imul(hash ^ host.charCodeAt(i), 0x01000193);
-  return (hash ^ (hash >>> 15)) & (REMEMBERED_SLOTS - 1);
+  const n = host.length;
+  const mix =
+    Math.imul(n, 0x9e3779b1) ^
+    Math.imul(host.charCodeAt(0), 0x85ebca6b) ^
+    Math.imul(host.charCodeAt(1) | 0, 0xc2b2ae35) ^
+    Math.imul(host.charCodeAt(2) | 0, 0x27d4eb2f) ^
+    Math.imul(host.charCodeAt(3) | 0, 0x165667b1) ^
+    Math.imul(host.charCodeAt(n >>> 1), 0xd3a2646c);
+  return (mix ^ (mix >>> 13) ^ (mix >>> 22)) & (REMEMBERED_SLOTS - 1);
+}
+
+function slotHolds(slot: number, host: string): boolean {
+  if (rememberedLengths[slot] !== host.length) return false;
+  const base = slot * SLOT_BYTES;
+  for (let i = 0; i < host.length; i++) if (rememberedChars[base + i] !== host.charCodeAt(i)) return false;
+  return true;
+}
+
+/** Keeps `host` in its slot, when every character fits a byte (canonical hosts are ASCII). */
+function remember(slot: number, host: string, starts: readonly number[]): void {
+  const base = slot * SLOT_BYTES;
+  for (let i = 0; i < host.length; i++) {
+    const code = host.charCodeAt(i);
+    if (code > 0xff) {
+      rememberedLengths[slot] = 0;
+      return;
+    }
+    rememberedChars[base + i] = code;
+  }
+  rememberedLengths[slot] = host.length;
+  rememberedStarts[slot] = starts;
 }
 
 /**
@@ -46,12 +81,11 @@ function slotOf(host: string): number {
  * by adding leading components — and none for IP literals or a host that is itself a public suffix.
  */
 export function hostSuffixStarts(host: string): readonly number[] {
-  if (host.length > MAX_REMEMBERED_HOST_LENGTH) return suffixStartsOf(host);
+  if (host.length === 0 || host.length >= SLOT_BYTES) return suffixStartsOf(host);
   const slot = slotOf(host);
-  if (rememberedHosts[slot] === host) return rememberedStarts[slot]!;
+  if (slotHolds(slot, host)) return rememberedStarts[slot]!;
   const starts = suffixStartsOf(host);
-  rememberedHosts[slot] = host;
-  rememberedStarts[slot] = starts;
+  remember(slot, host, starts);
   return starts;
 }
 

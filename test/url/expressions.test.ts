@@ -137,6 +137,11 @@ describe('hostSuffixStarts: remembered answers', () => {
     const first = hosts.map((host) => [...hostSuffixStarts(host)]);
     hosts.forEach((host, i) => assert.deepEqual(hostSuffixStarts(host), first[i]));
     assert.deepEqual(hostVariants('h19999.x0.example.co.uk'), ['h19999.x0.example.co.uk', 'x0.example.co.uk', 'example.co.uk']);
+    // Same length, same first four and middle characters: one slot, taken in turns.
+    for (let round = 0; round < 3; round++) {
+      assert.deepEqual(hostVariants('abcd1.aaa.example.com'), ['abcd1.aaa.example.com', 'aaa.example.com', 'example.com']);
+      assert.deepEqual(hostVariants('abcd12.aa.example.com'), ['abcd12.aa.example.com', 'aa.example.com', 'example.com']);
+    }
     const long = `${'a'.repeat(300)}.example.com`;
     assert.deepEqual(hostVariants(long), [long, 'example.com']);
     assert.deepEqual(hostVariants(long), [long, 'example.com']);
