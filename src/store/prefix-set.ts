@@ -47,7 +47,7 @@ export class PrefixSet {
   has(prefix: number): boolean {
     if (this.small !== undefined) return binarySearch(this.small, prefix, 0, this.small.length);
     const bucket = prefix >>> 16;
-    return scanBucket(this.lows!, prefix & 0xffff, this.offsets![bucket]!, this.offsets![bucket + 1]!);
+    return searchLows(this.lows!, prefix & 0xffff, this.offsets![bucket]!, this.offsets![bucket + 1]!);
   }
 
   /** The prefixes in ascending order, as a new array. */
@@ -63,7 +63,9 @@ export class PrefixSet {
   }
 }
 
-function scanBucket(lows: Uint16Array, low: number, from: number, to: number): boolean {
+// The same binary search twice, once per element kind: V8 keeps each monomorphic, a tenth faster per
+// look-up than one function that sees both (bench/store.ts).
+function searchLows(lows: Uint16Array, low: number, from: number, to: number): boolean {
   let lo = from;
   let hi = to;
   while (lo < hi) {
