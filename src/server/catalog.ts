@@ -24,6 +24,11 @@ export class ListCatalog {
     return [...this.histories.values()];
   }
 
+  /** The threat lists (not the likely-safe ones such as the global cache), without a copy: searches read them on every request. */
+  threatLists(): readonly ListHistory[] {
+    return this.threatHistories;
+  }
+
   /** Current snapshots of the threat lists (not the likely-safe ones such as the global cache). */
   threatSnapshots(): {
     /** The list's name, hash length and types. */

@@ -8,6 +8,11 @@ export function prefix32(hashString: string): number {
   );
 }
 
+/** prefix32 of the bytes themselves (a hash's, or a prefix's of at least 4 bytes): the same number, no string made. */
+export function prefix32OfBytes(bytes: Uint8Array): number {
+  return ((bytes[0]! << 24) | (bytes[1]! << 16) | (bytes[2]! << 8) | bytes[3]!) >>> 0;
+}
+
 /** SB-7: the first `length` bytes (4 for `hashes.search`) of a full hash in hex, in hex. */
 export function hashPrefix(fullHash: string, length = 4): string {
   return fullHash.slice(0, 2 * length);

@@ -4,7 +4,7 @@ import type { ExpressionHasher } from './expression-hasher.ts';
 // A full hash has one form on sbkit's public surface: lower-case hex, 64 characters (docs/architecture.md
 // says why). Inside, the lookup path keeps 32-character byte strings and lists keep bytes.
 
-export { prefix32, hashPrefix, hexOfHashString, hashStringOfHex } from './hash-string.ts';
+export { prefix32, prefix32OfBytes, hashPrefix, hexOfHashString, hashStringOfHex } from './hash-string.ts';
 
 /**
  * SB-7: the SHA-256 of an expression, the full hash that lists and search answers carry, as 64

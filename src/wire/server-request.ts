@@ -27,6 +27,8 @@ export interface WireRequest {
   url: string;
   /** Header names in any case (Node's IncomingHttpHeaders fits). */
   headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+  /** True when every header name is in lower case already, as Node gives them: nothing is lowered then. */
+  headerNamesLowerCase?: boolean;
   body: Uint8Array;
 }
 
@@ -66,7 +68,7 @@ const IS_SYSTEM_PARAMETER: ReadonlySet<string> = new Set(SYSTEM_PARAMETERS);
  */
 export function decodeWireRequest(request: WireRequest, options: DecodeWireRequestOptions = {}): DecodedWireRequest {
   if (request.method === 'GET' && request.body.byteLength === 0) {
-    const headers = lowercaseHeaders(request.headers);
+    const headers = request.headerNamesLowerCase === true ? request.headers : lowercaseHeaders(request.headers);
     const plain = header(headers, 'x-http-method-override') === undefined ? readPlainSearch(request.url) : undefined;
     if (plain !== undefined) {
       const apiKey = plain.apiKey ?? header(headers, 'x-goog-api-key');
@@ -99,7 +101,7 @@ export function decodeWireRequestInFull(request: WireRequest, options: DecodeWir
   const path = queryStart < 0 ? request.url : request.url.slice(0, queryStart);
   const parameters = queryStart < 0 ? [] : parseQueryString(request.url.slice(queryStart + 1));
   const system = systemParameters(parameters);
-  const headers = lowercaseHeaders(request.headers);
+  const headers = request.headerNamesLowerCase === true ? request.headers : lowercaseHeaders(request.headers);
 
   // docs/api.md §3: Chromium and Firefox send v4 POSTs as GET with `X-HTTP-Method-Override: POST` (Firefox
   // also puts `$httpMethod=POST` in the URL). An empty override is no override.

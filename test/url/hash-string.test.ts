@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { hashStringOfHex, hexOfBytes, hexOfHashString, prefix32 } from '../../src/url/hash-string.ts';
+import { hashStringOfHex, hexOfBytes, hexOfHashString, prefix32, prefix32OfBytes } from '../../src/url/hash-string.ts';
 
 describe('hash strings', () => {
   it('convert to hex and back as Node’s Buffer does', () => {
@@ -14,6 +14,8 @@ describe('hash strings', () => {
         assert.equal(hashStringOfHex(hex), hashString);
         assert.equal(hashStringOfHex(hex.toUpperCase()), hashString);
         assert.equal(prefix32(hashString), Buffer.from(bytes).readUInt32BE(0));
+        assert.equal(prefix32OfBytes(bytes), prefix32(hashString));
+        assert.equal(prefix32OfBytes(bytes.subarray(0, 4)), prefix32(hashString));
       }),
     );
   });

@@ -82,6 +82,16 @@ describe('the plain hashes:search shortcut', () => {
     );
   });
 
+  it("reads any six characters of a prefix as Node's base64 decoder does, the four bits past the last byte ignored", () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[A-Za-z0-9_-]{6}$/), (text) => {
+        const read = readPlainSearch(`/v5/hashes:search?hashPrefixes=${text}`);
+        assert.deepEqual(read?.request.hashPrefixes, [new Uint8Array(Buffer.from(text, 'base64'))]);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
   it('takes the forms Firefox and our client send', () => {
     assert.equal(readPlainSearch('/v5/hashes:search?key=K&hashPrefixes=v9APjg%3D%3D')?.request.hashPrefixes.length, 1);
     assert.deepEqual(

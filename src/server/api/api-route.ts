@@ -7,19 +7,19 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RpcCall } from '../../wire/routes.ts';
-import { decodeWireRequest } from '../../wire/server-request.ts';
 import { encodeWireResponse } from '../../wire/server-response.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import type { ListCatalog } from '../catalog.ts';
 import { asBuffer, sendWireError } from '../replies.ts';
-import { answerCall } from './dispatch.ts';
+import { answerCall, answerCallNow } from './dispatch.ts';
 import { type FullHashSource, searchesOf } from './full-hash-source.ts';
 import type { Requester } from '../guard/requester.ts';
 import type { ApiSettings } from './settings.ts';
 import { listNameForV4 } from '../../lists/v4-lists.ts';
 import { cacheControlOf, ifNoneMatchMatches, listCacheControl, varyOf } from './answer-caching.ts';
 import { EncodedAnswers } from './encoded-answers.ts';
-import { listAnswerTag } from './list-etag.ts';
+import { ListAnswerTags } from './list-etag.ts';
+import { DecodedRequests } from './decoded-requests.ts';
 
 /** RF-2 puts a mirror's first update within a minute of its start. */
 const LISTS_PENDING_RETRY_AFTER_SECONDS = 60;
@@ -60,6 +60,8 @@ function listsAskedFor(call: RpcCall, catalog: ListCatalog): string[] {
 export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions): void {
   const { catalog, source, settings, apiKeys, maxBodyBytes, listReady, requesterOf } = options;
   const answers = new EncodedAnswers();
+  const decoded = new DecodedRequests();
+  const tags = new ListAnswerTags();
   app.route({
     // HEAD as GET without the body (RFC 9110 §9.3.2), its ETag included: caches and monitors ask with it.
     method: ['GET', 'HEAD', 'POST'],
@@ -67,8 +69,15 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       try {
         const body = Buffer.isBuffer(request.body) ? request.body : new Uint8Array(0);
-        const call = decodeWireRequest(
-          { method: request.method === 'HEAD' ? 'GET' : request.method, url: request.url, headers: request.headers, body },
+        const call = decoded.decode(
+          // Node gives header names in lower case.
+          {
+            method: request.method === 'HEAD' ? 'GET' : request.method,
+            url: request.url,
+            headers: request.headers,
+            headerNamesLowerCase: true,
+            body,
+          },
           { maxBodyBytes, checkApiKey: (key) => checkApiKey(apiKeys, key) },
         );
         // A list not fit to serve gets 503 with Retry-After rather than an empty list that looks final.
@@ -79,7 +88,7 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
           });
         }
         // The tag and the answer see the same catalog: a list answer is computed without awaiting anything.
-        const tag = listAnswerTag(catalog, call, call.responseEncoding, settings);
+        const tag = tags.tagOf(catalog, call, call.responseEncoding, settings);
         if (tag !== undefined) {
           // Only GETs (and HEADs) carry the tag: caches keep nothing else, and a conditional POST would ask
           // for 412, not 304 (RFC 9110 §13.1.2). POSTs still get the encoded answer kept under it.
@@ -106,7 +115,7 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
             })
             .send(asBuffer(payload.body));
         }
-        const answer = await answerCall(catalog, searchesOf(source, requesterOf(request)), call, settings);
+        const answer = answerCallNow(source, call) ?? (await answerCall(catalog, searchesOf(source, requesterOf(request)), call, settings));
         const payload = encodeWireResponse(call.rpc, answer as never, call.responseEncoding);
         return reply
           .code(200)

@@ -90,11 +90,16 @@ function addConstraints(determinants: Determinants, constraints: { maxUpdateEntr
  * in `encoding`, as the catalog stands; undefined for other calls and for a list this server does not
  * publish asked for by `hashList/{name}` (that is a 404, which carries no tag).
  */
-export function listAnswerTag(catalog: ListCatalog, call: RpcCall, encoding: WireEncoding, settings: ApiSettings): string | undefined {
+export function listAnswerTag(
+  catalog: ListCatalog,
+  call: RpcCall,
+  encoding: WireEncoding,
+  settings: ApiSettings,
+  now = Date.now(),
+): string | undefined {
   // Searches, the busiest calls, carry no tag: nothing is worked out for them.
   if (call.rpc !== 'GetHashList' && call.rpc !== 'BatchGetHashLists' && call.rpc !== 'FetchThreatListUpdates') return undefined;
   const determinants = new Determinants().add(DERIVATION).add(call.rpc).add(encoding).add(settings.minimumWaitMs);
-  const now = Date.now();
   switch (call.rpc) {
     case 'GetHashList': {
       const history = catalog.get(call.request.name);
@@ -130,5 +135,63 @@ export function listAnswerTag(catalog: ListCatalog, call: RpcCall, encoding: Wir
       }
       return determinants.tag();
     }
+  }
+}
+
+/** What a tag was worked out from, beyond the call itself: per list asked, its history, revision and wait. */
+interface TagInputs {
+  encoding: WireEncoding;
+  minimumWaitMs: number;
+  histories: (ListHistory | undefined)[];
+  revisions: number[];
+  waits: number[];
+  tag: string;
+}
+
+/** The catalog names of the lists a list call asks for, as listAnswerTag reads them. */
+function namesAskedFor(call: RpcCall): readonly (string | undefined)[] {
+  if (call.rpc === 'GetHashList') return [call.request.name];
+  if (call.rpc === 'BatchGetHashLists') return call.request.names;
+  if (call.rpc === 'FetchThreatListUpdates')
+    return call.request.listUpdateRequests.map((r) => listNameForV4(r.threatType, r.platformType, r.threatEntryType));
+  return [];
+}
+
+/**
+ * Tags of list calls, remembered for each decoded call (decoded-requests.ts hands the same call to every
+ * client that sends the same request): while each list asked for is the same history at the same
+ * revision with the same minimum wait, and the settings' wait is unchanged, the tag is the one worked
+ * out before; any difference works it out again. Held weakly: a call forgotten is a tag forgotten.
+ */
+export class ListAnswerTags {
+  private readonly kept = new WeakMap<RpcCall, TagInputs>();
+
+  tagOf(catalog: ListCatalog, call: RpcCall, encoding: WireEncoding, settings: ApiSettings): string | undefined {
+    const now = Date.now();
+    const kept = this.kept.get(call);
+    if (kept !== undefined && kept.encoding === encoding && kept.minimumWaitMs === settings.minimumWaitMs) {
+      const names = namesAskedFor(call);
+      let same = names.length === kept.histories.length;
+      for (let i = 0; same && i < names.length; i++) {
+        const history = names[i] === undefined ? undefined : catalog.get(names[i]!);
+        same =
+          history === kept.histories[i] &&
+          (history?.revision ?? 0) === kept.revisions[i] &&
+          minimumWaitOf(history, settings, now) === kept.waits[i];
+      }
+      if (same) return kept.tag;
+    }
+    const tag = listAnswerTag(catalog, call, encoding, settings, now);
+    if (tag === undefined) return undefined;
+    const histories = namesAskedFor(call).map((name) => (name === undefined ? undefined : catalog.get(name)));
+    this.kept.set(call, {
+      encoding,
+      minimumWaitMs: settings.minimumWaitMs,
+      histories,
+      revisions: histories.map((history) => history?.revision ?? 0),
+      waits: histories.map((history) => minimumWaitOf(history, settings, now)),
+      tag,
+    });
+    return tag;
   }
 }

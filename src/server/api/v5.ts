@@ -30,7 +30,7 @@ import type { ThreatTypeName } from '../../lists/threat-types.ts';
 import type { SortedHashes } from '../../store/hash-list.ts';
 import { parseCanonicalUrl } from '../../url/canonicalize.ts';
 import { expressionsOf } from '../../url/expressions.ts';
-import { expressionHashString, prefix32 } from '../../url/hash.ts';
+import { expressionHashString, prefix32, prefix32OfBytes } from '../../url/hash.ts';
 import { InvalidUrlError } from '../../url/invalid-url.ts';
 import { durationFromMs } from '../../wire/duration.ts';
 import { parseSearchFilter } from '../../wire/search-filter.ts';
@@ -39,7 +39,7 @@ import { type ListCatalog, EMPTY_LIST_CHECKSUM, NO_LIST_VERSION } from '../catal
 import type { ListDefinition } from '../lists/list-definition.ts';
 import type { ListHistory, ServedUpdate } from '../lists/list-history.ts';
 import { type ApiSettings, minimumWaitOf } from './settings.ts';
-import type { FullHashSource } from './full-hash-source.ts';
+import type { FullHashAnswer, FullHashSource } from './full-hash-source.ts';
 
 const HASH_LENGTHS = {
   4: HashLength.FOUR_BYTES,
@@ -232,10 +232,16 @@ function threatTypesOf(matches: readonly FullHashMatch[]): ThreatTypeName[] {
  * than the lookup itself on the server's busiest route.
  */
 export async function searchHashes(source: FullHashSource, request: SearchHashesRequest): Promise<SearchHashesResponse> {
-  const prefixes = request.hashPrefixes.map((prefix) =>
-    prefix32(Buffer.from(prefix.buffer, prefix.byteOffset, prefix.byteLength).toString('latin1')),
-  );
-  const answer = await source.find(prefixes);
+  return searchHashesAnswer(request, await source.find(searchPrefixes(request)));
+}
+
+/** The prefixes of a `hashes:search`, as numbers (the wire layer has checked that each is 4 bytes). */
+export function searchPrefixes(request: SearchHashesRequest): number[] {
+  return request.hashPrefixes.map(prefix32OfBytes);
+}
+
+/** The answer to a `hashes:search` from `answer`, the source's full hashes under its prefixes. */
+export function searchHashesAnswer(request: SearchHashesRequest, answer: FullHashAnswer): SearchHashesResponse {
   // v5alpha1's filter: a full hash whose details are all filtered out is not answered at all.
   const kept = parseSearchFilter(request.filter);
   const found =

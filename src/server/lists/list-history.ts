@@ -76,6 +76,7 @@ export class ListHistory {
   private readonly kept = new Map<string, SortedHashes>();
   private readonly diffs = new BoundedCache<string, ListDiff>(DIFF_CACHE_ENTRIES);
   private readonly checksums = new BoundedCache<string, Uint8Array>(CHECKSUM_CACHE_ENTRIES);
+  private changes = 0;
 
   /** Starts with an empty snapshot: a list is served, empty, before its first publish (SB-9). */
   constructor(definition: ListDefinition, options: ListHistoryOptions) {
@@ -117,7 +118,13 @@ export class ListHistory {
       this.kept.delete(id);
     }
     this.latest = snapshot;
+    this.changes++;
     return snapshot;
+  }
+
+  /** Counts the changes of the kept snapshots: equal revisions of one history serve the same versions. */
+  get revision(): number {
+    return this.changes;
   }
 
   current(): Snapshot {
@@ -153,6 +160,7 @@ export class ListHistory {
     this.kept.clear();
     for (const [id, list] of [...served].slice(-this.keep)) this.kept.set(id, list);
     this.latest = current;
+    this.changes++;
   }
 
   /** True when `version` is one of this list's, naming only kept snapshots (batchGet pairs versions to lists). */

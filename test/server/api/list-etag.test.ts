@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import * as v4 from '../../../src/proto/v4.ts';
 import * as v5 from '../../../src/proto/v5.ts';
 import { answerCall } from '../../../src/server/api/dispatch.ts';
-import { listAnswerTag } from '../../../src/server/api/list-etag.ts';
+import { ListAnswerTags, listAnswerTag } from '../../../src/server/api/list-etag.ts';
 import { type ApiSettings, DEFAULT_API_SETTINGS } from '../../../src/server/api/settings.ts';
 import { ListCatalog } from '../../../src/server/catalog.ts';
 import { ListHistory } from '../../../src/server/lists/list-history.ts';
@@ -227,5 +227,54 @@ describe('listAnswerTag', () => {
     ] as RpcCall[]) {
       assert.equal(listAnswerTag(lists, call, 'protobuf', DEFAULT_API_SETTINGS), undefined);
     }
+  });
+});
+
+describe('ListAnswerTags', () => {
+  const steps = fc.array(
+    fc.oneof(
+      fc.record({ publish: fc.constantFrom('se-4b', 'gc-32b'), content: fc.nat(CONTENTS.length - 1) }),
+      // What a shared store does: the same history takes another instance's current snapshot.
+      fc.record({ adopt: fc.constantFrom('se-4b', 'gc-32b'), content: fc.nat(CONTENTS.length - 1) }),
+      // Across the changing window (an hour in SETTINGS[2]), or not.
+      fc.record({ wait: fc.integer({ min: 1, max: 4_000_000 }) }),
+    ),
+    { minLength: 1, maxLength: 8 },
+  );
+
+  it('gives the tag listAnswerTag works out, for the same call asked again through publishes, adoptions, waits, encodings and settings', (t) => {
+    t.mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
+    fc.assert(
+      fc.property(steps, (played) => {
+        const lists = catalog();
+        const tags = new ListAnswerTags();
+        // Every call object is asked again and again, as decoded-requests.ts hands it out.
+        const asked = grid([], []).filter((_, i) => i % 7 === 0);
+        const same = (call: RpcCall, encoding: WireEncoding, settings: ApiSettings) =>
+          assert.equal(tags.tagOf(lists, call, encoding, settings), listAnswerTag(lists, call, encoding, settings));
+        // Each call has an encoding and settings of its own, asked last at every check, so that the next
+        // check finds its tag kept from before the step; in between, every other encoding and settings.
+        const check = () => {
+          asked.forEach(({ call }, i) => {
+            const encoding = ENCODINGS[i % ENCODINGS.length]!;
+            const settings = SETTINGS[i % SETTINGS.length]!;
+            same(call, encoding, settings);
+            for (const other of ENCODINGS) for (const otherSettings of SETTINGS) same(call, other, otherSettings);
+            same(call, encoding, settings);
+          });
+        };
+        check();
+        for (const step of played) {
+          if ('publish' in step) lists.get(step.publish)!.publish(CONTENTS[step.content]!);
+          else if ('adopt' in step) {
+            const other = catalog().get(step.adopt)!;
+            other.publish(CONTENTS[step.content]!);
+            lists.get(step.adopt)!.adopt(other.current(), lists.get(step.adopt)!.keptIds());
+          } else t.mock.timers.tick(step.wait);
+          check();
+        }
+      }),
+      { numRuns: 15 },
+    );
   });
 });
