@@ -13,6 +13,7 @@ import {
   type CheckStep,
   finishChecks,
   localThreatListStep,
+  lookUpInThreatLists,
   noStorageStep,
   prepareUrl,
   type PreparedUrl,
@@ -37,6 +38,10 @@ import { hexOfHashString } from '../url/hash-string.ts';
 import type { ClientRuntime } from './client-runtime.ts';
 import type { Transport } from './transport.ts';
 import { NoV4ListError, v4ListOf } from '../lists/v4-lists.ts';
+
+/** URLs looked up in the local lists together in a bulk check (local mode), and the fewest that make one. */
+const BULK_CHECK_URLS = 8192;
+const BULK_CHECK_MIN_URLS = 1024;
 
 /** What {@link SafeBrowsingClient.checkUrl} found out about one URL. */
 export interface CheckResult extends Omit<CheckOutcome, 'verdict'> {
@@ -312,6 +317,16 @@ export class SafeBrowsingClientCore {
           for (const list of threatLists) if (list.matches(hash, prefix)) return true;
           return false;
         },
+        inThreatListsEach: (hashes, prefixes, found) => {
+          const [first, ...others] = threatLists;
+          if (first === undefined) return found.fill(0);
+          first.matchesEach(hashes, prefixes, found);
+          const more = new Uint8Array(found.length);
+          for (const list of others) {
+            list.matchesEach(hashes, prefixes, more);
+            for (let i = 0; i < found.length; i++) found[i]! |= more[i]!;
+          }
+        },
       },
       search: (prefixes) => this.searcher.search(prefixes),
       now: () => this.clock.now(),
@@ -355,16 +370,30 @@ export class SafeBrowsingClientCore {
       if ('outcome' in step && step.outcome.verdict !== 'UNSURE') results[i] = this.result(urls[i]!, step.outcome);
       else waiting.push({ index: i, step, prepared: this.mode === 'realtime' ? p : undefined });
     };
+    // In local mode a bulk check looks its URLs up in the lists BULK_CHECK_URLS at a time, which is
+    // several times faster than one by one (check.ts lookUpInThreatLists); the chunk is small enough
+    // that its prepared URLs die young.
+    const bulk = this.mode === 'local' && urls.length >= BULK_CHECK_MIN_URLS;
+    let chunk: PreparedUrl[] = [];
+    const takeChunk = (end: number): void => {
+      if (chunk.length === 0) return;
+      lookUpInThreatLists(ctx, chunk);
+      chunk.forEach((p, k) => take(end - chunk.length + k, p));
+      chunk = [];
+    };
     // Node hashes as it goes; an asynchronous hasher's digests (WebCrypto) are awaited together, once per
     // call, and the URLs then take their first step in order.
     const hashing: { index: number; prepared: Promise<PreparedUrl> }[] = [];
     for (let i = 0; i < urls.length; i++) {
       const p = prepareUrl(urls[i]!, this.runtime.hasher);
       if (p instanceof Promise) hashing.push({ index: i, prepared: p });
-      else take(i, p);
+      else if (!bulk) take(i, p);
+      else if (chunk.push(p) === BULK_CHECK_URLS) takeChunk(i + 1);
     }
+    takeChunk(urls.length);
     if (hashing.length > 0) {
       const hashed = await Promise.all(hashing.map((h) => h.prepared));
+      if (bulk) lookUpInThreatLists(ctx, hashed);
       hashing.forEach((h, k) => take(h.index, hashed[k]!));
     }
     const outcomes = await finishChecks(

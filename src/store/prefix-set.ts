@@ -50,6 +50,34 @@ export class PrefixSet {
     return searchLows(this.lows!, prefix & 0xffff, this.offsets![bucket]!, this.offsets![bucket + 1]!);
   }
 
+  /**
+   * Which of `prefixes` the set holds: `found[i]` becomes 1 or 0 for `prefixes[i]`. The same answers as
+   * {@link has}, but for a large set the look-ups are made in ascending order of bucket rather than in
+   * the order given. The prefixes of a bulk check are random, so one by one each costs a cache miss or
+   * two somewhere in megabytes of lows; in bucket order the lows are read front to back, and a hundred
+   * thousand look-ups cost about a quarter as much (bench/check.ts).
+   */
+  hasEach(prefixes: Uint32Array, found: Uint8Array): void {
+    if (this.small !== undefined || prefixes.length < BULK_LOOKUP_MIN) {
+      for (let i = 0; i < prefixes.length; i++) found[i] = this.has(prefixes[i]!) ? 1 : 0;
+      return;
+    }
+    const offsets = this.offsets!;
+    const lows = this.lows!;
+    // A counting sort of the positions by bucket, then the look-ups in that order.
+    const starts = new Uint32Array(65537);
+    for (let i = 0; i < prefixes.length; i++) starts[(prefixes[i]! >>> 16) + 1]!++;
+    for (let bucket = 1; bucket < starts.length; bucket++) starts[bucket]! += starts[bucket - 1]!;
+    const order = new Uint32Array(prefixes.length);
+    for (let i = 0; i < prefixes.length; i++) order[starts[prefixes[i]! >>> 16]!++] = i;
+    for (let k = 0; k < order.length; k++) {
+      const i = order[k]!;
+      const prefix = prefixes[i]!;
+      const bucket = prefix >>> 16;
+      found[i] = searchLows(lows, prefix & 0xffff, offsets[bucket]!, offsets[bucket + 1]!) ? 1 : 0;
+    }
+  }
+
   /** The prefixes in ascending order, as a new array. */
   values(): Uint32Array {
     if (this.small !== undefined) return this.small.slice();
@@ -62,6 +90,9 @@ export class PrefixSet {
     return out;
   }
 }
+
+/** Below this many look-ups, sorting them by bucket (a table of 65,537 counts) costs more than it saves. */
+const BULK_LOOKUP_MIN = 4096;
 
 // The same binary search twice, once per element kind: V8 keeps each monomorphic, a tenth faster per
 // look-up than one function that sees both (bench/store.ts).

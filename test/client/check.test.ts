@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import {
   type CheckContext,
   localThreatListCheck,
+  lookUpInThreatLists,
   MAX_PREFIXES_PER_SEARCH,
   noStorageCheck,
   type PreparedUrl,
@@ -35,11 +36,26 @@ function scripted(table: Map<string, ThreatDetail[]>, failure?: Error) {
   return { search, searches };
 }
 
+/** Local lists from two predicates; the bulk look-up asks the hash-by-hash one, as real lists answer both alike. */
+function localLists(
+  inGlobalCache: (hash: string) => boolean,
+  inThreatLists: (hash: string, prefix: number) => boolean,
+): CheckContext['lists'] {
+  return {
+    inGlobalCache,
+    inThreatLists,
+    inThreatListsEach: (hashes, prefixes, found) => hashes.forEach((hash, i) => (found[i] = inThreatLists(hash, prefixes[i]!) ? 1 : 0)),
+  };
+}
+
 function context(overrides: Partial<CheckContext> & Pick<CheckContext, 'search'>): CheckContext {
   let clock = 1_000_000;
   return {
     cache: new LocalCache(),
-    lists: { inGlobalCache: () => false, inThreatLists: () => false },
+    lists: localLists(
+      () => false,
+      () => false,
+    ),
     now: () => clock++,
     decoyPrefixes: 0,
     random: Math.random,
@@ -52,7 +68,10 @@ describe('realTimeCheck (SB-8)', () => {
     const server = scripted(new Map());
     const ctx = context({
       search: server.search,
-      lists: { inGlobalCache: (h) => h === expressionHashString('sbtest.example/'), inThreatLists: () => false },
+      lists: localLists(
+        (h) => h === expressionHashString('sbtest.example/'),
+        () => false,
+      ),
     });
     const outcome = await realTimeCheck(ctx, prepareUrl(BAD_URL));
     assert.equal(outcome.verdict, 'UNSURE');
@@ -146,7 +165,13 @@ describe('the local cache inside the procedures (SB-8 step 5)', () => {
   it('returns UNSAFE from one cached prefix without asking about the uncached ones', async () => {
     for (const check of [realTimeCheck, localThreatListCheck, noStorageCheck]) {
       const server = scripted(new Map());
-      const ctx = context({ search: server.search, lists: { inGlobalCache: () => false, inThreatLists: () => true } });
+      const ctx = context({
+        search: server.search,
+        lists: localLists(
+          () => false,
+          () => true,
+        ),
+      });
       ctx.cache.store(
         [prefix32(badHash)],
         { fullHashes: [{ fullHash: badHash, details: [malware] }], serverFullHashCount: 1, cacheDurationMs: 600_000 },
@@ -161,7 +186,13 @@ describe('the local cache inside the procedures (SB-8 step 5)', () => {
 
   it('does not send prefixes again that the cache already answered', async () => {
     const server = scripted(new Map());
-    const ctx = context({ search: server.search, lists: { inGlobalCache: () => false, inThreatLists: () => true } });
+    const ctx = context({
+      search: server.search,
+      lists: localLists(
+        () => false,
+        () => true,
+      ),
+    });
     const cachedPrefix = prefix32(expressionHashString('sbtest.example/'));
     ctx.cache.store([cachedPrefix], { fullHashes: [], serverFullHashCount: 0, cacheDurationMs: 600_000 }, ctx.now());
     await localThreatListCheck(ctx, prepareUrl(BAD_URL));
@@ -186,14 +217,51 @@ describe('localThreatListCheck (SB-8)', () => {
 
   it('sends only the prefixes the lists hold', async () => {
     const server = scripted(new Map([[badHash, [malware]]]));
-    const lists = { inGlobalCache: () => false, inThreatLists: (h: string) => h === badHash };
+    const lists = localLists(
+      () => false,
+      (h) => h === badHash,
+    );
     const outcome = await localThreatListCheck(context({ search: server.search, lists }), prepareUrl(BAD_URL));
     assert.equal(outcome.verdict, 'UNSAFE');
     assert.deepEqual(server.searches, [[prefix32(badHash)]]);
   });
 
+  it('gives the same outcomes when the lists were asked for many URLs at once', async () => {
+    const urls = [BAD_URL, 'http://sbtest.example/a/b', 'https://ok.example/', 'http://x.malware.sbtest.example/p?q=1'];
+    const table = new Map([[badHash, [malware]]]);
+    const held = (hash: string) => hash === badHash || hash === expressionHashString('ok.example/');
+    const alone = [];
+    const oneByOne = context({ search: scripted(table).search, lists: localLists(() => false, held) });
+    for (const url of urls) alone.push(await localThreatListCheck(oneByOne, prepareUrl(url)));
+
+    const prepared = urls.map(prepareUrl);
+    let bulkAsked = 0;
+    const bulk: CheckContext['lists'] = {
+      inGlobalCache: () => false,
+      inThreatLists: () => assert.fail('asked hash by hash after the look-up in bulk'),
+      inThreatListsEach: (hashes, prefixes, found) => {
+        bulkAsked++;
+        assert.deepEqual([...prefixes], hashes.map(prefix32));
+        hashes.forEach((hash, i) => (found[i] = held(hash) ? 1 : 0));
+      },
+    };
+    const ctx = context({ search: scripted(table).search, lists: bulk });
+    lookUpInThreatLists(ctx, prepared);
+    const together = [];
+    for (const url of prepared) together.push(await localThreatListCheck(ctx, url));
+    assert.equal(bulkAsked, 1);
+    assert.deepEqual(together, alone);
+    assert.deepEqual(
+      alone.map((o) => o.verdict),
+      ['UNSAFE', 'SAFE', 'SAFE', 'UNSAFE'],
+    );
+  });
+
   it('is SAFE on a server error, and says so', async () => {
-    const lists = { inGlobalCache: () => false, inThreatLists: () => true };
+    const lists = localLists(
+      () => false,
+      () => true,
+    );
     const outcome = await localThreatListCheck(
       context({ search: scripted(new Map(), new Error('timeout')).search, lists }),
       prepareUrl(BAD_URL),

@@ -716,4 +716,49 @@ describe('checkUrls (many URLs, few searches)', () => {
       { numRuns: 60 },
     );
   });
+
+  it('gives thousands of URLs checked in bulk against large local lists the verdicts checkUrl gives them', async () => {
+    // Large enough that a list takes its bucketed form and the URLs are looked up in bulk.
+    const hosts = Array.from({ length: 400 }, (_, i) => `h${i}.example`);
+    const urls = Array.from(
+      { length: 3000 },
+      (_, i) => `http://${i % 5 === 0 ? 'x.' : ''}${hosts[(i * 7) % hosts.length]}/p${i % 13}/q.html?i=${i % 3}`,
+    );
+    const inSe = ['h3.example/', 'h10.example/p4/', 'x.h21.example/p1/q.html?i=1'];
+    const inMw = ['h7.example/p2/q.html', 'h10.example/'];
+    let x = 99;
+    const filler = Array.from({ length: 150_000 }, () => ((x = (x * 1103515245 + 12345) >>> 0), x));
+    const listed = (expressions: string[]) => Uint32Array.from(new Set([...filler, ...prefixesOf(...expressions)])).sort();
+    const found = [...inSe, ...inMw].map((e) => expressionHashString(e));
+    handler = (call) => {
+      if (call.rpc === 'BatchGetHashLists') {
+        return batch(
+          ...call.request.names.map((name) => prefixList(name, 'v1', listed(name === 'se-4b' ? inSe : inMw), { minimumWaitMs: 30 * MIN })),
+        );
+      }
+      const asked = new Set(call.rpc === 'SearchHashes' ? call.request.hashPrefixes.map((p) => Buffer.from(p).toString('latin1')) : []);
+      return searchAnswer(
+        found
+          .filter((hash) => asked.has(hash.slice(0, 4)))
+          .map((hash) => ({ hash, threatType: inSe.some((e) => expressionHashString(e) === hash) ? 2 : 1 })),
+      );
+    };
+    const single = client({ mode: 'local' });
+    const batched = client({ mode: 'local' });
+    await Promise.all([single.update(), batched.update()]);
+    const one: CheckResult[] = [];
+    for (const u of urls) one.push(await single.checkUrl(u));
+    const many = await batched.checkUrls(urls);
+    // Who answered, and which threats a URL already shown unsafe stops at, depend on what was asked before.
+    const summary = (results: CheckResult[]) => results.map((r) => [r.url, r.canonicalUrl, r.verdict]);
+    assert.deepEqual(summary(many), summary(one));
+    for (const result of many) {
+      const expressions = urlExpressions(result.url);
+      const listedHere = [...inSe, ...inMw].filter((e) => expressions.includes(e));
+      assert.equal(result.verdict, listedHere.length > 0 ? 'UNSAFE' : 'SAFE', result.url);
+      for (const threat of result.threats) assert.ok(listedHere.includes(threat.expression), `${result.url}: ${threat.expression}`);
+    }
+    assert.ok(many.filter((r) => r.verdict === 'UNSAFE').length >= 10, 'listed URLs are among them');
+    await Promise.all([single.close(), batched.close()]);
+  });
 });

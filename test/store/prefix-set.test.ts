@@ -49,6 +49,24 @@ describe('PrefixSet', () => {
     }
   });
 
+  it('answers many look-ups at once as it answers each alone, in either form and at any count', () => {
+    const big = randomPrefixes(PrefixSet.SMALL_SET_LIMIT + 5000, 11);
+    for (const members of [randomPrefixes(500, 12), big]) {
+      const set = PrefixSet.fromSorted(members);
+      // Below and above the count where look-ups go in bucket order; members, misses, repeats, extremes.
+      for (const count of [0, 1, 100, 4095, 4096, 30_000]) {
+        const probes = new Uint32Array(count);
+        const misses = randomPrefixes(count, count + 13);
+        for (let i = 0; i < count; i++)
+          probes[i] = i % 3 === 0 ? members[(i * 7919) % members.length]! : i % 3 === 1 ? misses[i]! : probes[i - 1]!;
+        if (count > 4) probes.set([0, 0xffffffff, 0xffff, 0x10000], 0);
+        const found = new Uint8Array(count).fill(7);
+        set.hasEach(probes, found);
+        for (let i = 0; i < count; i++) assert.equal(found[i], set.has(probes[i]!) ? 1 : 0, `probe ${i} of ${count}`);
+      }
+    }
+  });
+
   it('needs at most 2.2 bytes per prefix at 2 M prefixes and at most 4 bytes at any size', () => {
     const big = PrefixSet.fromSorted(randomPrefixes(2_000_000, 7));
     assert.ok(big.byteLength / big.size <= 2.2, `${big.byteLength / big.size} B per prefix`);

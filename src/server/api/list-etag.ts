@@ -85,6 +85,11 @@ function addConstraints(determinants: Determinants, constraints: { maxUpdateEntr
   determinants.add(Math.max(0, constraints?.maxUpdateEntries ?? 0)).add(Math.max(0, constraints?.maxDatabaseEntries ?? 0));
 }
 
+/** The calls whose answers carry a tag: list updates. Searches, the busiest calls, carry none: nothing is worked out for them. */
+function isTagged(call: RpcCall): call is Extract<RpcCall, { rpc: 'GetHashList' | 'BatchGetHashLists' | 'FetchThreatListUpdates' }> {
+  return call.rpc === 'GetHashList' || call.rpc === 'BatchGetHashLists' || call.rpc === 'FetchThreatListUpdates';
+}
+
 /**
  * The strong ETag of the answer to a list call (GetHashList, BatchGetHashLists, FetchThreatListUpdates)
  * in `encoding`, as the catalog stands; undefined for other calls and for a list this server does not
@@ -97,8 +102,7 @@ export function listAnswerTag(
   settings: ApiSettings,
   now = Date.now(),
 ): string | undefined {
-  // Searches, the busiest calls, carry no tag: nothing is worked out for them.
-  if (call.rpc !== 'GetHashList' && call.rpc !== 'BatchGetHashLists' && call.rpc !== 'FetchThreatListUpdates') return undefined;
+  if (!isTagged(call)) return undefined;
   const determinants = new Determinants().add(DERIVATION).add(call.rpc).add(encoding).add(settings.minimumWaitMs);
   switch (call.rpc) {
     case 'GetHashList': {
@@ -167,6 +171,7 @@ export class ListAnswerTags {
   private readonly kept = new WeakMap<RpcCall, TagInputs>();
 
   tagOf(catalog: ListCatalog, call: RpcCall, encoding: WireEncoding, settings: ApiSettings): string | undefined {
+    if (!isTagged(call)) return undefined;
     const now = Date.now();
     const kept = this.kept.get(call);
     if (kept !== undefined && kept.encoding === encoding && kept.minimumWaitMs === settings.minimumWaitMs) {

@@ -45,6 +45,8 @@ export interface HitStore {
   hit(client: string, crawler: boolean, budgets?: readonly Budget[]): Promise<RateVerdict>;
   /** The crawler rules alone, recording nothing: 'admit' when neither refuses (LC-5 checks them before load_defer). */
   crawlerCheck(client: string): Promise<RateVerdict>;
+  /** {@link hit} at once, from a store that needs no I/O for it (memory); absent where the step must wait (Redis). */
+  hitNow?(client: string, crawler: boolean, budgets?: readonly Budget[]): RateVerdict;
 }
 
 interface ClientHits {

@@ -3,12 +3,13 @@
 // the decision (load-gate.ts over a hit store in memory or Redis), the 503 (refusal.ts), and metrics.
 
 import { hash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { IncomingHttpHeaders } from 'node:http';
 import { type AgentClass, AgentClassifier } from './agent-class.ts';
 import { addressKey, clientAddress, TrustedProxies } from './client-address.ts';
 import { type Budget, type HitStore, LC_RATE_RULES, MemoryHitStore, type RateRules } from './hit-store.ts';
+import { RecentCache } from './recent-cache.ts';
 import { acceptedKey, keyId } from './requester.ts';
 import { type Decision, LC_LOAD_RULES, LoadGate, type LoadRules, type Sleep } from './load-gate.ts';
 import { RedisHitStore } from './redis-hit-store.ts';
@@ -91,6 +92,39 @@ const GATEWAY_PATH = /^\/ohttp-gateway(?:\?|$)/;
 /** The part of a User-Agent that is classified and keyed. */
 const MAX_AGENT_LENGTH = 512;
 
+/** The class of an Oblivious HTTP relay's requests: a program's, to which only the load rules apply. */
+const RELAYED: AgentClass = { kind: 'bot' };
+/** Recent clients remembered with who they are (agent class, address, key, budgets), so that a client's next request does not work it out again. */
+const RECENT_CLIENTS_KEPT = 4096;
+/** Longer peer, X-Forwarded-For and User-Agent together are worked out every time: the memo stays a few megabytes at most. */
+const MAX_REMEMBERED_CLIENT_LENGTH = 1024;
+
+/** Who a client is, as load control budgets it without an API key. */
+interface RecentClient {
+  agent: AgentClass;
+  /** Its address, an IPv6 client's /64: the slot its requests under way count in. */
+  address: string;
+  /** Its key in the hit stores: address and User-Agent hashed, so that what is remembered per client (and sent to Redis) stays small. */
+  client: string;
+  budgets: readonly Budget[];
+}
+
+/** Who asks, as the gate sees it: agent class, client key, the budgets the request counts in, and its address's slot. */
+interface Asking {
+  agent: AgentClass;
+  client: string;
+  budgets: readonly Budget[];
+  /** The address whose requests under way this one counts in; none for a request budgeted by its API key. */
+  slot: string | undefined;
+}
+
+/** A decision and whom it concerns; an admitted request's `slot` goes back to `finished()`. */
+interface Outcome {
+  decision: Decision;
+  agent: AgentClass;
+  slot?: string;
+}
+
 /** What load control has done since the server started, for the status page. */
 export interface LoadControlSummary {
   load: number;
@@ -115,6 +149,7 @@ export class LoadControl {
   private readonly crawlers: Counter<'crawler' | 'outcome'>;
   /** Admitted requests not yet answered, per address; bounded by the connections the server accepts. */
   private readonly underWay = new Map<string, number>();
+  private readonly recentClients = new RecentCache<string, RecentClient>(RECENT_CLIENTS_KEPT);
 
   private constructor(
     private readonly settings: LoadControlSettings,
@@ -217,7 +252,8 @@ export class LoadControl {
    * @internal
    */
   register(app: FastifyInstance, paused: () => boolean, adminEndpoints: boolean, apiKeys: ReadonlySet<string> = new Set()): void {
-    app.addHook('onRequest', async (request, reply) => this.guard(request, reply, paused(), adminEndpoints, apiKeys));
+    // A callback hook, not an async one: most requests are decided without a promise.
+    app.addHook('onRequest', (request, reply, done) => this.guard(request, reply, done, paused(), adminEndpoints, apiKeys));
   }
 
   /** Closes the Redis connection, if any. */
@@ -237,31 +273,86 @@ export class LoadControl {
     paused: boolean,
     gone?: () => boolean,
     apiKeys: ReadonlySet<string> = new Set(),
-  ): Promise<{ decision: Decision; agent: AgentClass; slot?: string }> {
+  ): Promise<Outcome> {
+    const asking = this.identify(request, paused, apiKeys);
+    if ('decision' in asking) return asking;
+    return this.settled(asking, await this.gate.decide(asking.client, asking.agent, paused, gone, asking.budgets));
+  }
+
+  /**
+   * {@link decide}'s outcome when the gate can decide at once (load-gate.ts decideNow), without a
+   * promise; undefined, having counted nothing, when the decision must wait: then {@link decide}.
+   *
+   * @internal
+   */
+  decideNow(
+    request: { url: string; headers: IncomingHttpHeaders; peer: string },
+    paused: boolean,
+    apiKeys: ReadonlySet<string>,
+  ): Outcome | undefined {
+    const asking = this.identify(request, paused, apiKeys);
+    if ('decision' in asking) return asking;
+    const decision = this.gate.decideNow(asking.client, asking.agent, paused, asking.budgets);
+    return decision === undefined ? undefined : this.settled(asking, decision);
+  }
+
+  /**
+   * Who asks and which budgets the request counts in; or, for an address with too many requests under
+   * way, the refusal (counted).
+   */
+  private identify(
+    request: { url: string; headers: IncomingHttpHeaders; peer: string },
+    paused: boolean,
+    apiKeys: ReadonlySet<string>,
+  ): Asking | Outcome {
     // An OHTTP gateway's requests from a trusted relay carry many clients under one address: only the
     // load rules apply, as to any program (the relay enforces the per-client rules). Anyone else who
     // posts to the gateway directly is one client like any other. The relay's address is found as any
     // client's is, so a relay behind this server's own load balancer is recognised too.
     if (GATEWAY_PATH.test(request.url) && this.relays.has(clientAddress(request.peer, request.headers['x-forwarded-for'], this.trusted))) {
-      const agent: AgentClass = { kind: 'bot' };
-      const decision = await this.gate.decide('', agent, paused, gone, []);
-      this.counted(decision, agent);
-      return { decision, agent };
+      return { agent: RELAYED, client: '', budgets: [], slot: undefined };
     }
-    // Only the start of a User-Agent counts: kilobytes of it must not cost kilobytes of work per request.
-    const userAgent = request.headers['user-agent']?.slice(0, MAX_AGENT_LENGTH);
-    const agent = this.classifier.classify(userAgent);
-    const address = clientAddress(request.peer, request.headers['x-forwarded-for'], this.trusted);
-    // Hashed: what is remembered per client must stay small.
-    const client = hash('sha256', `${addressKey(address)}\n${userAgent ?? ''}`, 'base64url').slice(0, 22);
+    const { agent, address, client, budgets } = this.clientOf(
+      request.peer,
+      request.headers['x-forwarded-for'],
+      request.headers['user-agent'],
+    );
     const key = acceptedKey(request, apiKeys);
-    const slot = key === undefined ? addressKey(address) : undefined;
+    const slot = key === undefined ? address : undefined;
     if (slot !== undefined && !paused && (this.underWay.get(slot) ?? 0) >= this.settings.addressConcurrentMax) {
       const decision: Decision = { admit: false, reason: 'address-busy' };
       this.counted(decision, agent);
       return { decision, agent };
     }
-    const decision = await this.gate.decide(client, agent, paused, gone, this.budgets(client, address, key));
+    return { agent, client, budgets: key === undefined ? budgets : this.keyBudget(key), slot };
+  }
+
+  /**
+   * Who a request without an accepted API key comes from: its agent class, its address (an IPv6
+   * client's /64), its key in the hit stores and its budgets. Worked out once for each recent peer,
+   * X-Forwarded-For and User-Agent (unless they are long), not on every request.
+   */
+  private clientOf(peer: string, forwardedFor: string | string[] | undefined, userAgentHeader: string | undefined): RecentClient {
+    // Only the start of a User-Agent counts: kilobytes of it must not cost kilobytes of work per request.
+    const userAgent = userAgentHeader?.slice(0, MAX_AGENT_LENGTH) ?? '';
+    const forwarded = typeof forwardedFor === 'string' ? forwardedFor : (forwardedFor?.join(',') ?? '');
+    const work = (): RecentClient => {
+      const address = addressKey(clientAddress(peer, forwardedFor, this.trusted));
+      const client = hash('sha256', `${address}\n${userAgent}`, 'base64url').slice(0, 22);
+      return {
+        agent: this.classifier.classify(userAgentHeader === undefined ? undefined : userAgent),
+        address,
+        client,
+        budgets: this.budgets(client, address),
+      };
+    };
+    const memo = `${peer}\n${forwarded}\n${userAgent}`;
+    return memo.length > MAX_REMEMBERED_CLIENT_LENGTH ? work() : this.recentClients.getOrCompute(memo, work);
+  }
+
+  /** The outcome of the gate's decision: counted, and an admitted request's place among its address's taken. */
+  private settled(asking: Asking, decision: Decision): Outcome {
+    const { agent, slot } = asking;
     this.counted(decision, agent);
     if (!decision.admit || slot === undefined) return { decision, agent };
     this.underWay.set(slot, (this.underWay.get(slot) ?? 0) + 1);
@@ -301,15 +392,17 @@ export class LoadControl {
    * agent) and its address's, which caps what one address gets however many User-Agents it claims. A
    * key only counts when the server accepts it: anyone can make keys up.
    */
-  private budgets(client: string, address: string, key: string | undefined): Budget[] {
-    if (key !== undefined) {
-      const max = Object.hasOwn(this.settings.keyBudgets, key) ? this.settings.keyBudgets[key]! : this.settings.keyBurstMax;
-      return [{ key: keyId(key), max, refusal: 'rate' }];
-    }
+  private budgets(client: string, address: string): Budget[] {
     return [
       { key: client, max: this.settings.burstMax, refusal: 'rate' },
-      { key: `address:${addressKey(address)}`, max: this.settings.addressBurstMax, refusal: 'address-rate' },
+      { key: `address:${address}`, max: this.settings.addressBurstMax, refusal: 'address-rate' },
     ];
+  }
+
+  /** The budget of a request with an accepted API key: the key's alone, wherever its requests come from. */
+  private keyBudget(key: string): Budget[] {
+    const max = Object.hasOwn(this.settings.keyBudgets, key) ? this.settings.keyBudgets[key]! : this.settings.keyBurstMax;
+    return [{ key: keyId(key), max, refusal: 'rate' }];
   }
 
   private counted(decision: Decision, agent: AgentClass): void {
@@ -318,35 +411,47 @@ export class LoadControl {
     if (agent.kind === 'crawler') this.crawlers.inc({ crawler: agent.crawler, outcome: decision.admit ? 'admitted' : decision.reason });
   }
 
-  private async guard(
+  /**
+   * The gate in front of a request: operator paths pass by, as do the requests an OHTTP gateway serves
+   * from inside encapsulations (their encapsulating request passed already); others are decided at once
+   * when the gate can, else after what the decision waits for (Redis, load_defer's sleep).
+   */
+  private guard(
     request: FastifyRequest,
     reply: FastifyReply,
+    done: HookHandlerDoneFunction,
     paused: boolean,
     adminEndpoints: boolean,
     apiKeys: ReadonlySet<string>,
-  ): Promise<FastifyReply | undefined> {
-    // Operator paths pass by; so do the requests an OHTTP gateway serves from inside encapsulations,
-    // whose encapsulating request passed the gate already.
-    if (isOperatorPath(request.url, adminEndpoints) || request.socket.remoteAddress === INNER_REQUEST_ADDRESS) return undefined;
+  ): void {
+    if (isOperatorPath(request.url, adminEndpoints) || request.socket.remoteAddress === INNER_REQUEST_ADDRESS) return done();
+    const asked = { url: request.url, headers: request.headers, peer: request.socket.remoteAddress ?? '' };
+    const now = this.decideNow(asked, paused, apiKeys);
+    if (now !== undefined) return this.conclude(request, reply, done, now, false);
     // Watched from the start: a client that leaves while its request waits must not stay in the load.
     let gone = false;
     const leave = () => {
       gone = true;
     };
     reply.raw.once('close', leave);
-    const { decision, slot } = await this.decide(
-      { url: request.url, headers: request.headers, peer: request.socket.remoteAddress ?? '' },
-      paused,
-      () => gone,
-      apiKeys,
+    this.decide(asked, paused, () => gone, apiKeys).then(
+      (outcome) => {
+        reply.raw.off('close', leave);
+        this.conclude(request, reply, done, outcome, gone);
+      },
+      (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
     );
-    reply.raw.off('close', leave);
+  }
+
+  /** Lets an admitted request through, to count in the load until its answer ends; answers a refused one with 503. */
+  private conclude(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, outcome: Outcome, gone: boolean): void {
+    const { decision, slot } = outcome;
     if (decision.admit) {
       if (gone) this.finished(slot);
       else reply.raw.once('close', () => this.finished(slot));
-      return undefined;
+      return done();
     }
     const answer = refusal(decision.reason, retryAfterSeconds(decision.reason, this.settings), request.url, request.headers);
-    return reply.code(answer.status).headers(answer.headers).send(Buffer.from(answer.body));
+    reply.code(answer.status).headers(answer.headers).send(Buffer.from(answer.body));
   }
 }

@@ -29,6 +29,7 @@ export const LC_LOAD_RULES: LoadRules = { loadMax: 15, sleepingMax: 20, delayMs:
 /** Why a request was refused: LC-5's reasons, and an address holding too many requests under way. */
 export type RefusalReason = 'paused' | 'load' | 'address-busy' | Exclude<RateVerdict, 'admit'>;
 export type Decision = { admit: true } | { admit: false; reason: RefusalReason };
+const ADMIT: Decision = Object.freeze({ admit: true });
 
 /** Waits `ms`; tests pass a fake. */
 export type Sleep = (ms: number) => Promise<void>;
@@ -54,6 +55,22 @@ export class LoadGate {
   }
 
   /**
+   * The decision of {@link decide} when it can be made at once, without waiting for anything: the
+   * client is no crawler (whose rules come before load_defer's wait), its place in the load is free
+   * (no load_defer), and the hit store answers without I/O. Otherwise undefined, having changed
+   * nothing: {@link decide} then makes the decision. Most requests of a server not under load are
+   * decided here, without a promise.
+   */
+  decideNow(client: string, agent: AgentClass, paused: boolean, budgets?: readonly Budget[]): Decision | undefined {
+    if (paused) return { admit: false, reason: 'paused' };
+    if (agent.kind === 'crawler' || this.hits.hitNow === undefined) return undefined;
+    const placeHeld = agent.kind !== 'browser';
+    if (placeHeld && !this.takePlace()) return undefined;
+    const verdict = budgets?.length === 0 ? 'admit' : this.hits.hitNow(client, false, budgets);
+    return this.concluded(verdict, placeHeld);
+  }
+
+  /**
    * Decides on one request of `client` (address and User-Agent key). An admitted request counts in
    * the load until `finished()` is called for it. `gone` tells whether the client has left meanwhile;
    * `budgets` are the hit stacks the request counts in (the client's own by default), and none skips the
@@ -76,12 +93,17 @@ export class LoadGate {
     const placeHeld = agent.kind !== 'browser';
     if (placeHeld && !(await this.loadDefer(gone))) return { admit: false, reason: 'load' };
     const verdict = budgets?.length === 0 ? 'admit' : await this.hits.hit(client, agent.kind === 'crawler', budgets);
+    return this.concluded(verdict, placeHeld);
+  }
+
+  /** The decision from the rate rule's verdict; a place held for load_defer is given back on refusal, a browser's taken on admission. */
+  private concluded(verdict: RateVerdict, placeHeld: boolean): Decision {
     if (verdict !== 'admit') {
       if (placeHeld) this.running--;
       return { admit: false, reason: verdict };
     }
     if (!placeHeld) this.running++;
-    return { admit: true };
+    return ADMIT;
   }
 
   /** An admitted request has been answered (or its client went away). */

@@ -15,12 +15,12 @@ export class RecentCache<K, V> {
     this.generation = Math.floor(capacity / 2);
   }
 
-  /** The cached value of `key`, computed and remembered on a miss. */
-  getOrCompute(key: K, compute: () => V): V {
+  /** The cached value of `key`, computed from it and remembered on a miss. */
+  getOrCompute(key: K, compute: (key: K) => V): V {
     const recent = this.recent.get(key);
     if (recent !== undefined) return recent;
     let value = this.older.get(key);
-    if (value === undefined) value = compute();
+    if (value === undefined) value = compute(key);
     else this.older.delete(key);
     this.recent.set(key, value);
     if (this.recent.size >= this.generation) {
