@@ -37,7 +37,11 @@ describe('the chaos run, short form', { skip: SKIP }, () => {
       assert.ok(client.verdicts >= 20, `${client.name} judged only ${client.verdicts} verdicts`);
       assert.deepEqual(client.wrong, [], `${client.name}: wrong verdicts`);
       assert.equal(client.unknownVersions, 0, `${client.name} held a list that no generation has`);
-      assert.equal(client.recoveredAfterDrop, client.dropped.length, `${client.name}: a dropped list not followed by a full update`);
+      assert.equal(
+        client.recoveredAfterDrop,
+        client.dropped.length,
+        `${client.name}: a dropped list not followed by its own verified full update: ${client.dropped.join('; ')}`,
+      );
       const ms = report.convergeMs.get(client.name);
       assert.ok(ms !== undefined, `${client.name} did not reach the newest generation within ${CONVERGE_TIMEOUT_MS} ms\n${text}`);
     }
