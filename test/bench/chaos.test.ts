@@ -10,13 +10,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatReport } from '../../bench/chaos/chaos-report.ts';
 import { runChaos } from '../../bench/chaos/chaos-run.ts';
-import { NGINX } from '../../bench/chaos/cluster.ts';
+import { NGINX_SKIP } from '../server/nginx-fixture.ts';
 
-const IN_CI = [process.env.CI, process.env.SBKIT_CI].some((value) => value !== undefined && value !== '' && value !== 'false');
-const SKIP = NGINX === undefined && !IN_CI ? 'nginx is not installed (apt-get install nginx; .ci/run installs it in CI)' : false;
 const CONVERGE_TIMEOUT_MS = 20_000;
 
-describe('the chaos run, short form', { skip: SKIP }, () => {
+describe('the chaos run, short form', { skip: NGINX_SKIP }, () => {
   it('serves 20 clients through an instance killed and a Redis restarted, without a wrong verdict', { timeout: 90_000 }, async (t) => {
     const report = await runChaos({
       localClients: 10,

@@ -5,11 +5,11 @@
 
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
@@ -19,6 +19,7 @@ import { ListCatalog } from '../../src/server/catalog.ts';
 import { ListHistory } from '../../src/server/lists/list-history.ts';
 import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
 import { expressionHashBytes } from '../../src/url/hash.ts';
+import { NGINX_SKIP, requireNginx } from './nginx-fixture.ts';
 
 /** listCacheSeconds: short, so that the test sees entries expire and a publish arrive. */
 const MAX_AGE_SECONDS = 2;
@@ -31,23 +32,6 @@ const NGINX_CLOCK_MS = 1000;
 const SLACK_MS = 1000;
 
 const DOCS = new URL('../../docs/operations.md', import.meta.url);
-
-function findNginx(): string | undefined {
-  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin', '/sbin'];
-  for (const dir of dirs.filter((d) => d !== '')) {
-    try {
-      accessSync(join(dir, 'nginx'), constants.X_OK);
-      return join(dir, 'nginx');
-    } catch {
-      // not in this folder
-    }
-  }
-  return undefined;
-}
-
-const NGINX = findNginx();
-const IN_CI = [process.env.CI, process.env.SBKIT_CI].some((value) => value !== undefined && value !== '' && value !== 'false');
-const SKIP = NGINX === undefined && !IN_CI ? 'nginx is not installed (apt-get install nginx; .ci/run installs it in CI)' : false;
 
 /** The nginx block of docs/operations.md "## Edge caching", with its cache folder, sbkit's port and its own listener replaced. */
 function documentedConfig(cacheDir: string, sbkitPort: number, port: number): string {
@@ -103,7 +87,7 @@ async function startNginx(dir: string, sbkitPort: number): Promise<{ child: Chil
   const port = await freePort();
   await writeFile(join(dir, 'sbkit.conf'), documentedConfig(join(dir, 'cache'), sbkitPort, port));
   await writeFile(join(dir, 'nginx.conf'), mainConfig(dir));
-  const child = spawn(NGINX!, ['-p', `${dir}/`, '-e', join(dir, 'error.log'), '-c', join(dir, 'nginx.conf')], { stdio: 'ignore' });
+  const child = spawn(requireNginx(), ['-p', `${dir}/`, '-e', join(dir, 'error.log'), '-c', join(dir, 'nginx.conf')], { stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline && child.exitCode === null) {
@@ -149,7 +133,7 @@ async function concurrently(clients: number, each: number, step: (client: number
   );
 }
 
-describe('an nginx edge cache in front of sbkit', { skip: SKIP }, () => {
+describe('an nginx edge cache in front of sbkit', { skip: NGINX_SKIP }, () => {
   let dir: string;
   let server: SafeBrowsingServer;
   let sbkit: string;
@@ -160,7 +144,6 @@ describe('an nginx edge cache in front of sbkit', { skip: SKIP }, () => {
   const reached: number[] = [];
 
   before(async () => {
-    if (NGINX === undefined) throw new Error('nginx is not installed; CI must install it (.ci/run: apt-get install -y nginx)');
     dir = await mkdtemp(join(tmpdir(), 'sbkit-edge-'));
     const list = (name: string, threatTypes: ['SOCIAL_ENGINEERING'] | ['MALWARE']) =>
       new ListHistory({ name, hashLength: 4, threatTypes, likelySafeTypes: [], description: '' }, { keep: 5 });
