@@ -1,7 +1,7 @@
 // Edge caching proven with a real cache: Debian's nginx, configured as docs/operations.md "Edge caching"
 // shows, in front of a real sbkit server on loopback. Identical update requests from many clients reach
-// sbkit a handful of times, every client gets the bytes sbkit answers directly, and a publish reaches
-// the clients within max-age and their own wait.
+// sbkit a handful of times (batchGet, a single hashList, v4), every client gets the bytes sbkit answers
+// directly, and a publish reaches the clients within max-age and their own wait.
 
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -180,7 +180,7 @@ describe('an nginx edge cache in front of sbkit', { skip: NGINX_SKIP }, () => {
     t: { diagnostic(message: string): void },
     what: string,
     request: { path: string; headers: Record<string, string>; total: number; waitMs: number },
-  ): Promise<Buffer> {
+  ): Promise<{ body: Buffer; cachedSpan: number }> {
     const { path, headers, total, waitMs } = request;
     const expected = await direct(path, headers);
     reached.length = 0;
@@ -220,7 +220,7 @@ describe('an nginx edge cache in front of sbkit', { skip: NGINX_SKIP }, () => {
         `the entry was revalidated with its ETag (requests went on ${cachedSpan.toFixed(2)} s after it was stored)`,
       );
     }
-    return expected;
+    return { body: expected, cachedSpan };
   }
 
   it(
@@ -231,11 +231,26 @@ describe('an nginx edge cache in front of sbkit', { skip: NGINX_SKIP }, () => {
       se.publish(hashesOf('phish-1.example/', 'phish-2.example/', 'phish-3.example/', 'phish-4.example/'));
       const path = batchPath(held.hashLists.map((list) => list.version));
       // Paced so that the run outlasts max-age: the entry expires and is revalidated meanwhile.
-      const body = await identical(t, 'v5 hashLists:batchGet', { path, headers: FIREFOX, total: 1000, waitMs: 250 });
+      const { body } = await identical(t, 'v5 hashLists:batchGet', { path, headers: FIREFOX, total: 1000, waitMs: 250 });
       const answer = fromBinary(v5.BatchGetHashListsResponseSchema, body);
       assert.equal(answer.hashLists[0]!.partialUpdate, true, 'a diff from the version the clients hold');
     },
   );
+
+  it('300 identical single-list v5 updates (GET /v5/hashList/{name}) are cached and revalidated alike', { timeout: 60_000 }, async (t) => {
+    const held = fromBinary(v5.HashListSchema, await direct('/v5/hashList/mw-4b', FIREFOX));
+    mw.publish(hashesOf('malware-0.example/', 'malware-1.example/'));
+    const path = `/v5/hashList/mw-4b?version=${base64(held.version)}`;
+    // Six requests a client, 800 ms apart: the entry outlives max-age and nginx's whole second, so it is
+    // revalidated (identical() asserts the 304).
+    const { body, cachedSpan } = await identical(t, 'v5 hashList/mw-4b', { path, headers: FIREFOX, total: 300, waitMs: 800 });
+    assert.ok(
+      cachedSpan > MAX_AGE_SECONDS + NGINX_CLOCK_MS / 1000,
+      `requests went on only ${cachedSpan.toFixed(2)} s after the entry was stored`,
+    );
+    const answer = fromBinary(v5.HashListSchema, body);
+    assert.equal(answer.partialUpdate, true, 'a diff from the version the clients hold');
+  });
 
   it("500 identical v4 updates in Firefox's GET form reach sbkit a handful of times", { timeout: 60_000 }, async (t) => {
     const request = create(v4.FetchThreatListUpdatesRequestSchema, {
@@ -251,7 +266,7 @@ describe('an nginx edge cache in front of sbkit', { skip: NGINX_SKIP }, () => {
     const req = Buffer.from(toBinary(v4.FetchThreatListUpdatesRequestSchema, request)).toString('base64url');
     const path = `/v4/threatListUpdates:fetch?$ct=application/x-protobuf&$httpMethod=POST&$req=${req}`;
     const headers = { ...FIREFOX, 'x-http-method-override': 'POST' };
-    const body = await identical(t, "v4 threatListUpdates:fetch (Firefox's GET)", { path, headers, total: 500, waitMs: 0 });
+    const { body } = await identical(t, "v4 threatListUpdates:fetch (Firefox's GET)", { path, headers, total: 500, waitMs: 0 });
     assert.equal(fromBinary(v4.FetchThreatListUpdatesResponseSchema, body).listUpdateResponses.length, 1);
   });
 
