@@ -7,7 +7,8 @@ const report = await runChaos({
   realtimeClients: 10,
   publishEveryMs: 3000,
   faultGapMs: 8000,
-  // Redis last: a version is published while it is away, and the run measures how soon clients get it.
+  // Redis last: versions are published while it is away, and the run measures how soon after it answers
+  // again clients hold the last one.
   faults: ['kill-instance', 'redeploy-instance', 'restart-redis', 'kill-instance', 'redeploy-instance', 'restart-redis'],
   downMs: 3000,
   convergeTimeoutMs: 60_000,

@@ -39,7 +39,7 @@ export interface ClientTally {
   failedUpdates: Map<string, number>;
   /** Lists dropped after an update that could not be applied (a checksum mismatch, SB-9). */
   dropped: string[];
-  /** Lists that were fine again after a drop: a full update that verified. */
+  /** Drops that their list's next full update, verified by its checksum, made good (DropRecovery). */
   recoveredAfterDrop: number;
   /** A held se-4b that is no generation ever published. */
   unknownVersions: number;
@@ -49,9 +49,31 @@ export interface ClientTally {
 
 const URL_LOOP_MS = 250;
 
+/**
+ * Drops of lists (SB-9) and their recovery, per list: a drop is made good by that list's next update
+ * that stored it whole (not a diff) and that the server's checksum verified, and by nothing else.
+ */
+export class DropRecovery {
+  /** Per list, drops not made good yet. */
+  private readonly waiting = new Map<string, number>();
+  /** Drops made good. */
+  recovered = 0;
+
+  onEvent(event: ClientEvent): void {
+    if (event.type === 'list-dropped') this.waiting.set(event.list, (this.waiting.get(event.list) ?? 0) + 1);
+    if (event.type !== 'update') return;
+    for (const { list, partial, verified } of event.stored) {
+      if (partial || !verified) continue;
+      this.recovered += this.waiting.get(list) ?? 0;
+      this.waiting.delete(list);
+    }
+  }
+}
+
 export class ChaosClient {
   readonly tally: ClientTally;
   private readonly client: SafeBrowsingClient;
+  private readonly recovery = new DropRecovery();
   private running = false;
   private loop: Promise<void> | undefined;
 
@@ -94,6 +116,8 @@ export class ChaosClient {
       this.tally.failedUpdates.set(code, (this.tally.failedUpdates.get(code) ?? 0) + 1);
     }
     if (event.type === 'list-dropped') this.tally.dropped.push(`${event.list}: ${event.error.message}`);
+    this.recovery.onEvent(event);
+    this.tally.recoveredAfterDrop = this.recovery.recovered;
   }
 
   start(): void {
@@ -125,7 +149,6 @@ export class ChaosClient {
   private noteHeld(generation: number): void {
     const held = this.tally.held;
     if (held !== undefined && held.generation === generation) return;
-    if (held !== undefined && this.tally.dropped.length > this.tally.recoveredAfterDrop) this.tally.recoveredAfterDrop++;
     this.tally.held = { generation, since: performance.now() };
   }
 

@@ -4,12 +4,13 @@
 // docs/operations.md "Several machines" shows, logging each answer's status and Retry-After.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { connect, createServer } from 'node:net';
 import { userInfo } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { NGINX } from '../../test/server/nginx-fixture.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const BIN = join(ROOT, 'dist', 'cli', 'bin.js');
@@ -148,21 +149,6 @@ export class Instance {
     return child.exitCode;
   }
 }
-
-function findNginx(): string | undefined {
-  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin', '/sbin'];
-  for (const dir of dirs.filter((d) => d !== '')) {
-    try {
-      accessSync(join(dir, 'nginx'), constants.X_OK);
-      return join(dir, 'nginx');
-    } catch {
-      // not in this folder
-    }
-  }
-  return undefined;
-}
-
-export const NGINX = findNginx();
 
 /** The load balancer block of docs/operations.md "## Several machines", for these instances and this port. */
 function documentedBalancer(instances: readonly Instance[], port: number): string {

@@ -1,8 +1,8 @@
 // `sbkit serve`: flags turned into the service's settings (server/service.ts assembles and runs it), the
 // service's failures turned into exit statuses, and the process's signals into its lifecycle:
 //
-//   SIGTERM, SIGINT  stop listening, let requests under way finish (--shutdown-timeout, 10 s), close
-//                    everything, exit 0; a second one while stopping exits at once (status 2)
+//   SIGTERM, SIGINT  stop listening, let requests under way finish and close everything, all within
+//                    --shutdown-timeout (10 s), exit 0; a second one while stopping exits at once (status 2)
 //   SIGHUP           read the configuration file and the certificate again (Service.reload)
 
 import { resolve } from 'node:path';
@@ -246,8 +246,11 @@ async function serve(flags: ServeFlags, io: CliIo, setExit: (status: ExitStatus)
     io.err(`try: npx sbkit check --server ${service.url} http://testsafebrowsing.appspot.com/s/phishing.html\n`);
     const signal = await signals.stopped;
     io.err(`sbkit serve: ${signal}: stopping; requests under way have ${shutdownTimeoutFlag(flags.shutdownTimeout) / 1000} s to finish\n`);
-    await service.close();
+    const { cut } = await service.close();
     io.err('sbkit serve: stopped\n');
+    // What did not close in time (a Redis that stopped answering) may hold connections that would keep
+    // the process alive past the shutdown timeout.
+    if (cut.length > 0) process.exit(EXIT.SAFE);
   } finally {
     signals.dispose();
   }
@@ -298,7 +301,7 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     .option('--tls-key <file>', "the certificate's private key (PEM), with --tls-cert")
     .option(
       '--shutdown-timeout <seconds>',
-      'on SIGTERM or SIGINT, how long requests under way may take to finish before their connections are cut (a second signal exits at once)',
+      'on SIGTERM or SIGINT, how long stopping may take: requests under way finishing, then Redis and the rest closing; what is still open then is cut (a second signal exits at once)',
       String(DEFAULT_SHUTDOWN_TIMEOUT_MS / 1000),
     )
     .option(

@@ -238,6 +238,7 @@ export class ListUpdater {
       this.schedule.answered(answeredAt);
       /** Why a list could not be kept: a failed update as a whole. */
       let keepError: Error | undefined;
+      const stored: Extract<ClientEvent, { type: 'update' }>['stored'] = [];
       for (const fetched of response.lists) {
         const waitMs = 'error' in fetched ? response.minimumWaitMs : (fetched.minimumWaitMs ?? response.minimumWaitMs);
         this.schedule.listAnswered(fetched.name, answeredAt, this.updateWait(waitMs));
@@ -263,10 +264,13 @@ export class ListUpdater {
         }
         this.lists.set(fetched.name, next);
         this.updatedAt.set(fetched.name, answeredAt);
+        // Applied, so a checksum it carried matched (applyUpdate refuses a mismatch).
+        if ('update' in fetched)
+          stored.push({ list: fetched.name, partial: fetched.update.partial, verified: fetched.update.checksum !== undefined });
         if (!summary.updated.includes(fetched.name)) summary.updated.push(fetched.name);
       }
       this.counts.updates++;
-      this.parts.emit({ type: 'update', lists: due, nextUpdateAt: this.nextUpdateAt! });
+      this.parts.emit({ type: 'update', lists: due, stored, nextUpdateAt: this.nextUpdateAt! });
       if (keepError !== undefined) {
         // A list that cannot be stored (a full disk, a folder gone) or held (maxListEntries) is a failed
         // update: back off (RF-4) rather than download it again and again.

@@ -91,6 +91,15 @@ export type ClientEvent =
       type: 'update';
       /** The lists asked for. */
       lists: string[];
+      /** The lists of this round that were updated (or confirmed) and stored; lists that failed are not among them. */
+      stored: {
+        /** The list's name. */
+        list: string;
+        /** Updated by a diff (a partial update), not replaced by a full one. */
+        partial: boolean;
+        /** A checksum the server sent verified the list as stored (SB-9). */
+        verified: boolean;
+      }[];
       /** When the next update may go out. */
       nextUpdateAt: number;
     }

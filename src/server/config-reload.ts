@@ -6,7 +6,8 @@
 //                      feedMaxMegabytes, the tls files (read again)
 //   takes a restart    the lists themselves (added, removed, renamed, other types, width or description),
 //                      switching the admin token or TLS on or off, and every other setting (keepVersions,
-//                      adminListen, http, loadControl, upstreamSearches, and any added later); the flags
+//                      dataDir, listCacheSeconds, corsOrigins, adminListen, http, loadControl,
+//                      upstreamSearches, and any added later); the flags
 //
 // The lists are what clients hold versions of: a list that appeared or changed its width in the middle
 // of a run would have to be followed anew by every instance and every client, so it waits for a restart,

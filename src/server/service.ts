@@ -18,14 +18,17 @@
 // memory, and joins the shared state once Redis answers (redis-monitor.ts: its log lines and metrics;
 // /readyz says 503 until the lists have joined).
 //
-// Everything opened is closed by one function, in the reverse order, when the service stops or when
-// starting it fails half-way; the server first, which lets requests under way finish (connection-drain.ts).
+// Everything opened is closed in the reverse order, when the service stops or when starting it fails
+// half-way: the server first, which lets requests under way finish (connection-drain.ts), then the parts
+// behind it, within what remains of the shutdown timeout: a part still closing then (a Redis that stopped
+// answering) is left behind, and the log says which.
 
 import { basename } from 'node:path';
 import { Registry } from 'prom-client';
 import type { ClientEvent } from '../client/options.ts';
 import { SbkitError } from '../sbkit-error.ts';
 import { planReload } from './config-reload.ts';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from './connection-drain.ts';
 import { demoCatalog } from './demo.ts';
 import { FeedLists, type ListLoadReport } from './feed-lists.ts';
 import { ConfigError } from './feeds/config-error.ts';
@@ -117,29 +120,57 @@ export interface Service {
    * Resolves to whether the reload was applied. Reloads run one at a time.
    */
   reload(): Promise<boolean>;
-  /** Stops listening, lets requests under way finish (bounded), then closes everything it opened, in the reverse order. */
-  close(): Promise<void>;
+  /**
+   * Stops listening, lets requests under way finish, then closes everything it opened, in the reverse
+   * order, all within the shutdown timeout. Resolves to the parts it stopped waiting for (logged): their
+   * connections may keep the process alive, which should then exit.
+   */
+  close(): Promise<{ cut: string[] }>;
 }
 
 /** Things opened in turn, closed in the reverse order, each once, whatever the others do. */
 class Opened {
-  private readonly closers: (() => Promise<void> | void)[] = [];
+  private readonly parts: { name: string; close: () => Promise<void> | void }[] = [];
 
-  add<T extends { close(): Promise<void> | void }>(part: T): T {
-    this.closers.push(() => part.close());
+  /** `name` says what it is in the log line of a close that was cut. */
+  add<T extends { close(): Promise<void> | void }>(name: string, part: T): T {
+    this.parts.push({ name, close: () => part.close() });
     return part;
   }
 
-  async closeAll(): Promise<void> {
+  /**
+   * Closes every part, the last opened first. Once `timeoutMs` has passed, the parts not yet closed are
+   * told to close all at once and nobody waits for them (a Redis that stopped answering must not hold a
+   * stop without end): resolves to their names, and to the errors of parts that failed to close.
+   */
+  async closeAll(timeoutMs = Number.POSITIVE_INFINITY): Promise<{ cut: string[]; errors: unknown[] }> {
     const errors: unknown[] = [];
-    for (const close of this.closers.splice(0).reverse()) {
-      try {
-        await close();
-      } catch (error) {
-        errors.push(error);
+    const deadline = performance.now() + timeoutMs;
+    const left = this.parts.splice(0).reverse();
+    const close = (part: { close: () => Promise<void> | void }) =>
+      Promise.resolve()
+        .then(() => part.close())
+        .catch((error: unknown) => void errors.push(error));
+    while (left.length > 0) {
+      if (!(await withinTime(close(left[0]!), deadline - performance.now()))) {
+        for (const part of left.slice(1)) void close(part);
+        return { cut: left.map((part) => part.name), errors };
       }
+      left.shift();
     }
-    if (errors.length > 0) throw new AggregateError(errors, 'parts of the service failed to close');
+    return { cut: [], errors };
+  }
+}
+
+/** Whether `done` settles within `ms`. */
+async function withinTime(done: Promise<void>, ms: number): Promise<boolean> {
+  if (ms === Number.POSITIVE_INFINITY) return done.then(() => true);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, ms))));
+  try {
+    return await Promise.race([done.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -184,15 +215,16 @@ async function openLists(service: ServiceConfig, opened: Opened, monitor: RedisM
     }
     const store =
       redis !== undefined
-        ? opened.add(await RedisSnapshotStore.connect({ ...redis, log, watch: monitor?.watch('lists') }))
+        ? opened.add('the lists in Redis', await RedisSnapshotStore.connect({ ...redis, log, watch: monitor?.watch('lists') }))
         : lists.dataDir !== undefined
-          ? opened.add(await DiskSnapshotStore.open(lists.dataDir, { log }))
+          ? opened.add('the data folder', await DiskSnapshotStore.open(lists.dataDir, { log }))
           : undefined;
     const feeds = opened.add(
+      'the feeds',
       await FeedLists.start(lists.config, service.onListReport, store, {
         edits:
           redis !== undefined
-            ? opened.add(await RedisEntryEdits.connect({ ...redis, log, watch: monitor?.watch('lists') }))
+            ? opened.add('the entry edits in Redis', await RedisEntryEdits.connect({ ...redis, log, watch: monitor?.watch('lists') }))
             : lists.dataDir !== undefined
               ? await diskEntryEdits(lists.dataDir)
               : memoryEntryEdits(),
@@ -222,12 +254,15 @@ async function openLists(service: ServiceConfig, opened: Opened, monitor: RedisM
       ? undefined
       : { ...redis, keyPrefix: redis.keyPrefix === DEFAULT_KEY_PREFIX ? `${DEFAULT_KEY_PREFIX}proxy:` : redis.keyPrefix };
   const store =
-    shared === undefined ? undefined : opened.add(await RedisSnapshotStore.connect({ ...shared, log, watch: monitor?.watch('lists') }));
+    shared === undefined
+      ? undefined
+      : opened.add('the lists in Redis', await RedisSnapshotStore.connect({ ...shared, log, watch: monitor?.watch('lists') }));
   const searchCache =
     shared === undefined
       ? undefined
-      : opened.add(await RedisSearchCache.connect({ ...shared, log, watch: monitor?.watch('search-cache') }));
+      : opened.add('the search cache in Redis', await RedisSearchCache.connect({ ...shared, log, watch: monitor?.watch('search-cache') }));
   const mirror = opened.add(
+    'the upstream mirror',
     await UpstreamMirror.start({
       url: lists.url,
       apiKey: lists.apiKey,
@@ -290,7 +325,10 @@ async function openLoadControl(
   const trustedProxies = [...(config.settings.trustedProxies ?? []), ...service.trustedProxies];
   const trustedRelays = [...(config.settings.trustedRelays ?? []), ...service.trustedRelays];
   const redis = service.redis === undefined ? undefined : { ...service.redis, watch: monitor?.watch('load-control') };
-  return opened.add(await LoadControl.create({ settings: { ...config.settings, trustedProxies, trustedRelays }, redis, log: service.log }));
+  return opened.add(
+    'load control',
+    await LoadControl.create({ settings: { ...config.settings, trustedProxies, trustedRelays }, redis, log: service.log }),
+  );
 }
 
 /**
@@ -300,6 +338,7 @@ async function openLoadControl(
 async function openGatewayKeys(service: ServiceConfig, opened: Opened, monitor: RedisMonitor | undefined): Promise<GatewayKeys> {
   if (service.redis === undefined) return KeyRing.create(service.ohttp);
   return opened.add(
+    'the gateway keys in Redis',
     await SharedKeyRing.connect({ ...service.ohttp, ...service.redis, log: service.log, watch: monitor?.watch('ohttp-keys') }),
   );
 }
@@ -411,6 +450,7 @@ function withoutFlagTls(service: ServiceConfig, config: ServerConfig): ServerCon
  */
 export async function startService(service: ServiceConfig): Promise<Service> {
   const opened = new Opened();
+  let created: SafeBrowsingServer | undefined;
   const monitor = service.redis === undefined ? undefined : new RedisMonitor(service.log);
   try {
     const source = configOf(service.lists);
@@ -427,29 +467,28 @@ export async function startService(service: ServiceConfig): Promise<Service> {
       log: service.log,
     };
     const { settings } = lists.loadControl;
-    const server = opened.add(
-      createServer({
-        ...lists.options,
-        ...operator,
-        loadControl,
-        ohttpKeys,
-        metrics: mergedMetrics([lists.options.metrics, monitor?.metrics]),
-        corsOrigins: [...(lists.options.corsOrigins ?? []), ...(service.corsOrigins ?? [])],
-        serving: lists.describe,
-        host: service.host,
-        port: service.port,
-        httpLimits: { ...config?.http, ...service.httpLimits },
-        // Proxies and relays carry many clients each: no cap on their connections per address.
-        trustedPeers: [
-          ...(settings.trustedProxies ?? []),
-          ...(settings.trustedRelays ?? []),
-          ...service.trustedProxies,
-          ...service.trustedRelays,
-        ],
-        ...(tls === undefined ? {} : { tls }),
-        ...(service.shutdownTimeoutMs === undefined ? {} : { shutdownTimeoutMs: service.shutdownTimeoutMs }),
-      }),
-    );
+    const shutdownTimeoutMs = service.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+    const server = (created = createServer({
+      ...lists.options,
+      ...operator,
+      loadControl,
+      ohttpKeys,
+      metrics: mergedMetrics([lists.options.metrics, monitor?.metrics]),
+      corsOrigins: [...(lists.options.corsOrigins ?? []), ...(service.corsOrigins ?? [])],
+      serving: lists.describe,
+      host: service.host,
+      port: service.port,
+      httpLimits: { ...config?.http, ...service.httpLimits },
+      // Proxies and relays carry many clients each: no cap on their connections per address.
+      trustedPeers: [
+        ...(settings.trustedProxies ?? []),
+        ...(settings.trustedRelays ?? []),
+        ...service.trustedProxies,
+        ...service.trustedRelays,
+      ],
+      ...(tls === undefined ? {} : { tls }),
+      shutdownTimeoutMs,
+    }));
     const url = await server.listen();
     const running: Running = { service, server, lists, config, file: source?.file, tls: tls !== undefined, stopping: false };
     let reloading: Promise<boolean> = Promise.resolve(true);
@@ -471,13 +510,26 @@ export async function startService(service: ServiceConfig): Promise<Service> {
         reloading = current.catch(() => false);
         return current;
       },
-      close: () => {
+      close: async () => {
         running.stopping = true;
-        return opened.closeAll();
+        const stopBy = performance.now() + shutdownTimeoutMs;
+        // The server first: it lets requests under way finish within the timeout by itself
+        // (connection-drain.ts). The parts behind it get what remains of the timeout.
+        const serverError = await server.close().then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        const { cut, errors } = await opened.closeAll(stopBy - performance.now());
+        if (cut.length > 0)
+          service.log(`stopped without waiting for ${cut.join(', ')} to close: the ${shutdownTimeoutMs / 1000} s to stop had passed`);
+        if (serverError !== undefined) errors.unshift(serverError);
+        if (errors.length > 0) throw new AggregateError(errors, 'parts of the service failed to close');
+        return { cut };
       },
     };
   } catch (error) {
-    await opened.closeAll().catch(() => undefined);
+    await created?.close().catch(() => undefined);
+    await opened.closeAll();
     throw error;
   }
 }

@@ -10,13 +10,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatReport } from '../../bench/chaos/chaos-report.ts';
 import { runChaos } from '../../bench/chaos/chaos-run.ts';
-import { NGINX } from '../../bench/chaos/cluster.ts';
+import { NGINX_SKIP } from '../server/nginx-fixture.ts';
 
-const IN_CI = [process.env.CI, process.env.SBKIT_CI].some((value) => value !== undefined && value !== '' && value !== 'false');
-const SKIP = NGINX === undefined && !IN_CI ? 'nginx is not installed (apt-get install nginx; .ci/run installs it in CI)' : false;
 const CONVERGE_TIMEOUT_MS = 20_000;
 
-describe('the chaos run, short form', { skip: SKIP }, () => {
+describe('the chaos run, short form', { skip: NGINX_SKIP }, () => {
   it('serves 20 clients through an instance killed and a Redis restarted, without a wrong verdict', { timeout: 90_000 }, async (t) => {
     const report = await runChaos({
       localClients: 10,
@@ -37,7 +35,11 @@ describe('the chaos run, short form', { skip: SKIP }, () => {
       assert.ok(client.verdicts >= 20, `${client.name} judged only ${client.verdicts} verdicts`);
       assert.deepEqual(client.wrong, [], `${client.name}: wrong verdicts`);
       assert.equal(client.unknownVersions, 0, `${client.name} held a list that no generation has`);
-      assert.equal(client.recoveredAfterDrop, client.dropped.length, `${client.name}: a dropped list not followed by a full update`);
+      assert.equal(
+        client.recoveredAfterDrop,
+        client.dropped.length,
+        `${client.name}: a dropped list not followed by its own verified full update: ${client.dropped.join('; ')}`,
+      );
       const ms = report.convergeMs.get(client.name);
       assert.ok(ms !== undefined, `${client.name} did not reach the newest generation within ${CONVERGE_TIMEOUT_MS} ms\n${text}`);
     }

@@ -1,25 +1,32 @@
 // `sbkit serve` under real signals, as an orchestrator or an operator sends them, in a child process
-// running the built CLI: SIGTERM while a request is under way, a second one, SIGHUP with a broken and
-// then a changed configuration, and SIGHUP after a certificate's renewal.
+// running the built CLI: SIGTERM while a request is under way, a second one, SIGTERM after its Redis
+// died or hung, SIGHUP with a broken and then a changed configuration, and SIGHUP after a certificate's
+// renewal with connections open across it.
 
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http2 from 'node:http2';
+import https from 'node:https';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { TLSSocket } from 'node:tls';
 import { EXIT } from '../../src/cli/io.ts';
+import { PrivateRedis } from '../server/redis-fixture.ts';
 import { TestCa } from '../server/tls-fixture.ts';
 import { run } from './run.ts';
 
 const BIN = new URL('../../dist/cli/bin.js', import.meta.url).pathname;
+/** --shutdown-timeout 1 and the time a loaded machine takes to end a process. */
+const STOP_BOUND_MS = 1000 + 2500;
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
+const redises: PrivateRedis[] = [];
 after(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const redis of redises) await redis.stop();
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
@@ -196,7 +203,43 @@ describe('sbkit serve and signals', () => {
     assert.equal(server.child.exitCode, null, 'SIGHUP does not end the process');
   });
 
-  it('serves HTTPS with --tls-cert and --tls-key, and a renewed certificate after SIGHUP', async () => {
+  it('stops within --shutdown-timeout and exits 0 when its Redis was killed, or stopped answering', { timeout: 60_000 }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sbkit-redis-gone-'));
+    dirs.push(dir);
+    const config = join(dir, 'sbkit.json');
+    await writeFile(
+      config,
+      JSON.stringify({ lists: [{ name: 'mw-4b', threatTypes: ['MALWARE'], sources: [{ entries: ['bad.example/'] }] }] }),
+    );
+    for (const fault of ['killed', 'frozen'] as const) {
+      const redis = await PrivateRedis.start();
+      redises.push(redis);
+      const server = await serve('--config', config, '--redis', redis.url, '--redis-prefix', 'lifecycle:', '--shutdown-timeout', '1');
+      await until(10_000, 'the lists joined Redis', async () => (await fetch(`${server.url}/readyz`)).status === 200);
+      // Killed: every connection refused from now on. Frozen (SIGSTOP): connections stay open and a
+      // command waits unanswered (the lists' look for publications, every second), which holds closing
+      // the lists' connection until nothing but the shutdown timeout ends it.
+      if (fault === 'killed') await redis.stop();
+      else {
+        redis.freeze();
+        await until(10_000, 'a command waiting in the frozen Redis', async () => (await redis.unreadBytes()) > 0);
+      }
+      const signalledAt = performance.now();
+      server.child.kill('SIGTERM');
+      const timer = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 15_000).unref());
+      const exited = await Promise.race([server.exited, timer]);
+      assert.ok(exited !== undefined, `Redis ${fault}: still running 15 s after SIGTERM\n${server.stderr()}`);
+      assert.equal(exited.code, EXIT.SAFE, server.stderr());
+      const ms = exited.atMs - signalledAt;
+      assert.ok(ms < STOP_BOUND_MS, `Redis ${fault}: exited ${Math.round(ms)} ms after SIGTERM (--shutdown-timeout 1)\n${server.stderr()}`);
+      assert.match(server.stderr(), /sbkit serve: stopped\n$/);
+      if (fault === 'frozen')
+        assert.match(server.stderr(), /stopped without waiting for the lists in Redis to close: the 1 s to stop had passed\n/);
+      await redis.stop();
+    }
+  });
+
+  it('serves HTTPS with --tls-cert and --tls-key, and a renewed certificate after SIGHUP without dropping open connections', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'sbkit-tls-serve-'));
     dirs.push(dir);
     const ca = await TestCa.create(dir);
@@ -208,27 +251,69 @@ describe('sbkit serve and signals', () => {
       await copyFile(issued.key, key);
     };
     await install('first.test');
-    const server = await serve('--tls-cert', cert, '--tls-key', key);
+    // Idle connections live a minute: only the reload could close the ones held open across it.
+    const server = await serve('--tls-cert', cert, '--tls-key', key, '--keep-alive-timeout', '60');
     assert.match(server.url, /^https:/);
     assert.match(server.stderr(), /TLS certificate CN=first\.test, valid until /);
-    /** The name on the certificate a new HTTP/2 connection is served, and the status of /healthz on it. */
-    const served = () =>
+    /** The status of /healthz on an HTTP/2 session, and the name on the certificate it was served. */
+    const healthOn = (session: http2.ClientHttp2Session) =>
       new Promise<[string, number]>((resolve, reject) => {
-        const session = http2.connect(server.url, { ca: ca.cert });
-        session.on('error', reject);
         const stream = session.request({ ':path': '/healthz' });
         stream.on('response', (headers) => {
-          const name = String((session.socket as TLSSocket).getPeerCertificate().subject.CN);
-          session.destroy();
-          resolve([name, Number(headers[':status'])]);
+          stream.resume();
+          resolve([String((session.socket as TLSSocket).getPeerCertificate().subject.CN), Number(headers[':status'])]);
         });
         stream.on('error', reject);
       });
+    const served = async () => {
+      const session = http2.connect(server.url, { ca: ca.cert });
+      try {
+        return await healthOn(session);
+      } finally {
+        session.destroy();
+      }
+    };
+    /** One HTTP/1.1 keep-alive connection: the status of /healthz, the certificate's name, and the connection used. */
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca: ca.cert, ALPNProtocols: ['http/1.1'] });
+    const overHttp1 = () =>
+      new Promise<{ name: string; status: number; socket: TLSSocket; reused: boolean }>((resolve, reject) => {
+        const request = https.get(`${server.url}/healthz`, { agent }, (response) => {
+          response.resume();
+          const socket = response.socket as TLSSocket;
+          response.on('end', () =>
+            resolve({
+              name: String(socket.getPeerCertificate().subject.CN),
+              status: response.statusCode!,
+              socket,
+              reused: request.reusedSocket,
+            }),
+          );
+        });
+        request.on('error', reject);
+      });
     assert.deepEqual(await served(), ['first.test', 200]);
-    await install('second.test');
-    server.child.kill('SIGHUP');
-    await server.logged(/reloaded the certificate; flags take a restart/);
-    assert.deepEqual(await served(), ['second.test', 200]);
+    const openSession = http2.connect(server.url, { ca: ca.cert });
+    try {
+      assert.deepEqual(await healthOn(openSession), ['first.test', 200]);
+      const before = await overHttp1();
+      assert.equal(before.socket.alpnProtocol, 'http/1.1');
+      assert.equal(before.name, 'first.test');
+
+      await install('second.test');
+      server.child.kill('SIGHUP');
+      await server.logged(/reloaded the certificate; flags take a restart/);
+      assert.deepEqual(await served(), ['second.test', 200], 'new connections get the renewed certificate');
+      assert.deepEqual(await healthOn(openSession), ['first.test', 200], 'the HTTP/2 session open across the reload still answers');
+      assert.equal(openSession.closed || openSession.destroyed, false);
+      const after = await overHttp1();
+      assert.equal(after.status, 200);
+      assert.equal(after.reused, true, 'the HTTP/1.1 connection open across the reload still answers');
+      assert.equal(after.socket, before.socket);
+      assert.equal(after.name, 'first.test');
+    } finally {
+      openSession.destroy();
+      agent.destroy();
+    }
   });
 
   it('refuses certificate files it cannot serve, and a bad --shutdown-timeout, with exit status 4', async () => {

@@ -130,28 +130,42 @@ describe('SafeBrowsingClient, local mode (v5)', () => {
         prefixList('mw-4b', 'v2', prefixesOf(BAD), { partial: true, removals: [1], after: afterUpdate, minimumWaitMs: 30 * MIN }),
       );
     };
-    const sb = client({ mode: 'local', lists: ['mw-4b'] });
+    const events: ClientEvent[] = [];
+    const sb = client({ mode: 'local', lists: ['mw-4b'], onEvent: (e) => events.push(e) });
     await sb.update();
     const [info] = sb.listInfo();
     assert.equal(info!.entries, 3);
     assert.equal(Buffer.from(info!.version, 'base64').toString(), 'v2');
     assert.equal(round, 2);
+    assert.deepEqual(
+      events.map((e) => e.type === 'update' && e.stored),
+      [[{ list: 'mw-4b', partial: false, verified: true }], [{ list: 'mw-4b', partial: true, verified: true }]],
+      'each update round says how each list was stored',
+    );
   });
 
   it('drops a list whose checksum does not match and asks for it from scratch', async () => {
     let round = 0;
-    const events: string[] = [];
+    const events: ClientEvent[] = [];
     handler = () => {
       round++;
       if (round === 1) return batch(prefixList('mw-4b', 'v1', prefixesOf(BAD), { checksum: new Uint8Array(32), minimumWaitMs: 0 }));
       return batch(prefixList('mw-4b', 'v2', prefixesOf(BAD), { minimumWaitMs: 30 * MIN }));
     };
-    const sb = client({ mode: 'local', lists: ['mw-4b'], onEvent: (e) => events.push(e.type) });
+    const sb = client({ mode: 'local', lists: ['mw-4b'], onEvent: (e) => events.push(e) });
     const summary = await sb.update();
     assert.equal(summary.failed[0]!.list, 'mw-4b');
     assert.match(summary.failed[0]!.error.message, /checksum-mismatch/);
     assert.equal(server.requests[1]!.rpc === 'BatchGetHashLists' && server.requests[1]!.request.version[0]!.length, 0);
-    assert.deepEqual(events, ['list-dropped', 'update', 'update']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['list-dropped', 'update', 'update'],
+    );
+    // The round that dropped it stored nothing; the next one stored it whole, verified by its checksum.
+    assert.deepEqual(
+      events.map((e) => e.type === 'update' && e.stored),
+      [false, [], [{ list: 'mw-4b', partial: false, verified: true }]],
+    );
     assert.equal(sb.listInfo()[0]!.entries, 1);
   });
 

@@ -1,11 +1,10 @@
 // The nginx server block of docs/operations.md, run as written (ports, certificate paths and the IPv6
 // listener aside) in front of a real sbkit server: HTTP/2 over TLS to the client, a 1000-prefix search
 // through it, and the client's address reaching sbkit through X-Forwarded-For, a forged hop ignored.
-// Needs Debian's nginx (.ci/run installs it); skipped, saying so, where it is missing.
+// Needs Debian's nginx (.ci/run installs it); skipped, saying so, where it is missing outside CI.
 
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http2 from 'node:http2';
 import { createServer as createNetServer } from 'node:net';
@@ -14,9 +13,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
 import { demoCatalog } from '../server/fixture.ts';
+import { NGINX_SKIP, requireNginx } from '../server/nginx-fixture.ts';
 import { TestCa } from '../server/tls-fixture.ts';
 
-const NGINX = '/usr/sbin/nginx';
 const ROOT = new URL('../../', import.meta.url).pathname;
 const TOKEN = '9b2e61f0c4d8a7e3b5f1c6d2a8e4b0f7';
 
@@ -46,7 +45,7 @@ async function documentedBlock(): Promise<string> {
 }
 
 before(async () => {
-  if (!existsSync(NGINX)) return;
+  if (NGINX_SKIP !== false) return;
   dir = await mkdtemp(join(tmpdir(), 'sbkit-nginx-'));
   ca = await TestCa.create(dir);
   const issued = await ca.issue('localhost');
@@ -67,7 +66,7 @@ before(async () => {
     .replace(/ssl_certificate_key\s+\S+;/, `ssl_certificate_key ${issued.key};`);
   const config = join(dir, 'nginx.conf');
   await writeFile(config, `pid ${join(dir, 'nginx.pid')};\nevents {}\nhttp {\n  access_log off;\n${block}\n}\n`);
-  nginx = spawn(NGINX, ['-p', dir, '-c', config, '-e', 'stderr', '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  nginx = spawn(requireNginx(), ['-p', dir, '-c', config, '-e', 'stderr', '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   nginx.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   nginxUrl = `https://127.0.0.1:${port}`;
@@ -120,7 +119,7 @@ function ask(path: string, headers: http2.OutgoingHttpHeaders = {}, localAddress
   });
 }
 
-describe("docs/operations.md's nginx in front of sbkit serve", { skip: existsSync(NGINX) ? false : `${NGINX} is not installed` }, () => {
+describe("docs/operations.md's nginx in front of sbkit serve", { skip: NGINX_SKIP }, () => {
   it('speaks HTTP/2 over TLS to clients and passes a 1000-prefix search through', async () => {
     const health = await ask('/healthz');
     assert.deepEqual(health, { status: 200, body: '{"status":"ok"}', alpn: 'h2' });

@@ -3,8 +3,9 @@
 // TimeoutStopSec (and systemd-analyze, where installed, finds nothing to say about the unit); every
 // sbkit_ series the monitoring section and its alert rules name is one a running server exposes; and
 // the backup commands, run while a server publishes several versions a second, give copies a server
-// restores every kept version from. (The nginx blocks run in test/docs/nginx.test.ts,
-// test/server/edge-cache.test.ts and test/bench/chaos.test.ts.)
+// restores every kept version from; the TLS section's curl and openssl checks see HTTP/2 and the served
+// certificate, and the certbot deploy hook installs a renewed pair that the server then serves. (The
+// nginx blocks run in test/docs/nginx.test.ts, test/server/edge-cache.test.ts and test/bench/chaos.test.ts.)
 
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
@@ -14,7 +15,7 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { TestCa } from '../server/tls-fixture.ts';
 import { deleteKeys, ensureRedis, REDIS_URL, uniqueKeyPrefix } from '../server/redis-fixture.ts';
@@ -171,6 +172,104 @@ describe("docs/operations.md's systemd unit", () => {
     assert.equal(code, 0);
     assert.ok(atMs - stopAt < Number(settings.get('TimeoutStopSec')![0]) * 1000);
     assert.match(server.log(), /stopped/);
+  });
+});
+
+/** Whether this curl speaks HTTP/2: "HTTP2" among the features `curl --version` lists. */
+function curlHasHttp2(): boolean {
+  const version = spawnSync('curl', ['--version'], { encoding: 'utf8' });
+  return version.status === 0 && /^Features:.*\bHTTP2\b/m.test(version.stdout);
+}
+
+describe("docs/operations.md's TLS checks and certbot deploy hook, against sbkit serve over TLS", () => {
+  const checks = blocks(section('TLS and HTTP/2'), 'sh').find((block) => block.includes('curl --http2'));
+  let tls: string;
+  let caDir: string;
+  let ca: TestCa;
+  let server: Serving;
+  let port: number;
+
+  before(async () => {
+    tls = join(dir, 'deploy-hook-tls');
+    caDir = join(dir, 'deploy-hook-ca');
+    for (const folder of [tls, caDir]) await mkdir(folder, { recursive: true });
+    ca = await TestCa.create(caDir);
+    const issued = await ca.issue('sb.example.org');
+    await writeFile(join(tls, 'fullchain.pem'), readFileSync(issued.cert));
+    await writeFile(join(tls, 'privkey.pem'), readFileSync(issued.key));
+    server = await serve(['serve', '--tls-cert', join(tls, 'fullchain.pem'), '--tls-key', join(tls, 'privkey.pem'), '--port', '0']);
+    port = Number(new URL((await server.logged(/listening on (https:\/\/\S+) with/))[1]!).port);
+  });
+  after(async () => {
+    server?.child.kill('SIGTERM');
+    await server?.exited;
+  });
+
+  /** A line of the checks block, run by bash against this server, and what it printed; the comment after `#` is the output the docs give. */
+  function checkLine(command: string): { run: string; documented: string | undefined } {
+    const line = checks?.split('\n').find((l) => l.startsWith(command));
+    assert.ok(line !== undefined, `docs/operations.md "TLS and HTTP/2" shows a ${command} line`);
+    const [code, documented] = line.split(/\s+# /);
+    const run = code!
+      .replace('--cacert ca.pem', `--cacert ${join(caDir, 'ca.pem')}`)
+      .replace('https://sb.example.org/', `https://localhost:${port}/`)
+      .replace('sb.example.org:443', `localhost:${port}`);
+    return { run: spawnSync('bash', ['-o', 'pipefail', '-c', run], { encoding: 'utf8', timeout: 30_000 }).stdout, documented };
+  }
+
+  it(
+    'curl --http2 gets /healthz over HTTP/2, as the comment shows',
+    { skip: curlHasHttp2() ? false : 'this curl lacks HTTP/2 (no HTTP2 among the features of curl --version)' },
+    () => {
+      const { run, documented } = checkLine('curl --http2');
+      assert.equal(documented, '{"status":"ok"} 2');
+      assert.equal(run.trim(), documented);
+    },
+  );
+
+  it('openssl s_client sees ALPN h2 and the certificate served', () => {
+    const { run } = checkLine('openssl s_client');
+    assert.match(run, /^ALPN protocol: h2$/m);
+    assert.match(run, /^subject=CN ?= ?sb\.example\.org$/m);
+  });
+
+  it('the certbot deploy hook installs the renewed pair and has the server serve it', async () => {
+    const [hook] = blocks(section('One machine'), 'sh').filter((block) => block.includes('RENEWED_LINEAGE'));
+    assert.ok(hook !== undefined, 'a sh block of the deploy hook');
+    // certbot's live folder of the renewed certificate.
+    const lineage = join(dir, 'letsencrypt-live');
+    await mkdir(lineage, { recursive: true });
+    const renewed = await ca.issue('renewed.sb.example.org');
+    await writeFile(join(lineage, 'fullchain.pem'), readFileSync(renewed.cert));
+    await writeFile(join(lineage, 'privkey.pem'), readFileSync(renewed.key));
+    // systemctl as the unit's ExecReload has it: `systemctl reload sbkit` sends the server SIGHUP; the call is recorded.
+    const bin = join(dir, 'stub-bin');
+    const calls = join(dir, 'systemctl-calls');
+    await mkdir(bin, { recursive: true });
+    await writeFile(
+      join(bin, 'systemctl'),
+      `#!/bin/sh\necho "$*" >> ${calls}\nif [ "$*" = "reload sbkit" ]; then kill -HUP ${server.child.pid}; fi\n`,
+      { mode: 0o755 },
+    );
+    // The test's own user and group stand for root and sbkit, which it cannot give files to.
+    const owner = spawnSync('id', ['-un'], { encoding: 'utf8' }).stdout.trim();
+    const group = spawnSync('id', ['-gn'], { encoding: 'utf8' }).stdout.trim();
+    assert.match(hook, /-o root -g sbkit /);
+    const script = hook.replace('-o root -g sbkit ', `-o ${owner} -g ${group} `).replaceAll('/etc/sbkit/tls/', `${tls}/`);
+    const ran = spawnSync('sh', ['-e', '-c', script], {
+      encoding: 'utf8',
+      env: { ...process.env, RENEWED_LINEAGE: lineage, PATH: `${bin}:${process.env.PATH ?? ''}` },
+      timeout: 30_000,
+    });
+    assert.equal(ran.status, 0, ran.stderr);
+    assert.equal(readFileSync(calls, 'utf8'), 'reload sbkit\n', 'the hook reloads the service');
+    for (const file of ['fullchain.pem', 'privkey.pem']) {
+      assert.deepEqual(readFileSync(join(tls, file)), readFileSync(join(lineage, file)), `${file} installed`);
+      assert.equal(statSync(join(tls, file)).mode & 0o777, 0o640, `${file} is 0640`);
+    }
+    await server.logged(/reloaded the certificate/);
+    const { run } = checkLine('openssl s_client');
+    assert.match(run, /^subject=CN ?= ?renewed\.sb\.example\.org$/m, 'new connections get the renewed certificate');
   });
 });
 

@@ -35,7 +35,7 @@ const VERSIONS = [
 
 let dir: string;
 let redis: PrivateRedis;
-const cleanups: (() => Promise<void> | void)[] = [];
+const cleanups: (() => Promise<unknown> | void)[] = [];
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sbkit-redis-restart-'));

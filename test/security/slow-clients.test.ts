@@ -16,7 +16,7 @@ import { demoCatalog } from '../server/fixture.ts';
 const SHORT: Partial<HttpLimits> = { headersTimeoutMs: 300, requestTimeoutMs: 1000, keepAliveTimeoutMs: 300, idleTimeoutMs: 5000 };
 const SEARCH = '/v5/hashes:search?hashPrefixes=WwuJdQ';
 
-const opened: { close(): Promise<void> }[] = [];
+const opened: { close(): Promise<unknown> }[] = [];
 const sockets: Socket[] = [];
 after(async () => {
   for (const socket of sockets) socket.destroy();

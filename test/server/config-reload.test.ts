@@ -37,13 +37,17 @@ describe('planReload', () => {
       loadControl: { burstMax: 3 },
       upstreamSearches: { burst: 2 },
       http: { maxConnections: 20 },
+      cors: { origins: ['https://mail.example'] },
+      listCacheSeconds: 60,
+      dataDir: 'history',
       apiKeys: ['new'],
       lists: [se('a.txt')],
     });
     const plan = planReload(running, next);
     assert.deepEqual(
-      plan.restartNeeded.map((line) => line.split(':')[0]),
-      ['keepVersions', 'loadControl', 'upstreamSearches', 'http', 'adminListen'],
+      plan.restartNeeded.map((line) => line.split(':')[0]).sort(),
+      ['adminListen', 'corsOrigins', 'dataDir', 'http', 'keepVersions', 'listCacheSeconds', 'loadControl', 'upstreamSearches'],
+      'what docs/operations.md "Reloading" says takes a restart',
     );
     assert.deepEqual(plan.config, { ...running, apiKeys: ['new'] });
   });

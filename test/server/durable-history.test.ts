@@ -19,7 +19,7 @@ const Y = ['shared.example/', 'evil.example/login', 'new.y.example/', 'more.y.ex
 const Z = ['shared.example/', 'z.example/'];
 
 let dir: string;
-const cleanups: (() => Promise<void> | void)[] = [];
+const cleanups: (() => Promise<unknown> | void)[] = [];
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sbkit-durable-history-'));

@@ -1,15 +1,15 @@
 // Edge caching proven with a real cache: Debian's nginx, configured as docs/operations.md "Edge caching"
 // shows, in front of a real sbkit server on loopback. Identical update requests from many clients reach
-// sbkit a handful of times, every client gets the bytes sbkit answers directly, and a publish reaches
-// the clients within max-age and their own wait.
+// sbkit a handful of times (batchGet, a single hashList, v4), every client gets the bytes sbkit answers
+// directly, and a publish reaches the clients within max-age and their own wait.
 
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
@@ -19,6 +19,7 @@ import { ListCatalog } from '../../src/server/catalog.ts';
 import { ListHistory } from '../../src/server/lists/list-history.ts';
 import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
 import { expressionHashBytes } from '../../src/url/hash.ts';
+import { NGINX_SKIP, requireNginx } from './nginx-fixture.ts';
 
 /** listCacheSeconds: short, so that the test sees entries expire and a publish arrive. */
 const MAX_AGE_SECONDS = 2;
@@ -31,23 +32,6 @@ const NGINX_CLOCK_MS = 1000;
 const SLACK_MS = 1000;
 
 const DOCS = new URL('../../docs/operations.md', import.meta.url);
-
-function findNginx(): string | undefined {
-  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin', '/sbin'];
-  for (const dir of dirs.filter((d) => d !== '')) {
-    try {
-      accessSync(join(dir, 'nginx'), constants.X_OK);
-      return join(dir, 'nginx');
-    } catch {
-      // not in this folder
-    }
-  }
-  return undefined;
-}
-
-const NGINX = findNginx();
-const IN_CI = [process.env.CI, process.env.SBKIT_CI].some((value) => value !== undefined && value !== '' && value !== 'false');
-const SKIP = NGINX === undefined && !IN_CI ? 'nginx is not installed (apt-get install nginx; .ci/run installs it in CI)' : false;
 
 /** The nginx block of docs/operations.md "## Edge caching", with its cache folder, sbkit's port and its own listener replaced. */
 function documentedConfig(cacheDir: string, sbkitPort: number, port: number): string {
@@ -103,7 +87,7 @@ async function startNginx(dir: string, sbkitPort: number): Promise<{ child: Chil
   const port = await freePort();
   await writeFile(join(dir, 'sbkit.conf'), documentedConfig(join(dir, 'cache'), sbkitPort, port));
   await writeFile(join(dir, 'nginx.conf'), mainConfig(dir));
-  const child = spawn(NGINX!, ['-p', `${dir}/`, '-e', join(dir, 'error.log'), '-c', join(dir, 'nginx.conf')], { stdio: 'ignore' });
+  const child = spawn(requireNginx(), ['-p', `${dir}/`, '-e', join(dir, 'error.log'), '-c', join(dir, 'nginx.conf')], { stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline && child.exitCode === null) {
@@ -149,7 +133,7 @@ async function concurrently(clients: number, each: number, step: (client: number
   );
 }
 
-describe('an nginx edge cache in front of sbkit', { skip: SKIP }, () => {
+describe('an nginx edge cache in front of sbkit', { skip: NGINX_SKIP }, () => {
   let dir: string;
   let server: SafeBrowsingServer;
   let sbkit: string;
@@ -160,7 +144,6 @@ describe('an nginx edge cache in front of sbkit', { skip: SKIP }, () => {
   const reached: number[] = [];
 
   before(async () => {
-    if (NGINX === undefined) throw new Error('nginx is not installed; CI must install it (.ci/run: apt-get install -y nginx)');
     dir = await mkdtemp(join(tmpdir(), 'sbkit-edge-'));
     const list = (name: string, threatTypes: ['SOCIAL_ENGINEERING'] | ['MALWARE']) =>
       new ListHistory({ name, hashLength: 4, threatTypes, likelySafeTypes: [], description: '' }, { keep: 5 });
@@ -197,7 +180,7 @@ describe('an nginx edge cache in front of sbkit', { skip: SKIP }, () => {
     t: { diagnostic(message: string): void },
     what: string,
     request: { path: string; headers: Record<string, string>; total: number; waitMs: number },
-  ): Promise<Buffer> {
+  ): Promise<{ body: Buffer; cachedSpan: number }> {
     const { path, headers, total, waitMs } = request;
     const expected = await direct(path, headers);
     reached.length = 0;
@@ -237,7 +220,7 @@ describe('an nginx edge cache in front of sbkit', { skip: SKIP }, () => {
         `the entry was revalidated with its ETag (requests went on ${cachedSpan.toFixed(2)} s after it was stored)`,
       );
     }
-    return expected;
+    return { body: expected, cachedSpan };
   }
 
   it(
@@ -248,11 +231,26 @@ describe('an nginx edge cache in front of sbkit', { skip: SKIP }, () => {
       se.publish(hashesOf('phish-1.example/', 'phish-2.example/', 'phish-3.example/', 'phish-4.example/'));
       const path = batchPath(held.hashLists.map((list) => list.version));
       // Paced so that the run outlasts max-age: the entry expires and is revalidated meanwhile.
-      const body = await identical(t, 'v5 hashLists:batchGet', { path, headers: FIREFOX, total: 1000, waitMs: 250 });
+      const { body } = await identical(t, 'v5 hashLists:batchGet', { path, headers: FIREFOX, total: 1000, waitMs: 250 });
       const answer = fromBinary(v5.BatchGetHashListsResponseSchema, body);
       assert.equal(answer.hashLists[0]!.partialUpdate, true, 'a diff from the version the clients hold');
     },
   );
+
+  it('300 identical single-list v5 updates (GET /v5/hashList/{name}) are cached and revalidated alike', { timeout: 60_000 }, async (t) => {
+    const held = fromBinary(v5.HashListSchema, await direct('/v5/hashList/mw-4b', FIREFOX));
+    mw.publish(hashesOf('malware-0.example/', 'malware-1.example/'));
+    const path = `/v5/hashList/mw-4b?version=${base64(held.version)}`;
+    // Six requests a client, 800 ms apart: the entry outlives max-age and nginx's whole second, so it is
+    // revalidated (identical() asserts the 304).
+    const { body, cachedSpan } = await identical(t, 'v5 hashList/mw-4b', { path, headers: FIREFOX, total: 300, waitMs: 800 });
+    assert.ok(
+      cachedSpan > MAX_AGE_SECONDS + NGINX_CLOCK_MS / 1000,
+      `requests went on only ${cachedSpan.toFixed(2)} s after the entry was stored`,
+    );
+    const answer = fromBinary(v5.HashListSchema, body);
+    assert.equal(answer.partialUpdate, true, 'a diff from the version the clients hold');
+  });
 
   it("500 identical v4 updates in Firefox's GET form reach sbkit a handful of times", { timeout: 60_000 }, async (t) => {
     const request = create(v4.FetchThreatListUpdatesRequestSchema, {
@@ -268,7 +266,7 @@ describe('an nginx edge cache in front of sbkit', { skip: SKIP }, () => {
     const req = Buffer.from(toBinary(v4.FetchThreatListUpdatesRequestSchema, request)).toString('base64url');
     const path = `/v4/threatListUpdates:fetch?$ct=application/x-protobuf&$httpMethod=POST&$req=${req}`;
     const headers = { ...FIREFOX, 'x-http-method-override': 'POST' };
-    const body = await identical(t, "v4 threatListUpdates:fetch (Firefox's GET)", { path, headers, total: 500, waitMs: 0 });
+    const { body } = await identical(t, "v4 threatListUpdates:fetch (Firefox's GET)", { path, headers, total: 500, waitMs: 0 });
     assert.equal(fromBinary(v4.FetchThreatListUpdatesResponseSchema, body).listUpdateResponses.length, 1);
   });
 

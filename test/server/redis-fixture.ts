@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from 'redis';
@@ -198,6 +199,28 @@ export class PrivateRedis {
       if (child.exitCode !== null || Date.now() > deadline) throw new Error(`a private redis-server on port ${this.port} did not start`);
       await sleep(20);
     }
+  }
+
+  /** SIGSTOP: the server keeps its connections open and answers nothing, as a hung host does; stop() still ends it. */
+  freeze(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  /**
+   * Bytes clients sent that the server has not read, from the kernel's table of TCP connections (Linux):
+   * above 0 once a command waits in a frozen server.
+   */
+  async unreadBytes(): Promise<number> {
+    const port = this.port.toString(16).toUpperCase().padStart(4, '0');
+    let unread = 0;
+    for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+      for (const row of (await readFile(table, 'utf8')).split('\n').slice(1)) {
+        // sl local_address rem_address st tx_queue:rx_queue …
+        const [, local, , , queues] = row.trim().split(/\s+/);
+        if (local?.endsWith(`:${port}`) && queues !== undefined) unread += Number.parseInt(queues.split(':')[1]!, 16);
+      }
+    }
+    return unread;
   }
 
   /** Stops the server, as a crash or an operator would. */

@@ -20,7 +20,7 @@ import { TestCa } from './tls-fixture.ts';
 
 let dir: string;
 let ca: TestCa;
-const closing: (() => Promise<void> | void)[] = [];
+const closing: (() => Promise<unknown> | void)[] = [];
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sbkit-service-'));
   ca = await TestCa.create(dir);

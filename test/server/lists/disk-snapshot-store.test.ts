@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { watch } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -293,37 +294,46 @@ describe('DiskSnapshotStore', () => {
     assert.deepEqual(again.history.keptIds(), [s1.id, s2.id, s3.id]);
   });
 
-  it('leaves a loadable history when killed (SIGKILL) at random moments while it publishes', { timeout: 60_000 }, async (t) => {
-    const dir = await folder();
-    // Versions a publication was started of, and the empty list every history starts with.
-    const announced = new Set([new ListHistory(definition(4), { keep: 4 }).current().id]);
-    let finished = 0;
-    let midWrite = 0;
-    for (let round = 0; round < ROUNDS; round++) {
-      const { published, started } = await publishUntilKilled(dir, round, 1 + Math.floor(Math.random() * 3));
-      for (const id of started) announced.add(id);
-      finished += published.length;
-      if ((await readdir(dir)).some((name) => name.includes('.tmp-'))) midWrite++;
-      const { history, log, restored, store } = await start(dir, 4);
-      await store.close();
-      assert.deepEqual(damageReports(log), [], 'a kill never damages a file');
-      if (finished === 0) continue;
-      assert.deepEqual(restored, ['test-4b']);
-      assert.ok(announced.has(history.current().id), 'the current version is one that was published');
-      for (const id of history.keptIds()) assert.ok(announced.has(id));
-      // The newest publication that finished is kept (it may be the current one, or the next may have been written).
-      if (published.length > 0) assert.ok(history.keptIds().includes(published.at(-1)!));
-      for (const id of history.keptIds().slice(0, -1)) assert.equal(history.updateFor(versionAt(id), NO_LIMITS).partial, true);
-      assert.deepEqual(
-        (await readdir(dir)).filter((name) => name.includes('.tmp-')),
-        [],
-        'leftovers removed',
-      );
-      assert.ok((await readdir(dir)).length <= 4 + 1, 'at most keep versions and the index, once restored');
-    }
-    assert.ok(finished > 0, 'publications finished before the kills');
-    t.diagnostic(`${finished} publications finished; ${midWrite} of ${ROUNDS} kills cut a file's write short`);
-  });
+  it(
+    'leaves a loadable history when killed (SIGKILL) at random moments while it publishes, some in the middle of a write',
+    { timeout: 120_000 },
+    async (t) => {
+      const dir = await folder();
+      // Versions a publication was started of, and the empty list every history starts with.
+      const announced = new Set([new ListHistory(definition(4), { keep: 4 }).current().id]);
+      let finished = 0;
+      let midWrite = 0;
+      let round = 0;
+      // ROUNDS kills at random moments; then, while none has cut a file's write short, kills aimed at the
+      // moment a temporary file appears, a bounded number of times.
+      for (; round < ROUNDS || (midWrite === 0 && round < MAX_ROUNDS); round++) {
+        const moment = round < ROUNDS ? 'random' : 'in a write';
+        const { published, started } = await publishUntilKilled(dir, round, 1 + Math.floor(Math.random() * 3), moment);
+        for (const id of started) announced.add(id);
+        finished += published.length;
+        if ((await readdir(dir)).some((name) => name.includes('.tmp-'))) midWrite++;
+        const { history, log, restored, store } = await start(dir, 4);
+        await store.close();
+        assert.deepEqual(damageReports(log), [], 'a kill never damages a file');
+        if (finished === 0) continue;
+        assert.deepEqual(restored, ['test-4b']);
+        assert.ok(announced.has(history.current().id), 'the current version is one that was published');
+        for (const id of history.keptIds()) assert.ok(announced.has(id));
+        // The newest publication that finished is kept (it may be the current one, or the next may have been written).
+        if (published.length > 0) assert.ok(history.keptIds().includes(published.at(-1)!));
+        for (const id of history.keptIds().slice(0, -1)) assert.equal(history.updateFor(versionAt(id), NO_LIMITS).partial, true);
+        assert.deepEqual(
+          (await readdir(dir)).filter((name) => name.includes('.tmp-')),
+          [],
+          'leftovers removed',
+        );
+        assert.ok((await readdir(dir)).length <= 4 + 1, 'at most keep versions and the index, once restored');
+      }
+      t.diagnostic(`${finished} publications finished; ${midWrite} of ${round} kills cut a file's write short`);
+      assert.ok(finished > 0, 'publications finished before the kills');
+      assert.ok(midWrite > 0, `none of ${round} kills landed while a file was being written`);
+    },
+  );
 
   it('a restored current version has the checksum of its served hashes', async () => {
     const dir = await folder();
@@ -335,8 +345,9 @@ describe('DiskSnapshotStore', () => {
   });
 });
 
-/** Kills of the publishing process. */
+/** Kills of the publishing process at random moments; then more, up to MAX_ROUNDS, until one has landed in the middle of a write. */
 const ROUNDS = 8;
+const MAX_ROUNDS = 16;
 const STORE = new URL('../../../src/server/lists/disk-snapshot-store.ts', import.meta.url).href;
 const HISTORY = new URL('../../../src/server/lists/list-history.ts', import.meta.url).href;
 const SNAPSHOT = new URL('../../../src/server/lists/snapshot.ts', import.meta.url).href;
@@ -344,10 +355,15 @@ const SNAPSHOT = new URL('../../../src/server/lists/snapshot.ts', import.meta.ur
 /**
  * A child process that restores the history in `dir` and publishes new content (100 000 full hashes,
  * 3.2 MB) in a loop, saying on stdout which version it starts and which it finished; killed with
- * SIGKILL a random 0 to 60 ms after it started its publication number `killAt` (1-based), so that most
- * kills land in a publication's sorting or writing.
+ * SIGKILL during its publication number `killAt` (1-based): a random 0 to 60 ms after it started it, so
+ * that most kills land in its sorting or writing, or as soon as a temporary file of it appears.
  */
-async function publishUntilKilled(dir: string, round: number, killAt: number): Promise<{ started: string[]; published: string[] }> {
+async function publishUntilKilled(
+  dir: string,
+  round: number,
+  killAt: number,
+  moment: 'random' | 'in a write',
+): Promise<{ started: string[]; published: string[] }> {
   const code = `
     import { randomBytes } from 'node:crypto';
     const { DiskSnapshotStore } = await import(${JSON.stringify(STORE)});
@@ -374,19 +390,37 @@ async function publishUntilKilled(dir: string, round: number, killAt: number): P
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   const starts = () => out.split('\n').filter((line) => line.startsWith('start ')).length;
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the publisher did not start (round ${round}): ${err}`)), 20_000);
-    child.stdout.on('data', () => {
-      if (starts() < killAt) return;
-      clearTimeout(timer);
-      resolve();
+  const watcher = watch(dir);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`the publisher did not reach its publication ${killAt} (round ${round}): ${err}`)),
+        20_000,
+      );
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      if (moment === 'random') {
+        const reached = () => {
+          if (starts() < killAt) return;
+          child.stdout.off('data', reached);
+          setTimeout(done, Math.random() * 60);
+        };
+        child.stdout.on('data', reached);
+      } else {
+        watcher.on('change', (_event, name) => {
+          if (starts() >= killAt && String(name).includes('.tmp-')) done();
+        });
+      }
+      void exited.then(() => {
+        clearTimeout(timer);
+        reject(new Error(`the publisher exited (round ${round}): ${err}`));
+      });
     });
-    void exited.then(() => {
-      clearTimeout(timer);
-      reject(new Error(`the publisher exited (round ${round}): ${err}`));
-    });
-  });
-  await new Promise((resolve) => setTimeout(resolve, Math.random() * 60));
+  } finally {
+    watcher.close();
+  }
   child.kill('SIGKILL');
   await exited;
   const lines = out.split('\n');
