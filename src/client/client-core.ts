@@ -163,6 +163,7 @@ export class SafeBrowsingClientCore {
       firstUpdateWindowMs: options.firstUpdateWindowMs,
       minimumUpdateWaitMs: options.minimumUpdateWaitMs ?? 0,
       maxListEntries,
+      sha256: runtime.sha256,
     });
     this.searcher = new HashSearcher({
       connection,

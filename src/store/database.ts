@@ -4,6 +4,7 @@ import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { listNameProblem, listNameReason } from '../lists/list-name.ts';
 import { syncDirectory, targetOfTemporary, writeFileDurably } from './durable-file.ts';
+import { nodeSha256 } from '../url/hash.ts';
 import { checksumOf, hashBytes, hashesFromBytes, HashList } from './hash-list.ts';
 import { DatabaseFileError, DatabaseStorageError, type ListStore, STATE_IGNORED, type StoredList } from './list-store.ts';
 
@@ -74,7 +75,7 @@ function decodeFile(name: string, file: string, data: Buffer): StoredList {
   offset += versionLength;
   if (!headerDigest(data.subarray(0, HEADER_BYTES - DIGEST_BYTES), version).equals(digest)) throw damaged('header digest mismatch');
   const hashes = hashesFromBytes(width, data.subarray(offset));
-  if (!Buffer.from(checksumOf(hashes)).equals(checksum)) throw damaged('checksum mismatch');
+  if (!Buffer.from(checksumOf(hashes, nodeSha256)).equals(checksum)) throw damaged('checksum mismatch');
   try {
     return { list: HashList.fromSorted(name, version, hashes, checksum), updatedAt };
   } catch (err) {
