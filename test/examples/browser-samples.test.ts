@@ -9,12 +9,12 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type BrowserContext, chromium, type Page, type Worker } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -31,6 +31,8 @@ let pages: Server;
 let pagePort: number;
 let context: BrowserContext;
 let extensionId: string;
+/** The extension's service worker, where the test reads the toolbar's badge and the alarms. */
+let worker: Worker;
 let sbkit: ChildProcess;
 let serverUrl: string;
 const sbkitLog: string[] = [];
@@ -120,7 +122,7 @@ before(async () => {
       '--disable-features=SafeBrowsingEnhancedProtection',
     ],
   });
-  const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 20_000 }));
+  worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 20_000 }));
   extensionId = new URL(worker.url()).host;
   serverUrl = await serve('--cors-origin', `chrome-extension://${extensionId}`, `http://${WEB_HOST}:${pagePort}`);
 });
@@ -137,9 +139,7 @@ describe('the samples in Chromium', () => {
     const options = await context.newPage();
     await options.goto(`chrome-extension://${extensionId}/options.html`);
     assert.equal(await options.inputValue('#server'), 'http://127.0.0.1:8080');
-    await options.fill('#server', serverUrl);
-    await options.click('button[type=submit]');
-    await options.waitForSelector('#status:has-text("Saved.")');
+    await saveServer(options, serverUrl);
 
     const page = await context.newPage();
     const listed = `http://${LISTED_HOST}:${pagePort}/s/phishing.html`;
@@ -183,6 +183,55 @@ describe('the samples in Chromium', () => {
     assert.equal(page.url(), unlisted);
     assert.match((await page.textContent('h1')) ?? '', new RegExp(`ordinary page on ${UNLISTED_HOST}`));
     await screenshot(page, 'extension-unlisted');
+    assert.equal(await inWorker('chrome.action.getBadgeText({})'), '', 'pages are checked: no badge');
+
+    // List updates: an alarm wakes the worker when the client's schedule next allows one (RF-2's first
+    // minute, then the server's wait). One that fires early asks for nothing: update() leaves the
+    // schedule as it was, and the alarm is set again to the same moment. (An update asked for would have
+    // moved it to the server's next wait, or to a back-off.)
+    const alarm = () => inWorker<{ scheduledTime: number } | undefined>("chrome.alarms.get('sbkit-update')");
+    const due = await eventually(
+      'an update alarm at least 3 s ahead',
+      async () => {
+        const set = await alarm();
+        return set !== undefined && set.scheduledTime > Date.now() + 3000 ? set.scheduledTime : undefined;
+      },
+      90_000,
+    );
+    const early = Date.now();
+    await inWorker(`chrome.alarms.create('sbkit-update', { when: ${early} })`);
+    const rearmed = await eventually('the alarm set again once the early one fired', async () => {
+      const set = await alarm();
+      return set !== undefined && set.scheduledTime !== early ? set.scheduledTime : undefined;
+    });
+    assert.equal(rearmed, due, 'the early alarm changed nothing: no update was asked for');
+  });
+
+  it('the extension says on the toolbar that pages go unchecked while its server cannot be reached', { timeout: 60_000 }, async () => {
+    const options = await context.newPage();
+    await options.goto(`chrome-extension://${extensionId}/options.html`);
+    await saveServer(options, `http://127.0.0.1:${await closedPort()}`);
+    const page = await context.newPage();
+    const unchecked = `http://${UNLISTED_HOST}:${pagePort}/unchecked.html`;
+    await page.goto(unchecked);
+    // The search failed, or (the check of the committed navigation, after it) waited out RF-4's back-off.
+    await verdictOf(options, unchecked, /^SAFE, not checked: SBKIT_(TRANSPORT_NETWORK|SEARCH_DEFERRED)$/);
+    assert.equal(page.url(), unchecked, 'the fallback verdict shows no warning (SB-8)');
+    await eventually('the unprotected badge', async () => ((await inWorker('chrome.action.getBadgeText({})')) === '!' ? true : undefined));
+    assert.match(
+      await inWorker<string>('chrome.action.getTitle({})'),
+      /pages are not being checked \(SBKIT_(TRANSPORT_NETWORK|SEARCH_DEFERRED)\)/,
+    );
+
+    // The server back: the next page is checked, and the badge goes.
+    await saveServer(options, serverUrl);
+    const checked = `http://${UNLISTED_HOST}:${pagePort}/checked.html`;
+    await page.goto(checked);
+    await verdictOf(options, checked, 'SAFE');
+    await eventually('no badge', async () => ((await inWorker('chrome.action.getBadgeText({})')) === '' ? true : undefined));
+    assert.equal(await inWorker('chrome.action.getTitle({})'), 'sbkit Safe Browsing sample');
+    await page.close();
+    await options.close();
   });
 
   it('the web page checks typed links through the browser build', { timeout: 60_000 }, async () => {
@@ -240,10 +289,37 @@ describe('the samples in Chromium', () => {
   });
 });
 
+/** What `expression` gives in the extension's service worker (chrome.action, chrome.alarms). */
+function inWorker<T = unknown>(expression: string): Promise<T> {
+  return worker.evaluate<T>(expression);
+}
+
+/** Saves `server` on the extension's options page. */
+async function saveServer(options: Page, server: string): Promise<void> {
+  await options.fill('#server', server);
+  await options.click('button[type=submit]');
+  await options.waitForSelector('#status:has-text("Saved.")');
+  await options.evaluate("document.getElementById('status').textContent = ''");
+}
+
+/** A loopback port nothing listens on: one just given up by a server. */
+async function closedPort(): Promise<number> {
+  const server = createTcpServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 /** Waits until the extension's service worker reports `verdict` for `url` (through its options page). */
-function verdictOf(options: Page, url: string, verdict: string): Promise<true> {
-  return eventually(`the verdict ${verdict} of ${url}`, async () => {
-    const verdicts = await options.evaluate<[string, string][]>("chrome.runtime.sendMessage({ type: 'verdicts' })");
-    return verdicts.some(([u, v]) => u === url && v === verdict) ? true : undefined;
-  });
+async function verdictOf(options: Page, url: string, verdict: string | RegExp): Promise<true> {
+  let seen: [string, string][] = [];
+  try {
+    return await eventually(`the verdict ${verdict} of ${url}`, async () => {
+      seen = await options.evaluate<[string, string][]>("chrome.runtime.sendMessage({ type: 'verdicts' })");
+      return seen.some(([u, v]) => u === url && (typeof verdict === 'string' ? v === verdict : verdict.test(v))) ? true : undefined;
+    });
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; the worker's verdicts: ${JSON.stringify(seen)}`, { cause: error });
+  }
 }
