@@ -6,6 +6,7 @@
 import { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST } from '../lists/known-lists.ts';
 import { listNameProblem, listNameReason } from '../lists/list-name.ts';
 import type { HashList } from '../store/hash-list.ts';
+import type { ListStore } from '../store/list-store.ts';
 import {
   type AnsweredBy,
   type CheckContext,
@@ -98,6 +99,8 @@ export class SafeBrowsingClientCore {
   private readonly random: () => number;
   private transport: Promise<Transport> | undefined;
   private stateFile: ClientStateFile | undefined;
+  /** The store the lists and schedules are kept in, once opened; closed with the client. */
+  private store: ListStore | undefined;
   private opened: Promise<void> | undefined;
   private readonly counters = {
     checks: 0,
@@ -196,6 +199,7 @@ export class SafeBrowsingClientCore {
     const reportDamage = (error: Error) => this.emit({ type: 'damaged-file', error });
     const database = await this.runtime.openStore(this.options, reportDamage);
     if (database === undefined) return;
+    this.store = database;
     this.stateFile = new ClientStateFile(database, () => ({ updates: this.updater.state, search: this.searcher.state }), {
       damaged: reportDamage,
       notSaved: (error) => this.emit({ type: 'state-not-saved', error }),
@@ -220,13 +224,16 @@ export class SafeBrowsingClientCore {
 
   /**
    * Stops background updates, saves the request schedules (RF-3 and RF-4 waits, of searches too, outlive
-   * the process) and forgets the cache.
+   * the process), forgets the cache and closes the store (IndexedDB's connection): a client is not used
+   * after it is closed.
    */
   async close(): Promise<void> {
     await this.updater.stop();
     await this.opened?.catch(() => undefined);
     await this.stateFile?.save();
     this.cache.clear();
+    this.store?.close();
+    this.store = undefined;
   }
 
   /** The earliest moment any list may be fetched again. */

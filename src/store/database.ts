@@ -205,6 +205,9 @@ export class LocalDatabase implements ListStore {
     await this.writeDurably(this.stateFile, Buffer.from(JSON.stringify(state)), 'save the client state');
   }
 
+  /** Nothing to let go: every file is opened and closed by the call that uses it. */
+  close(): void {}
+
   /** Forgets a list (SB-9: after a failed update it is fetched again from scratch). Rejects with DatabaseStorageError. */
   async drop(name: string): Promise<void> {
     if (this.readOnly) throw new DatabaseStorageError(this.directory, `drop list ${name}`, new Error('the database was opened read-only'));
