@@ -37,7 +37,6 @@ import type { FullHash } from './threats.ts';
 import { hexOfHashString } from '../url/hash-string.ts';
 import type { ClientRuntime } from './client-runtime.ts';
 import type { Transport } from './transport.ts';
-import { NoV4ListError, v4ListOf } from '../lists/v4-lists.ts';
 
 /** What {@link SafeBrowsingClient.checkUrl} found out about one URL. */
 export interface CheckResult extends Omit<CheckOutcome, 'verdict'> {
@@ -129,12 +128,6 @@ export class SafeBrowsingClientCore {
     for (const name of options.lists ?? []) {
       const problem = listNameProblem(name);
       if (problem !== undefined) throw new ClientOptionError(`lists: ${listNameReason(name, problem)}`);
-    }
-    try {
-      if (this.protocol === 'v4') for (const name of options.lists ?? []) v4ListOf(name);
-    } catch (err) {
-      if (err instanceof NoV4ListError) throw new ClientOptionError(err.message, { cause: err });
-      throw err;
     }
     const maxListEntries = options.maxListEntries ?? DEFAULT_MAX_LIST_ENTRIES;
     if (!Number.isSafeInteger(maxListEntries) || maxListEntries < 1)
