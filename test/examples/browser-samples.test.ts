@@ -3,6 +3,8 @@
 // and the page's origins (CORS), and a page server on loopback whose host names Chromium maps there
 // (--host-resolver-rules). Google's phishing test page is in the demo lists; the other host is not.
 // Screenshots go to a temporary folder, removed afterwards; SBKIT_SCREENSHOTS=<folder> keeps them there.
+// Each is read back: at least the viewport, and the colours of what it should show (the warning's red
+// box, the page sample's green answer) counted in its pixels.
 
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
@@ -14,12 +16,17 @@ import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { inflateSync } from 'node:zlib';
 import { type BrowserContext, chromium, type Page, type Worker } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = new URL('../../', import.meta.url).pathname;
 const BIN = join(ROOT, 'dist/cli/bin.js');
-const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47];
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+/** The background of a warning, in the extension's warning page and the page sample's answer (#ffebe9). */
+const WARNING_RED = [0xff, 0xeb, 0xe9] as const;
+/** The background of the page sample's answer for a URL with no warning (#dafbe1). */
+const SAFE_GREEN = [0xda, 0xfb, 0xe1] as const;
 const LISTED_HOST = 'testsafebrowsing.appspot.com';
 const UNLISTED_HOST = 'unlisted.sbkit.test';
 /** The page sample's origin: loopback by address is a secure context, as the https a real page has, so WebCrypto is there. */
@@ -88,10 +95,79 @@ async function eventually<T>(what: string, probe: () => Promise<T | undefined>, 
   }
 }
 
-async function screenshot(page: Page, name: string): Promise<void> {
+interface Screenshot {
+  width: number;
+  height: number;
+  /** RGB, row by row. */
+  rgb: Buffer;
+}
+
+/**
+ * The pixels of a PNG as Chromium writes them: 8-bit RGB or RGBA, not interlaced (PNG spec §7–9: the
+ * IDAT chunks inflated, each row unfiltered against the one above).
+ */
+function decodePng(png: Buffer): Screenshot {
+  assert.ok(png.subarray(0, 8).equals(PNG_SIGNATURE), 'a PNG');
+  let header: Buffer | undefined;
+  const data: Buffer[] = [];
+  for (let at = 8; at < png.length;) {
+    const length = png.readUInt32BE(at);
+    const type = png.toString('latin1', at + 4, at + 8);
+    const body = png.subarray(at + 8, at + 8 + length);
+    if (type === 'IHDR') header = body;
+    if (type === 'IDAT') data.push(body);
+    at += 12 + length;
+  }
+  assert.ok(header !== undefined, 'an IHDR chunk');
+  const [width, height, depth, colorType, interlace] = [header.readUInt32BE(0), header.readUInt32BE(4), header[8], header[9], header[12]];
+  assert.ok(depth === 8 && (colorType === 2 || colorType === 6) && interlace === 0, `PNG of depth ${depth}, colour type ${colorType}`);
+  const channels = colorType === 6 ? 4 : 3;
+  const stride = width * channels;
+  const raw = inflateSync(Buffer.concat(data));
+  const rows = Buffer.alloc(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)]!;
+    for (let i = 0; i < stride; i++) {
+      const x = raw[y * (stride + 1) + 1 + i]!;
+      const a = i >= channels ? rows[y * stride + i - channels]! : 0;
+      const b = y > 0 ? rows[(y - 1) * stride + i]! : 0;
+      const c = i >= channels && y > 0 ? rows[(y - 1) * stride + i - channels]! : 0;
+      const p = a + b - c;
+      const paeth =
+        Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
+      const predicted = [0, a, b, (a + b) >> 1, paeth][filter];
+      assert.ok(predicted !== undefined, `PNG row filter ${filter}`);
+      rows[y * stride + i] = (x + predicted) & 0xff;
+    }
+  }
+  const rgb = Buffer.alloc(width * height * 3);
+  for (let p = 0; p < width * height; p++) rows.copy(rgb, p * 3, p * channels, p * channels + 3);
+  return { width, height, rgb };
+}
+
+/** The share of a screenshot's pixels that are exactly `color`. */
+function shareOf(shot: Screenshot, color: readonly [number, number, number]): number {
+  let count = 0;
+  for (let p = 0; p < shot.rgb.length; p += 3)
+    if (shot.rgb[p] === color[0] && shot.rgb[p + 1] === color[1] && shot.rgb[p + 2] === color[2]) count++;
+  return count / (shot.width * shot.height);
+}
+
+/** A full-page screenshot of `page`, kept as `name`.png and read back: at least the viewport, with text on it. */
+async function screenshot(page: Page, name: string): Promise<Screenshot> {
   const file = join(shots, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
-  assert.deepEqual([...(await readFile(file)).subarray(0, 4)], PNG_SIGNATURE);
+  const shot = decodePng(await readFile(file));
+  const viewport = page.viewportSize()!;
+  assert.ok(
+    shot.width >= viewport.width && shot.height >= viewport.height,
+    `${name}: ${shot.width}×${shot.height}, less than the viewport`,
+  );
+  let dark = 0;
+  for (let p = 0; p < shot.rgb.length; p += 3) if (shot.rgb[p]! + shot.rgb[p + 1]! + shot.rgb[p + 2]! < 384) dark++;
+  // Text, at the least: a heading alone darkens about half a percent of the viewport's pixels.
+  assert.ok(dark / (shot.width * shot.height) > 0.002, `${name} shows no text`);
+  return shot;
 }
 
 before(async () => {
@@ -153,7 +229,8 @@ describe('the samples in Chromium', () => {
     assert.doesNotMatch(warning, /\bis (dangerous|malicious)\b/);
     assert.equal(await page.textContent('#url'), listed);
     assert.equal(await page.isVisible('#google'), false, 'no Google credit for a server whose lists are not Google’s');
-    await screenshot(page, 'extension-listed');
+    const listedShot = await screenshot(page, 'extension-listed');
+    assert.ok(shareOf(listedShot, WARNING_RED) > 0.05, 'the screenshot shows the warning’s red box');
 
     // The advisory of the threat type.
     const [advisory] = await Promise.all([
@@ -182,7 +259,9 @@ describe('the samples in Chromium', () => {
     await verdictOf(options, unlisted, 'SAFE');
     assert.equal(page.url(), unlisted);
     assert.match((await page.textContent('h1')) ?? '', new RegExp(`ordinary page on ${UNLISTED_HOST}`));
-    await screenshot(page, 'extension-unlisted');
+    const unlistedShot = await screenshot(page, 'extension-unlisted');
+    assert.equal(shareOf(unlistedShot, WARNING_RED), 0, 'the screenshot of the unlisted page shows no warning');
+    assert.ok(!unlistedShot.rgb.equals(listedShot.rgb));
     assert.equal(await inWorker('chrome.action.getBadgeText({})'), '', 'pages are checked: no badge');
 
     // List updates: an alarm wakes the worker when the client's schedule next allows one (RF-2's first
@@ -249,12 +328,14 @@ describe('the samples in Chromium', () => {
     assert.match(unsafe, /suspected to be unsafe/);
     assert.match(unsafe, /Suspected malware/);
     assert.equal(await page.getAttribute('#result a', 'href'), `${serverUrl}/advisory/MALWARE`);
-    await screenshot(page, 'web-listed');
+    const listedShot = await screenshot(page, 'web-listed');
+    assert.ok(shareOf(listedShot, WARNING_RED) > 0.02 && shareOf(listedShot, SAFE_GREEN) === 0, 'the red answer, no green one');
     await page.fill('#url', 'https://unlisted.sbkit.test/some/page?x=1');
     await page.click('button[type=submit]');
     await page.waitForSelector('#result.safe');
     assert.match((await page.textContent('#result')) ?? '', /No warning is known for http.*unlisted\.sbkit\.test\/some\/page\?x=1/);
-    await screenshot(page, 'web-unlisted');
+    const unlistedShot = await screenshot(page, 'web-unlisted');
+    assert.ok(shareOf(unlistedShot, SAFE_GREEN) > 0.02 && shareOf(unlistedShot, WARNING_RED) === 0, 'the green answer, no red one');
     assert.deepEqual(errors, []);
   });
 
@@ -284,7 +365,7 @@ describe('the samples in Chromium', () => {
       [],
       'no search was sent in the clear',
     );
-    await screenshot(page, 'web-ohttp');
+    assert.ok(shareOf(await screenshot(page, 'web-ohttp'), SAFE_GREEN) > 0.02, 'the green answer of the last check');
     assert.deepEqual(errors, []);
   });
 });
