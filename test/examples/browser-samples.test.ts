@@ -323,8 +323,7 @@ describe('the samples in Chromium', () => {
     assert.ok(((await page.textContent('#chosen-server')) ?? '').includes(serverUrl));
     await page.fill('#url', 'testsafebrowsing.appspot.com/s/malware.html');
     await page.click('button[type=submit]');
-    await page.waitForSelector('#result.unsafe');
-    const unsafe = (await page.textContent('#result')) ?? '';
+    const unsafe = await answerOf(page, 'unsafe');
     assert.match(unsafe, /suspected to be unsafe/);
     assert.match(unsafe, /Suspected malware/);
     assert.equal(await page.getAttribute('#result a', 'href'), `${serverUrl}/advisory/MALWARE`);
@@ -332,8 +331,7 @@ describe('the samples in Chromium', () => {
     assert.ok(shareOf(listedShot, WARNING_RED) > 0.02 && shareOf(listedShot, SAFE_GREEN) === 0, 'the red answer, no green one');
     await page.fill('#url', 'https://unlisted.sbkit.test/some/page?x=1');
     await page.click('button[type=submit]');
-    await page.waitForSelector('#result.safe');
-    assert.match((await page.textContent('#result')) ?? '', /No warning is known for http.*unlisted\.sbkit\.test\/some\/page\?x=1/);
+    assert.match(await answerOf(page, 'safe'), /No warning is known for http.*unlisted\.sbkit\.test\/some\/page\?x=1/);
     const unlistedShot = await screenshot(page, 'web-unlisted');
     assert.ok(shareOf(unlistedShot, SAFE_GREEN) > 0.02 && shareOf(unlistedShot, WARNING_RED) === 0, 'the green answer, no red one');
     assert.deepEqual(errors, []);
@@ -352,12 +350,10 @@ describe('the samples in Chromium', () => {
     );
     await page.fill('#url', 'testsafebrowsing.appspot.com/s/phishing.html');
     await page.click('button[type=submit]');
-    await page.waitForSelector('#result.unsafe');
-    assert.match((await page.textContent('#result')) ?? '', /Suspected phishing/);
+    assert.match(await answerOf(page, 'unsafe'), /Suspected phishing/);
     await page.fill('#url', 'https://unlisted.sbkit.test/through/ohttp');
     await page.click('button[type=submit]');
-    await page.waitForSelector('#result.safe');
-    assert.match((await page.textContent('#result')) ?? '', /No warning is known for http.*unlisted\.sbkit\.test\/through\/ohttp/);
+    assert.match(await answerOf(page, 'safe'), /No warning is known for http.*unlisted\.sbkit\.test\/through\/ohttp/);
     assert.ok(sent.includes(`GET ${serverUrl}/ohttp-keys`), sent.join('\n'));
     assert.equal(sent.filter((s) => s === `POST ${gateway}`).length, 2, sent.join('\n'));
     assert.deepEqual(
@@ -369,6 +365,14 @@ describe('the samples in Chromium', () => {
     assert.deepEqual(errors, []);
   });
 });
+
+/** The page sample's answer once it is of `kind`, or fails with the text of an error answer. */
+async function answerOf(page: Page, kind: 'safe' | 'unsafe'): Promise<string> {
+  const result = await page.waitForSelector(`#result.${kind}, #result.error`);
+  const text = (await result.textContent()) ?? '';
+  assert.equal(await result.getAttribute('class'), kind, text);
+  return text;
+}
 
 /** What `expression` gives in the extension's service worker (chrome.action, chrome.alarms). */
 function inWorker<T = unknown>(expression: string): Promise<T> {
