@@ -18,8 +18,9 @@ export interface BrowserStorageOptions {
 
 /**
  * The client off Node: WebCrypto's SHA-256 (asynchronous, awaited once per check of any number of URLs),
- * list checksums in JavaScript (WebCrypto has no synchronous digest), lists in IndexedDB or memory, fetch, and searches through an Oblivious HTTP relay on WebCrypto. v5 in
- * binary protobuf only (docs/browser.md).
+ * list checksums in JavaScript (WebCrypto has no synchronous digest), lists in IndexedDB or memory,
+ * fetch, and searches through an Oblivious HTTP relay on WebCrypto. v5 in binary protobuf only
+ * (docs/browser.md).
  */
 export function browserRuntime(storage: BrowserStorageOptions): ClientRuntime {
   return {

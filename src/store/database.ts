@@ -3,8 +3,8 @@ import type { Dirent } from 'node:fs';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { listNameProblem, listNameReason } from '../lists/list-name.ts';
-import { syncDirectory, targetOfTemporary, writeFileDurably } from './durable-file.ts';
 import { nodeSha256 } from '../url/hash.ts';
+import { syncDirectory, targetOfTemporary, writeFileDurably } from './durable-file.ts';
 import { checksumOf, hashBytes, hashesFromBytes, HashList } from './hash-list.ts';
 import { DatabaseFileError, DatabaseStorageError, type ListStore, STATE_IGNORED, type StoredList } from './list-store.ts';
 
