@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SafeBrowsingClient } from '../src/client/safe-browsing-client.ts';
 import { LocalDatabase } from '../src/store/database.ts';
-import { HashList } from '../src/store/hash-list.ts';
+import { checksumOf, HashList } from '../src/store/hash-list.ts';
 import { parseCanonicalUrl } from '../src/url/canonicalize.ts';
 import { expressionsOf } from '../src/url/expressions.ts';
-import { expressionHashString, prefix32 } from '../src/url/hash.ts';
+import { expressionHashString, nodeSha256, prefix32 } from '../src/url/hash.ts';
 import type { BenchCase } from './case.ts';
 import { randomSortedPrefixes } from './data.ts';
 import type { FloorCase } from './floor.ts';
@@ -50,7 +50,8 @@ export async function checkBenchmarks(): Promise<CheckBench> {
   const prefixes = randomSortedPrefixes(LIST_SIZE + 1000, 7).filter((p) => !ours.has(p));
   const dir = await mkdtemp(join(tmpdir(), 'sbkit-bench-check-'));
   const db = await LocalDatabase.open(dir);
-  await db.save(HashList.fromSorted('se-4b', Buffer.from('bench'), { width: 4, values: prefixes }), Date.now());
+  const hashes = { width: 4 as const, values: prefixes };
+  await db.save(HashList.fromSorted('se-4b', Buffer.from('bench'), hashes, checksumOf(hashes, nodeSha256)), Date.now());
   // A server nobody listens on: any search would fail the run (checked below), not measure a network.
   const client = new SafeBrowsingClient({ mode: 'local', lists: ['se-4b'], dataDir: dir, readOnly: true, server: 'http://127.0.0.1:9' });
   let sink = 0;

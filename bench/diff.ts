@@ -4,6 +4,7 @@ import { ListHistory } from '../src/server/lists/list-history.ts';
 import type { ListDefinition } from '../src/server/lists/list-definition.ts';
 import { Snapshot } from '../src/server/lists/snapshot.ts';
 import { checksumOf } from '../src/store/hash-list.ts';
+import { nodeSha256 } from '../src/url/hash.ts';
 import { sized } from './smoke.ts';
 
 const LIST_SIZE = sized(2_000_000);
@@ -66,7 +67,7 @@ export function diffBenchmarks(): BenchCase[] {
       unit: 'updates',
       unitsPerOp: 1,
       fn: () => {
-        checksumOf(partlyApplied(from, diff, diff.size >>> 1));
+        checksumOf(partlyApplied(from, diff, diff.size >>> 1), nodeSha256);
       },
     },
     {

@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalDatabase } from '../src/store/database.ts';
-import { HashList } from '../src/store/hash-list.ts';
+import { checksumOf, HashList } from '../src/store/hash-list.ts';
+import { nodeSha256 } from '../src/url/hash.ts';
 import { PrefixSet } from '../src/store/prefix-set.ts';
 import { decodeRice32, encodeRice32 } from '../src/codec/index.ts';
 import type { BenchCase, BenchFact } from './case.ts';
@@ -31,11 +32,12 @@ export async function storeBenchmarks(): Promise<StoreBench> {
 
   const dir = await mkdtemp(join(tmpdir(), 'sbkit-bench-'));
   const db = await LocalDatabase.open(dir);
-  await db.save(HashList.fromSorted('se-4b', Buffer.from('bench'), { width: 4, values: prefixes }), Date.now());
+  const hashes = { width: 4 as const, values: prefixes };
+  const checksum = checksumOf(hashes, nodeSha256);
+  await db.save(HashList.fromSorted('se-4b', Buffer.from('bench'), hashes, checksum), Date.now());
   // Updates go to a database of their own, so the cold start below loads exactly one list.
   const updateDb = await LocalDatabase.open(join(dir, 'updates'));
   const encoded = encodeRice32(prefixes)!;
-  const checksum = HashList.fromSorted('mw-4b', new Uint8Array(0), { width: 4, values: prefixes }).checksum;
 
   return {
     cases: [
@@ -55,13 +57,16 @@ export async function storeBenchmarks(): Promise<StoreBench> {
         budgetMsPerOp: 1000,
         fn: async () => {
           const additions = { width: 4 as const, values: decodeRice32(encoded) };
-          const list = HashList.empty('mw-4b', 4).applyUpdate({
-            partial: false,
-            version: Buffer.from('v1'),
-            removals: new Uint32Array(0),
-            additions,
-            checksum,
-          });
+          const list = HashList.empty('mw-4b', 4).applyUpdate(
+            {
+              partial: false,
+              version: Buffer.from('v1'),
+              removals: new Uint32Array(0),
+              additions,
+              checksum,
+            },
+            nodeSha256,
+          );
           await updateDb.save(list, Date.now());
         },
       },

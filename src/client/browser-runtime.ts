@@ -1,3 +1,4 @@
+import { sha256Portable } from '../url/sha256.ts';
 import { webCryptoHasher } from '../url/web-crypto-hash.ts';
 import type { ClientRuntime } from './client-runtime.ts';
 import { ClientOptionError } from './client-errors.ts';
@@ -17,12 +18,14 @@ export interface BrowserStorageOptions {
 
 /**
  * The client off Node: WebCrypto's SHA-256 (asynchronous, awaited once per check of any number of URLs),
- * lists in IndexedDB or memory, fetch, and searches through an Oblivious HTTP relay on WebCrypto. v5 in
- * binary protobuf only (docs/browser.md).
+ * list checksums in JavaScript (WebCrypto has no synchronous digest), lists in IndexedDB or memory,
+ * fetch, and searches through an Oblivious HTTP relay on WebCrypto. v5 in binary protobuf only
+ * (docs/browser.md).
  */
 export function browserRuntime(storage: BrowserStorageOptions): ClientRuntime {
   return {
     hasher: webCryptoHasher,
+    sha256: sha256Portable,
     async openStore(_options: SafeBrowsingClientOptions, onDamaged) {
       const hasIndexedDb = (globalThis as { indexedDB?: unknown }).indexedDB !== undefined;
       if (storage.storage === 'memory' || (storage.storage === undefined && !hasIndexedDb)) return undefined;

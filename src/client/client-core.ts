@@ -6,6 +6,7 @@
 import { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST } from '../lists/known-lists.ts';
 import { listNameProblem, listNameReason } from '../lists/list-name.ts';
 import type { HashList } from '../store/hash-list.ts';
+import type { ListStore } from '../store/list-store.ts';
 import {
   type AnsweredBy,
   type CheckContext,
@@ -37,7 +38,6 @@ import type { FullHash } from './threats.ts';
 import { hexOfHashString } from '../url/hash-string.ts';
 import type { ClientRuntime } from './client-runtime.ts';
 import type { Transport } from './transport.ts';
-import { NoV4ListError, v4ListOf } from '../lists/v4-lists.ts';
 
 /** URLs looked up in the local lists together in a bulk check (local mode), and the fewest that make one. */
 const BULK_CHECK_URLS = 8192;
@@ -103,6 +103,8 @@ export class SafeBrowsingClientCore {
   private readonly random: () => number;
   private transport: Promise<Transport> | undefined;
   private stateFile: ClientStateFile | undefined;
+  /** The store the lists and schedules are kept in, once opened; closed with the client. */
+  private store: ListStore | undefined;
   private opened: Promise<void> | undefined;
   private readonly counters = {
     checks: 0,
@@ -131,12 +133,6 @@ export class SafeBrowsingClientCore {
     for (const name of options.lists ?? []) {
       const problem = listNameProblem(name);
       if (problem !== undefined) throw new ClientOptionError(`lists: ${listNameReason(name, problem)}`);
-    }
-    try {
-      if (this.protocol === 'v4') for (const name of options.lists ?? []) v4ListOf(name);
-    } catch (err) {
-      if (err instanceof NoV4ListError) throw new ClientOptionError(err.message, { cause: err });
-      throw err;
     }
     const maxListEntries = options.maxListEntries ?? DEFAULT_MAX_LIST_ENTRIES;
     if (!Number.isSafeInteger(maxListEntries) || maxListEntries < 1)
@@ -168,6 +164,7 @@ export class SafeBrowsingClientCore {
       firstUpdateWindowMs: options.firstUpdateWindowMs,
       minimumUpdateWaitMs: options.minimumUpdateWaitMs ?? 0,
       maxListEntries,
+      sha256: runtime.sha256,
     });
     this.searcher = new HashSearcher({
       connection,
@@ -200,6 +197,7 @@ export class SafeBrowsingClientCore {
     const reportDamage = (error: Error) => this.emit({ type: 'damaged-file', error });
     const database = await this.runtime.openStore(this.options, reportDamage);
     if (database === undefined) return;
+    this.store = database;
     this.stateFile = new ClientStateFile(database, () => ({ updates: this.updater.state, search: this.searcher.state }), {
       damaged: reportDamage,
       notSaved: (error) => this.emit({ type: 'state-not-saved', error }),
@@ -224,13 +222,16 @@ export class SafeBrowsingClientCore {
 
   /**
    * Stops background updates, saves the request schedules (RF-3 and RF-4 waits, of searches too, outlive
-   * the process) and forgets the cache.
+   * the process), forgets the cache and closes the store (IndexedDB's connection): a client is not used
+   * after it is closed.
    */
   async close(): Promise<void> {
     await this.updater.stop();
     await this.opened?.catch(() => undefined);
     await this.stateFile?.save();
     this.cache.clear();
+    this.store?.close();
+    this.store = undefined;
   }
 
   /** The earliest moment any list may be fetched again. */

@@ -3,6 +3,7 @@
 // IndexedDB or memory, and fetch. Everything else of the client is the same code on every runtime.
 
 import type { ExpressionHasher } from '../url/expression-hasher.ts';
+import type { Sha256 } from '../url/sha256.ts';
 import type { DatabaseFileError, ListStore } from '../store/list-store.ts';
 import type { ObliviousHttpOptions } from './oblivious-http.ts';
 import type { SafeBrowsingClientOptions } from './options.ts';
@@ -11,6 +12,8 @@ import type { ServerSettings, Transport } from './transport.ts';
 export interface ClientRuntime {
   /** SB-7 for the expressions of a URL. */
   hasher: ExpressionHasher;
+  /** SHA-256 of bytes for list checksums (SB-9): synchronous, since an update is applied without waiting. */
+  sha256: Sha256;
   /**
    * The store of the lists and schedules the options ask for, opened and loaded; undefined keeps them in
    * memory only. Rejects with DatabaseStorageError; damaged entries are reported, never thrown.

@@ -4,6 +4,7 @@
 
 import { DatabaseFileError, type ListStore } from '../store/list-store.ts';
 import { hexOfBytes } from '../url/hash-string.ts';
+import type { Sha256 } from '../url/sha256.ts';
 import { encodeBase64 } from '../wire/base64.ts';
 import { HashList, hashCount, type HashListUpdate, HashListUpdateError } from '../store/hash-list.ts';
 import { type HashWidth, widthOfListName } from '../lists/list-name.ts';
@@ -76,6 +77,8 @@ export interface ListUpdaterParts {
   minimumUpdateWaitMs: number;
   /** The most entries a list may hold; an update that would leave more is refused (ListTooLargeError). */
   maxListEntries: number;
+  /** The runtime's SHA-256, for the checksum of every list an update leaves (SB-9). */
+  sha256: Sha256;
 }
 
 export class ListUpdater {
@@ -292,7 +295,7 @@ export class ListUpdater {
     const entries = (update.partial ? list.size - update.removals.length : 0) + hashCount(update.additions);
     if (entries > this.parts.maxListEntries) return new ListTooLargeError(name, entries, this.parts.maxListEntries);
     try {
-      return list.applyUpdate(update);
+      return list.applyUpdate(update, this.parts.sha256);
     } catch (err) {
       if (err instanceof HashListUpdateError) return err;
       throw err;

@@ -1,4 +1,5 @@
 import { checksumOf } from '../store/hash-list.ts';
+import { nodeSha256 } from '../url/hash.ts';
 import { canonicalListName } from '../lists/known-lists.ts';
 import type { ListDefinition } from './lists/list-definition.ts';
 import type { ListHistory } from './lists/list-history.ts';
@@ -47,4 +48,4 @@ export class ListCatalog {
  */
 export const NO_LIST_VERSION = new TextEncoder().encode('sbkit:no-such-list');
 /** The checksum of an empty list: the stand-in's, whatever the width asked for. */
-export const EMPTY_LIST_CHECKSUM = checksumOf({ width: 4, values: new Uint32Array(0) });
+export const EMPTY_LIST_CHECKSUM = checksumOf({ width: 4, values: new Uint32Array(0) }, nodeSha256);

@@ -3,6 +3,7 @@ import type { Dirent } from 'node:fs';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { listNameProblem, listNameReason } from '../lists/list-name.ts';
+import { nodeSha256 } from '../url/hash.ts';
 import { syncDirectory, targetOfTemporary, writeFileDurably } from './durable-file.ts';
 import { checksumOf, hashBytes, hashesFromBytes, HashList } from './hash-list.ts';
 import { DatabaseFileError, DatabaseStorageError, type ListStore, STATE_IGNORED, type StoredList } from './list-store.ts';
@@ -74,7 +75,7 @@ function decodeFile(name: string, file: string, data: Buffer): StoredList {
   offset += versionLength;
   if (!headerDigest(data.subarray(0, HEADER_BYTES - DIGEST_BYTES), version).equals(digest)) throw damaged('header digest mismatch');
   const hashes = hashesFromBytes(width, data.subarray(offset));
-  if (!Buffer.from(checksumOf(hashes)).equals(checksum)) throw damaged('checksum mismatch');
+  if (!Buffer.from(checksumOf(hashes, nodeSha256)).equals(checksum)) throw damaged('checksum mismatch');
   try {
     return { list: HashList.fromSorted(name, version, hashes, checksum), updatedAt };
   } catch (err) {
@@ -203,6 +204,9 @@ export class LocalDatabase implements ListStore {
   async writeState(state: unknown): Promise<void> {
     await this.writeDurably(this.stateFile, Buffer.from(JSON.stringify(state)), 'save the client state');
   }
+
+  /** Nothing to let go: every file is opened and closed by the call that uses it. */
+  close(): void {}
 
   /** Forgets a list (SB-9: after a failed update it is fetched again from scratch). Rejects with DatabaseStorageError. */
   async drop(name: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { sha256 } from '../url/sha256.ts';
+import { type Sha256, sha256Portable } from '../url/sha256.ts';
 import { hexOfBytes } from '../url/hash-string.ts';
 import { prefixesFromBytes, prefixesToBytes } from '../codec/prefixes.ts';
 import { compareAt, WideHashSet } from './hash-set.ts';
@@ -92,10 +92,13 @@ export function sortedHashesInclude(hashes: SortedHashes, fullHash: string): boo
   return false;
 }
 
-/** SB-9: the checksum is the SHA-256 of all hashes of the list, sorted and concatenated. */
-export function checksumOf(hashes: SortedHashes): Uint8Array {
+/** SB-9: the checksum is the SHA-256 of all hashes of the list, sorted and concatenated; `sha256` is the runtime's. */
+export function checksumOf(hashes: SortedHashes, sha256: Sha256): Uint8Array {
   return sha256(hashBytes(hashes));
 }
+
+/** The checksum of a list with no hashes: the SHA-256 of nothing, the same on every runtime. */
+const EMPTY_CHECKSUM = sha256Portable(new Uint8Array(0));
 
 /** A list of hashes as the client stores it: name, opaque version, width, hashes, checksum. Immutable. */
 export class HashList {
@@ -108,12 +111,11 @@ export class HashList {
 
   /** A list the client has no copy of yet: empty version, so the next update is a full one. */
   static empty(name: string, width: HashWidth): HashList {
-    const hashes: SortedHashes = width === 4 ? { width, values: new Uint32Array(0) } : { width, bytes: new Uint8Array(0) };
-    return HashList.fromSorted(name, new Uint8Array(0), hashes);
+    return HashList.fromSorted(name, new Uint8Array(0), emptyHashes(width), EMPTY_CHECKSUM);
   }
 
-  /** A list from hashes already known to be strictly ascending (decoded updates, verified files). */
-  static fromSorted(name: string, version: Uint8Array, hashes: SortedHashes, checksum = checksumOf(hashes)): HashList {
+  /** A list from hashes already known to be strictly ascending (decoded updates, verified files), and their checksum. */
+  static fromSorted(name: string, version: Uint8Array, hashes: SortedHashes, checksum: Uint8Array): HashList {
     const set = hashes.width === 4 ? PrefixSet.fromSorted(hashes.values) : WideHashSet.fromSorted(hashes.width, hashes.bytes);
     return new HashList(name, version, set, checksum);
   }
@@ -161,10 +163,11 @@ export class HashList {
   /**
    * SB-9: a full update replaces the list (with no additions it is empty); a partial one removes the
    * entries at the removal indices of the sorted old list, then adds the additions (removals before
-   * additions). The result must match the server's checksum when it sent one. Nothing is changed on
-   * failure: this returns a new list or throws HashListUpdateError, never a half-applied list.
+   * additions). The result must match the server's checksum when it sent one, computed with the
+   * runtime's `sha256`. Nothing is changed on failure: this returns a new list or throws
+   * HashListUpdateError, never a half-applied list.
    */
-  applyUpdate(update: HashListUpdate): HashList {
+  applyUpdate(update: HashListUpdate, sha256: Sha256): HashList {
     const fail = (reason: HashListFailure, detail: string) => new HashListUpdateError(reason, this.name, detail);
     const additions = update.additions;
     // The width belongs to the list (its name's -4b…-32b suffix, or the width it was created with): hashes
@@ -194,7 +197,7 @@ export class HashList {
       const kept = removeIndices(this.sortedHashes(), update.removals, fail);
       merged = mergeAdditions(kept, additions, fail);
     }
-    const checksum = checksumOf(merged);
+    const checksum = checksumOf(merged, sha256);
     if (update.checksum !== undefined && !sameBytes(update.checksum, checksum)) {
       throw fail('checksum-mismatch', `expected ${hexOfBytes(update.checksum)}, computed ${hexOfBytes(checksum)}`);
     }

@@ -1,4 +1,5 @@
 import { listNameProblem, listNameReason } from '../lists/list-name.ts';
+import { sha256Portable } from '../url/sha256.ts';
 import { checksumOf, hashBytes, hashesFromBytes, HashList } from './hash-list.ts';
 import { DatabaseFileError, DatabaseStorageError, type ListStore, STATE_IGNORED, type StoredList } from './list-store.ts';
 
@@ -86,7 +87,7 @@ function decodeRecord(value: unknown, where: (name: string) => string): StoredLi
   if (record.hashes.length % width !== 0) throw damaged('its hashes are not whole');
   // SB-9: never trust stored hashes whose checksum does not hold; the list is then fetched again.
   const hashes = hashesFromBytes(width, record.hashes);
-  const checksum = checksumOf(hashes);
+  const checksum = checksumOf(hashes, sha256Portable);
   if (checksum.length !== record.checksum.length || checksum.some((byte, i) => byte !== record.checksum![i]))
     throw damaged('checksum mismatch');
   try {

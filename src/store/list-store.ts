@@ -24,6 +24,8 @@ export interface ListStore {
   readState(): Promise<unknown>;
   /** Replaces the client state; rejects with DatabaseStorageError. */
   writeState(state: unknown): Promise<void>;
+  /** Lets go of what the store holds open (IndexedDB's connection); the store is not used afterwards. */
+  close(): void;
 }
 
 /** What becomes of client state that cannot be read. */

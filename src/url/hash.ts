@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import type { ExpressionHasher } from './expression-hasher.ts';
+import type { Sha256 } from './sha256.ts';
 
 // A full hash has one form on sbkit's public surface: lower-case hex, 64 characters (docs/architecture.md
 // says why). Inside, the lookup path keeps 32-character byte strings and lists keep bytes.
@@ -32,3 +33,9 @@ export function expressionHashString(expression: string): string {
 export const nodeExpressionHasher: ExpressionHasher = {
   hashAll: (expressions) => expressions.map(expressionHashString),
 };
+
+/**
+ * Node's {@link Sha256} for list checksums (SB-9): node:crypto's one-shot hash, native, with the CPU's
+ * SHA instructions; the JavaScript one elsewhere is some twenty times slower on a list of millions.
+ */
+export const nodeSha256: Sha256 = (bytes) => hash('sha256', bytes, 'buffer');

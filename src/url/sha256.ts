@@ -1,22 +1,11 @@
-// SHA-256 of bytes, synchronously, on any runtime: the SB-9 list checksum is computed inside a list
-// update, which does not wait, and pages outside a secure context (plain http) have no WebCrypto. Node's own (native, with the CPU's SHA instructions) where the runtime
-// hands it out without an import (`process.getBuiltinModule`, Node 20.16 and later), so that bundles for
-// other platforms carry no Node import; FIPS 180-4 in JavaScript elsewhere. WebCrypto has no synchronous
-// digest, which is why browsers take this one for checksums.
+// SHA-256 of bytes, synchronously, in JavaScript (FIPS 180-4), for runtimes without Node: the SB-9 list
+// checksum is computed inside a list update, which does not wait, and WebCrypto has no synchronous digest
+// (pages outside a secure context, plain http, have no WebCrypto at all). Node's entries hand the client
+// and the store node:crypto's native hash instead (url/hash.ts, `nodeSha256`): this room imports nothing
+// of Node, so that bundles for other platforms carry no Node import.
 
-interface NodeCrypto {
-  createHash(algorithm: 'sha256'): { update(data: Uint8Array): { digest(): Uint8Array } };
-}
-
-const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(
-  'node:crypto',
-) as NodeCrypto | undefined;
-
-/** SHA-256 of `bytes`, 32 bytes. */
-export function sha256(bytes: Uint8Array): Uint8Array {
-  if (nodeCrypto !== undefined) return new Uint8Array(nodeCrypto.createHash('sha256').update(bytes).digest());
-  return sha256Portable(bytes);
-}
+/** SHA-256 of `bytes`, 32 bytes, synchronously: the hash of SB-9's list checksum, chosen at the runtime's edge. */
+export type Sha256 = (bytes: Uint8Array) => Uint8Array;
 
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be,
@@ -27,7 +16,7 @@ const K = new Uint32Array([
   0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ]);
 
-/** FIPS 180-4 SHA-256 in JavaScript; exported for the test that it agrees with node:crypto. */
+/** FIPS 180-4 SHA-256 in JavaScript: the {@link Sha256} of runtimes other than Node. */
 export function sha256Portable(bytes: Uint8Array): Uint8Array {
   const h = new Uint32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
   const w = new Uint32Array(64);

@@ -1,13 +1,13 @@
 // HPKE's sender in base mode (RFC 9180 §5.1.1, §6.1), for the one suite Oblivious HTTP uses here:
 // DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, AES-128-GCM, on any runtime with WebCrypto, Node included:
-// X25519 and AES-GCM are WebCrypto's. HKDF is HMAC written here on the project's SHA-256 (node:crypto's
-// where the runtime hands it out, JavaScript elsewhere), not WebCrypto's HKDF: HPKE's labeled steps need
+// X25519 and AES-GCM are WebCrypto's. HKDF is HMAC written here on the JavaScript SHA-256 (a dozen
+// hashes of a block or two per request, microseconds), not WebCrypto's HKDF: HPKE's labeled steps need
 // the pseudorandom key itself, which WebCrypto's HKDF keeps inside, and a dozen small synchronous
 // HMACs cost less than a dozen asynchronous WebCrypto calls. The gateway's side (the recipient) is
 // @hpke/core's, on Node (wire/ohttp.ts).
 
 import { concatBytes } from '../url/byte-string.ts';
-import { sha256 } from '../url/sha256.ts';
+import { sha256Portable as sha256 } from '../url/sha256.ts';
 import { AEAD_AES_128_GCM, KDF_HKDF_SHA256, KEM_X25519_HKDF_SHA256, NK, NN } from './ohttp-keys.ts';
 
 const encoder = new TextEncoder();

@@ -271,6 +271,12 @@ describe('sbkit serve', () => {
     const admin = await run(['serve', '--port', '0', '--admin-listen', '127.0.0.1']);
     assert.equal(admin.status, EXIT.INVALID_INPUT);
     assert.match(admin.err, /--admin-listen must be HOST:PORT/);
+    // An origin is scheme, host and port: a path or a capital is refused before anything listens, however many are given.
+    for (const origins of [['https://mail.example/'], ['chrome-extension://abcdefghijklmnopabcdefghijklmnop', 'https://Mail.example']]) {
+      const cors = await run(['serve', '--port', '0', '--cors-origin', ...origins]);
+      assert.equal(cors.status, EXIT.INVALID_INPUT, origins.join(' '));
+      assert.match(cors.err, /^sbkit serve: --cors-origin: "https:\/\/(mail|Mail)\.example\/?" is no origin: write "\*", a web origin/);
+    }
     const relayProxy = await run(['relay', '--gateway', 'http://127.0.0.1:9/ohttp-gateway', '--port', '0', '--trusted-proxy', 'lb']);
     assert.equal(relayProxy.status, EXIT.INVALID_INPUT);
     assert.match(relayProxy.err, /--trusted-proxy: trusted proxy "lb"/);

@@ -2,7 +2,7 @@ import { create } from '@bufbuild/protobuf';
 import { encodeRice32, encodeRice256 } from '../../src/codec/index.ts';
 import { type HashList, HashListSchema } from '../../src/proto/v5.ts';
 import { checksumOf } from '../../src/store/hash-list.ts';
-import { expressionHashString, prefix32 } from '../../src/url/hash.ts';
+import { expressionHashString, nodeSha256, prefix32 } from '../../src/url/hash.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
 
 /** Sorted distinct 4-byte prefixes of expressions. */
@@ -36,7 +36,8 @@ export function prefixList(name: string, version: string, additions: Uint32Array
     partialUpdate: options.partial ?? false,
     compressedAdditions: encoded === undefined ? { case: undefined } : { case: 'additionsFourBytes', value: encoded },
     ...(removals === undefined ? {} : { compressedRemovals: removals }),
-    sha256Checksum: options.checksum === null ? new Uint8Array(0) : (options.checksum ?? checksumOf({ width: 4, values: after })),
+    sha256Checksum:
+      options.checksum === null ? new Uint8Array(0) : (options.checksum ?? checksumOf({ width: 4, values: after }, nodeSha256)),
     ...(options.minimumWaitMs === undefined ? {} : { minimumWaitDuration: durationFromMs(options.minimumWaitMs) }),
   });
 }
@@ -48,7 +49,7 @@ export function fullHashList(name: string, version: string, hashes: Uint8Array, 
     name,
     version: Buffer.from(version),
     compressedAdditions: encoded === undefined ? { case: undefined } : { case: 'additionsThirtyTwoBytes', value: encoded },
-    sha256Checksum: checksumOf({ width: 32, bytes: hashes }),
+    sha256Checksum: checksumOf({ width: 32, bytes: hashes }, nodeSha256),
     minimumWaitDuration: durationFromMs(minimumWaitMs),
   });
 }

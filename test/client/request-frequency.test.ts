@@ -7,6 +7,7 @@ import { FetchThreatListUpdatesResponseSchema, FindFullHashesResponseSchema } fr
 import { BatchGetHashListsResponseSchema } from '../../src/proto/v5.ts';
 import { v4ListOf } from '../../src/lists/v4-lists.ts';
 import { checksumOf } from '../../src/store/hash-list.ts';
+import { nodeSha256 } from '../../src/url/hash.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
 import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
 import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, MAX_MINIMUM_WAIT_MS, RETRY_AFTER_MAX_MS, RETRY_AFTER_MIN_MS } from '../../src/client/schedule.ts';
@@ -174,7 +175,7 @@ describe('request frequency of v4 fullHashes:find (RF-3, RF-4) against any seque
                 responseType: 2,
                 additions: [{ compressionType: 2, riceHashes: encodeV4RiceHashes(listed) }],
                 newClientState: Buffer.from('s'),
-                checksum: { sha256: checksumOf({ width: 4, values: listed }) },
+                checksum: { sha256: checksumOf({ width: 4, values: listed }, nodeSha256) },
               },
             ],
             minimumWaitDuration: durationFromMs(1_800_000),

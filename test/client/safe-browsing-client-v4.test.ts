@@ -17,7 +17,7 @@ import { SEARCH_PREFIXES_PER_REQUEST } from '../../src/client/hash-searcher.ts';
 import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
 import { v4ListOf } from '../../src/lists/v4-lists.ts';
 import { checksumOf } from '../../src/store/hash-list.ts';
-import { expressionHashString } from '../../src/url/hash.ts';
+import { expressionHashString, nodeSha256 } from '../../src/url/hash.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
 import type { DecodedWireRequest } from '../../src/wire/server-request.ts';
 import { startFakeServer, type Answer, type FakeServer } from './fake-server.ts';
@@ -40,7 +40,7 @@ function v4Update(name: string, state: string, prefixes: Uint32Array, minimumWai
           responseType: ResponseType.FULL_UPDATE,
           additions: rice === undefined ? [] : [{ compressionType: 2, riceHashes: rice }],
           newClientState: Buffer.from(state),
-          checksum: { sha256: checksumOf({ width: 4, values: prefixes }) },
+          checksum: { sha256: checksumOf({ width: 4, values: prefixes }, nodeSha256) },
         }),
       ],
       minimumWaitDuration: durationFromMs(minimumWaitMs),

@@ -15,7 +15,7 @@ import type { Clock } from '../../src/client/clock.ts';
 import { DatabaseStorageError, LocalDatabase } from '../../src/store/database.ts';
 import { checksumOf, HashList as StoredHashList } from '../../src/store/hash-list.ts';
 import { urlExpressions } from '../../src/url/expressions.ts';
-import { expressionHashString, prefix32 } from '../../src/url/hash.ts';
+import { expressionHashString, nodeSha256, prefix32 } from '../../src/url/hash.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
 import type { DecodedWireRequest } from '../../src/wire/server-request.ts';
 import { startFakeServer, type Answer, type FakeServer } from './fake-server.ts';
@@ -558,7 +558,7 @@ describe('list widths (the width comes from the list, not from the server)', () 
             name: 'mw-4b',
             version: Buffer.from('wide'),
             compressedAdditions: { case: 'additionsEightBytes', value: encoded },
-            sha256Checksum: checksumOf({ width: 8, bytes: hashes }),
+            sha256Checksum: checksumOf({ width: 8, bytes: hashes }, nodeSha256),
           }),
         );
       }
@@ -575,7 +575,8 @@ describe('list widths (the width comes from the list, not from the server)', () 
   it('does not load a stored list of another width than its name gives, and says so', async () => {
     const dataDir = await tempDir();
     const db = await LocalDatabase.open(dataDir);
-    await db.save(StoredHashList.fromSorted('mw-4b', Buffer.from('old'), { width: 8, bytes: Buffer.alloc(8, 1) }), 1);
+    const wide = { width: 8 as const, bytes: Buffer.alloc(8, 1) };
+    await db.save(StoredHashList.fromSorted('mw-4b', Buffer.from('old'), wide, checksumOf(wide, nodeSha256)), 1);
     const events: ClientEvent[] = [];
     const sb = client({ mode: 'local', lists: ['mw-4b'], dataDir, onEvent: (e) => events.push(e) });
     await sb.open();

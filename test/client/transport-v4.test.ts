@@ -26,7 +26,7 @@ import {
   ThreatType,
 } from '../../src/proto/v4.ts';
 import { checksumOf, HashList, type HashListUpdate } from '../../src/store/hash-list.ts';
-import { expressionHashString, prefix32 } from '../../src/url/hash.ts';
+import { expressionHashString, nodeSha256, prefix32 } from '../../src/url/hash.ts';
 import { WireResponseError } from '../../src/wire/wire-error.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
 import type { WireEncoding } from '../../src/wire/encoding.ts';
@@ -147,7 +147,7 @@ function listAnswer(name: string, options: ListAnswer = {}): ListUpdateResponse 
     additions: options.additions ?? [],
     removals: options.removals ?? [],
     newClientState: bytes(options.newState ?? `${name}-state-2`),
-    ...(options.after === undefined ? {} : { checksum: { sha256: checksumOf({ width: 4, values: options.after }) } }),
+    ...(options.after === undefined ? {} : { checksum: { sha256: checksumOf({ width: 4, values: options.after }, nodeSha256) } }),
   });
 }
 
@@ -265,12 +265,12 @@ describe('V4Transport.fetchUpdates', { timeout: 20_000 }, () => {
     assert.equal(Buffer.from(se.version).toString(), 'se-4b-state-2');
     assert.deepEqual(se.removals, new Uint32Array(0));
     assert.deepEqual(se.additions, { width: 4, values: P });
-    assert.equal(hex(se.checksum), hex(checksumOf({ width: 4, values: P })));
+    assert.equal(hex(se.checksum), hex(checksumOf({ width: 4, values: P }, nodeSha256)));
     const mw = updateOf(response.lists[1]);
     assert.deepEqual(mw.additions, { width: 4, values: Q });
-    assert.equal(hex(mw.checksum), hex(checksumOf({ width: 4, values: Q })));
+    assert.equal(hex(mw.checksum), hex(checksumOf({ width: 4, values: Q }, nodeSha256)));
     // The store takes the updates as they are, checksum verified.
-    assert.deepEqual(HashList.empty('se-4b', 4).applyUpdate(se).sortedHashes(), { width: 4, values: P });
+    assert.deepEqual(HashList.empty('se-4b', 4).applyUpdate(se, nodeSha256).sortedHashes(), { width: 4, values: P });
   });
 
   it('reads partial updates with Rice and RAW removal indices, sorted, and applies them', async () => {
@@ -302,9 +302,10 @@ describe('V4Transport.fetchUpdates', { timeout: 20_000 }, () => {
     assert.equal(uwsa.partial, true);
     assert.deepEqual(uwsa.removals, Uint32Array.of(0, 2, 4));
 
-    const held = (name: string) => HashList.fromSorted(name, bytes('1'), { width: 4, values: P });
-    assert.deepEqual(held('uws-4b').applyUpdate(uws).sortedHashes(), { width: 4, values: uwsAfter });
-    const applied = held('uwsa-4b').applyUpdate(uwsa);
+    const held = (name: string) =>
+      HashList.fromSorted(name, bytes('1'), { width: 4, values: P }, checksumOf({ width: 4, values: P }, nodeSha256));
+    assert.deepEqual(held('uws-4b').applyUpdate(uws, nodeSha256).sortedHashes(), { width: 4, values: uwsAfter });
+    const applied = held('uwsa-4b').applyUpdate(uwsa, nodeSha256);
     assert.deepEqual(applied.sortedHashes(), { width: 4, values: uwsaAfter });
     assert.equal(Buffer.from(applied.version).toString(), 'uwsa-4b-state-2');
   });

@@ -5,23 +5,27 @@ import { hashListUpdate } from '../../src/client/transport-v5.ts';
 import { encodeRice32 } from '../../src/codec/index.ts';
 import { HashListSchema } from '../../src/proto/v5.ts';
 import { checksumOf, HashList, hashCount } from '../../src/store/hash-list.ts';
+import { nodeSha256 } from '../../src/url/hash.ts';
 import { ListTooLargeError } from '../../src/client/client-errors.ts';
 
 const MAX = 1000;
 const four = (...values: number[]) => ({ width: 4 as const, values: Uint32Array.from(values) });
-const listed = HashList.empty('se-4b', 4).applyUpdate({
-  partial: false,
-  version: Buffer.from('v1'),
-  removals: new Uint32Array(0),
-  additions: four(7, 9),
-  checksum: checksumOf(four(7, 9)),
-});
+const listed = HashList.empty('se-4b', 4).applyUpdate(
+  {
+    partial: false,
+    version: Buffer.from('v1'),
+    removals: new Uint32Array(0),
+    additions: four(7, 9),
+    checksum: checksumOf(four(7, 9), nodeSha256),
+  },
+  nodeSha256,
+);
 
 describe("a v5 HashList as the store's update", () => {
   it('reads a list answered with nothing but a new version as no change, though proto3 gives its partial_update as false (docs/api.md)', () => {
     const update = hashListUpdate(create(HashListSchema, { name: 'se-4b', version: Buffer.from('v2') }), 4, 'se-4b', MAX);
     assert.equal(update.partial, true);
-    const next = listed.applyUpdate(update);
+    const next = listed.applyUpdate(update, nodeSha256);
     assert.deepEqual(next.sortedHashes(), four(7, 9), 'the list is kept');
     assert.equal(Buffer.from(next.version).toString(), 'v2');
   });
@@ -32,22 +36,22 @@ describe("a v5 HashList as the store's update", () => {
         name: 'se-4b',
         version: Buffer.from('v3'),
         compressedAdditions: { case: 'additionsFourBytes', value: encodeRice32(Uint32Array.of(1, 2))! },
-        sha256Checksum: checksumOf(four(1, 2)),
+        sha256Checksum: checksumOf(four(1, 2), nodeSha256),
       }),
       4,
       'se-4b',
       MAX,
     );
     assert.equal(full.partial, false);
-    assert.deepEqual(listed.applyUpdate(full).sortedHashes(), four(1, 2));
+    assert.deepEqual(listed.applyUpdate(full, nodeSha256).sortedHashes(), four(1, 2));
     const emptied = hashListUpdate(
-      create(HashListSchema, { name: 'se-4b', version: Buffer.from('v4'), sha256Checksum: checksumOf(four()) }),
+      create(HashListSchema, { name: 'se-4b', version: Buffer.from('v4'), sha256Checksum: checksumOf(four(), nodeSha256) }),
       4,
       'se-4b',
       MAX,
     );
     assert.equal(emptied.partial, false);
-    assert.equal(listed.applyUpdate(emptied).size, 0);
+    assert.equal(listed.applyUpdate(emptied, nodeSha256).size, 0);
   });
 
   it('refuses, from the header alone, additions or removals announcing more than maxEntries (ListTooLargeError)', () => {
@@ -64,7 +68,7 @@ describe("a v5 HashList as the store's update", () => {
     const fits = create(HashListSchema, {
       name: 'se-4b',
       compressedAdditions: { case: 'additionsFourBytes', value: encodeRice32(Uint32Array.of(1, 2, 3))! },
-      sha256Checksum: checksumOf(four(1, 2, 3)),
+      sha256Checksum: checksumOf(four(1, 2, 3), nodeSha256),
     });
     assert.equal(hashCount(hashListUpdate(fits, 4, 'se-4b', 3).additions), 3);
     assert.throws(() => hashListUpdate(fits, 4, 'se-4b', 2), ListTooLargeError);

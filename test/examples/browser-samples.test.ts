@@ -3,23 +3,30 @@
 // and the page's origins (CORS), and a page server on loopback whose host names Chromium maps there
 // (--host-resolver-rules). Google's phishing test page is in the demo lists; the other host is not.
 // Screenshots go to a temporary folder, removed afterwards; SBKIT_SCREENSHOTS=<folder> keeps them there.
+// Each is read back: at least the viewport, and the colours of what it should show (the warning's red
+// box, the page sample's green answer) counted in its pixels.
 
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { inflateSync } from 'node:zlib';
+import { type BrowserContext, chromium, type Page, type Worker } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = new URL('../../', import.meta.url).pathname;
 const BIN = join(ROOT, 'dist/cli/bin.js');
-const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47];
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+/** The background of a warning, in the extension's warning page and the page sample's answer (#ffebe9). */
+const WARNING_RED = [0xff, 0xeb, 0xe9] as const;
+/** The background of the page sample's answer for a URL with no warning (#dafbe1). */
+const SAFE_GREEN = [0xda, 0xfb, 0xe1] as const;
 const LISTED_HOST = 'testsafebrowsing.appspot.com';
 const UNLISTED_HOST = 'unlisted.sbkit.test';
 /** The page sample's origin: loopback by address is a secure context, as the https a real page has, so WebCrypto is there. */
@@ -31,6 +38,8 @@ let pages: Server;
 let pagePort: number;
 let context: BrowserContext;
 let extensionId: string;
+/** The extension's service worker, where the test reads the toolbar's badge and the alarms. */
+let worker: Worker;
 let sbkit: ChildProcess;
 let serverUrl: string;
 const sbkitLog: string[] = [];
@@ -86,10 +95,79 @@ async function eventually<T>(what: string, probe: () => Promise<T | undefined>, 
   }
 }
 
-async function screenshot(page: Page, name: string): Promise<void> {
+interface Screenshot {
+  width: number;
+  height: number;
+  /** RGB, row by row. */
+  rgb: Buffer;
+}
+
+/**
+ * The pixels of a PNG as Chromium writes them: 8-bit RGB or RGBA, not interlaced (PNG spec §7–9: the
+ * IDAT chunks inflated, each row unfiltered against the one above).
+ */
+function decodePng(png: Buffer): Screenshot {
+  assert.ok(png.subarray(0, 8).equals(PNG_SIGNATURE), 'a PNG');
+  let header: Buffer | undefined;
+  const data: Buffer[] = [];
+  for (let at = 8; at < png.length;) {
+    const length = png.readUInt32BE(at);
+    const type = png.toString('latin1', at + 4, at + 8);
+    const body = png.subarray(at + 8, at + 8 + length);
+    if (type === 'IHDR') header = body;
+    if (type === 'IDAT') data.push(body);
+    at += 12 + length;
+  }
+  assert.ok(header !== undefined, 'an IHDR chunk');
+  const [width, height, depth, colorType, interlace] = [header.readUInt32BE(0), header.readUInt32BE(4), header[8], header[9], header[12]];
+  assert.ok(depth === 8 && (colorType === 2 || colorType === 6) && interlace === 0, `PNG of depth ${depth}, colour type ${colorType}`);
+  const channels = colorType === 6 ? 4 : 3;
+  const stride = width * channels;
+  const raw = inflateSync(Buffer.concat(data));
+  const rows = Buffer.alloc(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)]!;
+    for (let i = 0; i < stride; i++) {
+      const x = raw[y * (stride + 1) + 1 + i]!;
+      const a = i >= channels ? rows[y * stride + i - channels]! : 0;
+      const b = y > 0 ? rows[(y - 1) * stride + i]! : 0;
+      const c = i >= channels && y > 0 ? rows[(y - 1) * stride + i - channels]! : 0;
+      const p = a + b - c;
+      const paeth =
+        Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
+      const predicted = [0, a, b, (a + b) >> 1, paeth][filter];
+      assert.ok(predicted !== undefined, `PNG row filter ${filter}`);
+      rows[y * stride + i] = (x + predicted) & 0xff;
+    }
+  }
+  const rgb = Buffer.alloc(width * height * 3);
+  for (let p = 0; p < width * height; p++) rows.copy(rgb, p * 3, p * channels, p * channels + 3);
+  return { width, height, rgb };
+}
+
+/** The share of a screenshot's pixels that are exactly `color`. */
+function shareOf(shot: Screenshot, color: readonly [number, number, number]): number {
+  let count = 0;
+  for (let p = 0; p < shot.rgb.length; p += 3)
+    if (shot.rgb[p] === color[0] && shot.rgb[p + 1] === color[1] && shot.rgb[p + 2] === color[2]) count++;
+  return count / (shot.width * shot.height);
+}
+
+/** A full-page screenshot of `page`, kept as `name`.png and read back: at least the viewport, with text on it. */
+async function screenshot(page: Page, name: string): Promise<Screenshot> {
   const file = join(shots, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
-  assert.deepEqual([...(await readFile(file)).subarray(0, 4)], PNG_SIGNATURE);
+  const shot = decodePng(await readFile(file));
+  const viewport = page.viewportSize()!;
+  assert.ok(
+    shot.width >= viewport.width && shot.height >= viewport.height,
+    `${name}: ${shot.width}×${shot.height}, less than the viewport`,
+  );
+  let dark = 0;
+  for (let p = 0; p < shot.rgb.length; p += 3) if (shot.rgb[p]! + shot.rgb[p + 1]! + shot.rgb[p + 2]! < 384) dark++;
+  // Text, at the least: a heading alone darkens about half a percent of the viewport's pixels.
+  assert.ok(dark / (shot.width * shot.height) > 0.002, `${name} shows no text`);
+  return shot;
 }
 
 before(async () => {
@@ -120,7 +198,7 @@ before(async () => {
       '--disable-features=SafeBrowsingEnhancedProtection',
     ],
   });
-  const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 20_000 }));
+  worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 20_000 }));
   extensionId = new URL(worker.url()).host;
   serverUrl = await serve('--cors-origin', `chrome-extension://${extensionId}`, `http://${WEB_HOST}:${pagePort}`);
 });
@@ -137,9 +215,7 @@ describe('the samples in Chromium', () => {
     const options = await context.newPage();
     await options.goto(`chrome-extension://${extensionId}/options.html`);
     assert.equal(await options.inputValue('#server'), 'http://127.0.0.1:8080');
-    await options.fill('#server', serverUrl);
-    await options.click('button[type=submit]');
-    await options.waitForSelector('#status:has-text("Saved.")');
+    await saveServer(options, serverUrl);
 
     const page = await context.newPage();
     const listed = `http://${LISTED_HOST}:${pagePort}/s/phishing.html`;
@@ -153,7 +229,8 @@ describe('the samples in Chromium', () => {
     assert.doesNotMatch(warning, /\bis (dangerous|malicious)\b/);
     assert.equal(await page.textContent('#url'), listed);
     assert.equal(await page.isVisible('#google'), false, 'no Google credit for a server whose lists are not Google’s');
-    await screenshot(page, 'extension-listed');
+    const listedShot = await screenshot(page, 'extension-listed');
+    assert.ok(shareOf(listedShot, WARNING_RED) > 0.05, 'the screenshot shows the warning’s red box');
 
     // The advisory of the threat type.
     const [advisory] = await Promise.all([
@@ -182,7 +259,58 @@ describe('the samples in Chromium', () => {
     await verdictOf(options, unlisted, 'SAFE');
     assert.equal(page.url(), unlisted);
     assert.match((await page.textContent('h1')) ?? '', new RegExp(`ordinary page on ${UNLISTED_HOST}`));
-    await screenshot(page, 'extension-unlisted');
+    const unlistedShot = await screenshot(page, 'extension-unlisted');
+    assert.equal(shareOf(unlistedShot, WARNING_RED), 0, 'the screenshot of the unlisted page shows no warning');
+    assert.ok(!unlistedShot.rgb.equals(listedShot.rgb));
+    assert.equal(await inWorker('chrome.action.getBadgeText({})'), '', 'pages are checked: no badge');
+
+    // List updates: an alarm wakes the worker when the client's schedule next allows one (RF-2's first
+    // minute, then the server's wait). One that fires early asks for nothing: update() leaves the
+    // schedule as it was, and the alarm is set again to the same moment. (An update asked for would have
+    // moved it to the server's next wait, or to a back-off.)
+    const alarm = () => inWorker<{ scheduledTime: number } | undefined>("chrome.alarms.get('sbkit-update')");
+    const due = await eventually(
+      'an update alarm at least 3 s ahead',
+      async () => {
+        const set = await alarm();
+        return set !== undefined && set.scheduledTime > Date.now() + 3000 ? set.scheduledTime : undefined;
+      },
+      90_000,
+    );
+    const early = Date.now();
+    await inWorker(`chrome.alarms.create('sbkit-update', { when: ${early} })`);
+    const rearmed = await eventually('the alarm set again once the early one fired', async () => {
+      const set = await alarm();
+      return set !== undefined && set.scheduledTime !== early ? set.scheduledTime : undefined;
+    });
+    assert.equal(rearmed, due, 'the early alarm changed nothing: no update was asked for');
+  });
+
+  it('the extension says on the toolbar that pages go unchecked while its server cannot be reached', { timeout: 60_000 }, async () => {
+    const options = await context.newPage();
+    await options.goto(`chrome-extension://${extensionId}/options.html`);
+    await saveServer(options, `http://127.0.0.1:${await closedPort()}`);
+    const page = await context.newPage();
+    const unchecked = `http://${UNLISTED_HOST}:${pagePort}/unchecked.html`;
+    await page.goto(unchecked);
+    // The search failed, or (the check of the committed navigation, after it) waited out RF-4's back-off.
+    await verdictOf(options, unchecked, /^SAFE, not checked: SBKIT_(TRANSPORT_NETWORK|SEARCH_DEFERRED)$/);
+    assert.equal(page.url(), unchecked, 'the fallback verdict shows no warning (SB-8)');
+    await eventually('the unprotected badge', async () => ((await inWorker('chrome.action.getBadgeText({})')) === '!' ? true : undefined));
+    assert.match(
+      await inWorker<string>('chrome.action.getTitle({})'),
+      /pages are not being checked \(SBKIT_(TRANSPORT_NETWORK|SEARCH_DEFERRED)\)/,
+    );
+
+    // The server back: the next page is checked, and the badge goes.
+    await saveServer(options, serverUrl);
+    const checked = `http://${UNLISTED_HOST}:${pagePort}/checked.html`;
+    await page.goto(checked);
+    await verdictOf(options, checked, 'SAFE');
+    await eventually('no badge', async () => ((await inWorker('chrome.action.getBadgeText({})')) === '' ? true : undefined));
+    assert.equal(await inWorker('chrome.action.getTitle({})'), 'sbkit Safe Browsing sample');
+    await page.close();
+    await options.close();
   });
 
   it('the web page checks typed links through the browser build', { timeout: 60_000 }, async () => {
@@ -195,17 +323,17 @@ describe('the samples in Chromium', () => {
     assert.ok(((await page.textContent('#chosen-server')) ?? '').includes(serverUrl));
     await page.fill('#url', 'testsafebrowsing.appspot.com/s/malware.html');
     await page.click('button[type=submit]');
-    await page.waitForSelector('#result.unsafe');
-    const unsafe = (await page.textContent('#result')) ?? '';
+    const unsafe = await answerOf(page, 'unsafe');
     assert.match(unsafe, /suspected to be unsafe/);
     assert.match(unsafe, /Suspected malware/);
     assert.equal(await page.getAttribute('#result a', 'href'), `${serverUrl}/advisory/MALWARE`);
-    await screenshot(page, 'web-listed');
+    const listedShot = await screenshot(page, 'web-listed');
+    assert.ok(shareOf(listedShot, WARNING_RED) > 0.02 && shareOf(listedShot, SAFE_GREEN) === 0, 'the red answer, no green one');
     await page.fill('#url', 'https://unlisted.sbkit.test/some/page?x=1');
     await page.click('button[type=submit]');
-    await page.waitForSelector('#result.safe');
-    assert.match((await page.textContent('#result')) ?? '', /No warning is known for http.*unlisted\.sbkit\.test\/some\/page\?x=1/);
-    await screenshot(page, 'web-unlisted');
+    assert.match(await answerOf(page, 'safe'), /No warning is known for http.*unlisted\.sbkit\.test\/some\/page\?x=1/);
+    const unlistedShot = await screenshot(page, 'web-unlisted');
+    assert.ok(shareOf(unlistedShot, SAFE_GREEN) > 0.02 && shareOf(unlistedShot, WARNING_RED) === 0, 'the green answer, no red one');
     assert.deepEqual(errors, []);
   });
 
@@ -222,12 +350,10 @@ describe('the samples in Chromium', () => {
     );
     await page.fill('#url', 'testsafebrowsing.appspot.com/s/phishing.html');
     await page.click('button[type=submit]');
-    await page.waitForSelector('#result.unsafe');
-    assert.match((await page.textContent('#result')) ?? '', /Suspected phishing/);
+    assert.match(await answerOf(page, 'unsafe'), /Suspected phishing/);
     await page.fill('#url', 'https://unlisted.sbkit.test/through/ohttp');
     await page.click('button[type=submit]');
-    await page.waitForSelector('#result.safe');
-    assert.match((await page.textContent('#result')) ?? '', /No warning is known for http.*unlisted\.sbkit\.test\/through\/ohttp/);
+    assert.match(await answerOf(page, 'safe'), /No warning is known for http.*unlisted\.sbkit\.test\/through\/ohttp/);
     assert.ok(sent.includes(`GET ${serverUrl}/ohttp-keys`), sent.join('\n'));
     assert.equal(sent.filter((s) => s === `POST ${gateway}`).length, 2, sent.join('\n'));
     assert.deepEqual(
@@ -235,15 +361,50 @@ describe('the samples in Chromium', () => {
       [],
       'no search was sent in the clear',
     );
-    await screenshot(page, 'web-ohttp');
+    assert.ok(shareOf(await screenshot(page, 'web-ohttp'), SAFE_GREEN) > 0.02, 'the green answer of the last check');
     assert.deepEqual(errors, []);
   });
 });
 
+/** The page sample's answer once it is of `kind`, or fails with the text of an error answer. */
+async function answerOf(page: Page, kind: 'safe' | 'unsafe'): Promise<string> {
+  const result = await page.waitForSelector(`#result.${kind}, #result.error`);
+  const text = (await result.textContent()) ?? '';
+  assert.equal(await result.getAttribute('class'), kind, text);
+  return text;
+}
+
+/** What `expression` gives in the extension's service worker (chrome.action, chrome.alarms). */
+function inWorker<T = unknown>(expression: string): Promise<T> {
+  return worker.evaluate<T>(expression);
+}
+
+/** Saves `server` on the extension's options page. */
+async function saveServer(options: Page, server: string): Promise<void> {
+  await options.fill('#server', server);
+  await options.click('button[type=submit]');
+  await options.waitForSelector('#status:has-text("Saved.")');
+  await options.evaluate("document.getElementById('status').textContent = ''");
+}
+
+/** A loopback port nothing listens on: one just given up by a server. */
+async function closedPort(): Promise<number> {
+  const server = createTcpServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 /** Waits until the extension's service worker reports `verdict` for `url` (through its options page). */
-function verdictOf(options: Page, url: string, verdict: string): Promise<true> {
-  return eventually(`the verdict ${verdict} of ${url}`, async () => {
-    const verdicts = await options.evaluate<[string, string][]>("chrome.runtime.sendMessage({ type: 'verdicts' })");
-    return verdicts.some(([u, v]) => u === url && v === verdict) ? true : undefined;
-  });
+async function verdictOf(options: Page, url: string, verdict: string | RegExp): Promise<true> {
+  let seen: [string, string][] = [];
+  try {
+    return await eventually(`the verdict ${verdict} of ${url}`, async () => {
+      seen = await options.evaluate<[string, string][]>("chrome.runtime.sendMessage({ type: 'verdicts' })");
+      return seen.some(([u, v]) => u === url && (typeof verdict === 'string' ? v === verdict : verdict.test(v))) ? true : undefined;
+    });
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; the worker's verdicts: ${JSON.stringify(seen)}`, { cause: error });
+  }
 }

@@ -8,7 +8,7 @@ import { createApp } from '../../src/server/app.ts';
 import { LoadControl } from '../../src/server/guard/load-control.ts';
 import { KeyRing } from '../../src/server/ohttp/key-ring.ts';
 import { checksumOf } from '../../src/store/hash-list.ts';
-import { expressionHashBytes, expressionHashString } from '../../src/url/hash.ts';
+import { expressionHashBytes, expressionHashString, nodeSha256 } from '../../src/url/hash.ts';
 import { demoCatalog } from './fixture.ts';
 
 const PHISHING = 'testsafebrowsing.appspot.com/s/phishing.html';
@@ -105,7 +105,7 @@ describe('v5 API', () => {
     assert.equal(lists[4]!.compressedAdditions.case, 'additionsThirtyTwoBytes');
     const unknown = lists[5]!;
     assert.ok(unknown.version.length > 0);
-    assert.deepEqual(Buffer.from(unknown.sha256Checksum), Buffer.from(checksumOf({ width: 4, values: new Uint32Array(0) })));
+    assert.deepEqual(Buffer.from(unknown.sha256Checksum), Buffer.from(checksumOf({ width: 4, values: new Uint32Array(0) }, nodeSha256)));
     assert.equal(unknown.compressedAdditions.case, undefined);
   });
 
@@ -224,7 +224,7 @@ describe('v4 API', () => {
     assert.deepEqual(Buffer.from(allowlist.additions[0]!.rawHashes!.rawHashes), expressionHashBytes('downloads.sbtest.example/'));
     assert.deepEqual(
       Buffer.from(allowlist.checksum!.sha256),
-      Buffer.from(checksumOf({ width: 32, bytes: expressionHashBytes('downloads.sbtest.example/') })),
+      Buffer.from(checksumOf({ width: 32, bytes: expressionHashBytes('downloads.sbtest.example/') }, nodeSha256)),
     );
     assert.equal(message.listUpdateResponses[2]!.additions[0]!.rawHashes?.prefixSize, 4);
     assert.equal(message.minimumWaitDuration?.seconds, 1800n);

@@ -10,6 +10,7 @@ import { hashListUpdate } from '../../src/client/transport-v5.ts';
 import { widthOfListName } from '../../src/lists/list-name.ts';
 import * as v5 from '../../src/proto/v5.ts';
 import { HashList, hashBytes } from '../../src/store/hash-list.ts';
+import { nodeSha256 } from '../../src/url/hash.ts';
 import {
   alwaysAsked,
   binary,
@@ -114,7 +115,7 @@ describe('Chromium with its LocalListsUseSBv5 feature: the next batchGet', () =>
       const first = await batchGet(url, NAMES, []);
       const width = (name: string) => widthOfListName(name)!;
       const kept = first.hashLists.map((list) =>
-        HashList.empty(list.name, width(list.name)).applyUpdate(hashListUpdate(list, width(list.name), list.name, 1_000_000)),
+        HashList.empty(list.name, width(list.name)).applyUpdate(hashListUpdate(list, width(list.name), list.name, 1_000_000), nodeSha256),
       );
       // Chromium sends a version only for a list it holds: here every other one, so that positions differ.
       const holds = (i: number) => i % 2 === 0;
@@ -130,7 +131,7 @@ describe('Chromium with its LocalListsUseSBv5 feature: the next batchGet', () =>
       again.hashLists.forEach((list, i) => {
         const what = `${label}: ${list.name}`;
         const base = holds(i) ? kept[i]! : HashList.empty(list.name, width(list.name));
-        const applied = base.applyUpdate(hashListUpdate(list, width(list.name), list.name, 1_000_000));
+        const applied = base.applyUpdate(hashListUpdate(list, width(list.name), list.name, 1_000_000), nodeSha256);
         assert.deepEqual(Buffer.from(hashBytes(applied.sortedHashes())), expectedBytes(catalog, rows('chromium-v5')[i]!), what);
         // A published list it holds comes back as no change, not in full.
         if (holds(i) && catalog.get(list.name) !== undefined) assert.equal(list.compressedAdditions.case, undefined, what);

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { DatabaseFileError, DatabaseStorageError, LocalDatabase } from '../../src/store/database.ts';
-import { HashList } from '../../src/store/hash-list.ts';
+import { checksumOf, HashList, type SortedHashes } from '../../src/store/hash-list.ts';
+import { nodeSha256 } from '../../src/url/hash.ts';
 
 let dir: string;
 beforeEach(async () => {
@@ -14,8 +15,10 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const prefixes = HashList.fromSorted('se-4b', Buffer.from([0, 1, 2]), { width: 4, values: Uint32Array.of(1, 0x80000000, 0xffffffff) });
-const fullHashes = HashList.fromSorted('gc-32b', Buffer.from('state-from-v4'), {
+const listOf = (name: string, version: Buffer, hashes: SortedHashes) =>
+  HashList.fromSorted(name, version, hashes, checksumOf(hashes, nodeSha256));
+const prefixes = listOf('se-4b', Buffer.from([0, 1, 2]), { width: 4, values: Uint32Array.of(1, 0x80000000, 0xffffffff) });
+const fullHashes = listOf('gc-32b', Buffer.from('state-from-v4'), {
   width: 32,
   bytes: Buffer.concat([Buffer.alloc(32, 1), Buffer.alloc(32, 2)]),
 });
@@ -100,7 +103,7 @@ describe('LocalDatabase', () => {
     await db.save(prefixes, 1);
     await rm(dir, { recursive: true });
     await writeFile(dir, 'not a folder');
-    const next = HashList.fromSorted('se-4b', Buffer.from('v9'), { width: 4, values: Uint32Array.of(7) });
+    const next = listOf('se-4b', Buffer.from('v9'), { width: 4, values: Uint32Array.of(7) });
     await assert.rejects(
       db.save(next, 2),
       (err) => err instanceof DatabaseStorageError && /local database .*: cannot save list se-4b \(ENOTDIR/.test(err.message),
@@ -168,7 +171,7 @@ describe('LocalDatabase', () => {
   it('replaces a list atomically and forgets dropped lists', async () => {
     const db = await LocalDatabase.open(dir);
     await db.save(prefixes, 1);
-    const next = HashList.fromSorted('se-4b', Buffer.from('v9'), { width: 4, values: Uint32Array.of(7) });
+    const next = listOf('se-4b', Buffer.from('v9'), { width: 4, values: Uint32Array.of(7) });
     await db.save(next, 2);
     assert.deepEqual((await reopen()).db.get('se-4b')!.list.sortedHashes(), next.sortedHashes());
     await db.drop('se-4b');

@@ -11,7 +11,7 @@ import {
   HashListUpdateError,
   type SortedHashes,
 } from '../../src/store/hash-list.ts';
-import { expressionHashString } from '../../src/url/hash.ts';
+import { expressionHashString, nodeSha256 } from '../../src/url/hash.ts';
 
 const four = (...values: number[]): SortedHashes => ({ width: 4, values: Uint32Array.from(values) });
 
@@ -26,11 +26,14 @@ function failsWith(reason: string) {
 describe('checksumOf (SB-9)', () => {
   it('is the SHA-256 of the sorted hashes, concatenated big-endian', () => {
     const expected = createHash('sha256').update(Buffer.from('0000000100000002ffffffff', 'hex')).digest();
-    assert.deepEqual(Buffer.from(checksumOf(four(1, 2, 0xffffffff))), expected);
+    assert.deepEqual(Buffer.from(checksumOf(four(1, 2, 0xffffffff), nodeSha256)), expected);
   });
 
   it('of an empty list is the SHA-256 of nothing', () => {
-    assert.equal(Buffer.from(checksumOf(four())).toString('hex'), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    assert.equal(
+      Buffer.from(checksumOf(four(), nodeSha256)).toString('hex'),
+      'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+    );
   });
 
   it('hashBytes and hashesFromBytes are inverse', () => {
@@ -44,29 +47,29 @@ describe('checksumOf (SB-9)', () => {
 });
 
 describe('HashList.applyUpdate (SB-9)', () => {
-  const base = HashList.fromSorted('se-4b', Buffer.from('v1'), four(10, 20, 30, 40));
+  const base = HashList.fromSorted('se-4b', Buffer.from('v1'), four(10, 20, 30, 40), checksumOf(four(10, 20, 30, 40), nodeSha256));
 
   it('a full update replaces the list', () => {
-    const next = base.applyUpdate(update(false, [], four(5, 6), checksumOf(four(5, 6))));
+    const next = base.applyUpdate(update(false, [], four(5, 6), checksumOf(four(5, 6), nodeSha256)), nodeSha256);
     assert.deepEqual(next.sortedHashes(), four(5, 6));
     assert.equal(Buffer.from(next.version).toString(), 'v2');
   });
 
   it('a partial update removes at the indices first, then adds', () => {
-    const next = base.applyUpdate(update(true, [0, 2], four(15, 45), checksumOf(four(15, 20, 40, 45))));
+    const next = base.applyUpdate(update(true, [0, 2], four(15, 45), checksumOf(four(15, 20, 40, 45), nodeSha256)), nodeSha256);
     assert.deepEqual(next.sortedHashes(), four(15, 20, 40, 45));
     // Removal before addition: index 0 is the old 10, not the added 15.
   });
 
   it('removes and re-adds the same hash in one update', () => {
-    const next = base.applyUpdate(update(true, [1], four(20), base.checksum));
+    const next = base.applyUpdate(update(true, [1], four(20), base.checksum), nodeSha256);
     assert.deepEqual(next.sortedHashes(), four(10, 20, 30, 40));
   });
 
   it('matches full hashes by their first four bytes', () => {
     const hash = expressionHashString('malware.sbtest.example/');
     const prefix = Buffer.from(hash, 'latin1').readUInt32BE(0);
-    const list = HashList.empty('mw-4b', 4).applyUpdate(update(false, [], four(prefix), checksumOf(four(prefix))));
+    const list = HashList.empty('mw-4b', 4).applyUpdate(update(false, [], four(prefix), checksumOf(four(prefix), nodeSha256)), nodeSha256);
     assert.ok(list.matches(hash));
     assert.ok(list.hasPrefix(prefix));
     assert.ok(!list.matches(expressionHashString('safe.example/')));
@@ -86,10 +89,10 @@ describe('HashList.applyUpdate (SB-9)', () => {
       [update(true, [], { width: 32, bytes: new Uint8Array(32) }, anyChecksum), 'width-mismatch'],
       [update(true, [0], four()), 'checksum-missing'],
       [update(true, [0], four(), new Uint8Array(32)), 'checksum-mismatch'],
-      [update(false, [], four(1), checksumOf(four(2))), 'checksum-mismatch'],
+      [update(false, [], four(1), checksumOf(four(2), nodeSha256)), 'checksum-mismatch'],
     ];
     for (const [bad, reason] of cases) {
-      assert.throws(() => base.applyUpdate(bad), failsWith(reason), reason);
+      assert.throws(() => base.applyUpdate(bad, nodeSha256), failsWith(reason), reason);
       assert.deepEqual(base.sortedHashes(), four(10, 20, 30, 40));
       assert.equal(Buffer.from(base.version).toString(), 'v1');
     }
@@ -97,7 +100,7 @@ describe('HashList.applyUpdate (SB-9)', () => {
 
   it("takes a partial update without checksum and without changes, or any answer confirming the list's own checksum, as a new version only (docs/api.md)", () => {
     for (const unchanged of [update(true, [], four()), update(false, [], four(), base.checksum), update(true, [], four(), base.checksum)]) {
-      const next = base.applyUpdate(unchanged);
+      const next = base.applyUpdate(unchanged, nodeSha256);
       assert.deepEqual(next.sortedHashes(), four(10, 20, 30, 40));
       assert.deepEqual(Buffer.from(next.checksum), Buffer.from(base.checksum));
       assert.equal(Buffer.from(next.version).toString(), 'v2');
@@ -105,27 +108,36 @@ describe('HashList.applyUpdate (SB-9)', () => {
   });
 
   it('empties the list on a full update without additions (a v4 FULL_UPDATE of nothing), with the checksum of nothing or none', () => {
-    for (const checksum of [undefined, checksumOf(four())]) {
-      const next = base.applyUpdate(update(false, [], four(), checksum));
+    for (const checksum of [undefined, checksumOf(four(), nodeSha256)]) {
+      const next = base.applyUpdate(update(false, [], four(), checksum), nodeSha256);
       assert.equal(next.size, 0);
-      assert.deepEqual(Buffer.from(next.checksum), Buffer.from(checksumOf(four())));
+      assert.deepEqual(Buffer.from(next.checksum), Buffer.from(checksumOf(four(), nodeSha256)));
       assert.equal(Buffer.from(next.version).toString(), 'v2');
     }
-    assert.throws(() => base.applyUpdate(update(false, [], four(), checksumOf(four(10)))), failsWith('checksum-mismatch'));
+    assert.throws(
+      () => base.applyUpdate(update(false, [], four(), checksumOf(four(10), nodeSha256)), nodeSha256),
+      failsWith('checksum-mismatch'),
+    );
   });
 
   it('refuses a change it cannot verify for want of a checksum', () => {
-    assert.throws(() => base.applyUpdate(update(true, [3], four())), failsWith('checksum-missing'));
-    assert.throws(() => base.applyUpdate(update(false, [], four(1))), failsWith('checksum-missing'));
+    assert.throws(() => base.applyUpdate(update(true, [3], four()), nodeSha256), failsWith('checksum-missing'));
+    assert.throws(() => base.applyUpdate(update(false, [], four(1)), nodeSha256), failsWith('checksum-missing'));
   });
 
   it("refuses hashes of another width than the list's, in full updates as in partial ones", () => {
     const wideHashes = { width: 8 as const, bytes: Buffer.alloc(8, 1) };
     for (const partial of [false, true]) {
-      assert.throws(() => base.applyUpdate(update(partial, [], wideHashes, checksumOf(wideHashes))), failsWith('width-mismatch'));
+      assert.throws(
+        () => base.applyUpdate(update(partial, [], wideHashes, checksumOf(wideHashes, nodeSha256)), nodeSha256),
+        failsWith('width-mismatch'),
+      );
     }
     const global = HashList.empty('gc-32b', 32);
-    assert.throws(() => global.applyUpdate(update(false, [], four(1), checksumOf(four(1)))), failsWith('width-mismatch'));
+    assert.throws(
+      () => global.applyUpdate(update(false, [], four(1), checksumOf(four(1), nodeSha256)), nodeSha256),
+      failsWith('width-mismatch'),
+    );
     assert.equal(global.width, 32);
   });
 
@@ -149,15 +161,19 @@ describe('HashList.applyUpdate (SB-9)', () => {
           };
         };
         const oldSorted = [...oldKeys].sort((a, b) => a - b);
-        const list = HashList.fromSorted('x', Buffer.from('old'), toHashes(oldSorted));
+        const list = HashList.fromSorted('x', Buffer.from('old'), toHashes(oldSorted), checksumOf(toHashes(oldSorted), nodeSha256));
         const removals = [...new Set(removalPicks)].sort((a, b) => a - b);
         const kept = oldSorted.filter((_, i) => !removals.includes(i));
         const expectedKeys = [...kept, ...newKeys];
         const valid = removals.every((r) => r < oldSorted.length) && new Set(expectedKeys).size === expectedKeys.length;
         const changes = removals.length > 0 || newKeys.length > 0;
         const checksum =
-          valid && (sendChecksum || changes) ? checksumOf(toHashes(expectedKeys)) : sendChecksum ? new Uint8Array(32) : undefined;
-        const attempt = () => list.applyUpdate(update(true, removals, toHashes(newKeys), checksum));
+          valid && (sendChecksum || changes)
+            ? checksumOf(toHashes(expectedKeys), nodeSha256)
+            : sendChecksum
+              ? new Uint8Array(32)
+              : undefined;
+        const attempt = () => list.applyUpdate(update(true, removals, toHashes(newKeys), checksum), nodeSha256);
         if (!valid || (checksum === undefined && changes)) {
           assert.throws(attempt, HashListUpdateError);
           return;

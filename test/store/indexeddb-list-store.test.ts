@@ -12,12 +12,16 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 const CHROMIUM = '/usr/bin/chromium';
 const STORE = new URL('../../src/store/indexeddb-list-store.ts', import.meta.url).pathname;
 const HASH_LIST = new URL('../../src/store/hash-list.ts', import.meta.url).pathname;
+const SHA256 = new URL('../../src/url/sha256.ts', import.meta.url).pathname;
 
-// Runs in the page: the store and HashList as `window.sbkit`, and a helper that spoils a record.
+// Runs in the page: the store and HashList as `window.sbkit`, with `listOf` for a list of sorted hashes,
+// and a helper that spoils a record.
 const PAGE_SCRIPT = `
   import { IndexedDbListStore } from ${JSON.stringify(STORE)};
-  import { HashList } from ${JSON.stringify(HASH_LIST)};
-  window.sbkit = { IndexedDbListStore, HashList };
+  import { checksumOf, HashList } from ${JSON.stringify(HASH_LIST)};
+  import { sha256Portable } from ${JSON.stringify(SHA256)};
+  const listOf = (name, version, hashes) => HashList.fromSorted(name, version, hashes, checksumOf(hashes, sha256Portable));
+  window.sbkit = { IndexedDbListStore, HashList, listOf, sha256: sha256Portable };
   window.spoil = (database, name) => new Promise((resolve, reject) => {
     const open = indexedDB.open(database, 1);
     open.onsuccess = () => {
@@ -64,15 +68,15 @@ after(async () => {
 describe('IndexedDbListStore in Chromium', () => {
   it('keeps lists and state across openings, whole', { timeout: 60_000 }, async () => {
     const seen = await page.evaluate(`(async () => {
-      const { IndexedDbListStore, HashList } = window.sbkit;
+      const { IndexedDbListStore, HashList, listOf, sha256 } = window.sbkit;
       const store = await IndexedDbListStore.open('kept');
       const prefixes = HashList.empty('mw-4b', 4).applyUpdate({
         partial: false, version: new Uint8Array([7]), removals: new Uint32Array(0),
         additions: { width: 4, values: new Uint32Array([5, 0xffffff00]) },
-        checksum: HashList.fromSorted('x', new Uint8Array(0), { width: 4, values: new Uint32Array([5, 0xffffff00]) }).checksum,
-      });
+        checksum: listOf('x', new Uint8Array(0), { width: 4, values: new Uint32Array([5, 0xffffff00]) }).checksum,
+      }, sha256);
       await store.save(prefixes, 1234);
-      await store.save(HashList.fromSorted('gc-32b', new Uint8Array([1, 2]), { width: 32, bytes: new Uint8Array(64).map((_, i) => i) }), 99);
+      await store.save(listOf('gc-32b', new Uint8Array([1, 2]), { width: 32, bytes: new Uint8Array(64).map((_, i) => i) }), 99);
       await store.writeState({ waits: { 'mw-4b': 60000 } });
       await store.drop('nothing-here');
       store.close();
@@ -117,10 +121,10 @@ describe('IndexedDbListStore in Chromium', () => {
 
   it('reports a record whose checksum fails, removes it, and keeps the others', { timeout: 60_000 }, async () => {
     const seen = await page.evaluate(`(async () => {
-      const { IndexedDbListStore, HashList } = window.sbkit;
+      const { IndexedDbListStore, listOf } = window.sbkit;
       const store = await IndexedDbListStore.open('damaged');
-      await store.save(HashList.fromSorted('se-4b', new Uint8Array(0), { width: 4, values: new Uint32Array([1, 2, 3]) }), 1);
-      await store.save(HashList.fromSorted('mw-4b', new Uint8Array(0), { width: 4, values: new Uint32Array([4]) }), 1);
+      await store.save(listOf('se-4b', new Uint8Array(0), { width: 4, values: new Uint32Array([1, 2, 3]) }), 1);
+      await store.save(listOf('mw-4b', new Uint8Array(0), { width: 4, values: new Uint32Array([4]) }), 1);
       store.close();
       await window.spoil('damaged', 'se-4b');
       const damaged = [];

@@ -3,12 +3,22 @@
 // schedules (RF-2..5) are kept in IndexedDB, so that a worker stopped when idle starts again where it was.
 // Every top-level navigation to an http(s) URL is checked; a suspected unsafe page is replaced by the
 // warning page, unless the person chose to proceed to that URL earlier in this browser session.
+//
+// Chromium stops an idle service worker after about 30 seconds, and the client's timers with it, so
+// list updates are driven by an alarm too, set to the moment the client's own schedule next allows one
+// (RF-2's random first moment, the server's minimum wait, RF-4's back-off). The alarm only wakes the
+// worker: update() asks for nothing whose wait is not over, so an alarm that fires early costs no request.
 
 import { SafeBrowsingClient } from 'sbkit/browser';
 import { DEFAULT_SETTINGS } from './threat-texts.js';
 
+const UPDATE_ALARM = 'sbkit-update';
+const TITLE = chrome.runtime.getManifest().action.default_title;
+
 /** @type {Promise<SafeBrowsingClient> | undefined} */
 let client;
+/** The client whose schedule the alarm follows: not one replaced after the settings changed. */
+let scheduled;
 /** The latest verdict of each URL checked, newest last (at most 50): for the options page, and tests. */
 const verdicts = new Map();
 /** The URL each tab was last sent to the warning page for: a navigation is reported twice (before it starts, and once committed). */
@@ -19,7 +29,7 @@ async function settings() {
 }
 
 function currentClient() {
-  client ??= settings().then(({ server, apiKey }) => {
+  client ??= settings().then(async ({ server, apiKey }) => {
     const made = new SafeBrowsingClient({
       server,
       apiKey: apiKey === '' ? undefined : apiKey,
@@ -27,19 +37,55 @@ function currentClient() {
       databaseName: `sbkit ${server}`,
       // Four random decoy prefixes go with each search (SB-8), so that the server cannot tell which are the page's.
       decoyPrefixes: 4,
-      onEvent: (event) => console.debug('sbkit:', event.type, event),
+      onEvent: (event) => {
+        console.debug('sbkit:', event.type, event);
+        // After every update, answered or failed, the alarm follows the client's next moment.
+        if (event.type === 'update' || event.type === 'update-failed') void armUpdateAlarm(made, event.nextUpdateAt);
+      },
     });
-    // Keeps the global cache list current within the request-frequency rules; failures are events.
-    made.start().catch((error) => console.warn('sbkit: cannot start', error));
+    scheduled = made;
+    try {
+      // Keeps the global cache list current within the request-frequency rules, from a random moment of
+      // the first minute on (RF-2); failed updates are events.
+      await made.start();
+      await armUpdateAlarm(made, made.nextUpdateAt);
+    } catch (error) {
+      // The check that follows meets the same error and says so on the toolbar.
+      console.warn('sbkit: cannot start', error);
+    }
     return made;
   });
   return client;
 }
 
+/** Wakes the worker when `made` may next update its lists: never sooner (Chromium may fire an alarm late, not early). */
+async function armUpdateAlarm(made, when) {
+  if (made === scheduled && when !== undefined) await chrome.alarms.create(UPDATE_ALARM, { when });
+}
+
+/** The alarm: whatever the client's schedule allows now, then the alarm again for the moment after. */
+async function updateLists() {
+  const made = await currentClient();
+  try {
+    await made.update();
+  } catch (error) {
+    console.warn('sbkit: cannot update', error);
+  }
+  await armUpdateAlarm(made, made.nextUpdateAt);
+}
+
+chrome.alarms.onAlarm.addListener((alarm) => {
+  if (alarm.name === UPDATE_ALARM) void updateLists();
+});
+// A browser that starts again may have lost the alarm: the client, once made, sets it.
+chrome.runtime.onStartup.addListener(() => void currentClient());
+chrome.runtime.onInstalled.addListener(() => void currentClient());
+
 chrome.storage.onChanged.addListener((_changes, area) => {
   if (area !== 'local') return;
   const old = client;
   client = undefined;
+  scheduled = undefined;
   verdicts.clear();
   void old?.then((c) => c.close());
 });
@@ -63,6 +109,12 @@ async function showUnprotected(error) {
   await chrome.action.setTitle({ title: `sbkit: pages are not being checked (${error.code ?? error.message})` });
 }
 
+/** A page was checked: no badge, and the extension's own tooltip. */
+async function showProtected() {
+  await chrome.action.setBadgeText({ text: '' });
+  await chrome.action.setTitle({ title: TITLE });
+}
+
 /** SB-3: the URL the person is about to see; after a redirect, the committed URL is checked again (from the cache, mostly). */
 async function guard(tabId, url) {
   if (!/^https?:/i.test(url)) return;
@@ -84,8 +136,14 @@ async function guard(tabId, url) {
     }
     return;
   }
-  void chrome.action.setBadgeText({ text: '' });
-  remember(url, result.verdict);
+  // SAFE with an error is the procedure's fallback (SB-8) when the server could not be asked (unreachable,
+  // refusing, or a wait of RF-3 or RF-4 in force): this page was not checked, and the toolbar says so.
+  if (result.error === undefined) void showProtected();
+  else void showUnprotected(result.error);
+  remember(
+    url,
+    result.error === undefined ? result.verdict : `${result.verdict}, not checked: ${result.error.code ?? result.error.message}`,
+  );
   if (result.verdict !== 'UNSAFE' || warned.get(tabId) === url) return;
   warned.set(tabId, url);
   const threats = [...new Set(result.threats.filter((t) => t.enforced).map((t) => t.threatType))];

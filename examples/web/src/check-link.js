@@ -9,6 +9,7 @@
 // it, and its verdicts are only as good as it is.
 
 import { InvalidUrlError, SafeBrowsingClient } from 'sbkit/browser';
+import { serverResource } from './server-resource.js';
 
 /** SB-3: suspected, never certain. */
 const TITLES = {
@@ -27,7 +28,7 @@ const client = new SafeBrowsingClient({
   databaseName: `sbkit ${server}`,
   // Four random decoy prefixes go with each search (SB-8), so that the server cannot tell which are the link's.
   decoyPrefixes: 4,
-  ...(relay === null ? {} : { ohttp: { relay, keys: new URL('/ohttp-keys', server).href } }),
+  ...(relay === null ? {} : { ohttp: { relay, keys: serverResource(server, 'ohttp-keys') } }),
 });
 // Keeps the global cache list current within the request-frequency rules.
 void client.start();
@@ -77,7 +78,7 @@ form.addEventListener('submit', async (event) => {
       const item = document.createElement('li');
       const link = document.createElement('a');
       // The sbkit server's advisory of the threat type.
-      link.href = new URL(`/advisory/${type}`, server).href;
+      link.href = serverResource(server, `advisory/${type}`);
       link.textContent = 'what this means';
       item.append(TITLES[type] ?? type, ' (', link, ')');
       list.append(item);

@@ -32,11 +32,15 @@ export function registerCors(app: FastifyInstance, origins: readonly string[]): 
   const any = origins.includes('*');
   const allowed = new Set(origins);
   app.addHook('onRequest', async (request, reply) => {
+    if (!API_PATH.test(request.url)) return undefined;
+    // Every API answer varies by Origin, those to requests without one too (200, 304, errors): list
+    // answers are public for listCacheSeconds, and a shared cache that kept one asked without an Origin,
+    // so without Access-Control-Allow-Origin, must not hand it to a page's script.
+    reply.header('vary', 'Origin');
     const origin = request.headers.origin;
-    if (origin === undefined || !API_PATH.test(request.url)) return undefined;
+    if (origin === undefined) return undefined;
     const permitted = any || allowed.has(origin);
     const preflight = request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
-    reply.header('vary', 'Origin');
     if (!permitted) return preflight ? refusePreflight(reply, origin) : undefined;
     reply.header('access-control-allow-origin', any ? '*' : origin);
     reply.header('access-control-expose-headers', EXPOSED_HEADERS);

@@ -1,4 +1,5 @@
 import { checksumOf, type SortedHashes, hashCount, emptyHashes, hashRange } from '../../store/hash-list.ts';
+import { nodeSha256 } from '../../url/hash.ts';
 import { BoundedCache } from './bounded-cache.ts';
 import { ListError } from './list-error.ts';
 import type { ListDefinition } from './list-definition.ts';
@@ -194,7 +195,7 @@ export class ListHistory {
     const reached: ClientState = end === diff.size ? { kind: 'settled', at: to } : { kind: 'transfer', from, to, progress: end };
     const version = encodeVersion(reached);
     const checksum = this.checksums.getOrCompute(Buffer.from(version).toString('hex'), () =>
-      checksumOf(reached.kind === 'settled' ? this.list(to)! : partlyApplied(this.listOrEmpty(from), diff, end)),
+      checksumOf(reached.kind === 'settled' ? this.list(to)! : partlyApplied(this.listOrEmpty(from), diff, end), nodeSha256),
     );
     return {
       partial: from !== undefined || progress > 0,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { checksumOf, firstUnordered, hashBytes, sortedHashesInclude, type SortedHashes } from '../../store/hash-list.ts';
-import { prefix32 } from '../../url/hash.ts';
+import { nodeSha256, prefix32 } from '../../url/hash.ts';
 import { FULL_HASH_BYTES, servedPrefixes, sortFullHashes, type SortedFullHashes } from './full-hashes.ts';
 import { ListError } from './list-error.ts';
 import type { ListDefinition } from './list-definition.ts';
@@ -94,7 +94,7 @@ export class Snapshot {
 
   /** SB-9: the SHA-256 of the served list, sorted and concatenated. */
   get checksum(): Uint8Array {
-    this.checksumMemo ??= checksumOf(this.served());
+    this.checksumMemo ??= checksumOf(this.served(), nodeSha256);
     return this.checksumMemo;
   }
 

@@ -7,6 +7,7 @@ import { LoadControl } from '../../../src/server/guard/load-control.ts';
 import { demoCatalog } from '../fixture.ts';
 
 const SEARCH = '/v5/hashes:search?hashPrefixes=WwuJdQ';
+const LIST = '/v5/hashList/se-4b';
 const MAIL = 'https://mail.example';
 const EXTENSION = 'chrome-extension://abcdefghijklmnopabcdefghijklmnop';
 const PREFLIGHT = { 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-goog-api-key' };
@@ -52,6 +53,49 @@ describe('CORS on the API', () => {
     assert.equal(reply.headers['access-control-allow-origin'], undefined);
     const page = await a.inject({ url: '/', headers: { origin: MAIL } });
     assert.equal(page.headers['access-control-allow-origin'], undefined, 'pages are not for scripts of other origins');
+  });
+
+  it('says Vary: Origin on every API answer, to requests without an Origin too, so that shared caches keep them apart', async () => {
+    const varies = (reply: { headers: Record<string, unknown> }) => String(reply.headers.vary).split(/,\s*/).includes('Origin');
+    for (const origin of [MAIL, '*']) {
+      const a = await app([origin], 2);
+      // A public list answer asked without an Origin: an edge cache keeps it, and must not give it to a script.
+      const list = await a.inject({ url: LIST, headers: { 'user-agent': 'list-fetcher' } });
+      assert.equal(list.statusCode, 200);
+      assert.match(String(list.headers['cache-control']), /^public/);
+      assert.equal(list.headers['access-control-allow-origin'], undefined);
+      assert.ok(varies(list), `200 of a list, ${origin}: ${list.headers.vary}`);
+      const revalidated = await a.inject({
+        url: LIST,
+        headers: { 'user-agent': 'list-fetcher', 'if-none-match': String(list.headers.etag) },
+      });
+      assert.equal(revalidated.statusCode, 304);
+      assert.ok(varies(revalidated), `304, ${origin}: ${revalidated.headers.vary}`);
+      const search = await a.inject({ url: SEARCH, headers: { 'user-agent': 'searcher' } });
+      assert.equal(search.statusCode, 200);
+      assert.ok(varies(search), `200 of a search, ${origin}`);
+      const bad = await a.inject({ url: '/v5/hashes:search?hashPrefixes=!', headers: { 'user-agent': 'searcher' } });
+      assert.equal(bad.statusCode, 400);
+      assert.ok(varies(bad), `400, ${origin}: ${bad.headers.vary}`);
+      // burstMax 2: load control refuses one client's searches after its first few.
+      let refused = search;
+      for (let i = 0; i < 5 && refused.statusCode !== 503; i++)
+        refused = await a.inject({ url: SEARCH, headers: { 'user-agent': 'searcher' } });
+      assert.equal(refused.statusCode, 503);
+      assert.ok(varies(refused), `503, ${origin}: ${refused.headers.vary}`);
+      const page = await a.inject({ url: '/' });
+      assert.ok(!varies(page), 'pages are no API answers');
+    }
+    const off = await app(undefined, 2);
+    const list = await off.inject({ url: LIST });
+    assert.equal(list.statusCode, 200);
+    assert.equal(
+      list.headers.vary,
+      'Accept, Content-Type, X-Goog-Api-Client, X-Goog-Api-Key, X-HTTP-Method-Override',
+      'CORS off: as before',
+    );
+    const bad = await off.inject({ url: '/v5/hashes:search?hashPrefixes=!' });
+    assert.equal(bad.headers.vary, undefined, 'CORS off: errors vary on nothing');
   });
 
   it('allows any origin with "*"', async () => {

@@ -11,6 +11,7 @@ import { ListHistory, type SizeConstraints } from '../../../src/server/lists/lis
 import { encodeVersion } from '../../../src/server/lists/list-version.ts';
 import { SnapshotStoreError } from '../../../src/server/lists/snapshot-store-error.ts';
 import { checksumOf, hashesFromBytes } from '../../../src/store/hash-list.ts';
+import { nodeSha256 } from '../../../src/url/hash.ts';
 import { definition, poolHashes } from './fixtures.ts';
 
 const NO_LIMITS: SizeConstraints = { maxUpdateEntries: 0, maxDatabaseEntries: 0 };
@@ -341,7 +342,7 @@ describe('DiskSnapshotStore', () => {
     const published = await first.store.publish(first.history, V2);
     const { history } = await start(dir);
     assert.deepEqual(history.current().checksum, published.checksum);
-    assert.deepEqual(checksumOf(history.current().served()), published.checksum);
+    assert.deepEqual(checksumOf(history.current().served(), nodeSha256), published.checksum);
   });
 });
 

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { diffLists, diffSteps, partlyApplied } from '../../../src/server/lists/list-diff.ts';
 import { checksumOf, HashList } from '../../../src/store/hash-list.ts';
+import { nodeSha256 } from '../../../src/url/hash.ts';
 import { fromHex, hexList } from './fixtures.ts';
 
 const width = fc.constantFrom<4 | 8 | 16 | 32>(4, 8, 16, 32);
@@ -54,16 +55,19 @@ describe('diffLists', () => {
           b.map((k) => hexOf(w, k)),
         );
         const diff = diffLists(from, to);
-        let client = HashList.fromSorted('x', Buffer.from('0'), from);
+        let client = HashList.fromSorted('x', Buffer.from('0'), from, checksumOf(from, nodeSha256));
         for (let start = 0; start < diff.size; start += step) {
           const end = Math.min(diff.size, start + step);
           const expected = partlyApplied(from, diff, end);
-          client = client.applyUpdate({
-            partial: true,
-            version: Buffer.from(`${end}`),
-            ...diffSteps(diff, start, end),
-            checksum: checksumOf(expected),
-          });
+          client = client.applyUpdate(
+            {
+              partial: true,
+              version: Buffer.from(`${end}`),
+              ...diffSteps(diff, start, end),
+              checksum: checksumOf(expected, nodeSha256),
+            },
+            nodeSha256,
+          );
           assert.deepEqual(hexList(client.sortedHashes()), hexList(expected));
         }
         assert.deepEqual(hexList(client.sortedHashes()), hexList(to));

@@ -5,6 +5,7 @@ import { ListError } from '../../../src/server/lists/list-error.ts';
 import { ListHistory, type ServedUpdate, type SizeConstraints } from '../../../src/server/lists/list-history.ts';
 import { encodeVersion } from '../../../src/server/lists/list-version.ts';
 import { hashCount as count, emptyHashes, checksumOf, HashList } from '../../../src/store/hash-list.ts';
+import { nodeSha256 } from '../../../src/url/hash.ts';
 import type { HashWidth } from '../../../src/lists/list-name.ts';
 import { definition, hexList, POOL_SIZE, poolHashes, poolKeys } from './fixtures.ts';
 
@@ -13,7 +14,7 @@ const EMPTY = new Uint8Array(0);
 
 /** What a client does with a served update: HashList.applyUpdate, which verifies the checksum (SB-9). */
 function apply(list: HashList, update: ServedUpdate): HashList {
-  return list.applyUpdate({ ...update });
+  return list.applyUpdate({ ...update }, nodeSha256);
 }
 
 /** A history of a test list with a fixed clock. */
@@ -350,7 +351,9 @@ describe('ListHistory with its clients (property)', () => {
               // A client whose version is no longer one we made, with its list or without.
               const old = clients[step.client]!;
               const list = step.keepList ? old.sortedHashes() : emptyHashes(width);
-              clients = clients.map((c, i) => (i === step.client ? HashList.fromSorted('x', step.bytes, list, checksumOf(list)) : c));
+              clients = clients.map((c, i) =>
+                i === step.client ? HashList.fromSorted('x', step.bytes, list, checksumOf(list, nodeSha256)) : c,
+              );
             }
           }
           finalConstraints.forEach((constraints, i) => {
