@@ -19,6 +19,12 @@ import { paint } from './terminal.ts';
  * this many URLs, so that results of a long --stdin are printed as they come.
  */
 export const URLS_PER_BATCH = 100;
+/**
+ * URLs checked together in local mode, where the local lists answer nearly every URL and searches are
+ * rare: enough for the client's look-up in bulk (several times faster than small batches), few enough
+ * that results still come as the input arrives.
+ */
+export const URLS_PER_LOCAL_BATCH = 2048;
 
 export interface CheckFlags extends ClientFlags {
   stdin?: boolean;
@@ -69,11 +75,12 @@ async function* urlsOf(args: readonly string[], stdin: NodeJS.ReadableStream | u
   }
 }
 
+/** Batches of at most `maxUrls` URLs and, unless it is Infinity, `maxPrefixes` prefixes. */
 async function* batchesOf(urls: AsyncIterable<string>, maxUrls: number, maxPrefixes: number): AsyncGenerator<string[]> {
   let batch: string[] = [];
   let prefixes = 0;
   for await (const url of urls) {
-    const weight = expressionCount(url);
+    const weight = maxPrefixes === Infinity ? 0 : expressionCount(url);
     if (batch.length > 0 && prefixes + weight > maxPrefixes) {
       yield batch;
       batch = [];
@@ -132,7 +139,11 @@ export async function check(urls: string[], flags: CheckFlags, io: CliIo, setExi
   const output = printer(io, flags.json === true);
   const seen = { any: false, invalid: false, unsafe: false, notConfirmed: false };
   try {
-    const batches = batchesOf(urlsOf(urls, flags.stdin === true ? io.stdin : undefined), URLS_PER_BATCH, SEARCH_PREFIXES_PER_REQUEST);
+    const input = urlsOf(urls, flags.stdin === true ? io.stdin : undefined);
+    const batches =
+      client.mode === 'local'
+        ? batchesOf(input, URLS_PER_LOCAL_BATCH, Infinity)
+        : batchesOf(input, URLS_PER_BATCH, SEARCH_PREFIXES_PER_REQUEST);
     let neverUpdated: string[] = [];
     if (client.mode !== 'nostorage') {
       const summary = await client.update();

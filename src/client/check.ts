@@ -53,8 +53,12 @@ interface LocalLists {
    * is its first four bytes, which the caller has already.
    */
   inThreatLists(fullHash: string, prefix: number): boolean;
-  /** inThreatLists of many hashes at once: `found[i]` becomes 1 or 0 for `hashes[i]`, whose first four bytes are `prefixes[i]`. */
-  inThreatListsEach(hashes: readonly string[], prefixes: Uint32Array, found: Uint8Array): void;
+  /**
+   * inThreatLists of many prefixes at once (`found[i]` becomes 1 or 0 for `prefixes[i]`), in the order the
+   * lists read fastest; present only when every threat list holds 4-byte prefixes, so that a prefix
+   * alone decides.
+   */
+  inThreatListsByPrefix?: (prefixes: Uint32Array, found: Uint8Array) => void;
 }
 
 export interface CheckContext {
@@ -75,11 +79,6 @@ export interface PreparedUrl {
   expressions: string[];
   hashes: string[];
   prefixes: number[];
-  /**
-   * Which of `hashes` the local threat lists hold (1 or 0 each), when {@link lookUpInThreatLists} has
-   * worked it out for many URLs at once; otherwise the lists are asked hash by hash.
-   */
-  inThreatLists?: Uint8Array;
 }
 
 /**
@@ -222,39 +221,57 @@ export function localThreatListStep(ctx: CheckContext, prepared: PreparedUrl): C
 }
 
 /**
- * LocalThreatListCheck's look-up in the local threat lists, made for many prepared URLs at once before
- * their checks: the same answers as asking hash by hash, in the order the lists read fastest. The lists
- * stand still for the whole check (a CheckContext holds one set of them), so asking early changes nothing.
+ * SB-8 LocalThreatListCheck up to its search for many URLs at once, when the local cache is empty (the
+ * usual case of a bulk check) and the lists can be asked by prefix alone: the prefixes of all the URLs
+ * are looked up together, in the order the lists read fastest (store/prefix-set.ts hasEach), and a URL
+ * none of whose prefixes is listed is SAFE, answered by the database, as localThreatListStep answers
+ * it. A URL with a listed prefix is prepared again and takes localThreatListStep. Until the look-up only
+ * canonical URLs and prefixes are held, not expressions and hashes: what a bulk check keeps alive is
+ * what the garbage collector copies. Throws InvalidUrlError, as prepareUrl does.
  */
-export function lookUpInThreatLists(ctx: CheckContext, prepared: readonly PreparedUrl[]): void {
+export function localThreatListStepsInBulk(
+  ctx: CheckContext,
+  urls: readonly string[],
+  hashAllNow: (expressions: readonly string[]) => string[],
+  inThreatListsByPrefix: (prefixes: Uint32Array, found: Uint8Array) => void,
+): CheckStep[] {
+  const canonicalUrls = new Array<string>(urls.length);
+  const ends = new Uint32Array(urls.length);
+  let prefixes = new Uint32Array(urls.length * 8);
   let total = 0;
-  for (const url of prepared) total += url.hashes.length;
-  const hashes = new Array<string>(total);
-  const prefixes = new Uint32Array(total);
-  let at = 0;
-  for (const url of prepared) {
-    for (let i = 0; i < url.hashes.length; i++, at++) {
-      hashes[at] = url.hashes[i]!;
-      prefixes[at] = url.prefixes[i]!;
+  for (let i = 0; i < urls.length; i++) {
+    const canonical = parseCanonicalUrl(urls[i]!);
+    const hashes = hashAllNow(expressionsOf(canonical));
+    canonicalUrls[i] = formatCanonicalUrl(canonical);
+    if (total + hashes.length > prefixes.length) {
+      const larger = new Uint32Array(2 * (total + hashes.length));
+      larger.set(prefixes.subarray(0, total));
+      prefixes = larger;
     }
+    for (const hash of hashes) prefixes[total++] = prefix32(hash);
+    ends[i] = total;
   }
   const found = new Uint8Array(total);
-  ctx.lists.inThreatListsEach(hashes, prefixes, found);
-  at = 0;
-  for (const url of prepared) {
-    url.inThreatLists = found.subarray(at, at + url.hashes.length);
-    at += url.hashes.length;
+  inThreatListsByPrefix(prefixes.subarray(0, total), found);
+  const steps = new Array<CheckStep>(urls.length);
+  for (let i = 0, start = 0; i < urls.length; start = ends[i++]!) {
+    let listed = false;
+    for (let k = start; k < ends[i]! && !listed; k++) listed = found[k] === 1;
+    steps[i] = listed
+      ? localThreatListStep(ctx, prepareUrl(urls[i]!, { hashAll: hashAllNow }) as PreparedUrl)
+      : { outcome: { verdict: 'SAFE', canonicalUrl: canonicalUrls[i]!, threats: [], answeredBy: 'database' } };
   }
+  return steps;
 }
 
 /** LocalThreatListCheck's look-up in the lists of the prefixes the cache left (`undefined`: all of them). */
 function listsStep(ctx: CheckContext, prepared: PreparedUrl, remaining: Set<number> | undefined, threats: Threat[]): CheckStep {
-  const { hashes, prefixes, inThreatLists: known } = prepared;
+  const { hashes, prefixes } = prepared;
   let listed: Set<number> | undefined;
   for (let i = 0; i < hashes.length; i++) {
     const prefix = prefixes[i]!;
-    if (remaining !== undefined && !remaining.has(prefix)) continue;
-    if (known !== undefined ? known[i] === 1 : ctx.lists.inThreatLists(hashes[i]!, prefix)) (listed ??= new Set()).add(prefix);
+    if ((remaining === undefined || remaining.has(prefix)) && ctx.lists.inThreatLists(hashes[i]!, prefix))
+      (listed ??= new Set()).add(prefix);
   }
   if (listed === undefined) return answeredLocally(prepared, threats, remaining?.size === 0 ? 'cache' : 'database');
   return { pending: { prepared, prefixes: listed, onError: 'SAFE', earlierThreats: threats } };

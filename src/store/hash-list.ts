@@ -143,12 +143,12 @@ export class HashList {
   }
 
   /**
-   * {@link matches} of many hashes at once, in bulk order where that is faster (PrefixSet.hasEach):
-   * `found[i]` becomes 1 when the list holds `hashes[i]`, whose first four bytes are `prefixes[i]`.
+   * For 4-byte lists, {@link hasPrefix} of many prefixes at once (`found[i]` becomes 1 or 0 for
+   * `prefixes[i]`), in bulk order where that is faster (PrefixSet.hasEach).
    */
-  matchesEach(hashes: readonly string[], prefixes: Uint32Array, found: Uint8Array): void {
-    if (this.set instanceof PrefixSet) return this.set.hasEach(prefixes, found);
-    for (let i = 0; i < hashes.length; i++) found[i] = this.set.has(hashes[i]!) ? 1 : 0;
+  hasEachPrefix(prefixes: Uint32Array, found: Uint8Array): void {
+    if (this.set instanceof PrefixSet) this.set.hasEach(prefixes, found);
+    else found.fill(0);
   }
 
   /** For 4-byte lists: is this prefix listed? */

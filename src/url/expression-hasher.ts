@@ -5,4 +5,6 @@
  */
 export interface ExpressionHasher {
   hashAll(expressions: readonly string[]): string[] | Promise<string[]>;
+  /** hashAll, always synchronous: present where the runtime hashes synchronously (Node), for bulk checks. */
+  hashAllNow?: (expressions: readonly string[]) => string[];
 }

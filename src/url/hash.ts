@@ -32,6 +32,7 @@ export function expressionHashString(expression: string): string {
 /** Node's hasher: node:crypto's one-shot hash, synchronous, so a check on Node never waits for a hash. */
 export const nodeExpressionHasher: ExpressionHasher = {
   hashAll: (expressions) => expressions.map(expressionHashString),
+  hashAllNow: (expressions) => expressions.map(expressionHashString),
 };
 
 /**

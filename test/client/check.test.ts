@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   type CheckContext,
+  finishChecks,
   localThreatListCheck,
-  lookUpInThreatLists,
+  localThreatListStep,
+  localThreatListStepsInBulk,
   MAX_PREFIXES_PER_SEARCH,
   noStorageCheck,
   type PreparedUrl,
@@ -36,16 +38,12 @@ function scripted(table: Map<string, ThreatDetail[]>, failure?: Error) {
   return { search, searches };
 }
 
-/** Local lists from two predicates; the bulk look-up asks the hash-by-hash one, as real lists answer both alike. */
+/** Local lists from two predicates. */
 function localLists(
   inGlobalCache: (hash: string) => boolean,
   inThreatLists: (hash: string, prefix: number) => boolean,
 ): CheckContext['lists'] {
-  return {
-    inGlobalCache,
-    inThreatLists,
-    inThreatListsEach: (hashes, prefixes, found) => hashes.forEach((hash, i) => (found[i] = inThreatLists(hash, prefixes[i]!) ? 1 : 0)),
-  };
+  return { inGlobalCache, inThreatLists };
 }
 
 function context(overrides: Partial<CheckContext> & Pick<CheckContext, 'search'>): CheckContext {
@@ -226,34 +224,60 @@ describe('localThreatListCheck (SB-8)', () => {
     assert.deepEqual(server.searches, [[prefix32(badHash)]]);
   });
 
-  it('gives the same outcomes when the lists were asked for many URLs at once', async () => {
-    const urls = [BAD_URL, 'http://sbtest.example/a/b', 'https://ok.example/', 'http://x.malware.sbtest.example/p?q=1'];
+  it('gives the outcomes of the check one by one when many URLs are looked up by prefix at once', async () => {
+    const urls = [
+      BAD_URL,
+      'http://sbtest.example/a/b',
+      'https://ok.example/',
+      'http://x.malware.sbtest.example/p?q=1',
+      'http://other.example/',
+    ];
     const table = new Map([[badHash, [malware]]]);
-    const held = (hash: string) => hash === badHash || hash === expressionHashString('ok.example/');
-    const alone = [];
-    const oneByOne = context({ search: scripted(table).search, lists: localLists(() => false, held) });
-    for (const url of urls) alone.push(await localThreatListCheck(oneByOne, prepareUrl(url)));
+    const held = new Set([prefix32(badHash), prefix32(expressionHashString('ok.example/'))]);
+    // The same URLs through localThreatListStep, each prepared in full, and searched together.
+    const oneByOne = context({
+      search: scripted(table).search,
+      lists: localLists(
+        () => false,
+        (_, prefix) => held.has(prefix),
+      ),
+    });
+    const alone = await finishChecks(
+      oneByOne,
+      urls.map((url) => localThreatListStep(oneByOne, prepareUrl(url))),
+    );
 
-    const prepared = urls.map(prepareUrl);
-    let bulkAsked = 0;
-    const bulk: CheckContext['lists'] = {
-      inGlobalCache: () => false,
-      inThreatLists: () => assert.fail('asked hash by hash after the look-up in bulk'),
-      inThreatListsEach: (hashes, prefixes, found) => {
-        bulkAsked++;
-        assert.deepEqual([...prefixes], hashes.map(prefix32));
-        hashes.forEach((hash, i) => (found[i] = held(hash) ? 1 : 0));
-      },
+    let looked = 0;
+    const byPrefix = (prefixes: Uint32Array, found: Uint8Array) => {
+      looked++;
+      prefixes.forEach((prefix, i) => (found[i] = held.has(prefix) ? 1 : 0));
     };
-    const ctx = context({ search: scripted(table).search, lists: bulk });
-    lookUpInThreatLists(ctx, prepared);
-    const together = [];
-    for (const url of prepared) together.push(await localThreatListCheck(ctx, url));
-    assert.equal(bulkAsked, 1);
-    assert.deepEqual(together, alone);
+    const server = scripted(table);
+    const ctx = context({
+      search: server.search,
+      lists: localLists(
+        () => false,
+        (_, prefix) => held.has(prefix),
+      ),
+    });
+    const steps = localThreatListStepsInBulk(ctx, urls, nodeExpressionHasher.hashAllNow!, byPrefix);
+    assert.equal(looked, 1);
+    assert.deepEqual(await finishChecks(ctx, steps), alone);
     assert.deepEqual(
-      alone.map((o) => o.verdict),
-      ['UNSAFE', 'SAFE', 'SAFE', 'UNSAFE'],
+      alone.map((o) => [o.verdict, o.answeredBy]),
+      [
+        ['UNSAFE', 'server'],
+        ['SAFE', 'database'],
+        ['SAFE', 'server'],
+        ['UNSAFE', 'server'],
+        ['SAFE', 'database'],
+      ],
+    );
+    // Only the URLs with a listed prefix were searched, in one search.
+    assert.equal(server.searches.length, 1);
+    assert.throws(
+      () => localThreatListStepsInBulk(ctx, ['http://a.example/', 'javascript:alert(1)'], nodeExpressionHasher.hashAllNow!, byPrefix),
+      /invalid URL/,
     );
   });
 

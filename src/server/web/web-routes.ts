@@ -41,8 +41,10 @@ export function registerWebRoutes(app: FastifyInstance, options: WebOptions): vo
   const startedAt = Date.now();
   const history = new RequestHistory();
   // Requests an OHTTP gateway serves from inside encapsulations are counted once, as the encapsulating one.
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook, not an async one: no promise per answer.
+  app.addHook('onResponse', (request, reply, done) => {
     if (request.socket.remoteAddress !== INNER_REQUEST_ADDRESS) history.record(reply.statusCode);
+    done();
   });
   const html = 'text/html; charset=utf-8';
   // Who may keep a page (as answer-caching.ts decides for the API): the empty form and the advisories
