@@ -39,15 +39,25 @@ export interface DrainOutcome {
 export class ConnectionDrain {
   /** Every connection, as accepted (for TLS, before its handshake). */
   private readonly sockets = new Set<Socket>();
+  /** The TLS sockets of the connections, once their handshake is done. */
+  private readonly secureSockets = new Set<Socket>();
   private readonly sessions = new Set<Http2Session>();
-  /** HTTP/1.1 answers under way, with their connection. */
-  private readonly answers = new Map<ServerResponse, Socket>();
+  /**
+   * Each HTTP/1.1 connection's latest answer. Answers on a connection end in order, so when the latest has
+   * ended the connection carries none; kept weakly, and without a listener, since every request passes here.
+   */
+  private readonly latest = new WeakMap<Socket, ServerResponse>();
   private draining = false;
 
   constructor(private readonly server: Server & { closeIdleConnections?: () => void }) {
     server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
+    });
+    // Over TLS, HTTP/1.1 requests come on the TLS socket, not on the connection's own.
+    server.on('secureConnection', (socket: Socket) => {
+      this.secureSockets.add(socket);
+      socket.once('close', () => this.secureSockets.delete(socket));
     });
     server.on('session', (session: Http2Session) => {
       if (this.draining) session.close();
@@ -57,14 +67,13 @@ export class ConnectionDrain {
     // Before fastify's listener, which answers at once: its 503 then carries these headers too. (A request
     // answered normally in the moment between the drain's start and fastify's close keeps its own
     // Cache-Control, which the routes set; Retry-After means nothing beside a success.)
-    server.prependListener('request', (_request: unknown, response: ServerResponse | Http2ServerResponse) => {
+    server.prependListener('request', (request: IncomingMessage | Http2ServerRequest, response: ServerResponse | Http2ServerResponse) => {
+      if (request.httpVersionMajor < 2) this.latest.set((request as IncomingMessage).socket, response as ServerResponse);
       if (!this.draining) return;
       response.setHeader('retry-after', String(STOPPING_RETRY_AFTER_SECONDS));
       response.setHeader('cache-control', 'no-store');
-    });
-    server.on('request', (request: IncomingMessage | Http2ServerRequest, response: ServerResponse | Http2ServerResponse) => {
-      if (request.httpVersionMajor >= 2) return;
-      this.follow(response as ServerResponse, (request as IncomingMessage).socket);
+      // Node closes an HTTP/1.1 connection after an answer that says so.
+      if (request.httpVersionMajor < 2) response.setHeader('connection', 'close');
     });
   }
 
@@ -75,7 +84,14 @@ export class ConnectionDrain {
    */
   async drain(timeoutMs: number): Promise<DrainOutcome> {
     this.draining = true;
-    for (const [response] of this.answers) if (!response.headersSent) response.setHeader('connection', 'close');
+    for (const socket of [...this.sockets, ...this.secureSockets]) {
+      const response = this.latest.get(socket);
+      if (response === undefined || response.writableFinished) continue;
+      // An answer under way: its connection closes once it has ended (Node's, by the header, when it is
+      // not sent yet; ours otherwise).
+      if (!response.headersSent) response.setHeader('connection', 'close');
+      else response.once('close', () => socket.end());
+    }
     this.server.closeIdleConnections?.();
     for (const session of this.sessions) session.close();
     if (this.sockets.size === 0) return { forced: 0 };
@@ -94,13 +110,5 @@ export class ConnectionDrain {
     for (const session of this.sessions) session.destroy();
     for (const socket of this.sockets) socket.destroy();
     return { forced };
-  }
-
-  private follow(response: ServerResponse, socket: Socket): void {
-    this.answers.set(response, socket);
-    response.once('close', () => {
-      this.answers.delete(response);
-      if (this.draining && ![...this.answers.values()].includes(socket)) socket.end();
-    });
   }
 }
