@@ -156,7 +156,7 @@ describe('POST /admin/lists/NAME/entries', () => {
   });
 });
 
-describe('POST /admin/lists/NAME/entries while a feed of the list has no copy', () => {
+describe('POST /admin/lists/NAME/entries to a list with a URL feed', () => {
   let feeds: FeedServer;
   before(async () => {
     feeds = await FeedServer.start();
@@ -165,26 +165,22 @@ describe('POST /admin/lists/NAME/entries while a feed of the list has no copy', 
     await feeds.close();
   });
 
+  /** A configuration file `name` of se-4b from the feed at `path` (with `settings`) and editable entries. */
+  async function withFeed(name: string, path: string, settings: object = {}): Promise<string> {
+    const file = join(dir, name);
+    const feed = { url: feeds.url(path), format: 'urls', allowPrivateAddresses: true, ...settings };
+    const lists = [{ name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], sources: [feed, { entries: [] }] }];
+    await writeFile(file, JSON.stringify({ adminToken: TOKEN, lists }));
+    return file;
+  }
+
   it('answers 202: the edit is kept, not served until the feed is read, and says why', async () => {
     let up = true;
     feeds.route('/feed', (_request, response) => {
       if (up) response.writeHead(200).end('http://from-feed.example/\n');
       else response.writeHead(500).end();
     });
-    const file = join(dir, 'with-feed.json');
-    await writeFile(
-      file,
-      JSON.stringify({
-        adminToken: TOKEN,
-        lists: [
-          {
-            name: 'se-4b',
-            threatTypes: ['SOCIAL_ENGINEERING'],
-            sources: [{ url: feeds.url('/feed'), format: 'urls', allowPrivateAddresses: true }, { entries: [] }],
-          },
-        ],
-      }),
-    );
+    const file = await withFeed('with-feed.json', '/feed');
     const data = join(dir, 'with-feed-data');
     const first = await serve(data, undefined, file);
     await first.service.close();
@@ -205,16 +201,6 @@ describe('POST /admin/lists/NAME/entries while a feed of the list has no copy', 
     assert.equal(await verdict(service, 'http://incident.example/'), 'UNSAFE', 'served once the feed is read');
     assert.equal(await verdict(service, 'http://from-feed.example/'), 'UNSAFE');
   });
-});
-
-describe('POST /admin/lists/NAME/entries while a feed of the list hangs', () => {
-  let feeds: FeedServer;
-  before(async () => {
-    feeds = await FeedServer.start();
-  });
-  after(async () => {
-    await feeds.close();
-  });
 
   it('answers 200 at once, served, without waiting for the download; the download then publishes on top', async () => {
     // The first request is answered; later ones hang until released, as a feed server that stalls.
@@ -229,20 +215,7 @@ describe('POST /admin/lists/NAME/entries while a feed of the list hangs', () => 
         hung();
       }
     });
-    const file = join(dir, 'with-hanging-feed.json');
-    await writeFile(
-      file,
-      JSON.stringify({
-        adminToken: TOKEN,
-        lists: [
-          {
-            name: 'se-4b',
-            threatTypes: ['SOCIAL_ENGINEERING'],
-            sources: [{ url: feeds.url('/hangs'), format: 'urls', allowPrivateAddresses: true, timeoutSeconds: 600 }, { entries: [] }],
-          },
-        ],
-      }),
-    );
+    const file = await withFeed('with-hanging-feed.json', '/hangs', { timeoutSeconds: 600 });
     const { service } = await serve(undefined, undefined, file);
     const downloading = new Promise<void>((resolve) => (hung = resolve));
     let reloaded = false;
