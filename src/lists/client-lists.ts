@@ -76,7 +76,11 @@ const CHROME_BRANDED = 'Chrome-branded builds but iOS';
 const CHROME_BRANDED_OR_IOS = 'Chrome-branded builds, iOS';
 /** Firefox and Chromium ask with their own platform: LINUX here, WINDOWS or OSX on those systems. */
 const SYSTEM_PLATFORM = LINUX;
-const NO_V5_TYPE = 'v5 has no threat type to publish it under';
+const A_TABLE_PREF = 'named in a table pref';
+// Chromium's lists v5 has no threat type for: none by default, and any configuration may publish a list
+// under the name (its matches then carry the type it is configured with); no v4 triple maps to one.
+const NO_V5_TYPE = 'none by default (v5 has no threat type for it): publishable under this name';
+const NO_V4_LIST = 'always empty: no list answers this triple';
 
 /** Every list a real client asks for, client by client, in the order each asks. */
 export const CLIENT_LISTS: readonly ClientList[] = [
@@ -86,6 +90,9 @@ export const CLIENT_LISTS: readonly ClientList[] = [
   named('firefox-v5', 'goog-badbinurl-proto', 'mwb-4b', 'malicious binaries'),
   named('firefox-v5', 'goog-downloadwhite-proto', 'csdda-32b', 'the download allowlist'),
   named('firefox-v5', 'goog-harmful-proto', 'pha-4b', 'potentially harmful applications', ON_ANDROID),
+  named('firefox-v5', 'goog-globalcache-proto', 'gc-32b', 'the global cache of likely-safe sites', A_TABLE_PREF),
+  named('firefox-v5', 'test-4b', 'test-4b', 'a test table of 4-byte prefixes', A_TABLE_PREF),
+  named('firefox-v5', 'test-32b', 'test-32b', 'a test table of full hashes', A_TABLE_PREF),
 
   triple('firefox-v4', 'goog-phish-proto', [SOCIAL_ENGINEERING_INTERNAL, SYSTEM_PLATFORM, URL], 'social engineering'),
   triple('firefox-v4', 'goog-malware-proto', [MALWARE, SYSTEM_PLATFORM, URL], 'malware'),
@@ -99,13 +106,7 @@ export const CLIENT_LISTS: readonly ClientList[] = [
     'the login-reputation allowlist',
     'login reputation turned on',
   ),
-  triple(
-    'firefox-v4',
-    'googpub-phish-proto',
-    [SOCIAL_ENGINEERING, SYSTEM_PLATFORM, URL],
-    'the public phishing list',
-    'named in a table pref',
-  ),
+  triple('firefox-v4', 'googpub-phish-proto', [SOCIAL_ENGINEERING, SYSTEM_PLATFORM, URL], 'the public phishing list', A_TABLE_PREF),
   triple(
     'firefox-v4',
     'goog-harmful-proto',
@@ -122,20 +123,20 @@ export const CLIENT_LISTS: readonly ClientList[] = [
     'chromium-v4',
     'ChromeExtMalware',
     [MALWARE, CHROME, CHROME_EXTENSION],
-    'hashes of extension IDs, not of URLs: no list here',
+    `hashes of extension IDs, not of URLs; ${NO_V4_LIST}`,
     NOT_IOS,
   ),
-  triple('chromium-v4', 'UrlBilling', [BILLING, SYSTEM_PLATFORM, URL], `billing pages; ${NO_V5_TYPE}`),
+  triple('chromium-v4', 'UrlBilling', [BILLING, SYSTEM_PLATFORM, URL], `billing pages; ${NO_V4_LIST}`),
   triple('chromium-v4', 'UrlCsdDownloadAllowlist', [CSD_DOWNLOAD_ALLOWLIST, SYSTEM_PLATFORM, URL], 'the download allowlist', NOT_IOS),
   triple('chromium-v4', 'UrlCsdAllowlist', [CSD_ALLOWLIST, SYSTEM_PLATFORM, URL], 'the CSD allowlist', CHROME_BRANDED_OR_IOS),
   triple(
     'chromium-v4',
     'UrlSubresourceFilter',
     [SUBRESOURCE_FILTER, SYSTEM_PLATFORM, URL],
-    `abusive ad sites; ${NO_V5_TYPE}`,
+    `abusive ad sites; ${NO_V4_LIST}`,
     CHROME_BRANDED,
   ),
-  triple('chromium-v4', 'UrlSuspiciousSite', [SUSPICIOUS, SYSTEM_PLATFORM, URL], `suspicious sites; ${NO_V5_TYPE}`, CHROME_BRANDED),
+  triple('chromium-v4', 'UrlSuspiciousSite', [SUSPICIOUS, SYSTEM_PLATFORM, URL], `suspicious sites; ${NO_V4_LIST}`, CHROME_BRANDED),
   triple(
     'chromium-v4',
     'UrlHighConfidenceAllowlist',
@@ -148,7 +149,7 @@ export const CLIENT_LISTS: readonly ClientList[] = [
   named('chromium-v5', 'UrlMalware', 'mw-4b', 'malware'),
   named('chromium-v5', 'UrlUws', 'uws-4b', 'unwanted software'),
   named('chromium-v5', 'UrlMalBin', 'mwb-4b', 'malicious binaries', NOT_IOS),
-  named('chromium-v5', 'ChromeExtMalware', 'mcrx-16b', 'hashes of extension IDs, not of URLs', NOT_IOS),
+  named('chromium-v5', 'ChromeExtMalware', 'mcrx-16b', `hashes of extension IDs, not of URLs; ${NO_V5_TYPE}`, NOT_IOS),
   named('chromium-v5', 'UrlBilling', 'bi-4b', `billing pages; ${NO_V5_TYPE}`),
   named('chromium-v5', 'UrlCsdDownloadAllowlist', 'csdda-32b', 'the download allowlist', NOT_IOS),
   named('chromium-v5', 'UrlCsdAllowlist', 'csda-32b', 'the CSD allowlist', CHROME_BRANDED_OR_IOS),

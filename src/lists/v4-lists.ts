@@ -139,7 +139,8 @@ export const V4_LIKELY_SAFE_LISTS = {
  * any. Browsers ask per platform (Chromium: WINDOWS, LINUX, …); every desktop platform is the one list.
  * Chromium's malicious binaries are `mwb-4b` and its allowlists the likely-safe lists its v5 code asks
  * for instead; its other lists (billing, subresource filter, suspicious sites, extensions, API abuse)
- * have no v5 threat type to publish them under and no list here.
+ * have no v5 threat type, and their triples no list: a configuration may publish a list under Chromium's
+ * v5 name for one (`bi-4b`, …), which its v5 code then gets, but no v4 triple is answered from it.
  */
 export function listNameForV4(threatType: ThreatType, platformType: PlatformType, threatEntryType: ThreatEntryType): string | undefined {
   if (threatEntryType !== URL && threatEntryType !== THREAT_ENTRY_TYPE_UNSPECIFIED) return undefined;

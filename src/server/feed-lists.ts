@@ -3,7 +3,7 @@ import type { Registry } from 'prom-client';
 import type { ServerConfig } from './feeds/config.ts';
 import { editedEntries, type EntryEdits, type EntryEditStore, memoryEntryEdits } from './feeds/entry-edits.ts';
 import { feedMetrics } from './feeds/feed-metrics.ts';
-import { loadList, type LoadedList } from './feeds/feed-source.ts';
+import { loadList, type LoadedList, readSources } from './feeds/feed-source.ts';
 import { FileWatch, type FileWatchOptions } from './feeds/file-watch.ts';
 import { type ReadMode, SourceStates, type SourceStatesOptions } from './feeds/source-states.ts';
 import { type FeedSourceStatus, sourceStatus } from './feeds/source-status.ts';
@@ -107,13 +107,15 @@ export class FeedLists {
   /** The content key (feed-source.ts LoadedList) each list was last published with by this process. */
   private readonly publishedKeys = new Map<string, string>();
   /** The reload of each list under way, if any: one at a time, so that an older read never publishes last. */
-  private readonly reloading = new Map<string, Promise<ListLoadReport>>();
+  private readonly reloading = new Map<string, Promise<unknown>>();
+  /** The publication of each list under way, if any: one at a time, each from the copies held when its turn comes. */
+  private readonly publishing = new Map<string, Promise<unknown>>();
   /** Lists whose reload is asked for and not yet begun: asking again adds nothing. */
   private readonly asked = new Set<string>();
   private watch: FileWatch | undefined;
   private readonly edits: EntryEditStore;
-  /** Loads of each list so far: a publication tried again is dropped once a newer load has begun. */
-  private readonly loads = new Map<string, number>();
+  /** Publications of each list begun so far: one tried again is dropped once a newer one has begun. */
+  private readonly publications = new Map<string, number>();
   /** The timer of each list's publication waiting to be tried again. */
   private readonly republishing = new Map<string, NodeJS.Timeout>();
   /** Aborted by close(): downloads under way are abandoned, and nothing more is published. */
@@ -271,6 +273,11 @@ export class FeedLists {
    * the edits (entry-edits.ts) and publishes the list at once. `unknown` when there is no such list,
    * `no-entries` when it has no `entries` source for the edits to lie over, `too-many` when the list
    * would hold more than MAX_EDITS_PER_LIST edits. Rejects when the edits cannot be kept.
+   *
+   * The list is merged again from the copies its sources hold, none of them read again: an operator's
+   * edit during an incident waits neither for a download under way (a feed that hangs until its
+   * timeout), nor for a feed that is due, nor for its file sources; a load under way publishes after it,
+   * the edit included (its edits are read once its sources are).
    */
   async editEntries(
     name: string,
@@ -283,53 +290,63 @@ export class FeedLists {
     const after = editedEntries(await this.edits.read(name), add, remove);
     if (after.added.length + after.removed.length > MAX_EDITS_PER_LIST) return 'too-many';
     const edits = await this.edits.update(name, add, remove);
-    return { edits, report: await this.reloadList(name, 'due') };
+    return { edits, report: await this.publishHeld(name) };
   }
 
   /** Reloads one list once any reload of it under way has finished. Never rejects: failures are reported. */
-  private reloadList(name: string, mode: ReadMode, begins: () => void = () => {}): Promise<ListLoadReport> {
-    return this.inTurn(name, () => {
+  private reloadList(name: string, mode: Exclude<ReadMode, 'held'>, begins: () => void = () => {}): Promise<ListLoadReport> {
+    return inTurn(this.reloading, name, () => {
       begins();
       return this.loadAndPublish(name, mode);
     });
   }
 
-  /** Runs `work` on list `name` once whatever runs on it now has finished: one load or publication at a time. */
-  private inTurn(name: string, work: () => Promise<ListLoadReport>): Promise<ListLoadReport> {
-    const previous = this.reloading.get(name) ?? Promise.resolve();
-    const next = previous.then(work);
-    this.reloading.set(name, next);
-    void next.finally(() => {
-      if (this.reloading.get(name) === next) this.reloading.delete(name);
-    });
-    return next;
+  /** Reads the sources of `name` that are due in `mode`, then publishes the list from its copies. */
+  private async loadAndPublish(name: string, mode: Exclude<ReadMode, 'held'>): Promise<ListLoadReport> {
+    const list = this.config.lists.find((l) => l.name === name)!;
+    try {
+      await readSources(list, { ...this.config.feedLimits, signal: this.stopping.signal }, this.sources, mode);
+    } catch (err) {
+      const report = this.failedUnexpectedly(name, err);
+      this.schedule(name);
+      this.tell(report);
+      return report;
+    }
+    // The next load is timed once this one has read its sources (their next checks).
+    return this.publishHeld(name, () => this.schedule(name));
   }
 
-  private async loadAndPublish(name: string, mode: ReadMode): Promise<ListLoadReport> {
+  /**
+   * Merges the list `name` from the copies its sources hold and the edits, and publishes it unless that
+   * content is published already or a source without a copy holds it back. Publications of a list run one
+   * at a time, each merging what is held when its turn comes, so that the last one holds the newest copies
+   * and edits; a download does not hold one up. `done` runs before the report is told. Never rejects:
+   * failures are reported.
+   */
+  private publishHeld(name: string, done: () => void = () => {}): Promise<ListLoadReport> {
+    return inTurn(this.publishing, name, async () => {
+      const report = await this.mergeAndPublish(name);
+      done();
+      // Stopped meanwhile: nothing was published, and nothing is told.
+      if (!this.stopping.signal.aborted) this.tell(report);
+      return report;
+    });
+  }
+
+  private async mergeAndPublish(name: string): Promise<ListLoadReport> {
     const list = this.config.lists.find((l) => l.name === name)!;
-    const load = (this.loads.get(name) ?? 0) + 1;
-    this.loads.set(name, load);
+    const publication = (this.publications.get(name) ?? 0) + 1;
+    this.publications.set(name, publication);
     clearTimeout(this.republishing.get(name));
     this.republishing.delete(name);
+    // Stopped meanwhile (SIGTERM during a reload): what was read is not published.
+    if (this.stopping.signal.aborted) return abandoned(name);
     const errors: string[] = [];
-    let report: ListLoadReport;
     try {
-      const limits = { ...this.config.feedLimits, signal: this.stopping.signal };
       let editsRead: EntryEdits | undefined;
       const readEdits = async () => (editsRead = await this.edits.read(name));
-      const loaded: LoadedList = await loadList(list, limits, this.sources, mode, readEdits);
-      // Stopped meanwhile (SIGTERM during a reload): what was read is not published, and not told.
-      if (this.stopping.signal.aborted)
-        return {
-          list: name,
-          expressions: 0,
-          badLines: 0,
-          firstBadLines: [],
-          errors: ['abandoned: stopping'],
-          published: false,
-          served: false,
-          notServed: 'the server is stopping',
-        };
+      const loaded = await loadList(list, this.config.feedLimits, this.sources, 'held', readEdits);
+      if (this.stopping.signal.aborted) return abandoned(name);
       errors.push(
         ...loaded.errors.map((e) => e.message),
         ...loaded.stale.map((s) => `${s.error.message}; its copy from ${new Date(s.copySince).toISOString()} still counts`),
@@ -337,7 +354,7 @@ export class FeedLists {
       const firstBadLines = loaded.sources.flatMap(({ source, badLines }) =>
         badLines.slice(0, REPORTED_BAD_LINES_PER_SOURCE).map(({ line, reason }) => ({ source, line, reason })),
       );
-      report = {
+      const report: ListLoadReport = {
         list: name,
         expressions: loaded.expressions,
         badLines: loaded.badLines,
@@ -348,7 +365,7 @@ export class FeedLists {
       };
       // A source without a copy would take its entries out of a list served before: it stays as it was.
       // Nor is content published again that this process published last (304s, texts unchanged).
-      const held = loaded.errors.length > 0 && this.loaded.has(name);
+      const held = (loaded.errors.length > 0 || loaded.unread.length > 0) && this.loaded.has(name);
       let notServed = held ? this.heldBack(name, loaded) : undefined;
       if (!held && this.publishedKeys.get(name) !== loaded.contentKey) {
         const refusal = await this.publish(name, loaded.fullHashes, loaded.contentKey);
@@ -359,23 +376,33 @@ export class FeedLists {
           notServed =
             `the snapshot store could not take the list (${refusal.message}); it is tried again in a moment, ` +
             'at growing intervals, and the previous version stays served meanwhile';
-          this.republishLater(name, load, loaded, { ...report, errors: [...errors], notServed }, REPUBLISH_FIRST_MS);
+          this.republishLater(name, publication, loaded, { ...report, errors: [...errors], notServed }, REPUBLISH_FIRST_MS);
           errors.push(refusal.message);
         }
       }
-      // Compared with what this instance last published, not with whether this load published: a
-      // content published already (by a concurrent load, or unchanged) is served all the same.
+      // Compared with what this instance last published, not with whether this publication published: a
+      // content published already (by a concurrent one, or unchanged) is served all the same.
       report.served = this.publishedKeys.get(name) === loaded.contentKey;
       if (!report.served && notServed !== undefined) report.notServed = notServed;
+      return report;
     } catch (err) {
-      // A refresh runs from a timer: whatever goes wrong is reported, and the list keeps its snapshot.
-      const why = `reload failed unexpectedly: ${err instanceof Error ? err.message : String(err)}`;
-      errors.push(why);
-      report = { list: name, expressions: 0, badLines: 0, firstBadLines: [], errors, published: false, served: false, notServed: why };
+      return this.failedUnexpectedly(name, err, errors);
     }
-    this.schedule(name);
-    this.tell(report);
-    return report;
+  }
+
+  /** The report of a load or publication that failed in a way no source explains; the list keeps its snapshot. */
+  private failedUnexpectedly(name: string, err: unknown, errors: string[] = []): ListLoadReport {
+    const why = `reload failed unexpectedly: ${err instanceof Error ? err.message : String(err)}`;
+    return {
+      list: name,
+      expressions: 0,
+      badLines: 0,
+      firstBadLines: [],
+      errors: [...errors, why],
+      published: false,
+      served: false,
+      notServed: why,
+    };
   }
 
   /** Publishes through the store; resolves to the store's refusal, if it refused. */
@@ -391,12 +418,12 @@ export class FeedLists {
     }
   }
 
-  /** Tries a refused publication again after `waitMs`, unless load `load` is no longer the list's newest by then. */
-  private republishLater(name: string, load: number, loaded: LoadedList, report: ListLoadReport, waitMs: number): void {
+  /** Tries a refused publication again after `waitMs`, unless `publication` is no longer the list's newest by then. */
+  private republishLater(name: string, publication: number, loaded: LoadedList, report: ListLoadReport, waitMs: number): void {
     const timer = setTimeout(() => {
       this.republishing.delete(name);
-      void this.inTurn(name, async () => {
-        if (this.loads.get(name) !== load || this.stopping.signal.aborted) return report;
+      void inTurn(this.publishing, name, async () => {
+        if (this.publications.get(name) !== publication || this.stopping.signal.aborted) return report;
         let refusal;
         try {
           refusal = await this.publish(name, loaded.fullHashes, loaded.contentKey);
@@ -409,7 +436,7 @@ export class FeedLists {
           return failed;
         }
         if (refusal !== undefined) {
-          this.republishLater(name, load, loaded, report, Math.min(2 * waitMs, REPUBLISH_MAX_MS));
+          this.republishLater(name, publication, loaded, report, Math.min(2 * waitMs, REPUBLISH_MAX_MS));
           return report;
         }
         const published: ListLoadReport = { ...report, published: true, served: true };
@@ -431,14 +458,14 @@ export class FeedLists {
   }
 
   /**
-   * Edits shared with other instances (Redis) may change between this load's read of them and its
-   * publication, which every instance then follows: when they did, the list is loaded again, so that an
-   * edit made meanwhile on another instance is not left out for longer than one more load.
+   * Edits shared with other instances (Redis) may change between this publication's read of them and its
+   * end, which every instance then follows: when they did, the list is published once more, so that an
+   * edit made meanwhile on another instance is not left out for longer than one more publication.
    */
   private async recheckEdits(name: string, used: EntryEdits): Promise<void> {
     if (this.edits.keeping !== 'redis') return;
     const now = await this.edits.read(name);
-    if (JSON.stringify(now) !== JSON.stringify(used)) this.askReload(name);
+    if (JSON.stringify(now) !== JSON.stringify(used)) void this.publishHeld(name);
   }
 
   /**
@@ -448,11 +475,16 @@ export class FeedLists {
   private heldBack(name: string, loaded: LoadedList): string {
     const next = this.sources.nextCheckAt(name);
     const when = next === undefined ? 'at the next reload' : `next tried at ${new Date(next).toISOString()}`;
+    const why = [
+      ...loaded.errors.map((error) => error.message),
+      ...loaded.unread.map((source) => `${source} is being read for the first time`),
+    ];
+    const one = why.length === 1;
     return (
-      `the list stays as it was: ${loaded.errors.map((error) => error.message).join('; ')}, and ` +
-      `${loaded.errors.length === 1 ? 'that source has' : 'those sources have'} no copy in this process yet; ` +
-      `publishing without ${loaded.errors.length === 1 ? 'it' : 'them'} would take ${loaded.errors.length === 1 ? 'its' : 'their'} entries out of every client. ` +
-      `What this load read is served once ${loaded.errors.length === 1 ? 'that source is' : 'those sources are'} read (${when}).`
+      `the list stays as it was: ${why.join('; ')}, and ` +
+      `${one ? 'that source has' : 'those sources have'} no copy in this process yet; ` +
+      `publishing without ${one ? 'it' : 'them'} would take ${one ? 'its' : 'their'} entries out of every client. ` +
+      `What this load read is served once ${one ? 'that source is' : 'those sources are'} read (${when}).`
     );
   }
 
@@ -468,4 +500,28 @@ export class FeedLists {
     this.republishing.clear();
     this.stopping.abort();
   }
+}
+
+/** Runs `work` on list `name` once what `queue` runs on it now has finished: one at a time. */
+function inTurn<T>(queue: Map<string, Promise<unknown>>, name: string, work: () => Promise<T>): Promise<T> {
+  const next = (queue.get(name) ?? Promise.resolve()).then(work);
+  queue.set(name, next);
+  void next.finally(() => {
+    if (queue.get(name) === next) queue.delete(name);
+  });
+  return next;
+}
+
+/** The report of a publication the server's stop abandoned: nothing published. */
+function abandoned(name: string): ListLoadReport {
+  return {
+    list: name,
+    expressions: 0,
+    badLines: 0,
+    firstBadLines: [],
+    errors: ['abandoned: stopping'],
+    published: false,
+    served: false,
+    notServed: 'the server is stopping',
+  };
 }

@@ -32,7 +32,7 @@ import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from './connection-drain.ts';
 import { demoCatalog } from './demo.ts';
 import { FeedLists, type ListLoadReport } from './feed-lists.ts';
 import { ConfigError } from './feeds/config-error.ts';
-import { readServerConfig, type ServerConfig } from './feeds/config.ts';
+import { configWarnings, readServerConfig, type ServerConfig } from './feeds/config.ts';
 import { diskEntryEdits, memoryEntryEdits } from './feeds/entry-edits.ts';
 import type { HttpLimits } from './guard/http-limits.ts';
 import { DEFAULT_LOAD_CONTROL_CONFIG, type LoadControlConfig } from './guard/load-control-config.ts';
@@ -219,17 +219,20 @@ async function openLists(service: ServiceConfig, opened: Opened, monitor: RedisM
         : lists.dataDir !== undefined
           ? opened.add('the data folder', await DiskSnapshotStore.open(lists.dataDir, { log }))
           : undefined;
-    const feeds = opened.add(
-      'the feeds',
-      await FeedLists.start(lists.config, service.onListReport, store, {
-        edits:
-          redis !== undefined
-            ? opened.add('the entry edits in Redis', await RedisEntryEdits.connect({ ...redis, log, watch: monitor?.watch('lists') }))
-            : lists.dataDir !== undefined
-              ? await diskEntryEdits(lists.dataDir)
-              : memoryEntryEdits(),
-      }),
-    );
+    const edits =
+      redis !== undefined
+        ? opened.add('the entry edits in Redis', await RedisEntryEdits.connect({ ...redis, log, watch: monitor?.watch('lists') }))
+        : lists.dataDir !== undefined
+          ? await diskEntryEdits(lists.dataDir)
+          : memoryEntryEdits();
+    const editable = lists.config.lists.filter((list) => list.sources.some((source) => source.kind === 'entries'));
+    if (edits.keeping === 'memory' && editable.length > 0) {
+      log(
+        `the edits of ${editable.map((list) => list.name).join(', ')} through POST /admin/lists/NAME/entries are kept in memory ` +
+          'and lost at restart: start with --data DIR (or dataDir in the configuration, or --redis) to keep them',
+      );
+    }
+    const feeds = opened.add('the feeds', await FeedLists.start(lists.config, service.onListReport, store, { edits }));
     return {
       options: {
         catalog: feeds.catalog,
@@ -413,6 +416,7 @@ async function reloadService(running: Running): Promise<{ config: ServerConfig |
     }
   }
   for (const line of plan?.restartNeeded ?? []) log(`reload: ${line}`);
+  for (const warning of next === undefined ? [] : configWarnings(next)) log(`reload: ${warning}`);
   // The certificate first: the lists are downloaded again below, and a slow feed must not keep a
   // renewed certificate (perhaps replacing one about to expire) out of service meanwhile.
   if (credentials !== undefined) {
@@ -454,6 +458,7 @@ export async function startService(service: ServiceConfig): Promise<Service> {
   const monitor = service.redis === undefined ? undefined : new RedisMonitor(service.log);
   try {
     const source = configOf(service.lists);
+    for (const warning of source === undefined ? [] : configWarnings(source.config)) service.log(warning);
     const tlsFiles = tlsFilesOf(service, source?.config, source?.file);
     // Before anything else opens: a certificate that cannot be served stops the start at once.
     const tls = tlsFiles === undefined ? undefined : await readCertificate(tlsFiles, service.log);

@@ -42,11 +42,21 @@ describe('CLIENT_LISTS', () => {
       ['goog-harmful-proto', 'pha-4b'],
       ['goog-badbinurl-proto', 'mwb-4b'],
       ['goog-downloadwhite-proto', 'csdda-32b'],
+      ['goog-globalcache-proto', 'gc-32b'],
+      ['test-4b', 'test-4b'],
+      ['test-32b', 'test-32b'],
     ]);
     for (const row of [...rows('firefox-v5'), ...rows('firefox-v4')]) {
       const expected = firefoxTables.get(row.clientName);
       if (expected !== undefined) assert.equal(listAnswering(row.asked), expected, `${row.form} ${row.clientName}`);
     }
+    // Every table of docs/api.md §3 is one Firefox's v5 provider asks for, and no other.
+    assert.deepEqual(
+      rows('firefox-v5')
+        .map((row) => row.clientName)
+        .sort(),
+      [...firefoxTables.keys()].sort(),
+    );
     assert.equal(listAnswering(rows('firefox-v4').find((row) => row.clientName === 'googpub-phish-proto')!.asked), 'se-4b');
   });
 

@@ -101,6 +101,11 @@ describe('POST /admin/lists/NAME/entries', () => {
     assert.equal(await verdict(service, 'http://mistake.example/'), 'SAFE');
     assert.equal(await verdict(service, 'http://configured.example/'), 'UNSAFE');
     assert.ok(log.some((line) => /se-4b: 2 entries added, 1 removed, kept in memory/.test(line)));
+    const lost = log.filter((line) => line.includes('lost at restart'));
+    assert.deepEqual(lost, [
+      'the edits of se-4b through POST /admin/lists/NAME/entries are kept in memory and lost at restart: ' +
+        'start with --data DIR (or dataDir in the configuration, or --redis) to keep them',
+    ]);
   });
 
   it('refuses the whole batch for one bad entry, naming it', async () => {
@@ -141,6 +146,7 @@ describe('POST /admin/lists/NAME/entries', () => {
   it('keeps the edits in the data folder across a restart', async () => {
     const data = join(dir, 'data');
     const first = await serve(data);
+    assert.ok(!first.log.some((line) => line.includes('lost at restart')), 'edits kept: no warning');
     const { json } = await post(first.service, '/admin/lists/se-4b/entries', { add: ['kept.example/'], remove: ['configured.example/'] });
     assert.match(json.kept, /in the data folder/);
     await first.service.close();
@@ -150,7 +156,7 @@ describe('POST /admin/lists/NAME/entries', () => {
   });
 });
 
-describe('POST /admin/lists/NAME/entries while a feed of the list has no copy', () => {
+describe('POST /admin/lists/NAME/entries to a list with a URL feed', () => {
   let feeds: FeedServer;
   before(async () => {
     feeds = await FeedServer.start();
@@ -159,26 +165,22 @@ describe('POST /admin/lists/NAME/entries while a feed of the list has no copy', 
     await feeds.close();
   });
 
+  /** A configuration file `name` of se-4b from the feed at `path` (with `settings`) and editable entries. */
+  async function withFeed(name: string, path: string, settings: object = {}): Promise<string> {
+    const file = join(dir, name);
+    const feed = { url: feeds.url(path), format: 'urls', allowPrivateAddresses: true, ...settings };
+    const lists = [{ name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], sources: [feed, { entries: [] }] }];
+    await writeFile(file, JSON.stringify({ adminToken: TOKEN, lists }));
+    return file;
+  }
+
   it('answers 202: the edit is kept, not served until the feed is read, and says why', async () => {
     let up = true;
     feeds.route('/feed', (_request, response) => {
       if (up) response.writeHead(200).end('http://from-feed.example/\n');
       else response.writeHead(500).end();
     });
-    const file = join(dir, 'with-feed.json');
-    await writeFile(
-      file,
-      JSON.stringify({
-        adminToken: TOKEN,
-        lists: [
-          {
-            name: 'se-4b',
-            threatTypes: ['SOCIAL_ENGINEERING'],
-            sources: [{ url: feeds.url('/feed'), format: 'urls', allowPrivateAddresses: true }, { entries: [] }],
-          },
-        ],
-      }),
-    );
+    const file = await withFeed('with-feed.json', '/feed');
     const data = join(dir, 'with-feed-data');
     const first = await serve(data, undefined, file);
     await first.service.close();
@@ -198,6 +200,49 @@ describe('POST /admin/lists/NAME/entries while a feed of the list has no copy', 
     assert.equal(reloaded.status, 200);
     assert.equal(await verdict(service, 'http://incident.example/'), 'UNSAFE', 'served once the feed is read');
     assert.equal(await verdict(service, 'http://from-feed.example/'), 'UNSAFE');
+  });
+
+  it('answers 200 at once, served, without waiting for the download; the download then publishes on top', async () => {
+    // The first request is answered; later ones hang until released, as a feed server that stalls.
+    let feedText = 'http://from-feed.example/\n';
+    const hanging: (() => void)[] = [];
+    let hung: () => void = () => {};
+    feeds.route('/hangs', (_request, response) => {
+      const answer = () => response.writeHead(200).end(feedText);
+      if (feeds.count('/hangs') === 1) answer();
+      else {
+        hanging.push(answer);
+        hung();
+      }
+    });
+    const file = await withFeed('with-hanging-feed.json', '/hangs', { timeoutSeconds: 600 });
+    const { service } = await serve(undefined, undefined, file);
+    const downloading = new Promise<void>((resolve) => (hung = resolve));
+    let reloaded = false;
+    const reload = post(service, '/admin/reload?list=se-4b').then((answer) => {
+      reloaded = true;
+      return answer;
+    });
+    await downloading;
+    // Bounded far below the feed's timeout of 600 s: an edit queued behind the download fails here.
+    let bound: NodeJS.Timeout | undefined;
+    const { status, json } = await Promise.race([
+      post(service, '/admin/lists/se-4b/entries', { add: ['incident.example/'] }),
+      new Promise<never>((_resolve, reject) => {
+        bound = setTimeout(() => reject(new Error('no answer within 10 s while the download hangs')), 10_000);
+      }),
+    ]).finally(() => clearTimeout(bound));
+    assert.equal(status, 200, JSON.stringify(json));
+    assert.equal(json.served, true);
+    assert.equal(reloaded, false, 'answered while the download still hangs');
+    assert.equal(hanging.length, 1);
+    assert.equal(await verdict(service, 'http://incident.example/'), 'UNSAFE');
+    assert.equal(await verdict(service, 'http://from-feed.example/'), 'UNSAFE', "the feed's copy still counts");
+    feedText += 'http://new-in-feed.example/\n';
+    hanging.shift()!();
+    assert.equal((await reload).status, 200);
+    assert.equal(await verdict(service, 'http://new-in-feed.example/'), 'UNSAFE');
+    assert.equal(await verdict(service, 'http://incident.example/'), 'UNSAFE', 'the download published on top of the edit, with it');
   });
 });
 

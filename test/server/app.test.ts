@@ -249,7 +249,7 @@ describe('v4 API', () => {
     assert.equal(message.matches.length, 1);
     assert.equal(message.matches[0]!.threatType, 5);
     assert.equal(Buffer.from(message.matches[0]!.threat!.hash).toString('latin1'), phishingHash);
-    assert.equal(message.negativeCacheDuration?.seconds, 300n);
+    assert.equal(message.negativeCacheDuration?.seconds, 30n, 'the default negative duration');
   });
 
   it('fullHashes:find names a hash of mwb-4b MALICIOUS_BINARY, as v4 clients keep that list, and malware MALWARE', async () => {

@@ -16,6 +16,7 @@ import {
   expectedBytes,
   get,
   KEY,
+  onPlatform,
   rows,
   runningServers,
   tripleKey,
@@ -25,6 +26,8 @@ import {
 const { ThreatType: T, PlatformType: P, ThreatEntryType: E } = v4;
 const ResponseType = v4.FetchThreatListUpdatesResponse_ListUpdateResponse_ResponseType;
 const SERVERS = runningServers();
+/** The systems Firefox and Chromium run on, each asking with its own platform. */
+const DESKTOPS = [P.LINUX, P.WINDOWS, P.OSX];
 
 /** A ListUpdateRequest as Firefox's proto2 encoder writes it, empty state left out (its capture, decoded). */
 function firefoxListRequest({ threatType, platformType, threatEntryType }: V4List): number[] {
@@ -59,18 +62,20 @@ describe('Firefox, google4 provider: threatListUpdates:fetch', () => {
     assert.ok(firefoxFetch(CAPTURED).includes('$req=ChUKE25hdmNsaWVudC1hdXRvLWZmb3gaCggFEAIiAiACKAEaCggBEAIi'));
   });
 
-  it('is answered in full, every table and every optional one, by each server', async () => {
-    for (const forms of [alwaysAsked('firefox-v4'), rows('firefox-v4')]) {
-      for (const { url, catalog, label } of SERVERS) {
-        const asked = forms.map(tripleOf);
-        const response = await get(url, firefoxFetch(asked), { 'x-http-method-override': 'POST', accept: '*/*' });
-        const message = fromBinary(v4.FetchThreatListUpdatesResponseSchema, await binary(response));
-        checkV4Answer(
-          message,
-          asked,
-          forms.map((row) => expectedBytes(catalog, row)),
-          label,
-        );
+  it('is answered in full, every table and every optional one, by each server, on every desktop system', async () => {
+    for (const platform of DESKTOPS) {
+      for (const forms of [alwaysAsked('firefox-v4'), rows('firefox-v4')]) {
+        for (const { url, catalog, label } of SERVERS) {
+          const asked = forms.map((row) => onPlatform(tripleOf(row), platform));
+          const response = await get(url, firefoxFetch(asked), { 'x-http-method-override': 'POST', accept: '*/*' });
+          const message = fromBinary(v4.FetchThreatListUpdatesResponseSchema, await binary(response));
+          checkV4Answer(
+            message,
+            asked,
+            forms.map((row) => expectedBytes(catalog, row)),
+            `${label}, ${P[platform]}`,
+          );
+        }
       }
     }
   });
@@ -126,20 +131,28 @@ describe('Chromium: threatListUpdates:fetch', () => {
     );
   });
 
-  it('gets every store answered under its own triple, the ones sbkit has no list for empty', async () => {
-    for (const { url, catalog, label } of SERVERS) {
-      const response = await get(url, chromiumFetch(STORES), { 'x-http-method-override': 'POST' });
-      const message = fromBinary(v4.FetchThreatListUpdatesResponseSchema, await binary(response));
-      checkV4Answer(
-        message,
-        STORES,
-        rows('chromium-v4').map((row) => expectedBytes(catalog, row)),
-        label,
+  it('gets every store answered under its own triple, the ones sbkit has no list for empty, on every desktop system', async () => {
+    for (const platform of DESKTOPS) {
+      const stores = STORES.map((store) => onPlatform(store, platform));
+      // The same list answers a store whatever the system: the platform names no other list.
+      assert.deepEqual(
+        stores.map((triple) => listAnswering({ triple })),
+        STORES_AND_LISTS.map(([, list]) => list),
       );
-      // Chromium keys a store by the exact triple (an answer for any other is a bug check in its code).
-      message.listUpdateResponses.forEach((answer, i) => {
-        assert.deepEqual([answer.threatType, answer.platformType, answer.threatEntryType], Object.values(STORES[i]!));
-      });
+      for (const { url, catalog, label } of SERVERS) {
+        const response = await get(url, chromiumFetch(stores), { 'x-http-method-override': 'POST' });
+        const message = fromBinary(v4.FetchThreatListUpdatesResponseSchema, await binary(response));
+        checkV4Answer(
+          message,
+          stores,
+          rows('chromium-v4').map((row) => expectedBytes(catalog, row)),
+          `${label}, ${P[platform]}`,
+        );
+        // Chromium keys a store by the exact triple (an answer for any other is a bug check in its code).
+        message.listUpdateResponses.forEach((answer, i) => {
+          assert.deepEqual([answer.threatType, answer.platformType, answer.threatEntryType], Object.values(stores[i]!));
+        });
+      }
     }
   });
 

@@ -4,16 +4,22 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { createHash } from 'node:crypto';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { safebrowsing } from '@googleapis/safebrowsing';
 import { hashListUpdate } from '../../src/client/transport-v5.ts';
 import { widthOfListName } from '../../src/lists/list-name.ts';
+import * as v4 from '../../src/proto/v4.ts';
 import * as v5 from '../../src/proto/v5.ts';
+import { FeedLists } from '../../src/server/feed-lists.ts';
+import { parseServerConfig } from '../../src/server/feeds/config.ts';
+import { createServer } from '../../src/server/server.ts';
 import { HashList, hashBytes } from '../../src/store/hash-list.ts';
 import { nodeSha256 } from '../../src/url/hash.ts';
 import {
   alwaysAsked,
   binary,
+  checkV4Answer,
   checkV5Answer,
   expectedBytes,
   get,
@@ -55,6 +61,33 @@ describe('Firefox, google5 provider: hashLists:batchGet', () => {
     });
   }
 
+  it('answers the global cache and the test tables a table pref names: from lists of those names, else empty', async () => {
+    const tables = new Map(rows('firefox-v5').map((row) => [row.clientName, nameOf(row)]));
+    assert.equal(tables.get('goog-globalcache-proto'), 'gc-32b');
+    const names = ['gc-32b', 'test-4b', 'test-32b'];
+    assert.deepEqual(
+      names.filter((name) => [...tables.values()].includes(name)),
+      names,
+    );
+    const byName = new Map(rows('firefox-v5').map((row) => [nameOf(row), row]));
+    for (const { url, catalog, label } of SERVERS) {
+      const response = fromBinary(
+        v5.BatchGetHashListsResponseSchema,
+        await binary(await get(url, `/v5/hashLists:batchGet?key=${KEY}&${names.map((n) => `names=${n}`).join('&')}`)),
+      );
+      const expected = names.map((name) => expectedBytes(catalog, byName.get(name)!));
+      checkV5Answer(response, names, expected, label);
+      if (catalog.get('gc-32b') !== undefined) {
+        assert.equal(
+          response.hashLists[0]!.compressedAdditions.case,
+          'additionsThirtyTwoBytes',
+          `${label}: the global cache's full hashes`,
+        );
+        assert.ok(expected[0]!.length > 0);
+      }
+    }
+  });
+
   it('gives Android builds pha-4b in the same batch', async () => {
     const names = rows('firefox-v5').map(nameOf);
     for (const { url, catalog, label } of SERVERS) {
@@ -95,6 +128,68 @@ describe('Chromium with its LocalListsUseSBv5 feature: hashLists:batchGet', () =
         NAMES.map((name) => expectedBytes(catalog, byName.get(name)!)),
         label,
       );
+    }
+  });
+});
+
+describe("Chromium's lists v5 has no threat type for (billing, subresource filter, suspicious sites, extensions)", () => {
+  const NAMES = ['bi-4b', 'srf-4b', 'sus-4b', 'mcrx-16b'];
+  const ENTRY = 'published.example/';
+
+  it('are empty by default, served by v5 name when a configuration publishes them, and empty by v4 triple always', async () => {
+    assert.deepEqual(
+      NAMES.map((name) => rows('chromium-v5').some((row) => nameOf(row) === name)),
+      [true, true, true, true],
+    );
+    const config = parseServerConfig(
+      { lists: NAMES.map((name) => ({ name, threatTypes: ['MALWARE'], sources: [{ entries: [ENTRY] }] })) },
+      process.cwd(),
+    );
+    const feeds = await FeedLists.start(config, () => {}, undefined, { watch: false });
+    const server = createServer({ catalog: feeds.catalog, apiKeys: [KEY], port: 0 });
+    try {
+      const url = await server.listen();
+      const request = create(v5.BatchGetHashListsRequestSchema, { names: NAMES });
+      const req = Buffer.from(toBinary(v5.BatchGetHashListsRequestSchema, request)).toString('base64url');
+      const response = fromBinary(
+        v5.BatchGetHashListsResponseSchema,
+        await binary(await get(url, `/v5/hashLists:batchGet?$req=${req}&$ct=application/x-protobuf&key=${KEY}`)),
+      );
+      const hash = createHash('sha256').update(ENTRY).digest();
+      checkV5Answer(
+        response,
+        NAMES,
+        NAMES.map((name) => hash.subarray(0, widthOfListName(name))),
+        'published by a configuration',
+      );
+      const { ThreatType: T, PlatformType: P, ThreatEntryType: E } = v4;
+      const triples = [
+        { threatType: T.BILLING, platformType: P.LINUX, threatEntryType: E.URL },
+        { threatType: T.SUBRESOURCE_FILTER, platformType: P.LINUX, threatEntryType: E.URL },
+        { threatType: T.SUSPICIOUS, platformType: P.LINUX, threatEntryType: E.URL },
+        { threatType: T.MALWARE, platformType: P.CHROME, threatEntryType: E.CHROME_EXTENSION },
+      ];
+      const fetchRequest = create(v4.FetchThreatListUpdatesRequestSchema, {
+        listUpdateRequests: triples.map((triple) => ({ ...triple, constraints: { supportedCompressions: [v4.CompressionType.RICE] } })),
+      });
+      const v4Req = Buffer.from(toBinary(v4.FetchThreatListUpdatesRequestSchema, fetchRequest)).toString('base64url');
+      const answer = fromBinary(
+        v4.FetchThreatListUpdatesResponseSchema,
+        await binary(
+          await get(url, `/v4/threatListUpdates:fetch?$req=${v4Req}&$ct=application/x-protobuf&key=${KEY}`, {
+            'x-http-method-override': 'POST',
+          }),
+        ),
+      );
+      checkV4Answer(
+        answer,
+        triples,
+        triples.map(() => Buffer.alloc(0)),
+        'their v4 triples',
+      );
+    } finally {
+      await server.close();
+      feeds.close();
     }
   });
 });

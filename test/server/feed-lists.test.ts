@@ -393,6 +393,14 @@ describe('FeedLists with URL feeds', () => {
     assert.match(metrics, new RegExp(`sbkit_feed_source_not_modified_total\\{${labels}\\} 2\\n`));
     assert.match(metrics, new RegExp(`sbkit_feed_source_up\\{${labels}\\} 1\\n`));
     assert.match(metrics, new RegExp(`sbkit_feed_source_entries\\{${labels}\\} 1\\n`));
+    // The 304 of the refresh, 5 minutes after the start, is the last success; the copy is the 200's text.
+    const refreshedAt = Date.UTC(2026, 10, 25, 10, 5, 0) / 1000;
+    assert.match(metrics, new RegExp(`sbkit_feed_source_last_success_timestamp_seconds\\{${labels}\\} ${refreshedAt}\\n`));
+    const text = Buffer.byteLength('http://steady.example/\n');
+    assert.match(metrics, new RegExp(`sbkit_feed_source_bytes\\{${labels}\\} ${text}\\n`));
+    assert.match(metrics, new RegExp(`sbkit_feed_source_received_bytes_total\\{${labels}\\} ${text}\\n`), 'one body; 304s have none');
+    assert.match(metrics, /sbkit_feed_source_received_bytes_total\{list="mw-4b",source="0",[^}]*\} 28\n/, 'failed answers count too');
+    assert.doesNotMatch(metrics, /sbkit_feed_source_received_bytes_total\{list="mw-4b",source="1"/, 'inline entries download nothing');
     assert.match(metrics, /sbkit_feed_source_up\{list="mw-4b",source="0",[^}]*\} 0\n/);
     assert.match(metrics, /sbkit_feed_source_failures_total\{list="mw-4b",source="0",[^}]*,kind="http-status"\} 4\n/);
     assert.match(metrics, /sbkit_feed_source_last_error_timestamp_seconds\{list="mw-4b",source="0",[^}]*,kind="http-status"\} 1\d{9}\n/);
@@ -519,6 +527,60 @@ describe('FeedLists edits of entries', () => {
     assert.ok(holds(second, 'incident.example/'), 'the addition outlived the restart');
     assert.ok(!holds(second, 'kept.example/'), 'so did the removal');
     second.close();
+  });
+
+  it('are published from the copies held: no feed asked, no file read again, not even when they are due', async () => {
+    const feeds = await FeedServer.start();
+    let feedText = 'http://from-feed.example/\n';
+    feeds.route('/due', (_request, response) => response.writeHead(200).end(feedText));
+    const file = join(dir, 'held.txt');
+    await writeFile(file, 'from-file.example/\n');
+    // A clock that runs no timer: the feed falls due without a timer's load reading it.
+    let time = Date.UTC(2026, 10, 25, 10, 0, 0);
+    const clock = { now: () => time, setTimeout: () => 0, clearTimeout: () => {} };
+    const config = parseServerConfig(
+      {
+        lists: [
+          {
+            name: 'se-4b',
+            threatTypes: ['SOCIAL_ENGINEERING'],
+            sources: [
+              { url: feeds.url('/due'), format: 'urls', refreshMinutes: 1, allowPrivateAddresses: true },
+              { file, format: 'expressions' },
+              { entries: ['configured.example/'] },
+            ],
+          },
+        ],
+      },
+      dir,
+    );
+    const lists = await FeedLists.start(config, () => {}, memorySnapshotStore, { watch: false, clock });
+    try {
+      const asked = feeds.count('/due');
+      time += 5 * 60_000;
+      feedText += 'http://new-in-feed.example/\n';
+      await writeFile(file, 'from-file.example/\nnew-in-file.example/\n');
+      const edited = await lists.editEntries('se-4b', ['incident.example/'], ['configured.example/']);
+      assert.ok(typeof edited === 'object');
+      assert.equal(edited.report.served, true);
+      assert.ok(holds(lists, 'incident.example/') && !holds(lists, 'configured.example/'));
+      assert.ok(holds(lists, 'from-feed.example/') && holds(lists, 'from-file.example/'), 'the copies held still count');
+      assert.equal(feeds.count('/due'), asked, 'the feed, due, was not asked');
+      assert.ok(!holds(lists, 'new-in-feed.example/') && !holds(lists, 'new-in-file.example/'), 'nor the file read again');
+      // The status counts the edits: one configured entry removed, one added.
+      const inline = lists.sourceStatus()[2]!;
+      assert.equal(inline.entries, 1);
+      assert.equal(inline.summary, 'inline, 1 entry with the edits made through /admin/lists (1 configured)');
+      const metrics = await lists.metrics.metrics();
+      assert.match(metrics, /sbkit_feed_source_entries\{list="se-4b",source="2",name="inline entries"\} 1\n/);
+      await lists.editEntries('se-4b', ['second.example/', 'from-feed.example/'], []);
+      assert.equal(lists.sourceStatus()[2]!.entries, 3, 'an addition a feed also carries counts for the inline source');
+      await lists.reloadOne('se-4b');
+      assert.ok(holds(lists, 'new-in-feed.example/') && holds(lists, 'new-in-file.example/') && holds(lists, 'incident.example/'));
+    } finally {
+      lists.close();
+      await feeds.close();
+    }
   });
 
   it('name an unknown list and a list without entries', async () => {

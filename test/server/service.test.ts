@@ -305,6 +305,21 @@ describe('Service.reload', () => {
     assert.equal(await lists('broken-key'), 400);
   });
 
+  it('warns, at start and at each reload, of a wait Firefox ignores, naming the field, and serves it all the same', async () => {
+    const file = join(dir, 'short-wait.json');
+    await writeFile(file, JSON.stringify({ changingMinimumWaitSeconds: 60 }));
+    const { service, log } = await start({ lists: { from: 'config', file, config: await readServerConfig(file) } });
+    const firefox =
+      /^(reload: )?changingMinimumWaitSeconds is 60: Firefox ignores a minimum_wait_duration under 300 s and then waits 30 minutes/;
+    assert.equal(log.filter((line) => firefox.test(line)).length, 1, log.join('\n'));
+    assert.ok(!log.some((line) => line.startsWith('minimumWaitSeconds')), 'the usual wait, 1800 s, is no warning');
+    assert.equal(await service.reload(), true);
+    assert.equal(log.filter((line) => firefox.test(line)).length, 2, 'told again at the reload');
+    await writeFile(file, JSON.stringify({ changingMinimumWaitSeconds: 300 }));
+    assert.equal(await service.reload(), true);
+    assert.equal(log.filter((line) => line.includes('Firefox ignores')).length, 2, 'no warning for a wait Firefox keeps');
+  });
+
   it('rotates the admin token', async () => {
     const file = join(dir, 'token.json');
     await writeFile(file, JSON.stringify({ adminToken: TOKEN }));

@@ -14,7 +14,12 @@ export interface ApiSettings {
   changingWindowMs: number;
   /** `cache_duration` of search answers that hold a full hash, and the v4 per-match durations. */
   positiveCacheDurationMs: number;
-  /** `cache_duration` of search answers that hold none, and v4's `negative_cache_duration`. */
+  /**
+   * `cache_duration` of search answers that hold none, and v4's `negative_cache_duration`: how long a
+   * client that checked a URL may go on missing an entry added for it. 30 s by default, so that a
+   * long-lived real-time client sees a new entry within about 30 s, at the cost of a search for each URL
+   * it checks again more than 30 s after the last (docs/configuration.md "Freshness").
+   */
   negativeCacheDurationMs: number;
   /** `Cache-Control: max-age` of list answers; SB-11 asks caching proxies for at least five minutes. */
   listCacheSeconds: number;
@@ -25,7 +30,7 @@ export const DEFAULT_API_SETTINGS: ApiSettings = {
   changingMinimumWaitMs: undefined,
   changingWindowMs: 30 * 60_000,
   positiveCacheDurationMs: 5 * 60_000,
-  negativeCacheDurationMs: 5 * 60_000,
+  negativeCacheDurationMs: 30_000,
   listCacheSeconds: 300,
 };
 

@@ -4,7 +4,8 @@
  * {
  *   "minimumWaitSeconds": 1800,      // minimum_wait_duration of complete list updates (SB-12); 1..86400
  *   "cacheDurationSeconds": 300,     // cache_duration of search answers; 0..86400
- *   "positiveCacheDurationSeconds": 300, "negativeCacheDurationSeconds": 30,  // of answers with and without a full hash; default cacheDurationSeconds
+ *   "positiveCacheDurationSeconds": 300,   // of answers with a full hash; default cacheDurationSeconds
+ *   "negativeCacheDurationSeconds": 30,    // of answers without; default 30, or cacheDurationSeconds when shorter
  *   "changingMinimumWaitSeconds": 300,   // minimum_wait_duration while a list is changing; 1..minimumWaitSeconds; none: off
  *   "changingWindowSeconds": 1800,       // a list is changing this long after its last change; default minimumWaitSeconds
  *   "listCacheSeconds": 300,         // Cache-Control max-age of list answers (edge caches); 0..3600
@@ -67,6 +68,7 @@ import { keyStart, type LoadControlConfig, parseLoadControlConfig } from '../gua
 import type { UpstreamSearchLimits } from '../api/upstream-searches.ts';
 import { parseUpstreamSearches } from '../api/upstream-searches-config.ts';
 import { corsOriginProblem } from '../api/cors.ts';
+import { DEFAULT_API_SETTINGS } from '../api/settings.ts';
 import { parseHttpLimitsConfig } from '../guard/http-limits-config.ts';
 import type { HttpLimits } from '../guard/http-limits.ts';
 import { parseTlsConfig, type TlsPaths } from '../tls.ts';
@@ -178,6 +180,7 @@ export interface ServerConfig {
 
 const DEFAULT_MINIMUM_WAIT_SECONDS = 1800;
 const DEFAULT_CACHE_DURATION_SECONDS = 300;
+const DEFAULT_NEGATIVE_CACHE_DURATION_SECONDS = DEFAULT_API_SETTINGS.negativeCacheDurationMs / 1000;
 /** SB-11 asks caching proxies to keep list answers five minutes. */
 const DEFAULT_LIST_CACHE_SECONDS = 300;
 /** An edge cache serves the version before a publish for up to this long: an hour bounds the delay. */
@@ -278,7 +281,13 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
     minimumWaitSeconds,
     cacheDurationSeconds,
     positiveCacheDurationSeconds: numberField('positiveCacheDurationSeconds', 0, cacheDurationSeconds, false, MAX_CACHE_DURATION_SECONDS),
-    negativeCacheDurationSeconds: numberField('negativeCacheDurationSeconds', 0, cacheDurationSeconds, false, MAX_CACHE_DURATION_SECONDS),
+    negativeCacheDurationSeconds: numberField(
+      'negativeCacheDurationSeconds',
+      0,
+      Math.min(DEFAULT_NEGATIVE_CACHE_DURATION_SECONDS, cacheDurationSeconds),
+      false,
+      MAX_CACHE_DURATION_SECONDS,
+    ),
     ...parseChanging(top, minimumWaitSeconds),
     listCacheSeconds: numberField('listCacheSeconds', 0, DEFAULT_LIST_CACHE_SECONDS, true, MAX_LIST_CACHE_SECONDS),
     keepVersions: numberField('keepVersions', 1, DEFAULT_KEEP_VERSIONS, true),
@@ -361,6 +370,29 @@ function parseList(value: unknown, field: string, baseDir: string): ListConfig {
     description,
     sources,
   };
+}
+
+/** Firefox ignores a `minimum_wait_duration` under this and then waits 30 minutes (docs/api.md §3 pitfall 6). */
+const FIREFOX_LEAST_WAIT_SECONDS = 300;
+
+/**
+ * What a configuration sets that it may, but that some client will not take as meant, in words for the
+ * operator's log (at start and at each reload): a wait Firefox ignores. Other clients honour any wait
+ * SB-12 allows, so the configuration is not refused.
+ */
+export function configWarnings(config: ServerConfig): string[] {
+  const waits = [
+    ['minimumWaitSeconds', config.minimumWaitSeconds],
+    ['changingMinimumWaitSeconds', config.changingMinimumWaitSeconds],
+  ] as const;
+  return waits
+    .filter(([, seconds]) => seconds !== undefined && seconds < FIREFOX_LEAST_WAIT_SECONDS)
+    .map(
+      ([field, seconds]) =>
+        `${field} is ${seconds}: Firefox ignores a minimum_wait_duration under ${FIREFOX_LEAST_WAIT_SECONDS} s and then waits 30 minutes ` +
+        `before its next update, so that it gets new entries later, not sooner (other clients honour it); ` +
+        `set ${FIREFOX_LEAST_WAIT_SECONDS} or more if Firefox updates from this server`,
+    );
 }
 
 /**

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { expressionHashString } from '../../url/hash.ts';
 import { sortFullHashes, sortedFullHashes } from '../lists/full-hashes.ts';
 import type { EntryEdits } from './entry-edits.ts';
-import type { SourceCopy } from './source-states.ts';
+import type { MergedList, SourceCopy } from './source-states.ts';
 
 /** How the operator's additions are named in reports. */
 export const EDITS_LABEL = 'entries added through /admin/lists';
@@ -19,14 +19,39 @@ export function editsKey(edits: EntryEdits): string {
 }
 
 /**
- * The sorted, distinct full hashes of `copies` (`fromEntries[i]`: copy i is an `entries` source's) with
- * `edits` applied.
+ * The sorted, distinct full hashes of `copies` with `edits` applied, and how many distinct expressions
+ * each `entries` source counts with them: its own without the removals, the first one with the additions
+ * too. `sources[i]` is copy i's source: its index in the list, and whether it is an `entries` source.
  */
-export function withEntryEdits(copies: readonly SourceCopy[], fromEntries: readonly boolean[], edits: EntryEdits): Uint8Array {
+export function withEntryEdits(
+  copies: readonly SourceCopy[],
+  sources: readonly { index: number; entries: boolean }[],
+  edits: EntryEdits,
+): MergedList {
   const removed = new Set(edits.removed.map(expressionHashString));
-  const parts = copies.map((copy, i) => (fromEntries[i] && removed.size > 0 ? without(copy.fullHashes, removed) : copy.fullHashes));
-  parts.push(sortedFullHashes(edits.added));
-  return sortFullHashes(Buffer.concat(parts)).bytes;
+  const parts = copies.map((copy, i) => (sources[i]!.entries && removed.size > 0 ? without(copy.fullHashes, removed) : copy.fullHashes));
+  const added = sortedFullHashes(edits.added);
+  const first = sources.findIndex((source) => source.entries);
+  const editedExpressions = new Map<number, number>();
+  parts.forEach((part, i) => {
+    if (sources[i]!.entries)
+      editedExpressions.set(sources[i]!.index, i === first ? unionCount(part, added) : part.length / FULL_HASH_BYTES);
+  });
+  return { fullHashes: sortFullHashes(Buffer.concat([...parts, added])).bytes, editedExpressions };
+}
+
+/** How many distinct hashes two sorted sets of distinct full hashes hold together. */
+function unionCount(a: Uint8Array, b: Uint8Array): number {
+  const left = Buffer.from(a.buffer, a.byteOffset, a.length);
+  const right = Buffer.from(b.buffer, b.byteOffset, b.length);
+  let common = 0;
+  for (let i = 0, j = 0; i < left.length && j < right.length;) {
+    const order = left.compare(right, j, j + FULL_HASH_BYTES, i, i + FULL_HASH_BYTES);
+    if (order === 0) common++;
+    if (order <= 0) i += FULL_HASH_BYTES;
+    if (order >= 0) j += FULL_HASH_BYTES;
+  }
+  return (left.length + right.length) / FULL_HASH_BYTES - common;
 }
 
 /** `fullHashes` (32 bytes each) without those in `removed` (as 32-character byte strings). */

@@ -9,7 +9,7 @@
 //   sbkit_feed_source_consecutive_failures{…}                      failures since the last success
 //   sbkit_feed_source_failures_total{…,kind}                       failures by kind
 //   sbkit_feed_source_copy_timestamp_seconds{…}                    when the copy served was first read
-//   sbkit_feed_source_entries{…}                                   distinct entries of the copy served
+//   sbkit_feed_source_entries{…}                                   distinct entries of the copy served, edits included
 //   sbkit_feed_source_bytes{…}                                     size of the copy served, decoded
 //   sbkit_feed_source_requests_total{…}                            GETs sent (URL feeds)
 //   sbkit_feed_source_not_modified_total{…}                        304 answers (URL feeds)
@@ -17,6 +17,7 @@
 
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { SourceState, SourceStates } from './source-states.ts';
+import { entryCount } from './source-status.ts';
 
 type Labels = 'list' | 'source' | 'name';
 type Metric = Gauge<Labels> | Counter<Labels>;
@@ -82,8 +83,8 @@ export function feedMetrics(states: SourceStates): Registry {
   perSource(
     'gauge',
     'sbkit_feed_source_entries',
-    'Distinct entries of the copy of a feed source that is served',
-    (s) => s.copy?.expressionCount,
+    "Distinct entries of the copy of a feed source that is served, an inline source's with the edits made through /admin/lists",
+    entryCount,
   );
   perSource(
     'gauge',

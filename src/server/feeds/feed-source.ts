@@ -32,6 +32,8 @@ export interface LoadedList {
   badLines: number;
   /** The sources that failed with no copy to serve; the list holds the entries of the others. */
   errors: SourceError[];
+  /** The sources never read yet (only in mode `held`), as sourceLabel names them; the list holds the entries of the others. */
+  unread: string[];
   /** The sources that failed this time (or last time, and are not due yet) and count with their last good copy. */
   stale: StaleSource[];
   /** One report per source that counts (a copy read now or kept), in configuration order. */
@@ -44,14 +46,25 @@ export interface LoadedList {
 }
 
 /**
- * Loads the sources of a list through `states`, which keeps each source's last good copy, and merges the
- * copies into the list's full hashes. A source that fails with a copy still counts with it (`stale`);
- * one without is reported in `errors`, and the others still count. Sources are read one after another,
- * so that at most one feed's text is in memory at a time (a feed may be hundreds of megabytes). In mode
- * `due` (a timer's load), URL sources are read only once their refresh interval or back-off has passed.
- * The edits (entry-edits.ts), from `readEdits`, lie over the list's `entries` sources, when it has one
- * (edited-list.ts); they are read once the sources are, so that an edit made during a slow download (on
- * another instance sharing them, with --redis) is not left out of what this load publishes.
+ * Reads the sources of `list` that are due in `mode` (every one in mode `now`, none in mode `held`) into
+ * `states`, one after another, so that at most one feed's text is in memory at a time (a feed may be
+ * hundreds of megabytes). Never rejects with a SourceError: failures are in the states.
+ */
+export async function readSources(list: ListConfig, limits: FeedLimits, states: SourceStates, mode: ReadMode): Promise<void> {
+  states.prune(list.name, list.sources.length);
+  if (mode === 'held') return;
+  for (const [index, source] of list.sources.entries()) await states.read(list.name, index, source, sourceLimits(source, limits), mode);
+}
+
+/**
+ * Loads the sources of a list through `states`, which keeps each source's last good copy (readSources),
+ * and merges the copies into the list's full hashes. A source that fails with a copy still counts with it
+ * (`stale`); one without is reported in `errors` (or `unread` when it was never read), and the others
+ * still count. In mode `due` (a timer's load), URL sources are read only once their refresh interval or
+ * back-off has passed; in mode `held`, no source is read. The edits (entry-edits.ts), from `readEdits`,
+ * lie over the list's `entries` sources, when it has one (edited-list.ts); they are read once the sources
+ * are, so that an edit made during a slow download (on another instance sharing them, with --redis) is not
+ * left out of what this load publishes.
  */
 export async function loadList(
   list: ListConfig,
@@ -60,22 +73,24 @@ export async function loadList(
   mode: ReadMode = 'now',
   readEdits: () => Promise<EntryEdits> = async () => NO_EDITS,
 ): Promise<LoadedList> {
+  await readSources(list, limits, states, mode);
   const errors: SourceError[] = [];
+  const unread: string[] = [];
   const stale: StaleSource[] = [];
   const sources: SourceReport[] = [];
   const copies: SourceCopy[] = [];
-  const fromEntries: boolean[] = [];
+  const copySources: { index: number; entries: boolean }[] = [];
   let badLines = 0;
-  states.prune(list.name, list.sources.length);
   for (const [index, source] of list.sources.entries()) {
-    const { copy, error } = await states.read(list.name, index, source, sourceLimits(source, limits), mode);
+    const { copy, error } = await states.read(list.name, index, source, sourceLimits(source, limits), 'held');
     if (copy === undefined) {
       if (error !== undefined) errors.push(error);
+      else unread.push(sourceLabel(source));
       continue;
     }
     if (error !== undefined) stale.push({ error, copySince: copy.since });
     copies.push(copy);
-    fromEntries.push(source.kind === 'entries');
+    copySources.push({ index, entries: source.kind === 'entries' });
     badLines += copy.badLineCount;
     sources.push({
       source: sourceLabel(source),
@@ -94,6 +109,8 @@ export async function loadList(
   }
   // Keyed before merging: a load of the same copies and edits as the last one reuses its merge.
   const key = edited ? `${copiesKey(copies)};${editsKey(edits)}` : copiesKey(copies);
-  const { fullHashes } = states.merge(list.name, key, () => (edited ? withEntryEdits(copies, fromEntries, edits) : unionOf(copies)));
-  return { fullHashes, expressions: fullHashes.length / 32, badLines, errors, stale, sources, contentKey: key };
+  const fullHashes = states.merge(list.name, key, () =>
+    edited ? withEntryEdits(copies, copySources, edits) : { fullHashes: unionOf(copies) },
+  );
+  return { fullHashes, expressions: fullHashes.length / 32, badLines, errors, unread, stale, sources, contentKey: key };
 }

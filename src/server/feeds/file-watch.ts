@@ -8,10 +8,11 @@
 //   stat: size, mtime, ctime, inode ─▶ unlike what was last reported? remember it, look again in settleMs
 //                                   ─▶ the same as settleMs ago? the write is done: report the file once
 //
-// A file renamed into place is stable at once; one written in place is reported once its size and times
-// have stood still for settleMs, so that a half-written file is not read (a writer that pauses longer
-// than that mid-file is the exception: write to a temporary file and rename). Events in a burst restart
-// the wait, which debounces them into one report.
+// Every change is reported once its size and times have stood still for settleMs: a file renamed into
+// place is whole at once and reported after that one wait; one written in place only when its writer
+// has paused that long, so that a half-written file is not read (a writer that pauses longer than that
+// mid-file is the exception: write to a temporary file and rename). Events in a burst restart the wait,
+// which debounces them into one report.
 
 import { type FSWatcher, watch } from 'node:fs';
 import { stat } from 'node:fs/promises';

@@ -36,6 +36,14 @@ export interface SourceCopy {
   generation: number;
 }
 
+/** A list's sources merged into its full hashes. */
+export interface MergedList {
+  /** Sorted, distinct, 32 bytes each. */
+  fullHashes: Uint8Array;
+  /** Distinct expressions of each `entries` source with the operator's edits, by source index; none without edits. */
+  editedExpressions?: ReadonlyMap<number, number>;
+}
+
 /** Failures in a row, since the last success. */
 interface SourceFailureRun {
   /** The latest. */
@@ -79,6 +87,11 @@ export interface SourceState {
   receivedBytes: number;
   /** Failures over the source's life, by kind. */
   readonly failures: Map<SourceFailure, number>;
+  /**
+   * Distinct expressions of an `entries` source's copy with the operator's edits laid over it (entry-edits.ts),
+   * as the list was last merged; undefined when the list has no edits, and for other sources.
+   */
+  editedExpressions: number | undefined;
 }
 
 /** What a source gives a load of its list: its copy, if it has one, and why it could not be read this time, if not. */
@@ -91,9 +104,11 @@ export interface SourceRead {
 /**
  * `due`: a timer's load (or any other not asked for by the operator), which reads a URL source only once
  * its refresh interval or back-off has passed and serves its copy until then. `now`: an operator's reload,
- * or the first load: every URL source is asked (conditionally). Files are read in both.
+ * or the first load: every URL source is asked (conditionally). Files are read in both. `held`: nothing is
+ * read, each source gives the copy it holds (an operator's edit of the entries, published at once): only
+ * inline entries without a copy yet, which are no I/O, are parsed.
  */
-export type ReadMode = 'due' | 'now';
+export type ReadMode = 'due' | 'now' | 'held';
 
 export interface SourceStatesOptions {
   clock?: Clock;
@@ -154,9 +169,9 @@ export class SourceStates {
   }
 
   /**
-   * Reads source `index` of `list` if it is due (always in mode `now`), and gives its copy: the new one,
-   * or the last good one when the source failed or was not due. Never rejects with a SourceError: the
-   * failure is in the result and in the state.
+   * Reads source `index` of `list` if it is due (always in mode `now`, never in mode `held`), and gives its
+   * copy: the new one, or the last good one when the source failed or was not due; none when it was never
+   * read (mode `held`). Never rejects with a SourceError: the failure is in the result and in the state.
    */
   async read(list: string, index: number, source: SourceConfig, limits: FeedLimits, mode: ReadMode): Promise<SourceRead> {
     const state = this.stateOf(list, index, source, limits);
@@ -164,11 +179,10 @@ export class SourceStates {
     // Files are read at every load (a local read, and a text unchanged is not parsed again); URL feeds
     // are a server's to bear, and inline entries change only with the configuration (a new state).
     const due =
-      source.kind === 'file' ||
-      mode === 'now' ||
       state.lastCheckAt === undefined ||
-      (state.nextCheckAt !== undefined && start >= state.nextCheckAt);
-    if (!due || (source.kind === 'entries' && state.copy !== undefined)) return { copy: state.copy, error: state.failure?.error };
+      (mode !== 'held' && (source.kind === 'file' || mode === 'now' || (state.nextCheckAt !== undefined && start >= state.nextCheckAt)));
+    const read = source.kind === 'entries' ? due && state.copy === undefined : due && mode !== 'held';
+    if (!read) return { copy: state.copy, error: state.failure?.error };
     try {
       await this.check(state);
       const now = this.clock.now();
@@ -187,14 +201,16 @@ export class SourceStates {
   /**
    * The full hashes of `list` named by `key` (what they are made of: its copies' versions, and the entry
    * edits laid over them, feed-source.ts loadList): the last ones when the key is the same as last time,
-   * which a load need neither merge again nor publish, else what `build` makes of them, kept for the next load.
+   * which a load need neither merge again nor publish, else what `build` makes of them, kept for the next
+   * load. The sources `build` counts with the edits (MergedList.editedExpressions) say so in their states.
    */
-  merge(list: string, key: string, build: () => Uint8Array): { fullHashes: Uint8Array; key: string } {
+  merge(list: string, key: string, build: () => MergedList): Uint8Array {
     const last = this.merges.get(list);
-    if (last?.key === key) return last;
-    const merged = { key, fullHashes: build() };
-    this.merges.set(list, merged);
-    return merged;
+    if (last?.key === key) return last.fullHashes;
+    const merged = build();
+    this.merges.set(list, { key, fullHashes: merged.fullHashes });
+    for (const state of this.states.values()) if (state.list === list) state.editedExpressions = merged.editedExpressions?.get(state.index);
+    return merged.fullHashes;
   }
 
   private stateOf(list: string, index: number, source: SourceConfig, limits: FeedLimits): SourceState {
@@ -224,6 +240,7 @@ export class SourceStates {
       notModified: 0,
       receivedBytes: 0,
       failures: new Map(),
+      editedExpressions: undefined,
     };
     this.states.set(key, state);
     return state;

@@ -19,7 +19,7 @@ export interface FeedSourceStatus {
    * `unavailable`: it did not, and there is no copy. `pending`: not read yet.
    */
   state: 'fresh' | 'failing' | 'unavailable' | 'pending';
-  /** Distinct entries of the copy served, null without one. */
+  /** Distinct entries of the copy served (of an `entries` source, with the operator's edits), null without one. */
   entries: number | null;
   /** Size of the copy served, decoded, in bytes. */
   bytes: number | null;
@@ -104,10 +104,20 @@ function summaryOf(state: SourceState, now: number, reason: string | undefined):
     return `failing since ${moment(failure.since)} (${tries}): ${reason}; ${serving}${next}`;
   }
   if (copy === undefined) return 'not read yet';
-  if (state.source.kind === 'entries') return `inline, ${entries(copy.expressionCount)}`;
+  if (state.source.kind === 'entries') {
+    const edited = state.editedExpressions;
+    return edited === undefined
+      ? `inline, ${entries(copy.expressionCount)}`
+      : `inline, ${entries(edited)} with the edits made through /admin/lists (${copy.expressionCount.toLocaleString('en')} configured)`;
+  }
   const checked = state.lastSuccessAt === undefined ? '' : `, checked ${span(now - state.lastSuccessAt)} ago`;
   const unchanged = state.lastSuccessAt !== undefined && copy.since < state.lastSuccessAt ? `, unchanged since ${moment(copy.since)}` : '';
   return `fresh, ${entries(copy.expressionCount)}${checked}${unchanged}`;
+}
+
+/** Distinct entries a source counts with: its copy's, with the operator's edits for an `entries` source; none without a copy. */
+export function entryCount(state: SourceState): number | undefined {
+  return state.copy === undefined ? undefined : (state.editedExpressions ?? state.copy.expressionCount);
 }
 
 /** The status of one source at `now`. */
@@ -119,7 +129,7 @@ export function sourceStatus(state: SourceState, now: number): FeedSourceStatus 
     name: state.name,
     kind: state.source.kind,
     state: stateOf(state),
-    entries: state.copy?.expressionCount ?? null,
+    entries: entryCount(state) ?? null,
     bytes: state.copy?.bytes ?? null,
     copySince: iso(state.copy?.since),
     lastCheckAt: iso(state.lastCheckAt),

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError } from '../../../src/server/feeds/config-error.ts';
-import { DEFAULT_FEED_LIMITS, parseServerConfig, readServerConfig } from '../../../src/server/feeds/config.ts';
+import { configWarnings, DEFAULT_FEED_LIMITS, parseServerConfig, readServerConfig } from '../../../src/server/feeds/config.ts';
 
 const BASE = '/etc/sbkit';
 
@@ -41,7 +41,7 @@ describe('parseServerConfig', () => {
       minimumWaitSeconds: 1800,
       cacheDurationSeconds: 300,
       positiveCacheDurationSeconds: 300,
-      negativeCacheDurationSeconds: 300,
+      negativeCacheDurationSeconds: 30,
       changingWindowSeconds: 1800,
       listCacheSeconds: 300,
       keepVersions: 10,
@@ -179,13 +179,38 @@ describe('parseServerConfig', () => {
     assert.equal(config.cacheDurationSeconds, 86_400);
   });
 
-  it('splits the cache duration into positive and negative ones, each defaulting to cacheDurationSeconds', () => {
+  it('splits the cache duration: positive by default cacheDurationSeconds, negative 30 s or that when shorter', () => {
     const old = parseServerConfig({ cacheDurationSeconds: 120 }, BASE);
     assert.equal(old.positiveCacheDurationSeconds, 120);
-    assert.equal(old.negativeCacheDurationSeconds, 120);
+    assert.equal(old.negativeCacheDurationSeconds, 30);
+    const short = parseServerConfig({ cacheDurationSeconds: 10 }, BASE);
+    assert.deepEqual([short.positiveCacheDurationSeconds, short.negativeCacheDurationSeconds], [10, 10]);
     const split = parseServerConfig({ cacheDurationSeconds: 120, negativeCacheDurationSeconds: 0 }, BASE);
     assert.equal(split.positiveCacheDurationSeconds, 120);
     assert.equal(split.negativeCacheDurationSeconds, 0);
+    const longer = parseServerConfig({ negativeCacheDurationSeconds: 600 }, BASE);
+    assert.deepEqual([longer.positiveCacheDurationSeconds, longer.negativeCacheDurationSeconds], [300, 600]);
+    for (const value of [-1, 86_401, 'x'])
+      assert.throws(
+        () => parseServerConfig({ negativeCacheDurationSeconds: value }, BASE),
+        /negativeCacheDurationSeconds: must be a number from 0 to 86400/,
+      );
+  });
+
+  it('warns of waits Firefox ignores (under 300 s), naming each field, and takes them all the same', () => {
+    assert.deepEqual(configWarnings(parseServerConfig({ changingMinimumWaitSeconds: 300 }, BASE)), []);
+    assert.deepEqual(configWarnings(parseServerConfig({}, BASE)), []);
+    const [changing, ...rest] = configWarnings(parseServerConfig({ changingMinimumWaitSeconds: 60 }, BASE));
+    assert.deepEqual(rest, []);
+    assert.match(
+      changing!,
+      /^changingMinimumWaitSeconds is 60: Firefox ignores a minimum_wait_duration under 300 s and then waits 30 minutes/,
+    );
+    const both = configWarnings(parseServerConfig({ minimumWaitSeconds: 120, changingMinimumWaitSeconds: 1 }, BASE));
+    assert.deepEqual(
+      both.map((line) => line.split(':')[0]),
+      ['minimumWaitSeconds is 120', 'changingMinimumWaitSeconds is 1'],
+    );
   });
 
   it('takes a wait for changing lists, never zero (SB-12) nor longer than the usual one', () => {

@@ -189,6 +189,24 @@ describe('merges', () => {
   });
 });
 
+describe('loads in mode held', () => {
+  it('read nothing, not even a source never read, which they name; inline entries are parsed', async () => {
+    feeds.route('/held', conditionalFeed({ text: feedText('feed.example'), version: 1 }));
+    const inline = { kind: 'entries', entries: ['inline.example/'], format: 'expressions', csvColumn: undefined } as SourceConfig;
+    const held = await loadList(list(fromUrl('/held'), inline), LIMITS, states, 'held');
+    assert.equal(feeds.count('/held'), 0);
+    assert.deepEqual(held.unread, [feeds.url('/held')]);
+    assert.deepEqual(held.errors, []);
+    assert.ok(holds(held.fullHashes, 'inline.example/') && !holds(held.fullHashes, 'feed.example/'));
+    await loadList(list(fromUrl('/held'), inline), LIMITS, states, 'now');
+    clock.advance(2 * REFRESH_MS);
+    const again = await loadList(list(fromUrl('/held'), inline), LIMITS, states, 'held');
+    assert.equal(feeds.count('/held'), 1, 'a feed that is due is not asked either');
+    assert.deepEqual(again.unread, []);
+    assert.ok(holds(again.fullHashes, 'feed.example/'), 'its copy counts');
+  });
+});
+
 describe('failures', () => {
   /** A source that serves `good` once, then answers as `handler`. */
   function goodThen(path: string, handler: Parameters<FeedServer['route']>[1]): void {

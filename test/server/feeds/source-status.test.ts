@@ -27,6 +27,7 @@ function state(changes: Partial<SourceState> = {}, source?: Partial<SourceConfig
     notModified: 0,
     receivedBytes: 0,
     failures: new Map(),
+    editedExpressions: undefined,
     ...changes,
   };
 }
