@@ -21,9 +21,6 @@ import { EncodedAnswers } from './encoded-answers.ts';
 import { ListAnswerTags } from './list-etag.ts';
 import { DecodedRequests } from './decoded-requests.ts';
 
-/** Where browsers send their searches (docs/api.md §3): the plain GET of `hashes:search`. */
-const SEARCH_PATHS = ['/v5/hashes:search', '/v5alpha1/hashes:search'];
-
 /** RF-2 puts a mirror's first update within a minute of its start. */
 const LISTS_PENDING_RETRY_AFTER_SECONDS = 60;
 
@@ -132,7 +129,4 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
   };
   // HEAD as GET without the body (RFC 9110 §9.3.2), its ETag included: caches and monitors ask with it.
   app.route({ method: ['GET', 'HEAD', 'POST'], url: '/*', handler });
-  // The busiest request has a route of its own: the router finds a static path faster than the
-  // catch-all (`::` is a colon in a fastify path). Same handler, same answers.
-  for (const path of SEARCH_PATHS) app.route({ method: ['GET', 'HEAD'], url: path.replace(':', '::'), handler });
 }
