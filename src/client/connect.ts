@@ -3,7 +3,6 @@
 
 import type { ObliviousHttpOptions } from './oblivious-http.ts';
 import type { ServerSettings, Transport } from './transport.ts';
-import { sendRequest } from './http.ts';
 
 /**
  * A transport of `protocol` once its code is loaded: v4 fetches `lists` (all of SB-11's when empty); v5
@@ -19,7 +18,11 @@ export async function connect(
     const { V4Transport } = await import('./transport-v4.ts');
     return new V4Transport(settings, lists);
   }
-  const [{ V5Transport }, { protobufV5Rpcs }] = await Promise.all([import('./transport-v5.ts'), import('./v5-protobuf-rpcs.ts')]);
+  const [{ V5Transport }, { protobufV5Rpcs }, { sendRequest }] = await Promise.all([
+    import('./transport-v5.ts'),
+    import('./v5-protobuf-rpcs.ts'),
+    import('./http.ts'),
+  ]);
   if (ohttp === undefined) return new V5Transport(settings, protobufV5Rpcs(settings, sendRequest));
   const [{ ObliviousHttp }, { readFile }] = await Promise.all([import('./oblivious-http.ts'), import('node:fs/promises')]);
   const oblivious = new ObliviousHttp(ohttp, sendRequest, readFile);

@@ -32,7 +32,7 @@ import { LiveAccess } from './access.ts';
 import type { ListCatalog } from './catalog.ts';
 import type { FeedSourceStatus } from './feeds/source-status.ts';
 import { TrustedProxies } from './guard/client-address.ts';
-import { capConnections, DEFAULT_HTTP_LIMITS, type HttpLimits, httpServerOptions } from './guard/http-limits.ts';
+import { capConnections, closeStalledConnections, DEFAULT_HTTP_LIMITS, type HttpLimits, httpServerOptions } from './guard/http-limits.ts';
 import { limitSecureServer, secureServerOptions } from './guard/http2-limits.ts';
 import { isOperatorPath, type LoadControl } from './guard/load-control.ts';
 import { refusal } from './guard/refusal.ts';
@@ -207,6 +207,8 @@ export function createApp(
   const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits };
   const app = newFastify(limits, maxBodyBytes, options.tls);
   capConnections(app.server, limits, new TrustedProxies(options.trustedPeers ?? [], 'trusted proxy or relay'));
+  // With TLS, the idle deadline is the secure server's own (guard/http2-limits.ts).
+  if (options.tls === undefined) closeStalledConnections(app.server, limits.idleTimeoutMs);
   registerSecurityHeaders(app);
   registerNoStoreOnErrors(app);
   // Bodies reach the wire layer as bytes, whatever their type: it decides what they are.

@@ -1,10 +1,10 @@
-import { type Sha256, sha256Portable } from '../url/sha256.ts';
-import { hexOfBytes } from '../url/hash-string.ts';
+import type { Sha256 } from '../url/sha256.ts';
+import { bytesOfLatin1 } from '../url/byte-string.ts';
+import { hashStringOfHex, hexOfBytes, prefix32 } from '../url/hash-string.ts';
 import { prefixesFromBytes, prefixesToBytes } from '../codec/prefixes.ts';
 import { compareAt, WideHashSet } from './hash-set.ts';
 import type { HashWidth } from '../lists/list-name.ts';
 import { PrefixSet } from './prefix-set.ts';
-import { prefix32 } from '../url/hash-string.ts';
 import { errorCode, SbkitError } from '../sbkit-error.ts';
 
 /** The hashes of a list in ascending order: 4-byte prefixes as big-endian numbers, wider hashes as bytes. */
@@ -97,8 +97,11 @@ export function checksumOf(hashes: SortedHashes, sha256: Sha256): Uint8Array {
   return sha256(hashBytes(hashes));
 }
 
-/** The checksum of a list with no hashes: the SHA-256 of nothing, the same on every runtime. */
-const EMPTY_CHECKSUM = sha256Portable(new Uint8Array(0));
+/**
+ * The checksum of a list with no hashes: the SHA-256 of nothing (FIPS 180-4), written out so that no
+ * SHA-256 code is loaded to make it (test/store/hash-list.test.ts checks it).
+ */
+const EMPTY_CHECKSUM = bytesOfLatin1(hashStringOfHex('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'));
 
 /** A list of hashes as the client stores it: name, opaque version, width, hashes, checksum. Immutable. */
 export class HashList {

@@ -6,10 +6,15 @@
 //   connect ─ head (headersTimeout) ─ body (requestTimeout, from the first byte) ─ answer ─ idle (keepAliveTimeout)
 //             └─ nothing moving either way for idleTimeout: closed (a client that stops reading its answer)
 //
+// Node's own deadlines for the head and the request are kept by a periodic sweep of its connections.
+// The idle deadline is too (closeStalledConnections), rather than by Node's per-socket timer
+// (`server.timeout`), which re-arms a timer at every read and write of every request: a third of what a
+// bare request costs the server.
+//
 // A request that times out has its socket destroyed, which closes its reply: load control counts it
 // out on that 'close' (load-control.ts), so its place is free at once.
 
-import type { Server, ServerOptions } from 'node:http';
+import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { addressKey, peerAddress, type TrustedProxies } from './client-address.ts';
 
@@ -57,7 +62,8 @@ export function httpServerOptions(limits: HttpLimits): {
   // Node refuses a head deadline past the whole request's; the request's holds for the head too.
   const headersTimeout = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
   return {
-    connectionTimeout: limits.idleTimeoutMs,
+    // The idle deadline is closeStalledConnections'.
+    connectionTimeout: 0,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
     http: {
@@ -96,4 +102,62 @@ export function capConnections(server: Server, limits: HttpLimits, trusted: Trus
       else open.set(key, left);
     });
   });
+}
+
+/** How often the open connections are looked at, for a deadline of `idleTimeoutMs`: a tenth of it, at most a second. */
+function stallSweepMs(idleTimeoutMs: number): number {
+  return Math.max(10, Math.min(1000, Math.floor(idleTimeoutMs / 10)));
+}
+
+/** What has moved on a connection: bytes read, bytes written, and bytes written that the client has not taken yet. */
+interface Movement {
+  read: number;
+  written: number;
+  pending: number;
+  /** When one of them last changed, or the connection last waited between requests. */
+  at: number;
+  /** The connection's latest answer: while it is not finished, the connection is under the idle deadline. */
+  answer: ServerResponse | undefined;
+}
+
+/**
+ * Closes the connections of `server` on which a request is under way and nothing has moved either way
+ * for `idleTimeoutMs`: no byte read, none written, none of what was written taken by the client (a
+ * client that stops reading its answer). Between requests a connection is the keep-alive deadline's,
+ * before its first request the head deadline's. The connections are looked at every tenth of the
+ * deadline (at most every second), so one is closed within 110 % of it; per request this only notes the
+ * connection's answer. `now` is a monotonic clock in milliseconds (tests pass a fake).
+ */
+export function closeStalledConnections(server: Server, idleTimeoutMs: number, now: () => number = () => performance.now()): void {
+  const connections = new Map<Socket, Movement>();
+  server.on('connection', (socket: Socket) => {
+    connections.set(socket, { read: 0, written: 0, pending: 0, at: now(), answer: undefined });
+    socket.once('close', () => connections.delete(socket));
+  });
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const moved = connections.get(request.socket);
+    if (moved !== undefined) moved.answer = response;
+  });
+  const sweep = () => {
+    const time = now();
+    for (const [socket, moved] of connections) {
+      const { bytesRead: read, bytesWritten: written, writableLength: pending } = socket;
+      const waiting = moved.answer === undefined || moved.answer.writableFinished;
+      if (waiting || read !== moved.read || written !== moved.written || pending !== moved.pending) {
+        moved.read = read;
+        moved.written = written;
+        moved.pending = pending;
+        moved.at = time;
+      } else if (time - moved.at >= idleTimeoutMs) {
+        socket.destroy();
+      }
+    }
+  };
+  let timer: NodeJS.Timeout | undefined;
+  server.on('listening', () => {
+    clearInterval(timer);
+    timer = setInterval(sweep, stallSweepMs(idleTimeoutMs));
+    timer.unref();
+  });
+  server.on('close', () => clearInterval(timer));
 }
