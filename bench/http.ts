@@ -1,4 +1,4 @@
-import { fork } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import autocannon from 'autocannon';
 import { SMOKE } from './smoke.ts';
 
@@ -32,24 +32,49 @@ async function load(url: string, seconds: number): Promise<{ rps: number; p50: n
 
 type Route = 'bareSearch' | 'search' | 'guardedSearch' | 'bareBatch' | 'batch' | 'guardedBatch';
 
+/** The routes one child process serves (bench/http-server.ts), and the sizes of sbkit's answers. */
+interface Served {
+  search: string;
+  batch: string;
+  searchBytes?: number;
+  batchBytes?: number;
+}
+
+/** Starts bench/http-server.ts in `role`; resolves once it serves. */
+async function serve(role: 'sbkit' | 'guarded' | 'bare', args: string[] = []): Promise<{ child: ChildProcess; served: Served }> {
+  const child = fork(new URL('./http-server.ts', import.meta.url), [role, ...args], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const served = await new Promise<Served>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as Served));
+    child.once('exit', (code) => reject(new Error(`the ${role} benchmark server exited with ${code}`)));
+  });
+  return { child, served };
+}
+
 /**
- * Requests per second on loopback: the servers run in a child process (one core), autocannon here (the
- * other core). hashes:search is Firefox's request for one prefix; batchGet asks for five lists at their
+ * Requests per second on loopback: each server runs in a child process of its own (one core), autocannon
+ * here (the other core). hashes:search is Firefox's request for one prefix; batchGet asks for five lists at their
  * current versions, the common case of a periodic update. Each is compared with a bare fastify route
  * that sends a body of the same size, and measured again behind load control (every request decided
  * and admitted), whose share of the request's cost is the difference.
  */
 export async function httpBenchmarks(seconds = 3): Promise<HttpRow[]> {
-  const child = fork(new URL('./http-server.ts', import.meta.url), { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const children: ChildProcess[] = [];
   try {
-    const { routes, searchBytes, batchBytes } = await new Promise<{
-      routes: Record<Route, string>;
-      searchBytes: number;
-      batchBytes: number;
-    }>((resolve, reject) => {
-      child.once('message', (m) => resolve(m as { routes: Record<Route, string>; searchBytes: number; batchBytes: number }));
-      child.once('exit', (code) => reject(new Error(`the benchmark server exited with ${code}`)));
-    });
+    const sbkit = await serve('sbkit');
+    children.push(sbkit.child);
+    const guarded = await serve('guarded');
+    children.push(guarded.child);
+    const { searchBytes = 0, batchBytes = 0 } = sbkit.served;
+    const bare = await serve('bare', [String(searchBytes), String(batchBytes)]);
+    children.push(bare.child);
+    const routes: Record<Route, string> = {
+      bareSearch: bare.served.search,
+      search: sbkit.served.search,
+      guardedSearch: guarded.served.search,
+      bareBatch: bare.served.batch,
+      batch: sbkit.served.batch,
+      guardedBatch: guarded.served.batch,
+    };
     // A warm-up first (the first second runs unoptimised code on both sides), then rounds that take
     // the routes in turn, so that the shared machine's slow moments fall on all of them alike; each
     // route's rate is the median over rounds, and so are the shares taken within each round.
@@ -79,7 +104,7 @@ export async function httpBenchmarks(seconds = 3): Promise<HttpRow[]> {
       row('guardedBatch', guardedName, 'bareBatch', 0.5, 'batch'),
     ];
   } finally {
-    child.disconnect();
+    for (const child of children) child.disconnect();
   }
 }
 

@@ -19,7 +19,8 @@
 //
 // What `sbkit serve` assembles around it (lists, stores, keys, load control) is service.ts.
 
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Registry } from 'prom-client';
 import { decodeWireRequest, DEFAULT_MAX_BODY_BYTES } from '../wire/server-request.ts';
 import { WireError } from '../wire/wire-error.ts';
@@ -43,6 +44,7 @@ import { registerOperatorRoutes } from './operator-routes.ts';
 import { registerNoStoreOnErrors, sendWireError } from './replies.ts';
 import type { TlsCredentials } from './tls.ts';
 import { registerSecurityHeaders } from './web/security-headers.ts';
+import { RequestHistory } from './web/request-history.ts';
 import { registerWebRoutes } from './web/web-routes.ts';
 
 export interface AppOptions {
@@ -209,8 +211,6 @@ export function createApp(
   capConnections(app.server, limits, new TrustedProxies(options.trustedPeers ?? [], 'trusted proxy or relay'));
   // With TLS, the idle deadline is the secure server's own (guard/http2-limits.ts).
   if (options.tls === undefined) closeStalledConnections(app.server, limits.idleTimeoutMs);
-  registerSecurityHeaders(app);
-  registerNoStoreOnErrors(app);
   // Bodies reach the wire layer as bytes, whatever their type: it decides what they are.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
@@ -219,6 +219,7 @@ export function createApp(
   // error handler when they are added. Methods no route takes (PUT, DELETE, OPTIONS…): the wire layer
   // says 405 with Allow for an API path, 404 for anything else.
   app.setNotFoundHandler(async (request, reply) => {
+    if (refusedWhilePaused(request, reply)) return reply;
     try {
       decodeWireRequest({ method: request.method, url: request.url, headers: request.headers, body: new Uint8Array(0) }, { maxBodyBytes });
     } catch (err) {
@@ -235,39 +236,57 @@ export function createApp(
     return sendWireError(reply, new WireError('INTERNAL', 'the server failed to answer; try again later'));
   });
 
+  // Requests per minute by outcome, for the status page: counted as each answer ends, by a listener on
+  // Node's server rather than a hook on every route. (An Oblivious HTTP gateway's inner requests do not
+  // pass there: each is counted once, as its encapsulating request.)
+  const history = new RequestHistory();
+  app.server.prependListener('request', (_request: unknown, response: ServerResponse) =>
+    response.once('finish', () => history.record(response.statusCode)),
+  );
+
+  /**
+   * Without load control, pausing (LC-5 `service_paused`) refuses everything but the operator's paths:
+   * sends the 503 and says so, or says nothing was sent. (Load control's gate pauses itself.)
+   */
+  const refusedWhilePaused = (request: FastifyRequest, reply: FastifyReply): boolean => {
+    if (loadControl !== undefined || !pause.paused || isOperatorPath(request.url, adminEndpoints)) return false;
+    const answer = refusal('paused', PAUSED_RETRY_AFTER_SECONDS, request.url, request.headers);
+    void reply.code(answer.status).headers(answer.headers).send(Buffer.from(answer.body));
+    return true;
+  };
+
   // 0. Cross-origin preflights, answered before the gate: a lookup must not spend a budget twice.
   registerCors(app, options.corsOrigins ?? []);
 
   // 1. The gate. LC-5 `service_paused` is the operator's switch that refuses everything with 503.
-  if (loadControl !== undefined) {
-    loadControl.register(app, () => pause.paused, adminEndpoints, apiKeys);
-  } else {
-    // Without load control, pausing still refuses everything but the operator's paths.
-    // A callback hook, not an async one: no promise per request on the way to every route.
-    app.addHook('onRequest', (request, reply, done) => {
-      if (!pause.paused || isOperatorPath(request.url, adminEndpoints)) return done();
-      const answer = refusal('paused', PAUSED_RETRY_AFTER_SECONDS, request.url, request.headers);
-      reply.code(answer.status).headers(answer.headers).send(Buffer.from(answer.body));
+  if (loadControl !== undefined) loadControl.register(app, () => pause.paused, adminEndpoints, apiKeys);
+
+  // 2.–4. The operator's routes, people's pages and the Oblivious HTTP gateway, in a scope of their
+  // own whose hooks add the pages' security headers and `no-store` to errors, and without load control
+  // refuse everything but the operator's paths while paused. The API's path has no hook: each costs
+  // its busiest request a twentieth (bench/http.ts); its handler sets those headers itself.
+  void app.register(async (scope) => {
+    registerSecurityHeaders(scope);
+    registerNoStoreOnErrors(scope);
+    if (loadControl === undefined)
+      scope.addHook('onRequest', (request, reply, done) => void (refusedWhilePaused(request, reply) || done()));
+    registerOperatorSurface(scope, options, pause, adminHere, access);
+    registerWebRoutes(scope, {
+      catalog: options.catalog,
+      source,
+      loadControl,
+      serving: options.serving ?? 'its lists',
+      feeds: options.feeds ?? (() => []),
+      googleData: options.googleData ?? false,
+      requesterOf: requester,
+      history,
     });
-  }
-
-  // 2. The operator's routes.
-  registerOperatorSurface(app, options, pause, adminHere, access);
-
-  // 3. People's pages, and 4. the Oblivious HTTP gateway.
-  registerWebRoutes(app, {
-    catalog: options.catalog,
-    source,
-    loadControl,
-    serving: options.serving ?? 'its lists',
-    feeds: options.feeds ?? (() => []),
-    googleData: options.googleData ?? false,
-    requesterOf: requester,
+    if (options.ohttpKeys !== undefined) registerGatewayRoutes(scope, options.ohttpKeys, app);
   });
-  if (options.ohttpKeys !== undefined) registerGatewayRoutes(app, options.ohttpKeys);
 
   // 5. The API, on every other path.
   registerApiRoute(app, {
+    refusedWhilePaused,
     catalog: options.catalog,
     source,
     settings,

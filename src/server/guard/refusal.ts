@@ -2,8 +2,10 @@
 // Google-style error in the encoding they asked for; people (the web pages) get a page that says the
 // service is under high load.
 
+import { createHash } from 'node:crypto';
 import { chooseResponseEncoding, type WireEncoding } from '../../wire/encoding.ts';
 import { renderWireError, WireError } from '../../wire/wire-error.ts';
+import { EVERY_ANSWER_HEADERS, NOT_KEPT } from '../replies.ts';
 import type { RefusalReason } from './load-gate.ts';
 
 export interface Refusal {
@@ -50,13 +52,15 @@ export function refusal(
   headers: Readonly<Record<string, string | string[] | undefined>>,
 ): Refusal {
   const message = `${MESSAGES[reason]}; try again in ${retryAfter} s`;
+  // Sent before any route's own hooks could add them: a refusal carries every header an answer needs.
+  const always = { ...EVERY_ANSWER_HEADERS, 'cache-control': NOT_KEPT, 'retry-after': String(retryAfter) };
   if (API_PATH.test(url)) {
     const rendered = renderWireError(new WireError('UNAVAILABLE', message), requestedEncoding(url, headers));
-    return { status: 503, headers: { ...rendered.headers, 'retry-after': String(retryAfter) }, body: rendered.body };
+    return { status: 503, headers: { ...rendered.headers, ...always }, body: rendered.body };
   }
   return {
     status: 503,
-    headers: { 'content-type': 'text/html; charset=utf-8', 'retry-after': String(retryAfter) },
+    headers: { 'content-type': 'text/html; charset=utf-8', ...always, ...REFUSAL_PAGE_HEADERS },
     body: Buffer.from(page(message)),
   };
 }
@@ -82,8 +86,20 @@ function requestedEncoding(url: string, headers: Readonly<Record<string, string 
   }
 }
 
-/** The refusal page's stylesheet, which the Content-Security-Policy allows by its hash (web/security-headers.ts). */
+/** The refusal page's stylesheet, which the Content-Security-Policy allows by its hash (here, and web/security-headers.ts). */
 export const REFUSAL_STYLE = 'body{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#222}';
+
+/** The refusal page may show its own stylesheet and nothing else, and be framed by no one (as the pages, web/security-headers.ts). */
+const REFUSAL_PAGE_HEADERS = {
+  'content-security-policy': [
+    "default-src 'none'",
+    `style-src 'sha256-${createHash('sha256').update(REFUSAL_STYLE).digest('base64')}'`,
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; '),
+  'x-frame-options': 'DENY',
+};
 
 function page(message: string): string {
   return `<!doctype html>

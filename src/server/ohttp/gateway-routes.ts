@@ -34,7 +34,11 @@ const REMEMBERED_ENCAPSULATIONS = 200_000;
 /** Request headers passed to the API handlers; everything else stays outside (it could identify the client). */
 const PASSED_HEADERS = new Set(['accept', 'content-type', 'x-goog-api-key', 'x-goog-api-client']);
 
-export function registerGatewayRoutes(app: FastifyInstance, keys: GatewayKeys): void {
+/**
+ * The gateway's routes on `app`; `api`, the application whose API answers the inner requests (`app`
+ * itself, or the application `app` is a scope of).
+ */
+export function registerGatewayRoutes(app: FastifyInstance, keys: GatewayKeys, api: FastifyInstance = app): void {
   const seen = new RecentCache<string, true>(REMEMBERED_ENCAPSULATIONS);
 
   app.get('/ohttp-keys', async (_request, reply) => {
@@ -77,7 +81,7 @@ export function registerGatewayRoutes(app: FastifyInstance, keys: GatewayKeys): 
       return refusal(reply, 400, new OhttpError('replay', 'this encapsulated request was received before; a replay is not served'));
     let inner: BinaryHttpResponse;
     try {
-      inner = await serveInner(app, decapsulated.request, outerOrigin(request));
+      inner = await serveInner(api, decapsulated.request, outerOrigin(request));
     } catch {
       // Whatever failed, its message may hold the request's bytes: the client is told no more than this.
       const failure = new WireError('INTERNAL', 'the gateway failed to serve the encapsulated request; try again later');

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { REFUSAL_STYLE } from '../guard/refusal.ts';
 import { INNER_REQUEST_ADDRESS } from '../ohttp/gateway-routes.ts';
+import { EVERY_ANSWER_HEADERS } from '../replies.ts';
 import { PAGE_STYLE } from './pages.ts';
 
 const styleHash = (css: string) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`;
@@ -23,16 +24,18 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** Headers on every answer: no type sniffing, no Referer sent from the pages. */
-const EVERY_ANSWER = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
 /** Headers on HTML answers (the pages, the refusal page). */
 const PAGES = { 'content-security-policy': CONTENT_SECURITY_POLICY, 'x-frame-options': 'DENY' };
 
-/** Adds the headers to every answer of `app` (but the inner answers of the Oblivious HTTP gateway, which are no pages). */
+/**
+ * Adds the headers to every answer of the routes of `app` (but the inner answers of the Oblivious HTTP
+ * gateway, which are no pages). The API's routes set theirs where their answers are made, without a
+ * hook on their path (app.ts).
+ */
 export function registerSecurityHeaders(app: FastifyInstance): void {
   app.addHook('onSend', (request, reply, payload, done) => {
     if (request.socket.remoteAddress !== INNER_REQUEST_ADDRESS) {
-      reply.headers(EVERY_ANSWER);
+      reply.headers(EVERY_ANSWER_HEADERS);
       if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) reply.headers(PAGES);
     }
     done(null, payload);

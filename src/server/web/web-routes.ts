@@ -10,10 +10,9 @@ import type { Requester } from '../guard/requester.ts';
 import type { ListCatalog } from '../catalog.ts';
 import type { FeedSourceStatus } from '../feeds/source-status.ts';
 import type { LoadControl } from '../guard/load-control.ts';
-import { INNER_REQUEST_ADDRESS } from '../ohttp/gateway-routes.ts';
 import { lookUp } from './lookup.ts';
 import { advisoryPage, lookupPage, statusPage } from './pages.ts';
-import { RequestHistory } from './request-history.ts';
+import type { RequestHistory } from './request-history.ts';
 import { serverStatus } from './status.ts';
 
 /** Retry-After of a lookup the lists' source could not answer, when it named no wait of its own. */
@@ -21,6 +20,8 @@ const LOOKUP_RETRY_AFTER_SECONDS = 60;
 
 export interface WebOptions {
   catalog: ListCatalog;
+  /** Requests per minute by outcome, counted by the application (app.ts), for the status page. */
+  history: RequestHistory;
   source: FullHashSource;
   loadControl: LoadControl | undefined;
   /** What the server serves, in words, for the status page. */
@@ -39,13 +40,7 @@ const MAX_LOOKUP_LENGTH = 8192;
 
 export function registerWebRoutes(app: FastifyInstance, options: WebOptions): void {
   const startedAt = Date.now();
-  const history = new RequestHistory();
-  // Requests an OHTTP gateway serves from inside encapsulations are counted once, as the encapsulating one.
-  // A callback hook, not an async one: no promise per answer.
-  app.addHook('onResponse', (request, reply, done) => {
-    if (request.socket.remoteAddress !== INNER_REQUEST_ADDRESS) history.record(reply.statusCode);
-    done();
-  });
+  const { history } = options;
   const html = 'text/html; charset=utf-8';
   // Who may keep a page (as answer-caching.ts decides for the API): the empty form and the advisories
   // are the same for everyone; a lookup tells what someone checks, so no cache keeps it, nor an error;

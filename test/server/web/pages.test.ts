@@ -90,16 +90,19 @@ describe('who may keep a page', () => {
 });
 
 describe('the status page', () => {
-  it('lists every list with version, entries and age, and counts requests and refusals', async () => {
+  it('lists every list with version, entries and age, and counts requests and refusals', async (t) => {
     const loadControl = await LoadControl.create();
     const app = createApp({ catalog: demoCatalog(), loadControl, serving: 'the embedded demo lists' });
-    for (let i = 0; i < 12; i++) await app.inject({ url: '/v5/hashLists', headers: { 'user-agent': 'script/1' } });
-    const json = (await app.inject({ url: '/status.json', headers: { 'user-agent': 'monitor/1' } })).json<{
+    // Over HTTP: answers are counted as Node's server ends them (inject's never pass there).
+    const base = await app.listen({ host: '127.0.0.1', port: 0 });
+    t.after(() => app.close());
+    for (let i = 0; i < 12; i++) await (await fetch(`${base}/v5/hashLists`, { headers: { 'user-agent': 'script/1' } })).arrayBuffer();
+    const json = (await (await fetch(`${base}/status.json`, { headers: { 'user-agent': 'monitor/1' } })).json()) as {
       serving: string;
       lists: { name: string; entries: number; version: string; ageSeconds: number }[];
       requests: { answered: number; refused: number; perMinute: unknown[] };
       loadControl: { refused: Record<string, number>; admitted: Record<string, number> };
-    }>();
+    };
     assert.equal(json.serving, 'the embedded demo lists');
     const se = json.lists.find((l) => l.name === 'se-4b')!;
     assert.ok(se.entries > 0 && /^[0-9a-f]{32}$/.test(se.version) && se.ageSeconds >= 0);
