@@ -16,17 +16,19 @@ const role = process.argv[2] as Role;
 let close: () => Promise<unknown>;
 
 if (role === 'bare') {
-  const [searchBytes, batchBytes] = process.argv.slice(3).map(Number) as [number, number];
+  const [searchBytes, batchBytes, variedBytes] = process.argv.slice(3).map(Number) as [number, number, number];
   const bare = Fastify({ logger: false });
   const searchBody = Buffer.alloc(searchBytes);
   const batchBody = Buffer.alloc(batchBytes);
+  const variedBody = Buffer.alloc(variedBytes);
   bare.get('/bare-search', async (_request, reply) => reply.header('content-type', 'application/x-protobuf').send(searchBody));
   bare.get('/bare-batch', async (_request, reply) => reply.header('content-type', 'application/x-protobuf').send(batchBody));
+  bare.get('/bare-varied', async (_request, reply) => reply.header('content-type', 'application/x-protobuf').send(variedBody));
   await bare.listen({ host: '127.0.0.1', port: 0 });
   const address = bare.server.address();
   const url = typeof address === 'object' && address !== null ? `http://127.0.0.1:${address.port}` : '';
   close = () => bare.close();
-  process.send?.({ search: `${url}/bare-search`, batch: `${url}/bare-batch` });
+  process.send?.({ search: `${url}/bare-search`, batch: `${url}/bare-batch`, varied: { url, paths: ['/bare-varied'] } });
 } else {
   // The gate's rate limit set out of reach: every request is decided and admitted.
   const loadControl =
@@ -45,12 +47,22 @@ if (role === 'bare') {
   const lists = fromBinary(BatchGetHashListsResponseSchema, new Uint8Array(await first.arrayBuffer())).hashLists;
   const versions = lists.map((l) => `version=${encodeURIComponent(Buffer.from(l.version).toString('base64'))}`).join('&');
   const batchPath = `/v5/hashLists:batchGet?key=K&${names}&${versions}`;
+  // Searches as real-time clients make them: a different prefix each time, nearly all in no list, so
+  // that no answer kept for a prefix helps (10,000 of them, more than the server keeps).
+  let seed = 12345;
+  const variedPaths = Array.from({ length: 10_000 }, () => {
+    const prefix = Buffer.alloc(4);
+    for (let i = 0; i < 4; i++) prefix[i] = (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24;
+    return `/v5/hashes:search?key=K&hashPrefixes=${encodeURIComponent(prefix.toString('base64'))}`;
+  });
   const bytesOf = async (path: string) => (await (await fetch(`${url}${path}`)).arrayBuffer()).byteLength;
   process.send?.({
     search: `${url}${searchPath}`,
     batch: `${url}${batchPath}`,
+    varied: { url, paths: variedPaths },
     searchBytes: await bytesOf(searchPath),
     batchBytes: await bytesOf(batchPath),
+    variedBytes: await bytesOf(variedPaths[0]!),
   });
 }
 process.on('disconnect', () => {

@@ -24,20 +24,34 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-async function load(url: string, seconds: number): Promise<{ rps: number; p50: number }> {
-  const result = await autocannon({ url, connections: 32, duration: seconds, pipelining: 1 });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+/** A URL asked again and again, or the paths of a server asked in turn. */
+type Target = string | { url: string; paths: string[] };
+
+async function load(target: Target, seconds: number): Promise<{ rps: number; p50: number }> {
+  const options = { connections: 32, duration: seconds, pipelining: 1 };
+  let next = 0;
+  const result = await (typeof target === 'string'
+    ? autocannon({ ...options, url: target })
+    : autocannon({
+        ...options,
+        url: target.url,
+        requests: [{ setupRequest: (request) => ({ ...request, path: target.paths[next++ % target.paths.length]! }) }],
+      }));
+  const what = typeof target === 'string' ? target : target.url;
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${what}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   return { rps: result.requests.average, p50: result.latency.p50 };
 }
 
-type Route = 'bareSearch' | 'search' | 'guardedSearch' | 'bareBatch' | 'batch' | 'guardedBatch';
+type Route = 'bareSearch' | 'search' | 'guardedSearch' | 'bareVaried' | 'varied' | 'guardedVaried' | 'bareBatch' | 'batch' | 'guardedBatch';
 
 /** The routes one child process serves (bench/http-server.ts), and the sizes of sbkit's answers. */
 interface Served {
   search: string;
   batch: string;
+  varied: { url: string; paths: string[] };
   searchBytes?: number;
   batchBytes?: number;
+  variedBytes?: number;
 }
 
 /** Starts bench/http-server.ts in `role`; resolves once it serves. */
@@ -64,13 +78,16 @@ export async function httpBenchmarks(seconds = 3): Promise<HttpRow[]> {
     children.push(sbkit.child);
     const guarded = await serve('guarded');
     children.push(guarded.child);
-    const { searchBytes = 0, batchBytes = 0 } = sbkit.served;
-    const bare = await serve('bare', [String(searchBytes), String(batchBytes)]);
+    const { searchBytes = 0, batchBytes = 0, variedBytes = 0 } = sbkit.served;
+    const bare = await serve('bare', [String(searchBytes), String(batchBytes), String(variedBytes)]);
     children.push(bare.child);
-    const routes: Record<Route, string> = {
+    const routes: Record<Route, Target> = {
       bareSearch: bare.served.search,
       search: sbkit.served.search,
       guardedSearch: guarded.served.search,
+      bareVaried: bare.served.varied,
+      varied: sbkit.served.varied,
+      guardedVaried: guarded.served.varied,
       bareBatch: bare.served.batch,
       batch: sbkit.served.batch,
       guardedBatch: guarded.served.batch,
@@ -97,8 +114,11 @@ export async function httpBenchmarks(seconds = 3): Promise<HttpRow[]> {
     const guardedName = 'the same behind load control (memory; limits out of reach, so every request is decided and admitted)';
     return [
       row('bareSearch', `bare fastify route (${searchBytes}-byte body)`),
-      row('search', 'v5 hashes:search, one prefix (Firefox form)', 'bareSearch', 0.6),
+      row('search', 'v5 hashes:search, one listed prefix (Firefox form), the same each time: its answer kept', 'bareSearch', 0.6),
       row('guardedSearch', guardedName, 'bareSearch', 0.6, 'search'),
+      row('bareVaried', `bare fastify route (${variedBytes}-byte body)`),
+      row('varied', 'v5 hashes:search, one prefix, 10,000 prefixes in turn, nearly none listed: nothing kept helps', 'bareVaried', 0.6),
+      row('guardedVaried', guardedName, 'bareVaried', 0.6, 'varied'),
       row('bareBatch', `bare fastify route (${batchBytes}-byte body)`),
       row('batch', 'v5 hashLists:batchGet, five lists at their current versions', 'bareBatch', 0.5),
       row('guardedBatch', guardedName, 'bareBatch', 0.5, 'batch'),

@@ -11,7 +11,8 @@ import { encodeWireResponse } from '../../wire/server-response.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import type { ListCatalog } from '../catalog.ts';
 import { asBuffer, EVERY_ANSWER_HEADERS, sendWireError } from '../replies.ts';
-import { answerCall, answerCallNow } from './dispatch.ts';
+import { answerCall } from './dispatch.ts';
+import { SearchAnswers } from './search-answers.ts';
 import { type FullHashSource, searchesOf } from './full-hash-source.ts';
 import type { Requester } from '../guard/requester.ts';
 import type { ApiSettings } from './settings.ts';
@@ -73,6 +74,7 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
   const answers = new EncodedAnswers();
   const decoded = new DecodedRequests();
   const tags = new ListAnswerTags();
+  const searchAnswers = new SearchAnswers(catalog, source, settings);
   const decoding = { maxBodyBytes, checkApiKey: (key: string | undefined) => checkApiKey(apiKeys, key) };
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     if (refusedWhilePaused(request, reply)) return reply;
@@ -125,7 +127,14 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
           .headers(answerHeaders(payload.contentType, listCacheControl(settings), varyOf(reply.getHeader('vary'))))
           .send(asBuffer(payload.body));
       }
-      const answer = answerCallNow(source, call) ?? (await answerCall(catalog, searchesOf(source, requesterOf(request)), call, settings));
+      const searched = searchAnswers.answer(call, call.responseEncoding);
+      if (searched !== undefined) {
+        return reply
+          .code(200)
+          .headers(answerHeaders(searched.payload.contentType, searched.cacheControl, varyOf(reply.getHeader('vary'))))
+          .send(asBuffer(searched.payload.body));
+      }
+      const answer = await answerCall(catalog, searchesOf(source, requesterOf(request)), call, settings);
       const payload = encodeWireResponse(call.rpc, answer as never, call.responseEncoding);
       return reply
         .code(200)

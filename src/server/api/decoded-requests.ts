@@ -6,6 +6,7 @@
 // decode alike. Searches are not kept: their prefixes differ from request to request, and their GET
 // takes a shortcut already (wire/search-request-fast.ts).
 
+import { isSearchUrl } from '../../wire/search-request-fast.ts';
 import { type DecodedWireRequest, type DecodeWireRequestOptions, decodeWireRequest, type WireRequest } from '../../wire/server-request.ts';
 
 /** The request headers that decoding reads: the answer's encoding, the method override and the API key. */
@@ -31,6 +32,8 @@ export class DecodedRequests {
   decode(request: WireRequest, options: DecodeWireRequestOptions): DecodedWireRequest {
     if (
       request.method !== 'GET' ||
+      // Searches are never kept, and their plain form is decoded without a table (search-request-fast.ts).
+      isSearchUrl(request.url) ||
       request.body.byteLength > 0 ||
       request.url.length > MAX_KEPT_URL_LENGTH ||
       // The key reads header names in lower case, as Node gives them; other spellings are decoded in full.

@@ -16,15 +16,6 @@ export const LIST_RPCS: ReadonlySet<RpcCall['rpc']> = new Set([
   'ListThreatLists',
 ]);
 
-/**
- * The answer to a call that needs no waiting, or undefined (then {@link answerCall}): a `hashes:search` of
- * a source holding its full hashes in memory, the busiest call of a server with its own lists.
- */
-export function answerCallNow(source: FullHashSource, call: RpcCall): Message | undefined {
-  if (call.rpc !== 'SearchHashes' || source.findNow === undefined) return undefined;
-  return v5.searchHashesAnswer(call.request, source.findNow(v5.searchPrefixes(call.request)));
-}
-
 /** Answers one decoded API call: lists from the catalog, full hashes from the source. */
 export async function answerCall(catalog: ListCatalog, source: FullHashSource, call: RpcCall, settings: ApiSettings): Promise<Message> {
   switch (call.rpc) {

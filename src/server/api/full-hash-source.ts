@@ -25,7 +25,7 @@ export interface FullHashSource {
    * The same answer at once, from a source that holds its full hashes in memory (a server's own lists),
    * where a search costs nothing that needs a requester: the busiest route then answers without waiting.
    */
-  findNow?(prefixes: readonly number[]): FullHashAnswer;
+  findNow?: (prefixes: readonly number[]) => FullHashAnswer;
 }
 
 /** Everyone who asks without saying who: one requester, so that unattributed searches cannot add up. */

@@ -130,6 +130,24 @@ interface Asking {
   slot: Slot | undefined;
 }
 
+/**
+ * What a decision is made from: what arrives before the body. `connection`, the request's socket, lets
+ * the next request on the same connection skip working out who its client is again.
+ */
+interface AskedRequest {
+  url: string;
+  headers: IncomingHttpHeaders;
+  peer: string;
+  connection?: object;
+}
+
+/** Who a connection's latest request came from, as its headers named the client. */
+interface ConnectionClient {
+  forwardedFor: string | string[] | undefined;
+  userAgent: string | undefined;
+  client: RecentClient;
+}
+
 /** A decision and whom it concerns; an admitted request's `slot` goes back to `finished()`. */
 interface Outcome {
   decision: Decision;
@@ -166,6 +184,8 @@ export class LoadControl {
    */
   private readonly slots = new RecentCache<string, Slot>(RECENT_CLIENTS_KEPT);
   private readonly recentClients = new RecentCache<string, RecentClient>(RECENT_CLIENTS_KEPT);
+  /** Each open connection's latest client, forgotten with the connection. */
+  private readonly connectionClients = new WeakMap<object, ConnectionClient>();
 
   private constructor(
     private readonly settings: LoadControlSettings,
@@ -291,12 +311,7 @@ export class LoadControl {
    *
    * @internal
    */
-  async decide(
-    request: { url: string; headers: IncomingHttpHeaders; peer: string },
-    paused: boolean,
-    gone?: () => boolean,
-    apiKeys: ReadonlySet<string> = new Set(),
-  ): Promise<Outcome> {
+  async decide(request: AskedRequest, paused: boolean, gone?: () => boolean, apiKeys: ReadonlySet<string> = new Set()): Promise<Outcome> {
     const asking = this.identify(request, paused, apiKeys);
     if ('decision' in asking) return asking;
     return this.settled(asking, await this.gate.decide(asking.client, asking.agent, paused, gone, asking.budgets));
@@ -308,11 +323,7 @@ export class LoadControl {
    *
    * @internal
    */
-  decideNow(
-    request: { url: string; headers: IncomingHttpHeaders; peer: string },
-    paused: boolean,
-    apiKeys: ReadonlySet<string>,
-  ): Outcome | undefined {
+  decideNow(request: AskedRequest, paused: boolean, apiKeys: ReadonlySet<string>): Outcome | undefined {
     const asking = this.identify(request, paused, apiKeys);
     if ('decision' in asking) return asking;
     const decision = this.gate.decideNow(asking.client, asking.agent, paused, asking.budgets);
@@ -323,11 +334,7 @@ export class LoadControl {
    * Who asks and which budgets the request counts in; or, for an address with too many requests under
    * way, the refusal (counted).
    */
-  private identify(
-    request: { url: string; headers: IncomingHttpHeaders; peer: string },
-    paused: boolean,
-    apiKeys: ReadonlySet<string>,
-  ): Asking | Outcome {
+  private identify(request: AskedRequest, paused: boolean, apiKeys: ReadonlySet<string>): Asking | Outcome {
     // An OHTTP gateway's requests from a trusted relay carry many clients under one address: only the
     // load rules apply, as to any program (the relay enforces the per-client rules). Anyone else who
     // posts to the gateway directly is one client like any other. The relay's address is found as any
@@ -335,11 +342,7 @@ export class LoadControl {
     if (GATEWAY_PATH.test(request.url) && this.relays.has(clientAddress(request.peer, request.headers['x-forwarded-for'], this.trusted))) {
       return { agent: RELAYED, client: '', budgets: [], slot: undefined };
     }
-    const { agent, address, client, budgets } = this.clientOf(
-      request.peer,
-      request.headers['x-forwarded-for'],
-      request.headers['user-agent'],
-    );
+    const { agent, address, client, budgets } = this.clientOfConnection(request);
     const key = acceptedKey(request, apiKeys);
     const slot = key === undefined ? this.slots.getOrCompute(address, newSlot) : undefined;
     if (slot !== undefined && !paused && slot.underWay >= this.settings.addressConcurrentMax) {
@@ -348,6 +351,21 @@ export class LoadControl {
       return { decision, agent };
     }
     return { agent, client, budgets: key === undefined ? budgets : this.keyBudget(key), slot };
+  }
+
+  /**
+   * {@link clientOf} for a request, taken from its connection's previous request when that named the
+   * client with the same headers (as a kept-alive connection's requests do).
+   */
+  private clientOfConnection(request: AskedRequest): RecentClient {
+    const forwardedFor = request.headers['x-forwarded-for'];
+    const userAgent = request.headers['user-agent'];
+    const { connection } = request;
+    const previous = connection === undefined ? undefined : this.connectionClients.get(connection);
+    if (previous !== undefined && previous.userAgent === userAgent && previous.forwardedFor === forwardedFor) return previous.client;
+    const client = this.clientOf(request.peer, forwardedFor, userAgent);
+    if (connection !== undefined) this.connectionClients.set(connection, { forwardedFor, userAgent, client });
+    return client;
   }
 
   /**
@@ -444,8 +462,10 @@ export class LoadControl {
     adminEndpoints: boolean,
     apiKeys: ReadonlySet<string>,
   ): void {
-    if (isOperatorPath(request.url, adminEndpoints) || request.socket.remoteAddress === INNER_REQUEST_ADDRESS) return done();
-    const asked = { url: request.url, headers: request.headers, peer: request.socket.remoteAddress ?? '' };
+    const { socket } = request;
+    const peer = socket.remoteAddress ?? '';
+    if (isOperatorPath(request.url, adminEndpoints) || peer === INNER_REQUEST_ADDRESS) return done();
+    const asked: AskedRequest = { url: request.url, headers: request.headers, peer, connection: socket };
     const now = this.decideNow(asked, paused, apiKeys);
     if (now !== undefined) return this.conclude(request, reply, done, now, false);
     // Watched from the start: a client that leaves while its request waits must not stay in the load.

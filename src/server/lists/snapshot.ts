@@ -8,6 +8,9 @@ import type { ListDefinition } from './list-definition.ts';
 /** Bytes of a snapshot id: 128 bits of SHA-256, so that two different contents never share one. */
 export const SNAPSHOT_ID_BYTES = 16;
 
+/** The full hashes under a prefix no list holds. */
+const NONE: readonly string[] = Object.freeze([]);
+
 /**
  * One published state of a list (SB-9): its sorted, unique full hashes, and the list it serves at the
  * list's hash length. Immutable.
@@ -102,10 +105,13 @@ export class Snapshot {
    * The full hashes (32-character latin1 byte strings, url/hash.ts) whose first 4 bytes are `prefix`, a
    * big-endian number: what `hashes:search` returns for a prefix. Binary search, then a short scan.
    */
-  fullHashesWithPrefix(prefix: number): string[] {
+  fullHashesWithPrefix(prefix: number): readonly string[] {
     const prefixes = this.full.prefixes;
+    let i = this.lowerBound(prefix);
+    // Most prefixes searched are in no list: nothing is allocated for them.
+    if (i >= prefixes.length || prefixes[i] !== prefix) return NONE;
     const found: string[] = [];
-    for (let i = this.lowerBound(prefix); i < prefixes.length && prefixes[i] === prefix; i++) {
+    for (; i < prefixes.length && prefixes[i] === prefix; i++) {
       found.push(Buffer.from(this.full.bytes.buffer, this.full.bytes.byteOffset + i * FULL_HASH_BYTES, FULL_HASH_BYTES).toString('latin1'));
     }
     return found;
