@@ -42,7 +42,7 @@ export function browserRuntime(storage: BrowserStorageOptions): ClientRuntime {
       const oblivious = new ObliviousHttp(ohttp, sendWithFetch);
       return new V5Transport(
         settings,
-        binaryV5Rpcs(settings, sendWithFetch, (request, http) => oblivious.send(request, http)),
+        binaryV5Rpcs(settings, sendWithFetch, { searchSender: (request, http) => oblivious.send(request, http) }),
       );
     },
     userAgent: 'sbkit',

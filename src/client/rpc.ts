@@ -21,10 +21,3 @@ export async function callRpc<R extends RpcId>(
 
 /** How a request reaches the server: directly, or through an Oblivious HTTP relay. */
 export type Sender = (request: OutgoingRequest, settings: HttpSettings) => Promise<WireResponse>;
-
-/** A 4-byte prefix, a big-endian number here, as the bytes a request carries. */
-export function prefixBytes(prefix: number): Uint8Array {
-  const bytes = new Uint8Array(4);
-  new DataView(bytes.buffer).setUint32(0, prefix);
-  return bytes;
-}

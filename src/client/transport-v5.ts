@@ -68,8 +68,8 @@ function usableFullHashes(
 }
 
 /**
- * v5's two client RPCs, encoded and sent: by the generated code over node:http or a relay on Node
- * (v5-protobuf-rpcs.ts), by the browser build's own reader over fetch elsewhere (v5-binary-rpcs.ts).
+ * v5's two client RPCs, encoded and sent over node:http, fetch or a relay: in binary protobuf by the
+ * client's own reader (v5-binary-rpcs.ts), in JSON by the generated code (v5-protobuf-rpcs.ts, Node only).
  */
 export interface V5Rpcs {
   batchGetHashLists(lists: readonly ListState[]): Promise<{ hashLists: readonly HashListMessage[] }>;

@@ -1,6 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { BatchGetHashListsRequestSchema, SearchHashesRequestSchema } from '../proto/v5.ts';
-import { callRpc, prefixBytes, type Sender } from './rpc.ts';
+import { prefixToBytes } from '../codec/prefixes.ts';
+import { callRpc, type Sender } from './rpc.ts';
 import type { ServerSettings } from './transport.ts';
 import type { V5Rpcs } from './transport-v5.ts';
 
@@ -23,6 +24,6 @@ export function protobufV5Rpcs(settings: ServerSettings, send: Sender, searchSen
         send,
       ),
     searchHashes: (prefixes) =>
-      callRpc(settings, 'SearchHashes', create(SearchHashesRequestSchema, { hashPrefixes: prefixes.map(prefixBytes) }), searchSender),
+      callRpc(settings, 'SearchHashes', create(SearchHashesRequestSchema, { hashPrefixes: prefixes.map(prefixToBytes) }), searchSender),
   };
 }

@@ -318,6 +318,19 @@ describe('SafeBrowsingClient, no-storage mode (v5)', () => {
     );
   });
 
+  it('reads a search answer the server sent in JSON although binary protobuf was asked for', async () => {
+    const fullHash = Buffer.from(expressionHashString(BAD), 'latin1').toString('base64');
+    const body = JSON.stringify({ fullHashes: [{ fullHash, fullHashDetails: [{ threatType: 'MALWARE' }] }], cacheDuration: '300s' });
+    handler = () => ({ status: 200, body, headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const result = await client({ mode: 'nostorage' }).checkUrl(BAD_URL);
+    assert.equal(server.requests[0]!.responseEncoding, 'protobuf');
+    assert.equal(result.verdict, 'UNSAFE');
+    assert.deepEqual(
+      result.threats.map((t) => t.threatType),
+      ['MALWARE'],
+    );
+  });
+
   it('answers SAFE with the error when the server fails', async () => {
     handler = () => ({ status: 502 });
     const result = await client({ mode: 'nostorage' }).checkUrl(BAD_URL);

@@ -31,7 +31,7 @@ function answering(response: WireResponse): { send: Sender; asked: string[] } {
   };
 }
 
-describe('v5 RPCs of the browser build', () => {
+describe('v5 RPCs in binary protobuf', () => {
   it('searches by prefix and reads the binary answer', async () => {
     const body = toBinary(
       SearchHashesResponseSchema,
@@ -54,6 +54,44 @@ describe('v5 RPCs of the browser build', () => {
         assert.match(err.message, /HTTP 429 RESOURCE_EXHAUSTED: slow down/);
         return true;
       },
+    );
+  });
+
+  it('hands a JSON answer to the JSON reader when one is given, and only a JSON one', async () => {
+    const read: WireResponse[] = [];
+    const fromJson = { fullHashes: [], cacheDuration: { seconds: 60n, nanos: 0 } };
+    const json = {
+      searchHashes: (response: WireResponse) => {
+        read.push(response);
+        return Promise.resolve(fromJson);
+      },
+      batchGetHashLists: () => Promise.reject(new Error('not asked')),
+    };
+    const jsonAnswer = { httpStatus: 200, contentType: 'application/json', body: new TextEncoder().encode('{"cacheDuration":"60s"}') };
+    assert.equal(await binaryV5Rpcs(SETTINGS, answering(jsonAnswer).send, { json }).searchHashes([1]), fromJson);
+    assert.deepEqual(read, [jsonAnswer]);
+    const binary = { httpStatus: 200, contentType: 'application/x-protobuf', body: new Uint8Array(0) };
+    assert.deepEqual(await binaryV5Rpcs(SETTINGS, answering(binary).send, { json }).searchHashes([1]), {
+      fullHashes: [],
+      cacheDuration: undefined,
+    });
+    assert.equal(read.length, 1);
+  });
+
+  it('sends searches by the search sender when one is given, list updates by the other', async () => {
+    const empty = { httpStatus: 200, contentType: 'application/x-protobuf', body: new Uint8Array(0) };
+    const direct = answering(empty);
+    const relayed = answering(empty);
+    const rpcs = binaryV5Rpcs(SETTINGS, direct.send, { searchSender: relayed.send });
+    await rpcs.searchHashes([1]);
+    await rpcs.batchGetHashLists([{ name: 'gc-32b', version: new Uint8Array(0), width: 32 }]);
+    assert.deepEqual(
+      relayed.asked.map((url) => new URL(url).pathname),
+      ['/v5/hashes:search'],
+    );
+    assert.deepEqual(
+      direct.asked.map((url) => new URL(url).pathname),
+      ['/v5/hashLists:batchGet'],
     );
   });
 
