@@ -124,7 +124,7 @@ function report(
       return `| ${f.name} | ${f.value.toFixed(2)} ${f.unit} | ${budget} | ${verdict} |`;
     }),
     '',
-    'HTTP on loopback (autocannon, 32 connections; servers in a child process, load generator in this one; the routes in turn for five rounds of 3 s, medians over rounds, the shares taken per round; each route against a bare fastify route sending a body of the same size, and again behind load control, whose share of the cost is 1 − its rate ÷ the rate without it):',
+    'HTTP on loopback (autocannon, 32 connections; servers in a child process, load generator in this one; the routes in turn for nine rounds of 2 s, every other round in the reverse order, medians over rounds, the shares taken per round; each route against a bare fastify route sending a body of the same size, and again behind load control, whose share of the cost is the user CPU time per request it adds to the server, over the server’s whole CPU time per request behind it: rates of back-to-back runs swing with the machine’s other tenants by more than the gate costs, and the kernel’s part, the same work either way, is the noisiest):',
     '',
     "| route | requests/s | p50 latency | share of the bare route | budget (docs/architecture.md) | load control's share of the cost (≤ 10%) | within budget |",
     '|---|---|---|---|---|---|---|',
@@ -159,7 +159,7 @@ const rows = await measure([...riceBenchmarks(), ...store.cases, ...diffBenchmar
 await store.cleanup();
 await guard.cleanup();
 await ohttp.cleanup();
-const http = await httpBenchmarks(SMOKE ? 0.2 : 3);
+const http = await httpBenchmarks(SMOKE ? 0.2 : 2);
 const startup = await startupBenchmarks(SMOKE ? 1 : 11);
 // A smoke run refreshes the URL feed every 3 s rather than every minute, and caches negative answers 1 s
 // rather than the default 30 s.

@@ -148,6 +148,22 @@ interface ConnectionClient {
   client: RecentClient;
 }
 
+const GATE = Symbol('sbkit load control');
+const SLOT = Symbol('sbkit load-control slot');
+/**
+ * An answer to an admitted request, carrying what gives its place back when it closes: one listener
+ * function serves every answer, rather than a closure and a once-wrapper made for each.
+ */
+interface AdmittedAnswer {
+  [GATE]?: LoadControl;
+  [SLOT]?: Slot | undefined;
+}
+
+/** The 'close' listener of an admitted request's answer. */
+function givePlaceBack(this: AdmittedAnswer): void {
+  this[GATE]?.finished(this[SLOT]);
+}
+
 /** A decision and whom it concerns; an admitted request's `slot` goes back to `finished()`. */
 interface Outcome {
   decision: Decision;
@@ -487,8 +503,14 @@ export class LoadControl {
   private conclude(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, outcome: Outcome, gone: boolean): void {
     const { decision, slot } = outcome;
     if (decision.admit) {
-      if (gone) this.finished(slot);
-      else reply.raw.once('close', () => this.finished(slot));
+      if (gone) {
+        this.finished(slot);
+        return done();
+      }
+      const answer = reply.raw as typeof reply.raw & AdmittedAnswer;
+      answer[GATE] = this;
+      answer[SLOT] = slot;
+      answer.on('close', givePlaceBack);
       return done();
     }
     const answer = refusal(decision.reason, retryAfterSeconds(decision.reason, this.settings), request.url, request.headers);
