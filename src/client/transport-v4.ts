@@ -18,7 +18,7 @@ import { durationToMs } from '../wire/duration.ts';
 import { VERSION } from '../version.ts';
 import type { FullHashMatch } from './threats.ts';
 import type { FetchedList, ListState, SearchResult, ServerSettings, Transport, UpdateResponse } from './transport.ts';
-import { prefixToBytes } from '../codec/prefixes.ts';
+import { bytesOfPrefix32 } from '../url/hash-string.ts';
 import { callRpc } from './rpc.ts';
 import { sendRequest } from './http.ts';
 import { canonicalV4ListName, type V4List, V4_LIST_NAMES, v4ListKey, v4ListOf, v4ThreatTypeName } from '../lists/v4-lists.ts';
@@ -164,7 +164,7 @@ export class V4Transport implements Transport {
         threatTypes: unique(this.searchLists.map((l) => l.threatType)),
         platformTypes: unique(this.searchLists.map((l) => l.platformType)),
         threatEntryTypes: unique(this.searchLists.map((l) => l.threatEntryType)),
-        threatEntries: prefixes.map((prefix) => ({ hash: prefixToBytes(prefix) })),
+        threatEntries: prefixes.map((prefix) => ({ hash: bytesOfPrefix32(prefix) })),
       },
     });
     const response = await callRpc(this.settings, 'FindFullHashes', request, sendRequest);

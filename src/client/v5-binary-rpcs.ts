@@ -10,7 +10,7 @@ import {
 } from '../wire/v5-binary.ts';
 import { WireError, WireResponseError } from '../wire/wire-error.ts';
 import type { WireResponse } from '../wire/client-response.ts';
-import { prefixToBytes } from '../codec/prefixes.ts';
+import { bytesOfPrefix32 } from '../url/hash-string.ts';
 import type { Sender } from './rpc.ts';
 import type { ServerSettings } from './transport.ts';
 import type { V5Rpcs } from './transport-v5.ts';
@@ -65,7 +65,7 @@ export function binaryV5Rpcs(settings: ServerSettings, send: Sender, options: Bi
       return answer(await send(request, settings), 'BatchGetHashLists', decodeBatchGetHashListsAnswer, json?.batchGetHashLists);
     },
     async searchHashes(prefixes) {
-      const request = searchHashesRequest(settings.serverUrl, settings.apiKey, prefixes.map(prefixToBytes));
+      const request = searchHashesRequest(settings.serverUrl, settings.apiKey, prefixes.map(bytesOfPrefix32));
       return answer(await searchSender(request, settings), 'SearchHashes', decodeSearchHashesAnswer, json?.searchHashes);
     },
   };

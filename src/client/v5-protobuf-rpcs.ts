@@ -1,6 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 import { BatchGetHashListsRequestSchema, SearchHashesRequestSchema } from '../proto/v5.ts';
-import { prefixToBytes } from '../codec/prefixes.ts';
+import { bytesOfPrefix32 } from '../url/hash-string.ts';
 import { callRpc, type Sender } from './rpc.ts';
 import type { ServerSettings } from './transport.ts';
 import type { V5Rpcs } from './transport-v5.ts';
@@ -24,6 +24,6 @@ export function protobufV5Rpcs(settings: ServerSettings, send: Sender, searchSen
         send,
       ),
     searchHashes: (prefixes) =>
-      callRpc(settings, 'SearchHashes', create(SearchHashesRequestSchema, { hashPrefixes: prefixes.map(prefixToBytes) }), searchSender),
+      callRpc(settings, 'SearchHashes', create(SearchHashesRequestSchema, { hashPrefixes: prefixes.map(bytesOfPrefix32) }), searchSender),
   };
 }

@@ -17,13 +17,6 @@ function swap32(buffer: ArrayBuffer): void {
   }
 }
 
-/** The bytes of one 4-byte hash prefix held as a big-endian integer, as a search request carries them. */
-export function prefixToBytes(prefix: number): Uint8Array {
-  const bytes = new Uint8Array(4);
-  new DataView(bytes.buffer).setUint32(0, prefix);
-  return bytes;
-}
-
 /**
  * Turns 4-byte hash prefixes held as big-endian integers (what `decodeRice32` and `decodeV4RiceHashes`
  * return) into their bytes, concatenated: ascending integers give lexicographically sorted prefixes.

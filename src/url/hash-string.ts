@@ -13,6 +13,11 @@ export function prefix32OfBytes(bytes: Uint8Array): number {
   return ((bytes[0]! << 24) | (bytes[1]! << 16) | (bytes[2]! << 8) | bytes[3]!) >>> 0;
 }
 
+/** The 4 bytes of a prefix held as prefix32's number, as a search request carries them. */
+export function bytesOfPrefix32(prefix: number): Uint8Array {
+  return Uint8Array.of(prefix >>> 24, (prefix >>> 16) & 0xff, (prefix >>> 8) & 0xff, prefix & 0xff);
+}
+
 /** SB-7: the first `length` bytes (4 for `hashes.search`) of a full hash in hex, in hex. */
 export function hashPrefix(fullHash: string, length = 4): string {
   return fullHash.slice(0, 2 * length);

@@ -1,8 +1,9 @@
 // v5's two client RPCs, hashes:search and hashLists:batchGet, in binary protobuf without a protobuf
 // runtime: the requests are query strings (SB-13) and the answers are read field by field here. This is
-// what the browser build speaks, so that it carries none of the generated code nor its runtime; Node's
-// client takes the generated code (both encodings, every RPC). Unknown fields are skipped, as protobuf
-// requires; a message cut short or malformed is a WireError.
+// what the browser build speaks, so that it carries none of the generated code nor its runtime, and
+// what Node's client speaks in binary protobuf, so that a check loads none of it either (Node loads the
+// generated code for JSON and v4). Unknown fields are skipped, as protobuf requires; a message cut
+// short or malformed is a WireError.
 
 import type { RiceDeltaEncoded32Bit } from '../codec/rice32.ts';
 import type { RiceDeltaEncoded128Bit, RiceDeltaEncoded256Bit, RiceDeltaEncoded64Bit } from '../codec/rice-wide.ts';
