@@ -65,3 +65,24 @@ export function modelThreatTypes(lists: readonly ListSpec[], url: string): Set<T
 
 /** Full hashes from the catalog, as a server without upstream searches them. */
 export const ownSource = (catalog: ListCatalog) => catalogFullHashes(catalog, DEFAULT_API_SETTINGS);
+
+/** A change to one list of a catalog: a publication, or another instance's snapshot adopted, as a shared store does. */
+export type ListChange = { publish: string; content: number } | { adopt: string; content: number };
+
+/** Changes to the lists `names`, each to one of `contents` (its index). */
+export function listChanges(names: readonly string[], contents: number): fc.Arbitrary<ListChange>[] {
+  const change = { content: fc.nat(contents - 1) };
+  return [fc.record({ publish: fc.constantFrom(...names), ...change }), fc.record({ adopt: fc.constantFrom(...names), ...change })];
+}
+
+/** Makes `change` to `lists`; `another()` is a catalog like it, the other instance whose snapshot is adopted. */
+export function playListChange(lists: ListCatalog, another: () => ListCatalog, change: ListChange, contents: readonly Uint8Array[]): void {
+  if ('publish' in change) {
+    lists.get(change.publish)!.publish(contents[change.content]!);
+    return;
+  }
+  const other = another().get(change.adopt)!;
+  other.publish(contents[change.content]!);
+  const history = lists.get(change.adopt)!;
+  history.adopt(other.current(), history.keptIds());
+}

@@ -13,7 +13,7 @@ import { ListHistory } from '../../../src/server/lists/list-history.ts';
 import type { WireEncoding } from '../../../src/wire/encoding.ts';
 import type { RpcCall } from '../../../src/wire/routes.ts';
 import { encodeWireResponse } from '../../../src/wire/server-response.ts';
-import { ownSource } from './fixtures.ts';
+import { listChanges, ownSource, playListChange } from './fixtures.ts';
 
 const fullHash = (n: number) => createHash('sha256').update(`entry ${n}`).digest();
 /** Contents share entries, so that diffs between them have removals and additions, and limits cut them. */
@@ -233,9 +233,7 @@ describe('listAnswerTag', () => {
 describe('ListAnswerTags', () => {
   const steps = fc.array(
     fc.oneof(
-      fc.record({ publish: fc.constantFrom('se-4b', 'gc-32b'), content: fc.nat(CONTENTS.length - 1) }),
-      // What a shared store does: the same history takes another instance's current snapshot.
-      fc.record({ adopt: fc.constantFrom('se-4b', 'gc-32b'), content: fc.nat(CONTENTS.length - 1) }),
+      ...listChanges(['se-4b', 'gc-32b'], CONTENTS.length),
       // Across the changing window (an hour in SETTINGS[2]), or not.
       fc.record({ wait: fc.integer({ min: 1, max: 4_000_000 }) }),
     ),
@@ -265,12 +263,8 @@ describe('ListAnswerTags', () => {
         };
         check();
         for (const step of played) {
-          if ('publish' in step) lists.get(step.publish)!.publish(CONTENTS[step.content]!);
-          else if ('adopt' in step) {
-            const other = catalog().get(step.adopt)!;
-            other.publish(CONTENTS[step.content]!);
-            lists.get(step.adopt)!.adopt(other.current(), lists.get(step.adopt)!.keptIds());
-          } else t.mock.timers.tick(step.wait);
+          if ('wait' in step) t.mock.timers.tick(step.wait);
+          else playListChange(lists, catalog, step, CONTENTS);
           check();
         }
       }),

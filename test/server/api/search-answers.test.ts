@@ -14,6 +14,7 @@ import { ListHistory } from '../../../src/server/lists/list-history.ts';
 import type { WireEncoding } from '../../../src/wire/encoding.ts';
 import type { RpcCall } from '../../../src/wire/routes.ts';
 import { encodeWireResponse } from '../../../src/wire/server-response.ts';
+import { listChanges, playListChange } from './fixtures.ts';
 
 const fullHash = (n: number) => createHash('sha256').update(`entry ${n}`).digest();
 /** Contents that share entries; entries 1 and 2 share their first four bytes in some of them. */
@@ -49,8 +50,7 @@ describe('SearchAnswers', () => {
   it('answers every search as a fresh answer would, through publications, adoptions and changed durations', async () => {
     const steps = fc.array(
       fc.oneof(
-        fc.record({ publish: fc.constantFrom('se-4b', 'mw-4b'), content: fc.nat(CONTENTS.length - 1) }),
-        fc.record({ adopt: fc.constantFrom('se-4b', 'mw-4b'), content: fc.nat(CONTENTS.length - 1) }),
+        ...listChanges(['se-4b', 'mw-4b'], CONTENTS.length),
         fc.record({ negativeSeconds: fc.constantFrom(10, 30, 300) }),
         fc.record({ positiveSeconds: fc.constantFrom(60, 300) }),
       ),
@@ -76,13 +76,9 @@ describe('SearchAnswers', () => {
         };
         await check();
         for (const step of played) {
-          if ('publish' in step) lists.get(step.publish)!.publish(CONTENTS[step.content]!);
-          else if ('adopt' in step) {
-            const other = catalog().get(step.adopt)!;
-            other.publish(CONTENTS[step.content]!);
-            lists.get(step.adopt)!.adopt(other.current(), lists.get(step.adopt)!.keptIds());
-          } else if ('negativeSeconds' in step) settings.negativeCacheDurationMs = step.negativeSeconds * 1000;
-          else settings.positiveCacheDurationMs = step.positiveSeconds * 1000;
+          if ('negativeSeconds' in step) settings.negativeCacheDurationMs = step.negativeSeconds * 1000;
+          else if ('positiveSeconds' in step) settings.positiveCacheDurationMs = step.positiveSeconds * 1000;
+          else playListChange(lists, catalog, step, CONTENTS);
           await check();
         }
       }),
