@@ -240,9 +240,11 @@ export function createApp(
   // Node's server rather than a hook on every route. (An Oblivious HTTP gateway's inner requests do not
   // pass there: each is counted once, as its encapsulating request.)
   const history = new RequestHistory();
-  app.server.prependListener('request', (_request: unknown, response: ServerResponse) =>
-    response.once('finish', () => history.record(response.statusCode)),
-  );
+  // One listener function for every answer, not a closure made for each.
+  function recordAnswer(this: ServerResponse): void {
+    history.record(this.statusCode);
+  }
+  app.server.prependListener('request', (_request: unknown, response: ServerResponse) => response.on('finish', recordAnswer));
 
   /**
    * Without load control, pausing (LC-5 `service_paused`) refuses everything but the operator's paths:

@@ -13,7 +13,7 @@ import {
   type JsonObject,
 } from '../feeds/config-fields.ts';
 import { TrustedProxies } from './client-address.ts';
-import type { LoadControlSettings } from './load-control.ts';
+import type { LoadControlSettings } from './load-control-settings.ts';
 
 export interface LoadControlConfig {
   /** False: no gate at all (a server that only its owner uses). */

@@ -1,71 +1,21 @@
 // The load-control gate of the server (LC-1..5), put in front of every route as a fastify onRequest
-// hook, so that refusing happens before any body is read: who asks (agent class, client address),
-// the decision (load-gate.ts over a hit store in memory or Redis), the 503 (refusal.ts), and metrics.
+// hook, so that refusing happens before any body is read: who asks (request-clients.ts), the
+// decision (load-gate.ts over a hit store in memory or Redis), the 503 (refusal.ts), and metrics.
 
-import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { IncomingHttpHeaders } from 'node:http';
 import { type AgentClass, AgentClassifier } from './agent-class.ts';
-import { addressKey, clientAddress, TrustedProxies } from './client-address.ts';
-import { type Budget, type HitStore, LC_RATE_RULES, MemoryHitStore, type RateRules } from './hit-store.ts';
+import { clientAddress, TrustedProxies } from './client-address.ts';
+import { type Budget, type HitStore, MemoryHitStore } from './hit-store.ts';
+import { type LoadControlSettings, loadControlSettings } from './load-control-settings.ts';
 import { RecentCache } from './recent-cache.ts';
+import { type AskedRequest, RequestClients } from './request-clients.ts';
 import { acceptedKey, keyId } from './requester.ts';
-import { type Decision, LC_LOAD_RULES, LoadGate, type LoadRules, type Sleep } from './load-gate.ts';
+import { type Decision, LoadGate, type Sleep } from './load-gate.ts';
 import { RedisHitStore } from './redis-hit-store.ts';
 import type { RedisWatch } from '../redis-connection.ts';
 import { refusal, retryAfterSeconds } from './refusal.ts';
 import { INNER_REQUEST_ADDRESS } from '../ohttp/gateway-routes.ts';
-
-/** LC-1..5's limits (defaults: LC's figures) and who is trusted to name clients. */
-export interface LoadControlSettings extends RateRules, LoadRules {
-  /** Clients whose hits are remembered in memory at most (the least recently seen are forgotten first). */
-  maxClients: number;
-  /** Proxies whose X-Forwarded-For is believed: addresses and CIDR blocks. */
-  trustedProxies: readonly string[];
-  /**
-   * Oblivious HTTP relays (addresses and CIDR blocks) in front of this gateway: each carries many
-   * clients under one address, so only the load rules apply to what they post to /ohttp-gateway.
-   */
-  trustedRelays: readonly string[];
-  /** Regular expressions of further User-Agents to treat as search-engine crawlers. */
-  extraCrawlers: readonly string[];
-  /**
-   * Requests one address (an IPv6 client's /64) may make in the burst window however many User-Agents it
-   * claims, browsers' included; 3 × `burstMax` by default. Raise it for large NATs.
-   */
-  addressBurstMax: number;
-  /**
-   * Requests a client with a valid API key may make in the burst window: the budget follows the key, not
-   * the address or User-Agent (a proxy serving thousands of people is one key). 10 × `burstMax` by default.
-   */
-  keyBurstMax: number;
-  /** Budgets of particular API keys, overriding `keyBurstMax`. */
-  keyBudgets: Readonly<Record<string, number>>;
-  /**
-   * Requests of one address (IPv6: its /64) admitted and not yet answered, at most: one address must not
-   * hold the places of the load (`loadMax`) with slow requests. A third of `loadMax` by default, at least 1;
-   * requests with a valid API key are counted by their key's budget instead.
-   */
-  addressConcurrentMax: number;
-}
-
-/** The defaults; `addressBurstMax` and `keyBurstMax` follow `burstMax`, `addressConcurrentMax` follows `loadMax`, unless set. */
-function defaultSettings(burstMax: number, loadMax: number): LoadControlSettings {
-  return {
-    ...LC_RATE_RULES,
-    ...LC_LOAD_RULES,
-    burstMax,
-    maxClients: 100_000,
-    trustedProxies: [],
-    trustedRelays: [],
-    extraCrawlers: [],
-    addressBurstMax: 3 * burstMax,
-    keyBurstMax: 10 * burstMax,
-    keyBudgets: {},
-    addressConcurrentMax: Math.max(1, Math.ceil(loadMax / 3)),
-  };
-}
 
 export interface LoadControlOptions {
   settings?: Partial<LoadControlSettings>;
@@ -89,8 +39,6 @@ export function isOperatorPath(url: string, adminEndpoints: boolean): boolean {
   return MONITORING_PATH.test(url) || (adminEndpoints && ADMIN_PATH.test(url));
 }
 const GATEWAY_PATH = /^\/ohttp-gateway(?:\?|$)/;
-/** The part of a User-Agent that is classified and keyed. */
-const MAX_AGENT_LENGTH = 512;
 
 /** The class of an Oblivious HTTP relay's requests: a program's, to which only the load rules apply. */
 const RELAYED: AgentClass = { kind: 'bot' };
@@ -98,20 +46,8 @@ function newSlot(): Slot {
   return { underWay: 0 };
 }
 
-/** Recent clients remembered with who they are (agent class, address, key, budgets), so that a client's next request does not work it out again. */
-const RECENT_CLIENTS_KEPT = 4096;
-/** Longer peer, X-Forwarded-For and User-Agent together are worked out every time: the memo stays a few megabytes at most. */
-const MAX_REMEMBERED_CLIENT_LENGTH = 1024;
-
-/** Who a client is, as load control budgets it without an API key. */
-interface RecentClient {
-  agent: AgentClass;
-  /** Its address, an IPv6 client's /64: the slot its requests under way count in. */
-  address: string;
-  /** Its key in the hit stores: address and User-Agent hashed, so that what is remembered per client (and sent to Redis) stays small. */
-  client: string;
-  budgets: readonly Budget[];
-}
+/** Addresses whose requests under way are counted at once; a newcomer beyond them pushes out the oldest. */
+const RECENT_ADDRESSES_KEPT = 4096;
 
 /**
  * The requests of one address admitted and not yet answered: one object per address, shared by its
@@ -128,24 +64,6 @@ interface Asking {
   budgets: readonly Budget[];
   /** The address's requests under way, which this one counts in; none for a request budgeted by its API key. */
   slot: Slot | undefined;
-}
-
-/**
- * What a decision is made from: what arrives before the body. `connection`, the request's socket, lets
- * the next request on the same connection skip working out who its client is again.
- */
-interface AskedRequest {
-  url: string;
-  headers: IncomingHttpHeaders;
-  peer: string;
-  connection?: object;
-}
-
-/** Who a connection's latest request came from, as its headers named the client. */
-interface ConnectionClient {
-  forwardedFor: string | string[] | undefined;
-  userAgent: string | undefined;
-  client: RecentClient;
 }
 
 const GATE = Symbol('sbkit load control');
@@ -198,14 +116,13 @@ export class LoadControl {
    * Each recent address's requests under way. An address forgotten while its requests are under way
    * gets a new slot: its next requests count from zero, those under way are counted out of the old one.
    */
-  private readonly slots = new RecentCache<string, Slot>(RECENT_CLIENTS_KEPT);
-  private readonly recentClients = new RecentCache<string, RecentClient>(RECENT_CLIENTS_KEPT);
-  /** Each open connection's latest client, forgotten with the connection. */
-  private readonly connectionClients = new WeakMap<object, ConnectionClient>();
+  private readonly slots = new RecentCache<string, Slot>(RECENT_ADDRESSES_KEPT);
+  /** Who each request comes from. */
+  private readonly clients: RequestClients;
 
   private constructor(
     private readonly settings: LoadControlSettings,
-    private readonly classifier: AgentClassifier,
+    classifier: AgentClassifier,
     /**
      * Proxies whose X-Forwarded-For is believed.
      *
@@ -218,6 +135,7 @@ export class LoadControl {
     private readonly redisStore: RedisHitStore | undefined,
     fallbacks: Counter,
   ) {
+    this.clients = new RequestClients(trusted, classifier, (client, address) => this.budgets(client, address));
     // Counted in plain numbers per request and handed to the metric when it is read: labelled counting
     // costs a request of the busiest route more than the rest of the decision.
     const admittedByClass = this.admittedByClass;
@@ -269,10 +187,7 @@ export class LoadControl {
    *   that is neither an address nor a CIDR block.
    */
   static async create(options: LoadControlOptions = {}): Promise<LoadControl> {
-    const settings: LoadControlSettings = {
-      ...defaultSettings(options.settings?.burstMax ?? LC_RATE_RULES.burstMax, options.settings?.loadMax ?? LC_LOAD_RULES.loadMax),
-      ...options.settings,
-    };
+    const settings = loadControlSettings(options.settings);
     const memory = new MemoryHitStore(settings, settings.maxClients, options.now ?? (() => performance.now()));
     const fallbacks = new Counter({
       name: 'sbkit_load_control_fallbacks_total',
@@ -358,7 +273,7 @@ export class LoadControl {
     if (GATEWAY_PATH.test(request.url) && this.relays.has(clientAddress(request.peer, request.headers['x-forwarded-for'], this.trusted))) {
       return { agent: RELAYED, client: '', budgets: [], slot: undefined };
     }
-    const { agent, address, client, budgets } = this.clientOfConnection(request);
+    const { agent, address, client, budgets } = this.clients.of(request);
     const key = acceptedKey(request, apiKeys);
     const slot = key === undefined ? this.slots.getOrCompute(address, newSlot) : undefined;
     if (slot !== undefined && !paused && slot.underWay >= this.settings.addressConcurrentMax) {
@@ -367,44 +282,6 @@ export class LoadControl {
       return { decision, agent };
     }
     return { agent, client, budgets: key === undefined ? budgets : this.keyBudget(key), slot };
-  }
-
-  /**
-   * {@link clientOf} for a request, taken from its connection's previous request when that named the
-   * client with the same headers (as a kept-alive connection's requests do).
-   */
-  private clientOfConnection(request: AskedRequest): RecentClient {
-    const forwardedFor = request.headers['x-forwarded-for'];
-    const userAgent = request.headers['user-agent'];
-    const { connection } = request;
-    const previous = connection === undefined ? undefined : this.connectionClients.get(connection);
-    if (previous !== undefined && previous.userAgent === userAgent && previous.forwardedFor === forwardedFor) return previous.client;
-    const client = this.clientOf(request.peer, forwardedFor, userAgent);
-    if (connection !== undefined) this.connectionClients.set(connection, { forwardedFor, userAgent, client });
-    return client;
-  }
-
-  /**
-   * Who a request without an accepted API key comes from: its agent class, its address (an IPv6
-   * client's /64), its key in the hit stores and its budgets. Worked out once for each recent peer,
-   * X-Forwarded-For and User-Agent (unless they are long), not on every request.
-   */
-  private clientOf(peer: string, forwardedFor: string | string[] | undefined, userAgentHeader: string | undefined): RecentClient {
-    // Only the start of a User-Agent counts: kilobytes of it must not cost kilobytes of work per request.
-    const userAgent = userAgentHeader?.slice(0, MAX_AGENT_LENGTH) ?? '';
-    const forwarded = typeof forwardedFor === 'string' ? forwardedFor : (forwardedFor?.join(',') ?? '');
-    const work = (): RecentClient => {
-      const address = addressKey(clientAddress(peer, forwardedFor, this.trusted));
-      const client = hash('sha256', `${address}\n${userAgent}`, 'base64url').slice(0, 22);
-      return {
-        agent: this.classifier.classify(userAgentHeader === undefined ? undefined : userAgent),
-        address,
-        client,
-        budgets: this.budgets(client, address),
-      };
-    };
-    const memo = `${peer}\n${forwarded}\n${userAgent}`;
-    return memo.length > MAX_REMEMBERED_CLIENT_LENGTH ? work() : this.recentClients.getOrCompute(memo, work);
   }
 
   /** The outcome of the gate's decision: counted, and an admitted request's place among its address's taken. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import { EventEmitter } from 'node:events';
 import type { Server } from 'node:http';
 import { closeStalledConnections, DEFAULT_HTTP_LIMITS, httpServerOptions } from '../../../src/server/guard/http-limits.ts';
@@ -40,13 +40,19 @@ class FakeSocket extends EventEmitter {
   }
 }
 
+/** A server, listening, whose connections closeStalledConnections watches for `idleTimeoutMs` on a clock the test moves, its sweeps on mocked timers. */
+function listening(t: TestContext, idleTimeoutMs: number): { clock: { now: number }; server: EventEmitter } {
+  t.mock.timers.enable({ apis: ['setInterval'] });
+  const clock = { now: 0 };
+  const server = new EventEmitter();
+  closeStalledConnections(server as unknown as Server, idleTimeoutMs, () => clock.now);
+  server.emit('listening');
+  return { clock, server };
+}
+
 describe('closeStalledConnections', () => {
   it('closes a connection whose request stands still for the idle deadline, and no other', (t) => {
-    t.mock.timers.enable({ apis: ['setInterval'] });
-    const clock = { now: 0 };
-    const server = new EventEmitter();
-    closeStalledConnections(server as unknown as Server, 1000, () => clock.now);
-    server.emit('listening');
+    const { clock, server } = listening(t, 1000);
     const idle = new FakeSocket(clock);
     const reading = new FakeSocket(clock);
     const slowReader = new FakeSocket(clock);
@@ -79,11 +85,7 @@ describe('closeStalledConnections', () => {
   });
 
   it('closes a connection idle for the whole deadline and not before, and stops with the server', (t) => {
-    t.mock.timers.enable({ apis: ['setInterval'] });
-    const clock = { now: 0 };
-    const server = new EventEmitter();
-    closeStalledConnections(server as unknown as Server, 30_000, () => clock.now);
-    server.emit('listening');
+    const { clock, server } = listening(t, 30_000);
     const idle = new FakeSocket(clock);
     server.emit('connection', idle);
     server.emit('request', { socket: idle }, { writableFinished: false });

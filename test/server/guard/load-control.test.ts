@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { createApp } from '../../../src/server/app.ts';
-import { LoadControl, type LoadControlSettings } from '../../../src/server/guard/load-control.ts';
+import { LoadControl } from '../../../src/server/guard/load-control.ts';
+import type { LoadControlSettings } from '../../../src/server/guard/load-control-settings.ts';
 import { demoCatalog } from '../fixture.ts';
 
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0';
