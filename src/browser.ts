@@ -54,8 +54,9 @@ export class SafeBrowsingClient extends SafeBrowsingClientCore {
   }
 }
 
-export type { CheckResult, ClientStats } from './client/client-core.ts';
-export type { ListInfo, UpdateSummary } from './client/list-updater.ts';
+export type { CheckResult, CheckedResult, UncheckedResult, ClientStats } from './client/client-core.ts';
+export type { ListInfo, UpdateSummary, UpdateError } from './client/list-updater.ts';
+export type { UpdateDeferral } from './client/update-schedule.ts';
 export { GOOGLE_SERVER, type Mode, type ClientEvent } from './client/options.ts';
 export type { Threat, Verdict, AnsweredBy } from './client/check.ts';
 export type { FullHash, ThreatDetail } from './client/threats.ts';
@@ -66,9 +67,20 @@ export { urlExpressions, expressionsOf } from './url/expressions.ts';
 export { hashPrefix } from './url/hash-string.ts';
 // Every error a client can meet here, each with its stable code (docs/errors.md).
 export { SbkitError } from './sbkit-error.ts';
-export { ClientOptionError, ListTooLargeError, SearchDeferredError, TransportError } from './client/client-errors.ts';
+export {
+  type CheckError,
+  ClientOptionError,
+  ListsNotCurrentError,
+  type ListsNotCurrentReason,
+  ListTooLargeError,
+  SearchDeferredError,
+  TransportError,
+  type TransportFailure,
+  UnexpectedError,
+  UnknownListError,
+} from './client/client-errors.ts';
 export { InvalidUrlError, type InvalidUrlReason } from './url/invalid-url.ts';
-export { WireResponseError } from './wire/wire-error.ts';
+export { WireResponseError, OhttpError, type OhttpFailure } from './wire/wire-error.ts';
 export { HashListUpdateError, type HashListFailure } from './store/hash-list.ts';
 export { DatabaseFileError, DatabaseStorageError } from './store/list-store.ts';
 export { RiceDecodeError, type RiceDecodeReason } from './codec/rice-error.ts';

@@ -9,7 +9,25 @@ export abstract class SbkitError extends Error {
   abstract readonly code: string;
 }
 
-/** `SBKIT_` + the stem + the reason, in capitals with underscores. */
+/** `a-b-c` as `a_b_c`, as a type. */
+type Underscored<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}_${Underscored<Tail>}` : S;
+
+/**
+ * The code {@link errorCode} makes of a stem and a reason, as a string literal type: each class's `code`
+ * is a union of its codes, so that a misspelt code in a comparison does not compile.
+ */
+export type ErrorCode<Stem extends string, Reason extends string = never> = [Reason] extends [never]
+  ? `SBKIT_${Stem}`
+  : `SBKIT_${Stem}_${Uppercase<Underscored<Reason>>}`;
+
+/** `SBKIT_` + the stem + the reason, in capitals with underscores (reasons are lower case words joined by hyphens). */
+export function errorCode<Stem extends string>(stem: Stem): ErrorCode<Stem>;
+export function errorCode<Stem extends string, Reason extends string>(stem: Stem, reason: Reason): ErrorCode<Stem, Reason>;
 export function errorCode(stem: string, reason?: string): string {
   return reason === undefined ? `SBKIT_${stem}` : `SBKIT_${stem}_${reason.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`;
+}
+
+/** The codes of a stem and each of its reasons: a class's static `codes`. */
+export function errorCodes<Stem extends string, Reason extends string>(stem: Stem, reasons: readonly Reason[]): ErrorCode<Stem, Reason>[] {
+  return reasons.map((reason) => errorCode(stem, reason));
 }

@@ -1,8 +1,8 @@
 // What `sbkit check` runs: URLs from the arguments and standard input, in batches, through the client.
 
 import { createInterface } from 'node:readline';
-import { GLOBAL_CACHE_LIST } from '../lists/known-lists.ts';
 import { SEARCH_PREFIXES_PER_REQUEST } from '../client/hash-searcher.ts';
+import { UnknownListError } from '../client/client-errors.ts';
 import { type CheckResult, SafeBrowsingClient } from '../client/safe-browsing-client.ts';
 import { parseCanonicalUrl } from '../url/canonicalize.ts';
 import { urlExpressions } from '../url/expressions.ts';
@@ -10,6 +10,7 @@ import { InvalidUrlError } from '../url/invalid-url.ts';
 import { reportDatabaseEvent } from './client-events.ts';
 import { type ClientFlags, clientOptions } from './client-options.ts';
 import { EXIT, type CliIo, type ExitStatus, UsageError } from './io.ts';
+import type { UpdateSummary } from '../client/list-updater.ts';
 import { paint } from './terminal.ts';
 
 /**
@@ -33,8 +34,8 @@ export interface CheckFlags extends ClientFlags {
   ohttpKeys?: string;
 }
 
-/** A checked URL, with why its SAFE is not confirmed (a failed or deferred search, lists never downloaded); or an unusable one. */
-type Line = { url: string; result: CheckResult; notConfirmed: string | undefined } | { url: string; invalid: string };
+/** A URL and what the client found, or why it is no URL that can be checked. */
+type Line = { url: string; result: CheckResult } | { url: string; invalid: InvalidUrlError };
 
 /** SB-3: warnings do not claim certainty. */
 function describeThreats(result: CheckResult): string {
@@ -45,24 +46,42 @@ function describeThreats(result: CheckResult): string {
 }
 
 function formatLine(line: Line, color: boolean): string {
-  if ('invalid' in line) return `${paint('INVALID', 'yellow', color)}  ${line.url}: ${line.invalid}`;
+  if ('invalid' in line) return `${paint('INVALID', 'yellow', color)}  ${line.url}: ${line.invalid.message}`;
   const { result } = line;
   if (result.verdict === 'UNSAFE') return `${paint('UNSAFE ', 'red', color)}  ${result.url}: ${describeThreats(result)}`;
-  if (line.notConfirmed !== undefined) return `${paint('SAFE?  ', 'yellow', color)}  ${result.url}: not confirmed (${line.notConfirmed})`;
+  if (result.verdict === 'UNKNOWN') return `${paint('UNKNOWN', 'yellow', color)}  ${result.url}: not checked (${result.error.message})`;
   return `${paint('SAFE   ', 'green', color)}  ${result.url}`;
 }
 
+/** One element of `--json`'s array: the same keys for every verdict, `answeredBy` and `error` null where there is none. */
 function jsonLine(line: Line): unknown {
-  if ('invalid' in line) return { url: line.url, verdict: 'INVALID', error: line.invalid };
+  if ('invalid' in line) {
+    const { code, message } = line.invalid;
+    return { url: line.url, canonicalUrl: null, verdict: 'INVALID', answeredBy: null, threats: [], error: { code, message } };
+  }
   const { result } = line;
   return {
     url: result.url,
     canonicalUrl: result.canonicalUrl,
     verdict: result.verdict,
-    answeredBy: result.answeredBy,
+    answeredBy: result.answeredBy ?? null,
     threats: result.threats,
-    ...(line.notConfirmed === undefined ? {} : { error: line.notConfirmed }),
+    error: result.error === undefined ? null : { code: result.error.code, message: result.error.message },
   };
+}
+
+/**
+ * The exit status of what was printed, the bitwise OR of the Go reference client's bits: 1 some URL
+ * unsafe, 2 some not checked, 4 some no URL that can be checked; 0 every one checked and safe.
+ */
+export function exitStatusOfLines(lines: Iterable<{ verdict: 'SAFE' | 'UNSAFE' | 'UNKNOWN' | 'INVALID' }>): ExitStatus {
+  let status: number = EXIT.SAFE;
+  for (const { verdict } of lines) {
+    if (verdict === 'UNSAFE') status |= EXIT.UNSAFE;
+    else if (verdict === 'UNKNOWN') status |= EXIT.FAILED;
+    else if (verdict === 'INVALID') status |= EXIT.INVALID_INPUT;
+  }
+  return status as ExitStatus;
 }
 
 /** The URLs of the arguments, then those of standard input as its lines arrive (blank lines and # comments skipped). */
@@ -124,7 +143,7 @@ function printer(io: CliIo, json: boolean): { print(lines: readonly Line[]): voi
   };
 }
 
-/** Runs `sbkit check` on its arguments and flags; sets the exit status from what it found. */
+/** Runs `sbkit check` on its arguments and flags; sets the exit status from what it found (exitStatusOfLines). */
 export async function check(urls: string[], flags: CheckFlags, io: CliIo, setExit: (status: ExitStatus) => void): Promise<void> {
   if (urls.length === 0 && flags.stdin !== true) throw new UsageError('give URLs as arguments or with --stdin');
   const options = clientOptions(flags);
@@ -137,36 +156,26 @@ export async function check(urls: string[], flags: CheckFlags, io: CliIo, setExi
   options.mode ??= flags.data === undefined ? 'nostorage' : options.protocol === 'v4' ? 'local' : 'realtime';
   const client = new SafeBrowsingClient({ ...options, onEvent: (event) => reportDatabaseEvent(io, event) });
   const output = printer(io, flags.json === true);
-  const seen = { any: false, invalid: false, unsafe: false, notConfirmed: false };
+  let any = false;
+  let status: number = EXIT.SAFE;
   try {
     const input = urlsOf(urls, flags.stdin === true ? io.stdin : undefined);
     const batches =
       client.mode === 'local'
         ? batchesOf(input, URLS_PER_LOCAL_BATCH, Infinity)
         : batchesOf(input, URLS_PER_BATCH, SEARCH_PREFIXES_PER_REQUEST);
-    let neverUpdated: string[] = [];
     if (client.mode !== 'nostorage') {
       const summary = await client.update();
-      const nextTry =
-        summary.backoffUntil === undefined ? '' : `; backing off until ${new Date(summary.backoffUntil).toISOString()} (RF-4)`;
-      if (summary.error !== undefined) io.err(`sbkit: lists not updated: ${summary.error.message}${nextTry}\n`);
-      else if (summary.backoffUntil !== undefined) io.err(`sbkit: lists not updated: the last update failed${nextTry}\n`);
-      // The global cache only sends URLs to the threat lists; without it they go to the server.
-      neverUpdated = client
-        .listInfo()
-        .filter((list) => list.updatedAt === undefined && list.name !== GLOBAL_CACHE_LIST)
-        .map((list) => list.name);
+      // A list named that the server does not have is a mistake in the command: nothing is checked.
+      if (summary.error instanceof UnknownListError) throw summary.error;
+      const problem = updateProblem(summary);
+      // The checks say for themselves whether the lists could vouch for them (UNKNOWN otherwise).
+      if (problem !== undefined) io.err(`sbkit: lists not updated: ${problem}\n`);
     }
-    // A SAFE from local lists of which some were never downloaded says nothing about those.
-    const unconfirmedByLists = neverUpdated.length === 0 ? undefined : `never downloaded: ${neverUpdated.join(', ')}`;
     for await (const batch of batches) {
-      seen.any = true;
-      const lines = await checkBatch(client, batch, unconfirmedByLists);
-      for (const line of lines) {
-        if ('invalid' in line) seen.invalid = true;
-        else if (line.result.verdict === 'UNSAFE') seen.unsafe = true;
-        else if (line.notConfirmed !== undefined) seen.notConfirmed = true;
-      }
+      any = true;
+      const lines = await checkBatch(client, batch);
+      status |= exitStatusOfLines(lines.map((line) => ({ verdict: 'invalid' in line ? 'INVALID' : line.result.verdict })));
       output.print(lines);
     }
   } finally {
@@ -174,29 +183,37 @@ export async function check(urls: string[], flags: CheckFlags, io: CliIo, setExi
     output.end();
     await client.close();
   }
-  if (!seen.any) throw new UsageError('no URLs on standard input; give one per line');
-  // The Go reference client's convention: 4 invalid input, then 1 unsafe, then 2 failed, else 0.
-  setExit(seen.invalid ? EXIT.INVALID_INPUT : seen.unsafe ? EXIT.UNSAFE : seen.notConfirmed ? EXIT.FAILED : EXIT.SAFE);
+  if (!any) throw new UsageError('no URLs on standard input; give one per line');
+  setExit(status as ExitStatus);
+}
+
+/** Why an update before the checks brought nothing new, when that is worth saying: a failure, a back-off, a wait the server imposed. */
+export function updateProblem(summary: UpdateSummary): string | undefined {
+  const until = (moment: number) => new Date(moment).toISOString();
+  const backoff = summary.backoffUntil === undefined ? '' : `; backing off until ${until(summary.backoffUntil)}`;
+  if (summary.error !== undefined) return `${summary.error.message}${backoff}`;
+  const { deferred } = summary;
+  if (deferred === undefined || deferred.reason === 'minimum-wait') return undefined;
+  if (deferred.reason === 'backoff') return `the last update failed; backing off until ${until(deferred.until)}`;
+  if (deferred.reason === 'retry-after') return `the server asked to wait until ${until(deferred.until)}`;
+  return `the first update waits until ${until(deferred.until)}`;
 }
 
 /** One batch: unusable URLs sorted out, the rest checked together, lines in the order given. */
-async function checkBatch(client: SafeBrowsingClient, batch: readonly string[], unconfirmedByLists: string | undefined): Promise<Line[]> {
-  const invalid = new Map<number, string>();
+async function checkBatch(client: SafeBrowsingClient, batch: readonly string[]): Promise<Line[]> {
+  const invalid = new Map<number, InvalidUrlError>();
   batch.forEach((url, i) => {
     try {
       parseCanonicalUrl(url);
     } catch (err) {
       if (!(err instanceof InvalidUrlError)) throw err;
-      invalid.set(i, err.message);
+      invalid.set(i, err);
     }
   });
   const results = await client.checkUrls(batch.filter((_, i) => !invalid.has(i)));
   let next = 0;
   return batch.map((url, i): Line => {
-    const reason = invalid.get(i);
-    if (reason !== undefined) return { url, invalid: reason };
-    const result = results[next++]!;
-    const fromLists = result.verdict === 'SAFE' && result.answeredBy === 'database' ? unconfirmedByLists : undefined;
-    return { url, result, notConfirmed: result.error?.message ?? fromLists };
+    const error = invalid.get(i);
+    return error === undefined ? { url, result: results[next++]! } : { url, invalid: error };
   });
 }

@@ -7,7 +7,8 @@ import type { CliIo, ExitStatus } from './io.ts';
 export function checkCommand(io: CliIo, setExit: (status: ExitStatus) => void): Command {
   const command = new Command('check')
     .description(
-      'check URLs against Safe Browsing lists; exit 0 all safe, 1 some unsafe, 2 some checks failed or not confirmed, 4 invalid input',
+      'check URLs against Safe Browsing lists; each is SAFE, UNSAFE, UNKNOWN (not checked: no answer, lists out of date) or INVALID. ' +
+        'Exit status: 0 when every URL was checked and is safe, else the sum of 1 (some unsafe), 2 (some not checked), 4 (some invalid)',
     )
     .argument('[urls...]', 'URLs to check')
     .option('--stdin', 'read URLs from standard input, one per line (for thousands, use --mode local --data DIR)')
@@ -19,7 +20,10 @@ export function checkCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
       ]),
     )
     .option('--json', 'print JSON')
-    .option('--ohttp-relay <url>', 'send searches through this Oblivious HTTP relay (SB-2), e.g. http://relay.example/ohttp-relay')
+    .option(
+      '--ohttp-relay <url>',
+      'send searches through this Oblivious HTTP relay, which hides your address from the server, e.g. http://relay.example/ohttp-relay',
+    )
     .option('--ohttp-keys <url|file>', "the gateway's key configuration, e.g. http://127.0.0.1:8080/ohttp-keys");
   addClientFlags(command);
   return command.action(async (urls: string[], flags: CheckFlags) => {

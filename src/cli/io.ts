@@ -21,15 +21,20 @@ export const processIo: CliIo = {
   interactive: process.stderr.isTTY === true,
 };
 
-/** Exit statuses of the Go reference client, which scripts around Safe Browsing already know. */
+/**
+ * Exit statuses of the Go reference client, which scripts around Safe Browsing already know: bits, ORed
+ * together by commands that check many URLs (3: some unsafe and some not checked).
+ */
 export const EXIT = { SAFE: 0, UNSAFE: 1, FAILED: 2, INVALID_INPUT: 4 } as const;
-export type ExitStatus = (typeof EXIT)[keyof typeof EXIT];
+/** One of {@link EXIT}'s statuses, or several ORed together. */
+export type ExitStatus = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7;
 
 /**
  * Codes of errors the person running the command can fix in what they typed or configured: flags, client
- * options, a configuration file, a URL, an address of Redis (docs/errors.md).
+ * options, a configuration file, a URL, a list the server does not have, an address of Redis (docs/errors.md).
  */
-const INVALID_INPUT = /^SBKIT_(USAGE|CLIENT_OPTION|CONFIG|INVALID_URL|REDIS_CONNECTION_INVALID_URL|SNAPSHOT_STORE_INVALID_URL)(_|$)/;
+const INVALID_INPUT =
+  /^SBKIT_(USAGE|CLIENT_OPTION|CONFIG|INVALID_URL|UNKNOWN_LIST|REDIS_CONNECTION_INVALID_URL|SNAPSHOT_STORE_INVALID_URL)(_|$)/;
 
 /** The exit status an error ends a command with, from its code: 4 for invalid input, 2 for any other failure (never 1, "unsafe"). */
 export function exitStatusOf(error: unknown): ExitStatus {

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { reportDatabaseEvent } from './client-events.ts';
 import { addClientFlags, type ClientFlags, clientOptions } from './client-options.ts';
-import { EXIT, type CliIo, type ExitStatus, UsageError } from './io.ts';
+import { EXIT, exitStatusOf, type CliIo, type ExitStatus, UsageError } from './io.ts';
 
 interface UpdateFlags extends ClientFlags {
   json?: boolean;
@@ -10,7 +10,8 @@ interface UpdateFlags extends ClientFlags {
 export function updateCommand(io: CliIo, setExit: (status: ExitStatus) => void): Command {
   const command = new Command('update')
     .description(
-      "bring the local lists up to date, as far as the server's waits and back-off allow (RF-3, RF-4); exit 2 when an update failed or is backing off",
+      "bring the local lists up to date, as far as the server's waits and back-off allow; " +
+        'exit 0 when done or nothing is due yet, 2 when an update failed or is backing off, 4 for a list the server does not publish',
     )
     .option('--json', 'print JSON');
   addClientFlags(command);
@@ -42,29 +43,37 @@ export function updateCommand(io: CliIo, setExit: (status: ExitStatus) => void):
       await client.close();
     }
     const failures = client.stats().consecutiveUpdateFailures;
-    const backoffUntil = summary.backoffUntil === undefined ? undefined : new Date(summary.backoffUntil).toISOString();
+    const iso = (moment: number | undefined) => (moment === undefined ? null : new Date(moment).toISOString());
+    const codeAndMessage = (error: { code: string; message: string }) => ({ code: error.code, message: error.message });
     const report = {
       updated: summary.updated,
-      failed: summary.failed.map((f) => ({ list: f.list, error: f.error.message })),
-      error: summary.error?.message,
-      backoffUntil: backoffUntil ?? null,
-      nextUpdateAt: new Date(summary.nextUpdateAt).toISOString(),
+      failed: summary.failed.map((f) => ({ list: f.list, error: codeAndMessage(f.error) })),
+      notServed: summary.notServed,
+      error: summary.error === undefined ? null : codeAndMessage(summary.error),
+      deferred: summary.deferred === undefined ? null : { reason: summary.deferred.reason, until: iso(summary.deferred.until) },
+      backoffUntil: iso(summary.backoffUntil),
+      nextUpdateAt: iso(summary.nextUpdateAt),
     };
     if (flags.json === true) {
       io.out(`${JSON.stringify(report, null, 2)}\n`);
     } else {
       // Dropped lists were reported on standard error as they were dropped (reportDatabaseEvent).
       if (summary.updated.length > 0) io.out(`updated: ${summary.updated.join(', ')}\n`);
-      else if (summary.error === undefined && backoffUntil === undefined)
-        io.out('nothing to update yet: every list is within its minimum wait\n');
+      if (summary.notServed.length > 0) io.err(`sbkit update: not published by the server, not kept: ${summary.notServed.join(', ')}\n`);
       if (summary.error !== undefined) io.err(`sbkit update: ${summary.error.message}\n`);
-      else if (backoffUntil !== undefined) {
+      else if (summary.deferred?.reason === 'backoff')
         io.err(
-          `sbkit update: backing off after ${failures} failed update${failures === 1 ? '' : 's'} until ${backoffUntil} (RF-4); nothing was asked\n`,
+          `sbkit update: backing off after ${failures} failed update${failures === 1 ? '' : 's'} until ${report.deferred!.until}; nothing was asked\n`,
         );
-      }
+      else if (summary.deferred?.reason === 'retry-after')
+        io.err(`sbkit update: the server asked to wait until ${report.deferred!.until}; nothing was asked\n`);
+      else if (summary.deferred !== undefined) io.out(`nothing to update yet: every list is within the wait the server asked for\n`);
       io.out(`next update: ${report.nextUpdateAt}\n`);
     }
-    setExit(summary.error !== undefined || summary.failed.length > 0 || backoffUntil !== undefined ? EXIT.FAILED : EXIT.SAFE);
+    if (summary.error !== undefined) setExit(exitStatusOf(summary.error));
+    else {
+      const held = summary.backoffUntil !== undefined || summary.deferred?.reason === 'retry-after';
+      setExit(summary.failed.length > 0 || held ? EXIT.FAILED : EXIT.SAFE);
+    }
   });
 }

@@ -6,14 +6,22 @@ import type { LocalCache } from './local-cache.ts';
 import type { SearchResponse } from './transport.ts';
 import { isEnforced, type FullHashMatch } from './threats.ts';
 import type { ThreatAttributeName, ThreatTypeName } from '../lists/threat-types.ts';
+import { type CheckError, checkErrorOf } from './client-errors.ts';
 
 /** SB-8: one request carries at most 30 prefixes, decoys included. */
 export const MAX_PREFIXES_PER_SEARCH = 30;
 
-/** SB-8's verdicts: UNSURE (RealTimeCheck only) hands the URL to LocalThreatListCheck. */
-export type Verdict = 'SAFE' | 'UNSAFE' | 'UNSURE';
+/**
+ * What a check found: UNSAFE (an enforced threat matched), SAFE (checked, and no threat matched), or
+ * UNKNOWN (the URL could not be checked: no answer from the server, lists that cannot vouch, any other
+ * failure; the result's `error` says why). An UNKNOWN is never a SAFE: treat it as policy says.
+ */
+export type Verdict = 'SAFE' | 'UNSAFE' | 'UNKNOWN';
 
-/** Where an answer came from, for `stats()` and for people reading a verdict. */
+/** The procedures' verdicts: UNSURE (RealTimeCheck only, SB-8) hands the URL to LocalThreatListCheck. */
+type ProcedureVerdict = Verdict | 'UNSURE';
+
+/** Who answered a check: the memory cache, the local lists, or the server. */
 export type AnsweredBy = 'cache' | 'database' | 'server';
 
 /** One threat a URL matched: which of its expressions, under which full hash, of what type. */
@@ -31,15 +39,15 @@ export interface Threat {
 }
 
 export interface CheckOutcome {
-  verdict: Verdict;
+  verdict: ProcedureVerdict;
   /** The URL after SB-5 canonicalization. */
   canonicalUrl: string;
-  /** Every threat the URL matched, enforced or not; empty for a SAFE verdict. */
+  /** Every threat the URL matched, enforced or not. */
   threats: Threat[];
-  /** Who gave the verdict: the memory cache, the local lists, or the server. */
-  answeredBy: AnsweredBy;
-  /** The server error behind a fallback verdict (SB-8: UNSURE or SAFE "on any error"). */
-  error?: Error;
+  /** Who gave the verdict: the memory cache, the local lists, or the server; nobody for UNKNOWN. */
+  answeredBy: AnsweredBy | undefined;
+  /** Why the verdict is UNKNOWN, or the failed search behind an UNSURE. */
+  error?: CheckError;
 }
 
 /** `hashes.search` (or v4 `fullHashes.find`) for 4-byte prefixes; rejects on any failure. */
@@ -66,6 +74,12 @@ export interface CheckContext {
   lists: LocalLists;
   search: SearchHashes;
   now: () => number;
+  /**
+   * Why the local threat lists cannot vouch that a URL they do not hold is safe (never downloaded, out of
+   * date, not published), or undefined when they can. While they cannot, a URL they would answer SAFE is
+   * UNKNOWN, and in real-time mode the global cache does not send URLs to them but to the server.
+   */
+  listsProblem: CheckError | undefined;
   /** Random decoy prefixes to add to each search (SB-8 allows them); 0 turns them off. */
   decoyPrefixes: number;
   random: () => number;
@@ -153,7 +167,7 @@ function withDecoys(ctx: CheckContext, prefixes: Set<number>): number[] {
 interface PendingSearch {
   prepared: PreparedUrl;
   prefixes: Set<number>;
-  onError: 'UNSURE' | 'SAFE';
+  onError: 'UNSURE' | 'UNKNOWN';
   earlierThreats: Threat[];
 }
 
@@ -164,10 +178,10 @@ export type CheckStep = { outcome: CheckOutcome } | { pending: PendingSearch };
  * SB-8 steps 8–9 (and their counterparts in the other procedures): the verdict from the server's answer,
  * or the procedure's fallback when the search failed.
  */
-function judge(ctx: CheckContext, pending: PendingSearch, answer: SearchResponse | Error): CheckOutcome {
+function judge(ctx: CheckContext, pending: PendingSearch, answer: SearchResponse | CheckError): CheckOutcome {
   const { prepared, earlierThreats } = pending;
   if (answer instanceof Error)
-    return { verdict: pending.onError, canonicalUrl: prepared.canonicalUrl, threats: earlierThreats, answeredBy: 'server', error: answer };
+    return { verdict: pending.onError, canonicalUrl: prepared.canonicalUrl, threats: earlierThreats, answeredBy: undefined, error: answer };
   const threats = [...earlierThreats, ...threatsIn(answer.fullHashes, prepared, ctx.inFrame ?? false)];
   return { verdict: isUnsafe(threats) ? 'UNSAFE' : 'SAFE', canonicalUrl: prepared.canonicalUrl, threats, answeredBy: 'server' };
 }
@@ -180,13 +194,13 @@ function judge(ctx: CheckContext, pending: PendingSearch, answer: SearchResponse
 export async function finishChecks(ctx: CheckContext, steps: readonly CheckStep[]): Promise<CheckOutcome[]> {
   const prefixes = new Set<number>();
   for (const step of steps) if ('pending' in step) for (const prefix of step.pending.prefixes) prefixes.add(prefix);
-  let answer: SearchResponse | Error | undefined;
+  let answer: SearchResponse | CheckError | undefined;
   if (prefixes.size > 0) {
     try {
       answer = await ctx.search(withDecoys(ctx, prefixes));
       ctx.cache.store(prefixes, answer, ctx.now());
     } catch (err) {
-      answer = err instanceof Error ? err : new Error(String(err));
+      answer = checkErrorOf(err);
     }
   }
   return steps.map((step) => ('outcome' in step ? step.outcome : judge(ctx, step.pending, answer!)));
@@ -200,9 +214,23 @@ function answeredLocally(prepared: PreparedUrl, threats: Threat[], answeredBy: A
   return { outcome: { verdict: isUnsafe(threats) ? 'UNSAFE' : 'SAFE', canonicalUrl: prepared.canonicalUrl, threats, answeredBy } };
 }
 
-/** SB-8 RealTimeCheck up to its search: global cache (a hit is UNSURE), then local cache. */
+/**
+ * LocalThreatListCheck's answer for a URL the lists do not hold: SAFE while they are current, UNKNOWN
+ * when they cannot vouch for it (SB-8 assumes lists kept current; a list never downloaded holds nothing).
+ */
+function notListed(ctx: CheckContext, canonicalUrl: string, threats: Threat[]): { outcome: CheckOutcome } {
+  if (ctx.listsProblem === undefined || isUnsafe(threats))
+    return { outcome: { verdict: isUnsafe(threats) ? 'UNSAFE' : 'SAFE', canonicalUrl, threats, answeredBy: 'database' } };
+  return { outcome: { verdict: 'UNKNOWN', canonicalUrl, threats, answeredBy: undefined, error: ctx.listsProblem } };
+}
+
+/**
+ * SB-8 RealTimeCheck up to its search: global cache (a hit is UNSURE), then local cache. The global
+ * cache sends URLs to the threat lists, so it is consulted only while they are current; until then its
+ * URLs go to the server like any other.
+ */
 export function realTimeStep(ctx: CheckContext, prepared: PreparedUrl): CheckStep {
-  if (prepared.hashes.some((hash) => ctx.lists.inGlobalCache(hash))) {
+  if (ctx.listsProblem === undefined && prepared.hashes.some((hash) => ctx.lists.inGlobalCache(hash))) {
     return { outcome: { verdict: 'UNSURE', canonicalUrl: prepared.canonicalUrl, threats: [], answeredBy: 'database' } };
   }
   const { remaining, threats } = consultCache(ctx, prepared);
@@ -259,7 +287,7 @@ export function localThreatListStepsInBulk(
     for (let k = start; k < ends[i]! && !listed; k++) listed = found[k] === 1;
     steps[i] = listed
       ? localThreatListStep(ctx, prepareUrl(urls[i]!, { hashAll: hashAllNow }) as PreparedUrl)
-      : { outcome: { verdict: 'SAFE', canonicalUrl: canonicalUrls[i]!, threats: [], answeredBy: 'database' } };
+      : notListed(ctx, canonicalUrls[i]!, []);
   }
   return steps;
 }
@@ -273,15 +301,16 @@ function listsStep(ctx: CheckContext, prepared: PreparedUrl, remaining: Set<numb
     if ((remaining === undefined || remaining.has(prefix)) && ctx.lists.inThreatLists(hashes[i]!, prefix))
       (listed ??= new Set()).add(prefix);
   }
-  if (listed === undefined) return answeredLocally(prepared, threats, remaining?.size === 0 ? 'cache' : 'database');
-  return { pending: { prepared, prefixes: listed, onError: 'SAFE', earlierThreats: threats } };
+  if (listed === undefined)
+    return remaining?.size === 0 ? answeredLocally(prepared, threats, 'cache') : notListed(ctx, prepared.canonicalUrl, threats);
+  return { pending: { prepared, prefixes: listed, onError: 'UNKNOWN', earlierThreats: threats } };
 }
 
 /** SB-8 NoStorageCheck up to its search: the local cache only. */
 export function noStorageStep(ctx: CheckContext, prepared: PreparedUrl): CheckStep {
   const { remaining, threats } = consultCache(ctx, prepared);
   if (isUnsafe(threats) || remaining.size === 0) return answeredLocally(prepared, threats, 'cache');
-  return { pending: { prepared, prefixes: remaining, onError: 'SAFE', earlierThreats: threats } };
+  return { pending: { prepared, prefixes: remaining, onError: 'UNKNOWN', earlierThreats: threats } };
 }
 
 /**
@@ -293,14 +322,15 @@ export function realTimeCheck(ctx: CheckContext, prepared: PreparedUrl): Promise
 }
 
 /**
- * SB-8 LocalThreatListCheck → SAFE or UNSAFE: cache, then the local threat lists; only prefixes the
- * lists hold go to the server, and a server failure is SAFE.
+ * SB-8 LocalThreatListCheck → SAFE, UNSAFE or UNKNOWN: cache, then the local threat lists; only prefixes
+ * the lists hold go to the server. Where SB-8 answers SAFE "on any error", this answers UNKNOWN: the URL
+ * was not checked. So are URLs the lists do not hold while the lists cannot vouch for them.
  */
 export function localThreatListCheck(ctx: CheckContext, prepared: PreparedUrl): Promise<CheckOutcome> {
   return finishCheck(ctx, localThreatListStep(ctx, prepared));
 }
 
-/** SB-8 NoStorageCheck → SAFE or UNSAFE: cache, then every remaining prefix to the server; failure is SAFE. */
+/** SB-8 NoStorageCheck → SAFE, UNSAFE or UNKNOWN: cache, then every remaining prefix to the server; failure is UNKNOWN, not SB-8's SAFE. */
 export function noStorageCheck(ctx: CheckContext, prepared: PreparedUrl): Promise<CheckOutcome> {
   return finishCheck(ctx, noStorageStep(ctx, prepared));
 }

@@ -12,6 +12,7 @@ import {
   type CheckContext,
   type CheckOutcome,
   type CheckStep,
+  type Threat,
   finishChecks,
   localThreatListStep,
   localThreatListStepsInBulk,
@@ -23,7 +24,7 @@ import {
 import { ClientStateFile } from './client-state.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { HashSearcher } from './hash-searcher.ts';
-import { SearchDeferredError, ClientOptionError } from './client-errors.ts';
+import { type CheckError, SearchDeferredError, ClientOptionError, UnexpectedError } from './client-errors.ts';
 import { type ListInfo, ListUpdater, type UpdateSummary } from './list-updater.ts';
 import { LocalCache } from './local-cache.ts';
 import {
@@ -43,15 +44,34 @@ import type { Transport } from './transport.ts';
 const BULK_CHECK_URLS = 8192;
 const BULK_CHECK_MIN_URLS = 1024;
 
-/** What {@link SafeBrowsingClient.checkUrl} found out about one URL. */
-export interface CheckResult extends Omit<CheckOutcome, 'verdict'> {
+/** What {@link SafeBrowsingClient.checkUrl} found out about one URL: checked, or not. */
+export type CheckResult = CheckedResult | UncheckedResult;
+
+interface ResultOfUrl {
   /** The URL as given. */
   url: string;
-  /**
-   * UNSAFE when an enforced threat matched: warn, and say the page is *suspected* (SB-3). SAFE otherwise;
-   * with `error` set, that SAFE is the procedure's fallback after a failed or deferred search.
-   */
+  /** The URL after SB-5 canonicalization. */
+  canonicalUrl: string;
+  /** Every threat the URL matched, enforced or not (CANARY, FRAME_ONLY outside frames). */
+  threats: Threat[];
+}
+
+/** A URL that was checked. */
+export interface CheckedResult extends ResultOfUrl {
+  /** UNSAFE when an enforced threat matched: warn, and say the page is *suspected* (SB-3); SAFE when none did. */
   verdict: 'SAFE' | 'UNSAFE';
+  /** Who gave the verdict: the memory cache, the local lists, or the server. */
+  answeredBy: AnsweredBy;
+  error?: undefined;
+}
+
+/** A URL that could not be checked: never to be taken for SAFE. */
+export interface UncheckedResult extends ResultOfUrl {
+  verdict: 'UNKNOWN';
+  /** Nobody answered. */
+  answeredBy?: undefined;
+  /** Why: no answer from the server, a wait the rules impose, lists that cannot vouch, any other failure. */
+  error: CheckError;
 }
 
 /** Counters since the client was made, from {@link SafeBrowsingClient.stats}. */
@@ -62,7 +82,9 @@ export interface ClientStats {
   answeredBy: Record<AnsweredBy, number>;
   /** UNSAFE verdicts. */
   unsafe: number;
-  /** Checks whose server request failed, answered by the spec's fallback verdict (SB-8). */
+  /** Checks that could not be made: UNKNOWN verdicts. */
+  unknown: number;
+  /** Checks whose server request failed (some still answered, by the local lists in real-time mode). */
   failures: number;
   /** Checks that could not ask the server because a wait was in force (RF-3, RF-4). */
   deferred: number;
@@ -110,6 +132,7 @@ export class SafeBrowsingClientCore {
     checks: 0,
     answeredBy: { cache: 0, database: 0, server: 0 } as Record<AnsweredBy, number>,
     unsafe: 0,
+    unknown: 0,
     failures: 0,
     deferred: 0,
   };
@@ -152,10 +175,16 @@ export class SafeBrowsingClientCore {
       sizeConstraints: { maxUpdateEntries: 0, maxDatabaseEntries: 0, ...options.sizeConstraints },
       maxListEntries,
     };
+    const threatLists = this.threatListNames;
+    // Lists the caller did not name are kept only where the server publishes them; named ones it must.
+    const optional = new Set<string>(options.lists === undefined ? threatLists : []);
+    if (this.globalCacheName !== undefined) optional.add(this.globalCacheName);
     const connection = () => (this.transport ??= runtime.connect(this.protocol, settings, this.threatListNames, options.ohttp));
     const saveSchedules = () => this.stateFile?.save() ?? Promise.resolve(undefined);
     this.updater = new ListUpdater({
-      names: this.globalCacheName === undefined ? this.threatListNames : [...this.threatListNames, this.globalCacheName],
+      names: this.globalCacheName === undefined ? threatLists : [...threatLists, this.globalCacheName],
+      threatLists,
+      optional,
       connection,
       clock,
       random: this.random,
@@ -312,6 +341,7 @@ export class SafeBrowsingClientCore {
     const threatLists = this.threatListNames.flatMap((name) => this.updater.list(name) ?? []);
     return {
       cache: this.cache,
+      listsProblem: this.mode === 'nostorage' ? undefined : this.updater.notCurrent(this.threatListNames, this.clock.now()),
       lists: {
         inGlobalCache: (hash) => globalCache !== undefined && globalCache.matches(hash),
         inThreatLists: (hash, prefix) => {
@@ -406,6 +436,8 @@ export class SafeBrowsingClientCore {
       waiting.map((w) => w.step),
     );
     // RealTimeCheck's UNSURE, from the global cache or a failed search: LocalThreatListCheck decides.
+    // Should it not be able to either, the failed search says best why the URL went unchecked.
+    const searchErrors = outcomes.map((outcome) => outcome.error);
     const unsure = waiting.flatMap((w, k) => (w.prepared !== undefined && outcomes[k]!.verdict === 'UNSURE' ? [k] : []));
     if (unsure.length > 0) {
       const local = await finishChecks(
@@ -414,25 +446,38 @@ export class SafeBrowsingClientCore {
       );
       unsure.forEach((k, j) => {
         const outcome = local[j]!;
-        if (outcome.error === undefined && outcomes[k]!.error !== undefined) outcome.error = outcomes[k]!.error;
+        if (outcome.verdict === 'UNKNOWN') outcome.error = searchErrors[k] ?? outcome.error;
         outcomes[k] = outcome;
       });
     }
-    waiting.forEach((w, k) => (results[w.index] = this.result(urls[w.index]!, outcomes[k]!)));
+    waiting.forEach((w, k) => (results[w.index] = this.result(urls[w.index]!, outcomes[k]!, searchErrors[k])));
     return results;
   }
 
-  private result(url: string, outcome: CheckOutcome): CheckResult {
+  /** The result of a procedure's outcome; `searchError`, a search of it that failed, is counted whatever the verdict. */
+  private result(url: string, outcome: CheckOutcome, searchError?: CheckError): CheckResult {
     this.counters.checks++;
-    this.counters.answeredBy[outcome.answeredBy]++;
-    if (outcome.verdict === 'UNSAFE') this.counters.unsafe++;
-    if (outcome.error instanceof SearchDeferredError) this.counters.deferred++;
-    else if (outcome.error !== undefined) this.counters.failures++;
-    const verdict = outcome.verdict === 'UNSAFE' ? 'UNSAFE' : 'SAFE';
+    const failure = outcome.error ?? searchError;
+    if (failure instanceof SearchDeferredError) this.counters.deferred++;
+    else if (failure !== undefined) this.counters.failures++;
     const { canonicalUrl, threats, answeredBy, error } = outcome;
     // Spelled out rather than spread (a seventh of a bulk check's time); the keys in the same order.
-    if (error === undefined) return { verdict, canonicalUrl, threats, answeredBy, url };
-    return { verdict, canonicalUrl, threats, answeredBy, error, url };
+    if ((outcome.verdict !== 'SAFE' && outcome.verdict !== 'UNSAFE') || answeredBy === undefined) {
+      this.counters.unknown++;
+      return {
+        verdict: 'UNKNOWN',
+        canonicalUrl,
+        threats,
+        error: error ?? new UnexpectedError('the check', 'it ended without a verdict'),
+        url,
+      };
+    }
+    this.counters.answeredBy[answeredBy]++;
+    if (outcome.verdict === 'UNSAFE') {
+      this.counters.unsafe++;
+      return { verdict: 'UNSAFE', canonicalUrl, threats, answeredBy, url };
+    }
+    return { verdict: 'SAFE', canonicalUrl, threats, answeredBy, url };
   }
 
   /** Drops the local cache, e.g. under memory pressure (SB-4 allows it at any time). */

@@ -1,27 +1,42 @@
-import { errorCode, SbkitError } from '../sbkit-error.ts';
+import { type ErrorCode, errorCode, errorCodes, SbkitError } from '../sbkit-error.ts';
+import { OhttpError, WireResponseError } from '../wire/wire-error.ts';
 
-/** Options that cannot work together or at all; thrown by the constructor (and by update() when read-only). */
+/**
+ * Options that cannot work together or at all, unknown option names, values of the wrong type or out of
+ * range; thrown by the constructor (and by update() and start() when read-only).
+ */
 export class ClientOptionError extends SbkitError {
   /** Always `"ClientOptionError"`, as logs and stack traces show it. */
   override readonly name = 'ClientOptionError';
   /** Always `SBKIT_CLIENT_OPTION`. */
   override readonly code = errorCode('CLIENT_OPTION');
   /** Every code of this class. */
-  static readonly codes: readonly string[] = [errorCode('CLIENT_OPTION')];
+  static readonly codes: readonly ErrorCode<'CLIENT_OPTION'>[] = [errorCode('CLIENT_OPTION')];
+  /** The option at fault (`timeoutMs`, `cache.maxEntries`), when one alone is. */
+  readonly option: string | undefined;
+
+  constructor(message: string, options?: { cause?: unknown; option?: string }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.option = options?.option;
+  }
 }
+
+const TRANSPORT_FAILURES = ['network', 'timeout', 'too-large'] as const;
+/** What kept an answer from arriving: the connection, the time allowed, or the size allowed. */
+export type TransportFailure = (typeof TRANSPORT_FAILURES)[number];
 
 /** No answer at all: the network failed, the request timed out, or the answer was too large. */
 export class TransportError extends SbkitError {
   /** Always `"TransportError"`, as logs and stack traces show it. */
   override readonly name = 'TransportError';
   /** `SBKIT_TRANSPORT_` and the kind in capitals, underscores for hyphens (docs/errors.md). */
-  override readonly code: string;
+  override readonly code: ErrorCode<'TRANSPORT', TransportFailure>;
   /** Every code of this class. */
-  static readonly codes: readonly string[] = ['network', 'timeout', 'too-large'].map((reason) => errorCode('TRANSPORT', reason));
+  static readonly codes = errorCodes('TRANSPORT', TRANSPORT_FAILURES);
 
   constructor(
     /** What failed: the connection, the time allowed, or the size allowed. */
-    readonly kind: 'network' | 'timeout' | 'too-large',
+    readonly kind: TransportFailure,
     message: string,
     options?: { cause?: unknown },
   ) {
@@ -61,9 +76,9 @@ export class V4ListUpdateError extends SbkitError {
   /** Always `"V4ListUpdateError"`, as logs and stack traces show it. */
   override readonly name = 'V4ListUpdateError';
   /** `SBKIT_V4_LIST_UPDATE_` and the reason, e.g. {@link V4ListUpdateError.codes}. */
-  override readonly code: string;
+  override readonly code: ErrorCode<'V4_LIST_UPDATE', V4ListFailure>;
   /** Every code of this class. */
-  static readonly codes: readonly string[] = V4_LIST_FAILURES.map((reason) => errorCode('V4_LIST_UPDATE', reason));
+  static readonly codes = errorCodes('V4_LIST_UPDATE', V4_LIST_FAILURES);
 
   constructor(
     /** What is wrong with the list's part, for callers to branch on. */
@@ -87,7 +102,7 @@ export class SearchDeferredError extends SbkitError {
   /** Always `SBKIT_SEARCH_DEFERRED`. */
   override readonly code = errorCode('SEARCH_DEFERRED');
   /** Every code of this class. */
-  static readonly codes: readonly string[] = [errorCode('SEARCH_DEFERRED')];
+  static readonly codes: readonly ErrorCode<'SEARCH_DEFERRED'>[] = [errorCode('SEARCH_DEFERRED')];
 
   constructor(
     /** ms since the epoch when the server may be asked again. */
@@ -109,7 +124,7 @@ export class ListTooLargeError extends SbkitError {
   /** Always `SBKIT_LIST_TOO_LARGE`. */
   override readonly code = errorCode('LIST_TOO_LARGE');
   /** Every code of this class. */
-  static readonly codes: readonly string[] = [errorCode('LIST_TOO_LARGE')];
+  static readonly codes: readonly ErrorCode<'LIST_TOO_LARGE'>[] = [errorCode('LIST_TOO_LARGE')];
 
   constructor(
     /** The list, by its v5 name. */
@@ -124,4 +139,120 @@ export class ListTooLargeError extends SbkitError {
         'raise maxListEntries if the server is yours and its lists are that large, otherwise the server is broken or hostile',
     );
   }
+}
+
+const LISTS_NOT_CURRENT = [
+  /** A list was never downloaded: the client started a moment ago, or every update so far failed. */
+  'never-updated',
+  /** A list has not been updated for longer than it stays current (docs/client-library.md, "Stale lists"). */
+  'stale',
+] as const;
+/** Why local lists cannot vouch that a URL they do not hold is safe. */
+export type ListsNotCurrentReason = (typeof LISTS_NOT_CURRENT)[number];
+
+/**
+ * The local threat lists cannot vouch for a URL they do not hold: some were never downloaded, or not
+ * updated for longer than they stay current. A check that the lists alone would have answered SAFE
+ * answers UNKNOWN with this as its `error`; a URL they do hold is still confirmed with the server.
+ */
+export class ListsNotCurrentError extends SbkitError {
+  /** Always `"ListsNotCurrentError"`, as logs and stack traces show it. */
+  override readonly name = 'ListsNotCurrentError';
+  /** `SBKIT_LISTS_NOT_CURRENT_NEVER_UPDATED` or `SBKIT_LISTS_NOT_CURRENT_STALE`. */
+  override readonly code: ErrorCode<'LISTS_NOT_CURRENT', ListsNotCurrentReason>;
+  /** Every code of this class. */
+  static readonly codes = errorCodes('LISTS_NOT_CURRENT', LISTS_NOT_CURRENT);
+
+  constructor(
+    /** Never downloaded, or out of date. */
+    readonly reason: ListsNotCurrentReason,
+    /** The lists at fault, by name. */
+    readonly lists: readonly string[],
+    /** For `stale`: ms since the epoch of the oldest of their last updates. */
+    readonly updatedAt?: number,
+  ) {
+    super(
+      reason === 'never-updated'
+        ? `the local list${lists.length === 1 ? '' : 's'} ${lists.join(', ')} ${lists.length === 1 ? 'has' : 'have'} never been downloaded, ` +
+            'so a URL missing from them may still be unsafe; update() (sbkit update) fetches them'
+        : `the local list${lists.length === 1 ? '' : 's'} ${lists.join(', ')} ${lists.length === 1 ? 'was' : 'were'} last updated at ` +
+            `${new Date(updatedAt ?? 0).toISOString()} and ${lists.length === 1 ? 'is' : 'are'} out of date, so a URL missing from ` +
+            "them may since have been listed; updates are failing (update()'s error, or the update-failed events, say why)",
+    );
+    this.code = errorCode('LISTS_NOT_CURRENT', reason);
+  }
+}
+
+/**
+ * Lists asked for that the server does not publish, found by asking it which lists it has
+ * (`GET /v5/hashLists`, v4 `threatLists`) before a new name is stored: a list nobody has would
+ * otherwise stand empty and answer every URL SAFE.
+ */
+export class UnknownListError extends SbkitError {
+  /** Always `"UnknownListError"`, as logs and stack traces show it. */
+  override readonly name = 'UnknownListError';
+  /** Always `SBKIT_UNKNOWN_LIST`. */
+  override readonly code = errorCode('UNKNOWN_LIST');
+  /** Every code of this class. */
+  static readonly codes: readonly ErrorCode<'UNKNOWN_LIST'>[] = [errorCode('UNKNOWN_LIST')];
+
+  constructor(
+    /** The lists asked for that the server does not publish. */
+    readonly lists: readonly string[],
+    /** The lists it does publish. */
+    readonly available: readonly string[],
+  ) {
+    super(
+      `the server publishes no list ${lists.map((name) => `"${name}"`).join(', ')}; ` +
+        (available.length === 0 ? 'it publishes none at all' : `it publishes ${available.join(', ')}`),
+    );
+  }
+}
+
+/**
+ * A failure none of the other classes names (a server answer nested too deeply to read, a bug), met
+ * where it must not escape: a check (the URL was not checked) or an update. `cause` holds what was thrown.
+ */
+export class UnexpectedError extends SbkitError {
+  /** Always `"UnexpectedError"`, as logs and stack traces show it. */
+  override readonly name = 'UnexpectedError';
+  /** Always `SBKIT_UNEXPECTED`. */
+  override readonly code = errorCode('UNEXPECTED');
+  /** Every code of this class. */
+  static readonly codes: readonly ErrorCode<'UNEXPECTED'>[] = [errorCode('UNEXPECTED')];
+
+  constructor(
+    /** What failed, for the message: "the check", "the update". */
+    what: string,
+    cause: unknown,
+  ) {
+    super(`${what} failed unexpectedly: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/** Why a URL was not checked: the `error` of an UNKNOWN verdict. */
+export type CheckError =
+  | TransportError
+  | WireResponseError
+  | SearchDeferredError
+  | OhttpError
+  | ClientOptionError
+  | ListsNotCurrentError
+  | UnknownListError
+  | UnexpectedError;
+
+/** What went wrong on the way to a verdict, as one of the {@link CheckError} classes (UnexpectedError for anything else). */
+export function checkErrorOf(error: unknown): CheckError {
+  if (
+    error instanceof TransportError ||
+    error instanceof WireResponseError ||
+    error instanceof SearchDeferredError ||
+    error instanceof OhttpError ||
+    error instanceof ClientOptionError ||
+    error instanceof ListsNotCurrentError ||
+    error instanceof UnknownListError ||
+    error instanceof UnexpectedError
+  )
+    return error;
+  return new UnexpectedError('the check', error);
 }

@@ -18,6 +18,11 @@ const JSON_ANSWERS: JsonAnswers = {
     const { decodeWireResponse } = await import('../wire/client-response.ts');
     return decodeWireResponse('BatchGetHashLists', response, 'json');
   },
+  async listHashLists(response) {
+    const { decodeWireResponse } = await import('../wire/client-response.ts');
+    const answer = await decodeWireResponse('ListHashLists', response, 'json');
+    return { names: answer.hashLists.map((list) => list.name), nextPageToken: answer.nextPageToken };
+  },
 };
 
 /**

@@ -5,8 +5,15 @@
  * @packageDocumentation
  * @module sbkit/client
  */
-export { SafeBrowsingClient, type CheckResult, type ClientStats } from './safe-browsing-client.ts';
-export type { ListInfo, UpdateSummary } from './list-updater.ts';
+export {
+  SafeBrowsingClient,
+  type CheckResult,
+  type CheckedResult,
+  type UncheckedResult,
+  type ClientStats,
+} from './safe-browsing-client.ts';
+export type { ListInfo, UpdateSummary, UpdateError } from './list-updater.ts';
+export type { UpdateDeferral } from './update-schedule.ts';
 export { GOOGLE_SERVER, type SafeBrowsingClientOptions, type Mode, type ClientEvent } from './options.ts';
 export type { Threat, Verdict, AnsweredBy } from './check.ts';
 export type { FullHash, ThreatDetail } from './threats.ts';
@@ -15,10 +22,16 @@ export { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST } from '../lists/known-lists.ts
 // Every error a client can meet, each with its stable code (docs/errors.md).
 export { SbkitError } from '../sbkit-error.ts';
 export {
+  type CheckError,
   ClientOptionError,
+  ListsNotCurrentError,
+  type ListsNotCurrentReason,
   ListTooLargeError,
   SearchDeferredError,
   TransportError,
+  type TransportFailure,
+  UnexpectedError,
+  UnknownListError,
   V4ListUpdateError,
   type V4ListFailure,
 } from './client-errors.ts';

@@ -8,15 +8,42 @@ import type { Sha256 } from '../url/sha256.ts';
 import { encodeBase64 } from '../wire/base64.ts';
 import { HashList, hashCount, type HashListUpdate, HashListUpdateError } from '../store/hash-list.ts';
 import { type HashWidth, widthOfListName } from '../lists/list-name.ts';
+import { canonicalListName } from '../lists/known-lists.ts';
+import { SbkitError } from '../sbkit-error.ts';
+import { DatabaseStorageError } from '../store/list-store.ts';
+import { WireResponseError } from '../wire/wire-error.ts';
 import { retryAfterOfRefusal } from '../wire/retry-after.ts';
 import { callAt, type Clock } from './clock.ts';
-import { ListTooLargeError } from './client-errors.ts';
+import { ListsNotCurrentError, ListTooLargeError, TransportError, UnexpectedError, UnknownListError } from './client-errors.ts';
 import type { ClientEvent } from './options.ts';
 import type { ListState, Transport } from './transport.ts';
-import { UpdateSchedule, type UpdateScheduleState } from './update-schedule.ts';
+import { currentForMs, type UpdateDeferral, UpdateSchedule, type UpdateScheduleState } from './update-schedule.ts';
 
 /** Several rounds are normal when the server sends a list in parts with zero waits (SB-12). */
 const MAX_UPDATE_ROUNDS = 64;
+/** A list the server said it does not publish is asked about again after this long (lists are added, SB-11). */
+const NOT_PUBLISHED_RECHECK_MS = 30 * 60_000;
+
+/**
+ * Why an update as a whole failed: no usable answer, lists the server does not publish, a list too large
+ * to hold, a database or state file that could not be written, or something unforeseen.
+ */
+export type UpdateError =
+  TransportError | WireResponseError | UnknownListError | ListTooLargeError | DatabaseStorageError | UnexpectedError;
+
+/** The {@link UpdateError} an update reports for what was thrown (UnexpectedError for anything else). */
+function updateErrorOf(error: unknown): UpdateError {
+  if (
+    error instanceof TransportError ||
+    error instanceof WireResponseError ||
+    error instanceof UnknownListError ||
+    error instanceof ListTooLargeError ||
+    error instanceof DatabaseStorageError ||
+    error instanceof UnexpectedError
+  )
+    return error;
+  return new UnexpectedError('the update', error);
+}
 
 /** What one {@link SafeBrowsingClient.update} did. */
 export interface UpdateSummary {
@@ -26,11 +53,22 @@ export interface UpdateSummary {
   failed: {
     /** The list's name. */
     list: string;
-    /** Why its update was refused. */
-    error: Error;
+    /** Why its update was refused (HashListUpdateError, RiceDecodeError, V4ListUpdateError, WireResponseError, ListTooLargeError…). */
+    error: SbkitError;
   }[];
-  /** Set when the whole request failed, when a list could not be stored, or when the schedule could not be saved. */
-  error: Error | undefined;
+  /**
+   * Set when the whole request failed, when the server does not publish a list asked for (or any of the
+   * threat lists), when a list could not be stored, or when the schedule could not be saved.
+   */
+  error: UpdateError | undefined;
+  /** Lists asked for that the server does not publish (it was asked which it has); none of them is kept. */
+  notServed: string[];
+  /**
+   * Set when nothing could be asked for at all, and why: RF-2's random first moment after start()
+   * (`start-delay`), a 429 or 503 that said when to come back (`retry-after`), back-off after failed
+   * updates (`backoff`, RF-4), or every list's minimum wait (`minimum-wait`, RF-3). `until` is when.
+   */
+  deferred: { reason: UpdateDeferral; until: number } | undefined;
   /** ms since the epoch when the next update may go out. */
   nextUpdateAt: number;
   /** Set while updates back off after failures (RF-4): no update is asked for before this moment. */
@@ -58,13 +96,18 @@ function widthOfName(name: string): HashWidth {
   return widthOfListName(name) ?? 4;
 }
 
-function asError(err: unknown): Error {
-  return err instanceof Error ? err : new Error(String(err));
+/** A list's update failure as the summary reports it: an SbkitError, UnexpectedError for anything else. */
+function listErrorOf(err: unknown): SbkitError {
+  return err instanceof SbkitError ? err : new UnexpectedError('the list update', err);
 }
 
 export interface ListUpdaterParts {
   /** Every list kept, threat lists and the global cache alike. */
   names: readonly string[];
+  /** The threat lists among them: the server must publish at least one. */
+  threatLists: readonly string[];
+  /** Lists kept only when the server publishes them (the global cache, the default threat lists); others it must publish. */
+  optional: ReadonlySet<string>;
   connection: () => Promise<Transport>;
   clock: Clock;
   random: () => number;
@@ -84,6 +127,12 @@ export interface ListUpdaterParts {
 export class ListUpdater {
   private readonly lists = new Map<string, HashList>();
   private readonly updatedAt = new Map<string, number>();
+  /** Lists the server publishes, as it said or as a stored copy shows (SB-9: a list once published stays). */
+  private readonly published = new Set<string>();
+  /** Lists the server said it does not publish, until it is asked again. */
+  private readonly unpublished = new Set<string>();
+  /** The names the server gave when last asked which lists it publishes. */
+  private available: readonly string[] = [];
   private schedule: UpdateSchedule;
   private database: ListStore | undefined;
   /** Cancels the timer of the next background update, when one is set. */
@@ -118,6 +167,7 @@ export class ListUpdater {
       }
       this.lists.set(name, stored.list);
       this.updatedAt.set(name, stored.updatedAt);
+      this.published.add(name);
     }
     if (saved !== undefined) this.schedule = new UpdateSchedule(this.parts.names, this.parts.clock.now(), saved);
   }
@@ -175,6 +225,64 @@ export class ListUpdater {
     return now - Math.min(...(times as number[]));
   }
 
+  /**
+   * Why the lists named cannot vouch that a URL they do not hold is safe, at `now`; undefined when they
+   * can. UnknownListError when one the server must publish does not exist there (or none of them does);
+   * ListsNotCurrentError when one was never downloaded, or not updated for longer than it stays current
+   * (currentForMs: through one missed update, at least an hour). Optional lists the server does not
+   * publish are left out.
+   */
+  notCurrent(names: readonly string[], now: number): UnknownListError | ListsNotCurrentError | undefined {
+    const kept = names.filter((name) => !(this.unpublished.has(name) && this.parts.optional.has(name)));
+    const unknown = kept.filter((name) => this.unpublished.has(name));
+    if (unknown.length > 0 || (kept.length === 0 && names.length > 0))
+      return new UnknownListError(unknown.length > 0 ? unknown : names, this.available);
+    const never = kept.filter((name) => !this.updatedAt.has(name));
+    if (never.length > 0) return new ListsNotCurrentError('never-updated', never);
+    const stale = kept.filter((name) => {
+      const updatedAt = this.updatedAt.get(name)!;
+      return now - updatedAt > currentForMs((this.schedule.waitEnd(name) ?? updatedAt) - updatedAt);
+    });
+    if (stale.length > 0) return new ListsNotCurrentError('stale', stale, Math.min(...stale.map((name) => this.updatedAt.get(name)!)));
+    return undefined;
+  }
+
+  /**
+   * Takes the server's word on which lists it publishes for the names not yet known to be published:
+   * those it has are fetched from now on, the others set aside until asked about again (reported in
+   * the summary and by a `lists-not-published` event). `published` undefined: the server cannot say,
+   * and is taken at its word that it has them all.
+   */
+  private learnPublished(names: readonly string[], published: readonly string[] | undefined, now: number): void {
+    if (published === undefined) {
+      for (const name of names) this.published.add(name);
+      return;
+    }
+    this.available = published;
+    const has = new Set(published.map(canonicalListName));
+    const missing: string[] = [];
+    for (const name of names) {
+      if (has.has(canonicalListName(name))) {
+        this.published.add(name);
+        this.unpublished.delete(name);
+      } else {
+        missing.push(name);
+        this.unpublished.add(name);
+        this.schedule.notPublished(name, now + NOT_PUBLISHED_RECHECK_MS);
+      }
+    }
+    if (missing.length > 0) this.parts.emit({ type: 'lists-not-published', lists: missing, available: [...published] });
+  }
+
+  /** UnknownListError for lists the server does not publish that the client needs: any it must have, or all its threat lists. */
+  private unknownLists(): UnknownListError | undefined {
+    const { optional, threatLists } = this.parts;
+    const missing = [...this.unpublished].filter((name) => !optional.has(name));
+    const noThreatList = threatLists.length > 0 && threatLists.every((name) => this.unpublished.has(name));
+    if (missing.length === 0 && !noThreatList) return undefined;
+    return new UnknownListError(missing.length > 0 ? missing : threatLists, this.available);
+  }
+
   /** RF-2: the first background update at a random moment of the first window, later ones as waits allow. */
   start(): void {
     if (this.parts.names.length === 0) return;
@@ -225,13 +333,37 @@ export class ListUpdater {
 
   private async run(): Promise<UpdateSummary> {
     const { clock } = this.parts;
-    const summary: UpdateSummary = { updated: [], failed: [], error: undefined, nextUpdateAt: 0, backoffUntil: undefined };
+    const summary: UpdateSummary = {
+      updated: [],
+      failed: [],
+      error: undefined,
+      notServed: [],
+      deferred: undefined,
+      nextUpdateAt: 0,
+      backoffUntil: undefined,
+    };
     for (let round = 0; round < MAX_UPDATE_ROUNDS && !this.stopped; round++) {
-      const due = this.schedule.due(clock.now());
-      if (due.length === 0) break;
+      const now = clock.now();
+      let due = this.schedule.due(now);
+      if (due.length === 0) {
+        if (round === 0) summary.deferred = this.schedule.deferral(now);
+        break;
+      }
       let response;
       try {
-        response = await (await this.parts.connection()).fetchUpdates(this.listStates(due));
+        const transport = await this.parts.connection();
+        // A name never stored is asked about first: a list the server does not publish would
+        // otherwise stand empty and answer every URL SAFE.
+        const unconfirmed = due.filter((name) => !this.published.has(name));
+        if (unconfirmed.length > 0) {
+          const published = await transport.listNames();
+          // RF-5: an answer ends back-off.
+          this.schedule.answered(clock.now());
+          this.learnPublished(unconfirmed, published, clock.now());
+          due = due.filter((name) => this.published.has(name));
+          if (due.length === 0) break;
+        }
+        response = await transport.fetchUpdates(this.listStates(due));
       } catch (err) {
         summary.error = this.failed(err);
         break;
@@ -240,7 +372,7 @@ export class ListUpdater {
       // RF-5: a 200 answer ends back-off; each list then waits as long as the server said (RF-3, SB-12).
       this.schedule.answered(answeredAt);
       /** Why a list could not be kept: a failed update as a whole. */
-      let keepError: Error | undefined;
+      let keepError: UpdateError | undefined;
       const stored: Extract<ClientEvent, { type: 'update' }>['stored'] = [];
       for (const fetched of response.lists) {
         const waitMs = 'error' in fetched ? response.minimumWaitMs : (fetched.minimumWaitMs ?? response.minimumWaitMs);
@@ -254,15 +386,16 @@ export class ListUpdater {
           continue;
         }
         if (next instanceof Error) {
-          summary.failed.push({ list: fetched.name, error: next });
-          keepError ??= await this.drop(fetched.name, next);
+          const error = listErrorOf(next);
+          summary.failed.push({ list: fetched.name, error });
+          keepError ??= await this.drop(fetched.name, error);
           continue;
         }
         try {
           await this.database?.save(next, answeredAt);
         } catch (err) {
           // The old list stays, in memory as on disk, so that the version asked for next is the one kept.
-          keepError ??= asError(err);
+          keepError ??= updateErrorOf(err);
           continue;
         }
         this.lists.set(fetched.name, next);
@@ -282,7 +415,8 @@ export class ListUpdater {
       }
     }
     const stateError = await this.parts.saveSchedules();
-    summary.error ??= stateError;
+    summary.error ??= stateError === undefined ? this.unknownLists() : updateErrorOf(stateError);
+    summary.notServed = [...this.unpublished];
     summary.nextUpdateAt = this.nextUpdateAt ?? clock.now();
     summary.backoffUntil = this.schedule.backoffUntil;
     return summary;
@@ -306,8 +440,8 @@ export class ListUpdater {
    * An update that failed, whatever the cause: the next back-off step for all lists (RF-4), counted and
    * reported; or, for a 429 or 503 that said when to come back, a wait of that long instead.
    */
-  private failed(err: unknown): Error {
-    const error = asError(err);
+  private failed(err: unknown): UpdateError {
+    const error = updateErrorOf(err);
     const now = this.parts.clock.now();
     const retryAfterMs = retryAfterOfRefusal(err, now);
     if (retryAfterMs === undefined) this.schedule.failed(now, this.parts.random());
@@ -331,7 +465,7 @@ export class ListUpdater {
    * SB-9: a list that failed to update is dropped and fetched again from scratch, at the width its name
    * gives. Resolves to the error when its file could not be removed.
    */
-  private async drop(name: string, error: Error): Promise<Error | undefined> {
+  private async drop(name: string, error: Error): Promise<UpdateError | undefined> {
     this.lists.set(name, HashList.empty(name, widthOfName(name)));
     this.updatedAt.delete(name);
     this.parts.emit({ type: 'list-dropped', list: name, error });
@@ -339,7 +473,7 @@ export class ListUpdater {
       await this.database?.drop(name);
       return undefined;
     } catch (err) {
-      return asError(err);
+      return updateErrorOf(err);
     }
   }
 }

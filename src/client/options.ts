@@ -3,6 +3,7 @@
 
 import type { WireEncoding } from '../wire/encoding.ts';
 import type { Clock } from './clock.ts';
+import type { UpdateError } from './list-updater.ts';
 import type { LocalCacheOptions } from './local-cache.ts';
 import type { ObliviousHttpOptions } from './oblivious-http.ts';
 import type { SizeConstraints } from './transport.ts';
@@ -82,7 +83,7 @@ export interface SafeBrowsingClientOptions {
 
 /**
  * What happened, for logs: every update round, failed updates (a list that could not be stored is one),
- * dropped lists, damaged files, and request schedules that could not be saved (waits may then not
+ * lists the server does not publish, dropped lists, damaged files, and request schedules that could not be saved (waits may then not
  * outlive a restart). Times are ms since the epoch.
  */
 export type ClientEvent =
@@ -107,11 +108,22 @@ export type ClientEvent =
       /** An update that failed: the client backs off (RF-4). */
       type: 'update-failed';
       /** Why. */
-      error: Error;
+      error: UpdateError;
       /** N of RF-4's back-off. */
       consecutiveFailures: number;
       /** When the next update may go out. */
       nextUpdateAt: number;
+    }
+  | {
+      /**
+       * Lists asked for that the server says it does not publish (it was asked which it has): they are
+       * not kept, and asked about again in half an hour.
+       */
+      type: 'lists-not-published';
+      /** The lists it lacks. */
+      lists: string[];
+      /** The lists it publishes. */
+      available: string[];
     }
   | {
       /** A list dropped after an update that could not be applied (SB-9): it is fetched again in full. */

@@ -6,7 +6,7 @@ import { SafeBrowsingClientCore } from './client-core.ts';
 import { nodeRuntime } from './node-runtime.ts';
 import type { SafeBrowsingClientOptions } from './options.ts';
 
-export type { CheckResult, ClientStats } from './client-core.ts';
+export type { CheckResult, CheckedResult, UncheckedResult, ClientStats } from './client-core.ts';
 
 /**
  * The Safe Browsing client: keeps the local lists current (RF and SB-12 rules), answers URL checks by

@@ -17,11 +17,20 @@ import { WireResponseError } from '../wire/wire-error.ts';
 import { durationToMs } from '../wire/duration.ts';
 import { VERSION } from '../version.ts';
 import type { FullHashMatch } from './threats.ts';
-import type { FetchedList, ListState, SearchResult, ServerSettings, Transport, UpdateResponse } from './transport.ts';
+import {
+  type FetchedList,
+  isNotImplemented,
+  type ListState,
+  type SearchResult,
+  type ServerSettings,
+  type Transport,
+  type UpdateResponse,
+} from './transport.ts';
 import { bytesOfPrefix32 } from '../url/hash-string.ts';
 import { callRpc } from './rpc.ts';
 import { sendRequest } from './http.ts';
-import { canonicalV4ListName, type V4List, V4_LIST_NAMES, v4ListKey, v4ListOf, v4ThreatTypeName } from '../lists/v4-lists.ts';
+import { canonicalV4ListName, type V4List, V4_LIST_NAMES, v4ListKey, v4ListOf, v4ThreatTypeName, v5ListNameOf } from '../lists/v4-lists.ts';
+import { EmptySchema } from '@bufbuild/protobuf/wkt';
 import { ListTooLargeError, type V4ListFailure, V4ListUpdateError } from './client-errors.ts';
 import { MAX_CACHE_DURATION_MS } from './local-cache.ts';
 import { MAX_MINIMUM_WAIT_MS } from './schedule.ts';
@@ -146,6 +155,23 @@ export class V4Transport implements Transport {
    * duration (0 without one), each match keeps its own; `minimumWaitMs` is RF-3's wait before the next
    * search, which the caller must obey.
    */
+  /** `GET /v4/threatLists`: the v5 names of the triples the server publishes that have one. */
+  async listNames(): Promise<readonly string[] | undefined> {
+    let response;
+    try {
+      response = await callRpc(this.settings, 'ListThreatLists', create(EmptySchema), sendRequest);
+    } catch (error) {
+      if (isNotImplemented(error)) return undefined;
+      throw error;
+    }
+    const names = new Set<string>();
+    for (const list of response.threatLists) {
+      const name = v5ListNameOf(list);
+      if (name !== undefined) names.add(name);
+    }
+    return [...names];
+  }
+
   async search(prefixes: readonly number[], lists: readonly ListState[]): Promise<SearchResult> {
     const unique = <T>(values: T[]): T[] => [...new Set(values)];
     // docs/api.md §2 client_states: the states of the lists the client holds now.

@@ -10,7 +10,15 @@ import { latin1OfBytes } from '../url/byte-string.ts';
 import { MAX_CACHE_DURATION_MS } from './local-cache.ts';
 import { MAX_MINIMUM_WAIT_MS } from './schedule.ts';
 import { knownDetail, type FullHashMatch, type ThreatDetail } from './threats.ts';
-import type { FetchedList, ListState, SearchResult, ServerSettings, Transport, UpdateResponse } from './transport.ts';
+import {
+  type FetchedList,
+  isNotImplemented,
+  type ListState,
+  type SearchResult,
+  type ServerSettings,
+  type Transport,
+  type UpdateResponse,
+} from './transport.ts';
 
 /**
  * A `HashList` message as the store's update, Rice-decoded; throws RiceDecodeError on bad data, and
@@ -67,12 +75,17 @@ function usableFullHashes(
   return out;
 }
 
+/** Lists asked for per page of `GET /v5/hashLists`, and the most pages read. */
+const LIST_PAGE_SIZE = 1000;
+const MAX_LIST_PAGES = 16;
+
 /**
- * v5's two client RPCs, encoded and sent over node:http, fetch or a relay: in binary protobuf by the
+ * v5's client RPCs, encoded and sent over node:http, fetch or a relay: in binary protobuf by the
  * client's own reader (v5-binary-rpcs.ts), in JSON by the generated code (v5-protobuf-rpcs.ts, Node only).
  */
 export interface V5Rpcs {
   batchGetHashLists(lists: readonly ListState[]): Promise<{ hashLists: readonly HashListMessage[] }>;
+  listHashLists(pageSize: number, pageToken: string): Promise<{ names: readonly string[]; nextPageToken: string }>;
   searchHashes(prefixes: readonly number[]): Promise<SearchHashesAnswer>;
 }
 
@@ -119,6 +132,25 @@ export class V5Transport implements Transport {
       }
     });
     return { lists: fetched, minimumWaitMs: undefined };
+  }
+
+  async listNames(): Promise<readonly string[] | undefined> {
+    const names: string[] = [];
+    let pageToken = '';
+    // Bounded: a server whose pages never end is broken or hostile, and SB-11 has a handful of lists.
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
+      let answer;
+      try {
+        answer = await this.rpcs.listHashLists(LIST_PAGE_SIZE, pageToken);
+      } catch (error) {
+        if (isNotImplemented(error)) return undefined;
+        throw error;
+      }
+      names.push(...answer.names);
+      if (answer.nextPageToken === '') return names;
+      pageToken = answer.nextPageToken;
+    }
+    throw new WireResponseError('malformed-body', 200, undefined, `the server's list of lists runs past ${MAX_LIST_PAGES} pages`);
   }
 
   async search(prefixes: readonly number[], _lists: readonly ListState[]): Promise<SearchResult> {

@@ -2,6 +2,7 @@
 // the answers they give (connect.ts makes one).
 
 import type { HashListUpdate } from '../store/hash-list.ts';
+import { WireResponseError } from '../wire/wire-error.ts';
 import type { HashWidth } from '../lists/list-name.ts';
 import type { WireEncoding } from '../wire/encoding.ts';
 import type { HttpSettings } from './http.ts';
@@ -47,6 +48,11 @@ export interface Transport {
   fetchUpdates(lists: readonly ListState[]): Promise<UpdateResponse>;
   /** `lists`: the states the client holds now (v4 sends them as `client_states`; v5 has none). */
   search(prefixes: readonly number[], lists: readonly ListState[]): Promise<SearchResult>;
+  /**
+   * The v5 names of the lists the server publishes (v5 `hashLists`, v4 `threatLists`); undefined when
+   * the server has no such listing (it answers 404 or 501).
+   */
+  listNames(): Promise<readonly string[] | undefined>;
 }
 
 /** SizeConstraints of docs/api.md (v4 Constraints alike): 0 means no limit. */
@@ -65,4 +71,9 @@ export interface ServerSettings extends HttpSettings {
   sizeConstraints: SizeConstraints;
   /** The most entries a list answer may announce; more is refused before decoding (ListTooLargeError). */
   maxListEntries: number;
+}
+
+/** A server without a listing of its lists (it answers 404 or 501): it cannot say which it has. */
+export function isNotImplemented(error: unknown): boolean {
+  return error instanceof WireResponseError && error.kind === 'error-status' && (error.httpStatus === 404 || error.httpStatus === 501);
 }

@@ -1,5 +1,23 @@
 import { boundedMoment, FIRST_REQUEST_WINDOW_MS, MAX_MINIMUM_WAIT_MS, RequestSchedule, type ScheduleState } from './schedule.ts';
 
+/**
+ * However short the server's waits, a list stays current at least this long after its last update:
+ * the Go reference client calls its database stale after two update periods of 30 minutes.
+ */
+export const MIN_CURRENT_MS = 60 * 60_000;
+
+/**
+ * How long a list stays current after an update whose answer said to wait `waitMs` before the next:
+ * through one missed update (two waits), and at least {@link MIN_CURRENT_MS}. Past that, a URL the list
+ * does not hold may have been added since, and the list no longer vouches for it.
+ */
+export function currentForMs(waitMs: number): number {
+  return Math.max(2 * Math.max(0, waitMs), MIN_CURRENT_MS);
+}
+
+/** Why an update asked for sends nothing: see {@link UpdateSchedule.deferral}. */
+export type UpdateDeferral = 'start-delay' | 'retry-after' | 'backoff' | 'minimum-wait';
+
 export interface UpdateScheduleState {
   /** Per list, the earliest moment (client clock, ms) the server's minimum wait lets it be asked again. */
   waits: Record<string, number>;
@@ -17,6 +35,13 @@ export interface UpdateScheduleState {
 export class UpdateSchedule {
   private readonly waits: Map<string, number>;
   private readonly requests: RequestSchedule;
+  /**
+   * Lists the server said it does not publish, and when to ask again. Not saved: a process that starts
+   * asks the server afresh, so that what it reports is what the server says now.
+   */
+  private readonly setAside = new Map<string, number>();
+  /** RF-2's first moment, while it is what holds requests back. */
+  private startDelayedUntil: number | undefined;
 
   /** Lists not in `saved` (or all, without it) may be asked for at once; saved moments are at most a day off. */
   constructor(names: readonly string[], now: number, saved?: UpdateScheduleState) {
@@ -31,13 +56,40 @@ export class UpdateSchedule {
   /** The lists that may be asked for now: those whose wait is over, and none during back-off. */
   due(now: number): string[] {
     if (!this.requests.mayRequest(now)) return [];
-    return [...this.waits].filter(([, notBefore]) => now >= notBefore).map(([name]) => name);
+    return [...this.waits.keys()].filter((name) => now >= this.notBefore(name));
+  }
+
+  private notBefore(name: string): number {
+    return Math.max(this.waits.get(name)!, this.setAside.get(name) ?? -Infinity);
   }
 
   /** The earliest moment some list may be asked for; undefined without lists. */
   get earliest(): number | undefined {
     if (this.waits.size === 0) return undefined;
-    return Math.max(this.requests.earliest, Math.min(...this.waits.values()));
+    return Math.max(this.requests.earliest, Math.min(...[...this.waits.keys()].map((name) => this.notBefore(name))));
+  }
+
+  /**
+   * Why no list may be asked for at `now`, and until when; undefined when some list may. `start-delay`:
+   * RF-2's random first moment after start(); `retry-after`: a 429 or 503 said when to come back;
+   * `backoff`: RF-4 after failed updates; `minimum-wait`: every list waits as the server said (RF-3).
+   */
+  deferral(now: number): { reason: UpdateDeferral; until: number } | undefined {
+    const until = this.earliest;
+    if (until === undefined || until <= now) return undefined;
+    if (this.requests.earliest <= now) return { reason: 'minimum-wait', until };
+    if (this.requests.inBackoff) return { reason: 'backoff', until };
+    return { reason: this.requests.earliest === this.startDelayedUntil ? 'start-delay' : 'retry-after', until };
+  }
+
+  /** The moment the server's last wait for the list ends (RF-3). */
+  waitEnd(name: string): number | undefined {
+    return this.waits.get(name);
+  }
+
+  /** A list the server does not publish: not asked for again before `until`. */
+  notPublished(name: string, until: number): void {
+    this.setAside.set(name, until);
   }
 
   get consecutiveFailures(): number {
@@ -52,6 +104,7 @@ export class UpdateSchedule {
   /** RF-2 for a client that starts (again): no update before a random moment in the first window. */
   delayStart(now: number, rand: number, firstRequestWindowMs = FIRST_REQUEST_WINDOW_MS): void {
     this.requests.delayStart(now, rand, firstRequestWindowMs);
+    this.startDelayedUntil = this.requests.earliest;
   }
 
   /** A 200 answer to an update request: back-off ends for every list (RF-5). */

@@ -3,8 +3,11 @@ import { errorFromStatus } from '../wire/error-status.ts';
 import {
   batchGetHashListsRequest,
   decodeBatchGetHashListsAnswer,
+  decodeListHashListsAnswer,
   decodeSearchHashesAnswer,
   type HashListAnswer,
+  listHashListsRequest,
+  type ListHashListsAnswer,
   type SearchHashesAnswer,
   searchHashesRequest,
 } from '../wire/v5-binary.ts';
@@ -22,6 +25,7 @@ import type { V5Rpcs } from './transport-v5.ts';
 export interface JsonAnswers {
   searchHashes: (response: WireResponse) => Promise<SearchHashesAnswer>;
   batchGetHashLists: (response: WireResponse) => Promise<{ hashLists: readonly HashListAnswer[] }>;
+  listHashLists: (response: WireResponse) => Promise<ListHashListsAnswer>;
 }
 
 /** How the RPCs are sent, and what reads answers in JSON. */
@@ -63,6 +67,10 @@ export function binaryV5Rpcs(settings: ServerSettings, send: Sender, options: Bi
     async batchGetHashLists(lists) {
       const request = batchGetHashListsRequest(settings.serverUrl, settings.apiKey, lists, settings.sizeConstraints);
       return answer(await send(request, settings), 'BatchGetHashLists', decodeBatchGetHashListsAnswer, json?.batchGetHashLists);
+    },
+    async listHashLists(pageSize, pageToken) {
+      const request = listHashListsRequest(settings.serverUrl, settings.apiKey, pageSize, pageToken);
+      return answer(await send(request, settings), 'ListHashLists', decodeListHashListsAnswer, json?.listHashLists);
     },
     async searchHashes(prefixes) {
       const request = searchHashesRequest(settings.serverUrl, settings.apiKey, prefixes.map(bytesOfPrefix32));

@@ -1,5 +1,5 @@
 import { create } from '@bufbuild/protobuf';
-import { BatchGetHashListsRequestSchema, SearchHashesRequestSchema } from '../proto/v5.ts';
+import { BatchGetHashListsRequestSchema, ListHashListsRequestSchema, SearchHashesRequestSchema } from '../proto/v5.ts';
 import { bytesOfPrefix32 } from '../url/hash-string.ts';
 import { callRpc, type Sender } from './rpc.ts';
 import type { ServerSettings } from './transport.ts';
@@ -23,6 +23,10 @@ export function protobufV5Rpcs(settings: ServerSettings, send: Sender, searchSen
         }),
         send,
       ),
+    listHashLists: async (pageSize, pageToken) => {
+      const response = await callRpc(settings, 'ListHashLists', create(ListHashListsRequestSchema, { pageSize, pageToken }), send);
+      return { names: response.hashLists.map((list) => list.name), nextPageToken: response.nextPageToken };
+    },
     searchHashes: (prefixes) =>
       callRpc(settings, 'SearchHashes', create(SearchHashesRequestSchema, { hashPrefixes: prefixes.map(bytesOfPrefix32) }), searchSender),
   };

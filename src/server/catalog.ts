@@ -8,11 +8,29 @@ import type { Snapshot } from './lists/snapshot.ts';
 /** The lists a server publishes, by name, each with its history of snapshots. */
 export class ListCatalog {
   private readonly histories = new Map<string, ListHistory>();
-  private readonly threatHistories: ListHistory[];
+  private threatHistories: ListHistory[];
 
   constructor(histories: Iterable<ListHistory>) {
     for (const history of histories) this.histories.set(history.definition.name, history);
-    this.threatHistories = this.all().filter((history) => history.definition.threatTypes.length > 0);
+    this.threatHistories = this.threatListsOf();
+  }
+
+  private threatListsOf(): ListHistory[] {
+    return this.all().filter((history) => history.definition.threatTypes.length > 0);
+  }
+
+  /**
+   * Stops publishing a list (a proxy whose upstream turns out not to have it): from now on it is
+   * answered as any list this server lacks. Its history is kept by the caller, to {@link restore} it.
+   */
+  withdraw(name: string): void {
+    if (this.histories.delete(name)) this.threatHistories = this.threatListsOf();
+  }
+
+  /** Publishes a withdrawn list again. */
+  restore(history: ListHistory): void {
+    this.histories.set(history.definition.name, history);
+    this.threatHistories = this.threatListsOf();
   }
 
   /** The list of a name or an SB-11 alias of it; undefined for names this server does not publish. */

@@ -72,6 +72,8 @@ export class UpstreamMirror {
   private readonly histories: Map<string, ListHistory>;
   /** Lists published from a copy of the upstream's, by this instance. */
   private readonly mirrored = new Set<string>();
+  /** Lists the upstream said it does not publish: not served, until it has them. */
+  private readonly withdrawn = new Set<string>();
 
   private constructor(
     /** The client that follows the upstream. */
@@ -110,6 +112,7 @@ export class UpstreamMirror {
       minimumUpdateWaitMs: PROXY_LIST_CACHE_MS,
       onEvent: (event) => {
         if (event.type === 'update' || event.type === 'list-dropped') void mirror?.republish();
+        if (event.type === 'lists-not-published') mirror?.withdraw(event.lists, event.available);
         options.onEvent?.(event);
       },
     });
@@ -148,12 +151,30 @@ export class UpstreamMirror {
       const list = this.client.list(name);
       const at = this.client.listInfo().find((info) => info.name === name)?.updatedAt;
       if (list === undefined || at === undefined || list.width !== history.definition.hashLength) continue;
+      if (this.withdrawn.delete(name)) {
+        this.catalog.restore(history);
+        this.log(`the upstream publishes list ${name} now; it is served again`);
+      }
       try {
         await this.store.publishServed(history, list.sortedHashes(), at);
         this.mirrored.add(name);
       } catch (error) {
         this.log(`mirrored list ${name} could not be published: ${(error as Error).message}`);
       }
+    }
+  }
+
+  /**
+   * Lists the upstream does not publish (its client asked it which it has): withdrawn from the catalog,
+   * so that they are answered as any list this server lacks rather than as an empty copy, or with 503
+   * "no copy yet" for ever; each logged once.
+   */
+  private withdraw(names: readonly string[], available: readonly string[]): void {
+    for (const name of names) {
+      if (this.withdrawn.has(name) || this.mirrored.has(name)) continue;
+      this.withdrawn.add(name);
+      this.catalog.withdraw(name);
+      this.log(`the upstream publishes no list ${name} (it has ${available.join(', ') || 'none'}); ${name} is not served`);
     }
   }
 

@@ -1,4 +1,4 @@
-// v5's two client RPCs, hashes:search and hashLists:batchGet, in binary protobuf without a protobuf
+// v5's client RPCs, hashes:search, hashLists:batchGet and the hashLists listing, in binary protobuf without a protobuf
 // runtime: the requests are query strings (SB-13) and the answers are read field by field here. This is
 // what the browser build speaks, so that it carries none of the generated code nor its runtime, and
 // what Node's client speaks in binary protobuf, so that a check loads none of it either (Node loads the
@@ -72,6 +72,13 @@ export function batchGetHashListsRequest(
   if (sizeConstraints.maxDatabaseEntries !== 0)
     query.push({ name: 'sizeConstraints.maxDatabaseEntries', value: String(sizeConstraints.maxDatabaseEntries) });
   return getRequest(serverUrl, '/v5/hashLists:batchGet', apiKey, query);
+}
+
+/** `GET /v5/hashLists`: a page of the lists the server publishes, from `pageToken` on ('' for the first). */
+export function listHashListsRequest(serverUrl: string, apiKey: string | undefined, pageSize: number, pageToken: string): OutgoingRequest {
+  const query: QueryParameter[] = [{ name: 'pageSize', value: String(pageSize) }];
+  if (pageToken !== '') query.push({ name: 'pageToken', value: pageToken });
+  return getRequest(serverUrl, '/v5/hashLists', apiKey, query);
 }
 
 const VARINT = 0;
@@ -407,6 +414,27 @@ export function decodeSearchHashesAnswer(bytes: Uint8Array): SearchHashesAnswer 
       });
       m.fullHashes.push(fullHash);
     } else if (r.field === 2) m.cacheDuration = readDuration(r.bytesField(), what, m.cacheDuration);
+    else r.skip();
+  });
+}
+
+/** v5 `ListHashListsResponse`, the fields a client reads: each list's name (not its metadata) and the next page's token. */
+export interface ListHashListsAnswer {
+  names: string[];
+  nextPageToken: string;
+}
+
+/** A binary `ListHashListsResponse`; throws WireError when it is no valid message. */
+export function decodeListHashListsAnswer(bytes: Uint8Array): ListHashListsAnswer {
+  const what = "the server's ListHashLists response";
+  return readMessage(bytes, what, { names: [] as string[], nextPageToken: '' }, (r, m) => {
+    if (r.field === 1) {
+      const list = readMessage(r.bytesField(), what, { name: '' }, (l, out) => {
+        if (l.field === 1) out.name = l.string();
+        else l.skip();
+      });
+      m.names.push(list.name);
+    } else if (r.field === 2) m.nextPageToken = r.string();
     else r.skip();
   });
 }

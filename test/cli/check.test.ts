@@ -19,6 +19,8 @@ import { run } from './run.ts';
 const BAD = 'malware.sbtest.example/';
 let server: FakeServer;
 let failing = false;
+/** Searches answered before the server starts failing them, when set. */
+let searchesBeforeFailing: number | undefined;
 
 before(async () => {
   server = await startFakeServer((call): Answer => {
@@ -30,6 +32,7 @@ before(async () => {
       return { rpc: 'BatchGetHashLists', message: create(BatchGetHashListsResponseSchema, { hashLists: lists }) };
     }
     assert.equal(call.rpc, 'SearchHashes');
+    if (searchesBeforeFailing !== undefined && searchesBeforeFailing-- <= 0) return { status: 500 };
     const listed = expressionHashString(BAD);
     const asked = new Set(call.request.hashPrefixes.map((p) => Buffer.from(p).toString('latin1')));
     const fullHashes = asked.has(listed.slice(0, 4))
@@ -74,19 +77,49 @@ describe('sbkit check', () => {
     assert.equal(out, `${JSON.stringify(results, null, 2)}\n`, 'one JSON array, laid out as JSON.stringify does');
   });
 
-  it('exits 2 when the server fails, and says the verdict is not confirmed', async () => {
+  it('exits 2 when the server fails, and says UNKNOWN: not checked, never SAFE', async () => {
     failing = true;
     const { status, out } = await run(['check', '--server', server.url, 'http://other.example/']);
     failing = false;
     assert.equal(status, EXIT.FAILED);
-    assert.match(out, /^SAFE\?\s+http:\/\/other\.example\/: not confirmed \(the server answered HTTP 503\)$/m);
+    assert.match(out, /^UNKNOWN\s+http:\/\/other\.example\/: not checked \(.*HTTP 503.*\)$/m);
+    assert.doesNotMatch(out, /SAFE/);
   });
 
-  it('exits 4 for an invalid URL and still checks the others', async () => {
+  it('says in JSON who answered (nobody, for UNKNOWN) and why, with the error code', async () => {
+    const unreachable = await run(['check', '--server', 'http://127.0.0.1:9', '--json', 'http://example.com/']);
+    assert.equal(unreachable.status, EXIT.FAILED);
+    assert.deepEqual(JSON.parse(unreachable.out), [
+      {
+        url: 'http://example.com/',
+        canonicalUrl: 'http://example.com/',
+        verdict: 'UNKNOWN',
+        answeredBy: null,
+        threats: [],
+        error: { code: 'SBKIT_TRANSPORT_NETWORK', message: JSON.parse(unreachable.out)[0].error.message },
+      },
+    ]);
+    assert.match((JSON.parse(unreachable.out) as { error: { message: string } }[])[0]!.error.message, /127\.0\.0\.1:9/);
+  });
+
+  it('exits 5 (4 | 1) for an invalid URL beside an unsafe one, and still checks the others', async () => {
     const { status, out } = await run(['check', '--server', server.url, 'javascript:alert(1)', `http://${BAD}`]);
-    assert.equal(status, EXIT.INVALID_INPUT);
+    assert.equal(status, EXIT.INVALID_INPUT | EXIT.UNSAFE);
     assert.match(out, /^INVALID\s+javascript:alert\(1\): invalid URL/m);
     assert.match(out, /^UNSAFE\s+http:\/\/malware/m);
+  });
+
+  it('ORs every verdict into the exit status: phishing, ftp and safe on stdin exit 5; unsafe and unchecked exit 3', async () => {
+    const mixed = await run(['check', '--server', server.url, '--stdin'], `http://${BAD}\nftp://files.example/x\nhttp://ok.example/\n`);
+    assert.equal(mixed.status, 5);
+    // A first batch answered, with the unsafe URL; the second's search fails.
+    const urls = [`http://${BAD}`, ...Array.from({ length: URLS_PER_BATCH }, (_, i) => `http://h${i}.example/`)];
+    searchesBeforeFailing = 1;
+    const split = await run(['check', '--server', server.url, '--stdin'], `${urls.join('\n')}\n`);
+    searchesBeforeFailing = undefined;
+    assert.match(split.out, /^UNSAFE\s+http:\/\/malware/m);
+    assert.match(split.out, /^UNKNOWN\s+http:\/\/h99\.example\/: not checked/m);
+    assert.equal(split.status, 3);
   });
 
   it('exits 4 without URLs and for a bad flag value', async () => {
@@ -103,7 +136,7 @@ describe('sbkit check', () => {
     urls.splice(150, 0, `http://${BAD}`, 'javascript:alert(1)');
     const before = server.requests.length;
     const { status, out } = await run(['check', '--server', server.url, '--stdin'], `${urls.join('\n')}\n`);
-    assert.equal(status, EXIT.INVALID_INPUT);
+    assert.equal(status, EXIT.INVALID_INPUT | EXIT.UNSAFE);
     const lines = out.trimEnd().split('\n');
     assert.deepEqual(
       lines.map((l) => l.split(/\s+/)[1]!.replace(/:$/, '')),
@@ -136,7 +169,7 @@ describe('sbkit check with local lists', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('says SAFE is not confirmed, and exits 2, while lists it needs were never downloaded; and says it is backing off', async () => {
+  it('says UNKNOWN, and exits 2, while the lists were never downloaded; and says it is backing off', async () => {
     const data = join(dir, 'never');
     failing = true;
     const first = await run(['check', '--server', server.url, '--mode', 'local', '--data', data, 'http://ok.example/']);
@@ -144,21 +177,25 @@ describe('sbkit check with local lists', () => {
     assert.equal(first.status, EXIT.FAILED);
     assert.match(
       first.out,
-      /^SAFE\?\s+http:\/\/ok\.example\/: not confirmed \(never downloaded: se-4b, mw-4b, uws-4b, uwsa-4b, pha-4b\)$/m,
+      /^UNKNOWN\s+http:\/\/ok\.example\/: not checked \(the local lists se-4b, mw-4b, uws-4b, uwsa-4b, pha-4b have never been downloaded/m,
     );
-    assert.match(
-      first.err,
-      /^sbkit: lists not updated: the server answered HTTP 503.*; backing off until \d{4}-\d\d-\d\dT[\d:.]+Z \(RF-4\)$/m,
-    );
+    assert.match(first.err, /^sbkit: lists not updated: .*HTTP 503.*; backing off until \d{4}-\d\d-\d\dT[\d:.]+Z$/m);
     const before = server.requests.length;
     const again = await run(['check', '--server', server.url, '--mode', 'local', '--data', data, '--json', 'http://ok.example/']);
     assert.equal(server.requests.length, before, 'nothing asked during the back-off');
     assert.equal(again.status, EXIT.FAILED);
-    assert.match(again.err, /^sbkit: lists not updated: the last update failed; backing off until \d{4}-.*Z \(RF-4\)$/m);
+    assert.match(again.err, /^sbkit: lists not updated: the last update failed; backing off until \d{4}-.*Z$/m);
     assert.deepEqual(
-      (JSON.parse(again.out) as { verdict: string; error: string }[]).map((r) => [r.verdict, r.error]),
-      [['SAFE', 'never downloaded: se-4b, mw-4b, uws-4b, uwsa-4b, pha-4b']],
+      (JSON.parse(again.out) as { verdict: string; error: { code: string } }[]).map((r) => [r.verdict, r.error.code]),
+      [['UNKNOWN', 'SBKIT_LISTS_NOT_CURRENT_NEVER_UPDATED']],
     );
+  });
+
+  it('refuses a list the server does not publish, naming those it does, and checks nothing (exit 4)', async () => {
+    const result = await run(['check', '--server', server.url, '--lists', 'foo-4b', '--data', join(dir, 'foo'), 'http://ok.example/']);
+    assert.equal(result.status, EXIT.INVALID_INPUT);
+    assert.equal(result.out, '');
+    assert.match(result.err, /^sbkit: the server publishes no list "foo-4b"; it publishes se-4b, mw-4b, /m);
   });
 
   it('says SAFE plainly once the lists are there', async () => {

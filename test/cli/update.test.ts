@@ -88,14 +88,42 @@ describe('sbkit update and sbkit lists', () => {
       const { status, out, err } = await run(['update', '--server', server.url, '--data', fresh]);
       assert.equal(server.requests.length, before);
       assert.equal(status, EXIT.FAILED);
-      assert.match(err, /^sbkit update: backing off after 1 failed update until (\d{4}-\d\d-\d\dT[\d:.]+Z) \(RF-4\); nothing was asked$/m);
+      assert.match(err, /^sbkit update: backing off after 1 failed update until (\d{4}-\d\d-\d\dT[\d:.]+Z); nothing was asked$/m);
       assert.doesNotMatch(out, /minimum wait/);
       const json = JSON.parse((await run(['update', '--server', server.url, '--data', fresh, '--json'])).out) as {
         backoffUntil: string | null;
       };
-      assert.equal(json.backoffUntil, /until (\S+) \(RF-4\)/.exec(err)![1]);
+      assert.equal(json.backoffUntil, /until (\S+);/.exec(err)![1]);
     } finally {
       failing = false;
+      await rm(fresh, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a list the server does not publish with exit 4, naming the lists it does, and stores nothing', async () => {
+    const fresh = await mkdtemp(join(tmpdir(), 'sbkit-cli-'));
+    try {
+      const { status, out, err } = await run(['update', '--server', server.url, '--data', fresh, '--lists', 'foo-4b', '--json']);
+      assert.equal(status, EXIT.INVALID_INPUT);
+      const report = JSON.parse(out) as { updated: string[]; notServed: string[]; error: { code: string; message: string } };
+      assert.deepEqual(report.updated, ['gc-32b'], 'the global cache, which the server has, is kept');
+      assert.deepEqual(report.notServed, ['foo-4b']);
+      assert.equal(report.error.code, 'SBKIT_UNKNOWN_LIST');
+      assert.match(report.error.message, /publishes no list "foo-4b"; it publishes se-4b, mw-4b/);
+      assert.equal(err, '');
+      const lists = JSON.parse((await run(['lists', '--data', fresh, '--lists', 'foo-4b', '--json'])).out) as {
+        name: string;
+        updatedAt: null;
+      }[];
+      assert.deepEqual(
+        lists.map((l) => [l.name, l.updatedAt]),
+        [
+          ['foo-4b', null],
+          ['gc-32b', lists[1]!.updatedAt],
+        ],
+      );
+      assert.notEqual(lists[1]!.updatedAt, null);
+    } finally {
       await rm(fresh, { recursive: true, force: true });
     }
   });

@@ -73,11 +73,12 @@ describe('sbkit/browser’s client: WebCrypto, fetch, lists in memory', () => {
     });
   }
 
-  it('an unreachable server gives the fallback verdict with a TransportError, never a throw', async () => {
+  it('an unreachable server gives UNKNOWN with a TransportError, never SAFE and never a throw', async () => {
     const client = new SafeBrowsingClient({ server: 'http://127.0.0.1:9', mode: 'nostorage', timeoutMs: 2_000 });
     const [result] = await client.checkUrls(['http://example.com/']);
-    assert.equal(result!.verdict, 'SAFE');
-    assert.equal((result!.error as { code?: string }).code, 'SBKIT_TRANSPORT_NETWORK');
+    assert.equal(result!.verdict, 'UNKNOWN');
+    assert.equal(result!.answeredBy, undefined);
+    assert.equal(result!.error?.code, 'SBKIT_TRANSPORT_NETWORK');
   });
 
   it('refuses ohttp where there is no WebCrypto, as on a page outside a secure context', () => {

@@ -14,6 +14,7 @@ import {
 } from '../../src/client/check.ts';
 import type { SearchResponse } from '../../src/client/transport.ts';
 import { LocalCache } from '../../src/client/local-cache.ts';
+import { ListsNotCurrentError, TransportError, UnexpectedError } from '../../src/client/client-errors.ts';
 import { knownDetail, type ThreatDetail } from '../../src/client/threats.ts';
 import { expressionHashString, nodeExpressionHasher, prefix32 } from '../../src/url/hash.ts';
 
@@ -55,6 +56,7 @@ function context(overrides: Partial<CheckContext> & Pick<CheckContext, 'search'>
       () => false,
     ),
     now: () => clock++,
+    listsProblem: undefined,
     decoyPrefixes: 0,
     random: Math.random,
     ...overrides,
@@ -74,6 +76,30 @@ describe('realTimeCheck (SB-8)', () => {
     const outcome = await realTimeCheck(ctx, prepareUrl(BAD_URL));
     assert.equal(outcome.verdict, 'UNSURE');
     assert.equal(server.searches.length, 0);
+  });
+
+  it('asks the server about a URL the global cache holds while the threat lists cannot vouch for it', async () => {
+    const server = scripted(new Map([[badHash, [malware]]]));
+    const ctx = context({
+      search: server.search,
+      lists: localLists(
+        (h) => h === expressionHashString('sbtest.example/'),
+        () => false,
+      ),
+      listsProblem: new ListsNotCurrentError('never-updated', ['se-4b']),
+    });
+    const outcome = await realTimeCheck(ctx, prepareUrl(BAD_URL));
+    assert.equal(outcome.verdict, 'UNSAFE');
+    assert.equal(outcome.answeredBy, 'server');
+    assert.equal(server.searches.length, 1);
+  });
+
+  it('is UNSURE, with the error and nobody answering, when the search fails', async () => {
+    const failure = new TransportError('timeout', 'no answer');
+    const outcome = await realTimeCheck(context({ search: scripted(new Map(), failure).search }), prepareUrl(BAD_URL));
+    assert.equal(outcome.verdict, 'UNSURE');
+    assert.equal(outcome.answeredBy, undefined);
+    assert.equal(outcome.error, failure);
   });
 
   it('asks the server, reports the threat, and answers the next check from the cache', async () => {
@@ -281,17 +307,76 @@ describe('localThreatListCheck (SB-8)', () => {
     );
   });
 
-  it('is SAFE on a server error, and says so', async () => {
+  it('answers UNKNOWN in bulk, as one by one, for URLs the lists do not hold while they cannot vouch for them', async () => {
+    const held = new Set([prefix32(badHash)]);
+    const problem = new ListsNotCurrentError('stale', ['se-4b'], 0);
+    const ctx = context({
+      search: scripted(new Map([[badHash, [malware]]])).search,
+      lists: localLists(
+        () => false,
+        (_, prefix) => held.has(prefix),
+      ),
+      listsProblem: problem,
+    });
+    const byPrefix = (prefixes: Uint32Array, found: Uint8Array) => prefixes.forEach((prefix, i) => (found[i] = held.has(prefix) ? 1 : 0));
+    const outcomes = await finishChecks(
+      ctx,
+      localThreatListStepsInBulk(ctx, [BAD_URL, 'http://ok.example/'], nodeExpressionHasher.hashAllNow!, byPrefix),
+    );
+    assert.deepEqual(
+      outcomes.map((o) => [o.verdict, o.answeredBy, o.error]),
+      [
+        ['UNSAFE', 'server', undefined],
+        ['UNKNOWN', undefined, problem],
+      ],
+    );
+  });
+
+  it('is UNKNOWN on a server error, where SB-8 says SAFE: a listed prefix was not confirmed either way', async () => {
     const lists = localLists(
       () => false,
       () => true,
     );
-    const outcome = await localThreatListCheck(
-      context({ search: scripted(new Map(), new Error('timeout')).search, lists }),
-      prepareUrl(BAD_URL),
+    const failure = new TransportError('timeout', 'no answer within 10 ms');
+    const outcome = await localThreatListCheck(context({ search: scripted(new Map(), failure).search, lists }), prepareUrl(BAD_URL));
+    assert.equal(outcome.verdict, 'UNKNOWN');
+    assert.equal(outcome.answeredBy, undefined);
+    assert.equal(outcome.error, failure);
+  });
+
+  it('wraps a failure that is no sbkit error (a stack overflow reading an answer) in UnexpectedError, never SAFE', async () => {
+    const lists = localLists(
+      () => false,
+      () => true,
     );
-    assert.equal(outcome.verdict, 'SAFE');
-    assert.match(outcome.error!.message, /timeout/);
+    const overflow = new RangeError('Maximum call stack size exceeded');
+    const outcome = await localThreatListCheck(context({ search: scripted(new Map(), overflow).search, lists }), prepareUrl(BAD_URL));
+    assert.equal(outcome.verdict, 'UNKNOWN');
+    assert.ok(outcome.error instanceof UnexpectedError);
+    assert.equal(outcome.error.code, 'SBKIT_UNEXPECTED');
+    assert.equal(outcome.error.cause, overflow);
+  });
+
+  for (const problem of [new ListsNotCurrentError('never-updated', ['se-4b']), new ListsNotCurrentError('stale', ['se-4b', 'mw-4b'], 0)]) {
+    it(`is UNKNOWN, not SAFE, for a URL the lists do not hold while they are ${problem.reason}`, async () => {
+      const server = scripted(new Map());
+      const outcome = await localThreatListCheck(context({ search: server.search, listsProblem: problem }), prepareUrl(BAD_URL));
+      assert.equal(outcome.verdict, 'UNKNOWN');
+      assert.equal(outcome.error, problem);
+      assert.equal(server.searches.length, 0);
+    });
+  }
+
+  it('still confirms a prefix the lists hold with the server while they are out of date', async () => {
+    const server = scripted(new Map([[badHash, [malware]]]));
+    const lists = localLists(
+      () => false,
+      (h) => h === badHash,
+    );
+    const ctx = context({ search: server.search, lists, listsProblem: new ListsNotCurrentError('stale', ['se-4b'], 0) });
+    const outcome = await localThreatListCheck(ctx, prepareUrl(BAD_URL));
+    assert.equal(outcome.verdict, 'UNSAFE');
+    assert.equal(outcome.answeredBy, 'server');
   });
 });
 
@@ -303,10 +388,12 @@ describe('noStorageCheck (SB-8)', () => {
     assert.equal(server.searches[0]!.length, 2);
   });
 
-  it('is SAFE on a server error', async () => {
-    const outcome = await noStorageCheck(context({ search: scripted(new Map(), new Error('HTTP 500')).search }), prepareUrl(BAD_URL));
-    assert.equal(outcome.verdict, 'SAFE');
-    assert.ok(outcome.error);
+  it('is UNKNOWN on a server error, where SB-8 says SAFE', async () => {
+    const failure = new TransportError('network', 'connection refused');
+    const outcome = await noStorageCheck(context({ search: scripted(new Map(), failure).search }), prepareUrl(BAD_URL));
+    assert.equal(outcome.verdict, 'UNKNOWN');
+    assert.equal(outcome.answeredBy, undefined);
+    assert.equal(outcome.error, failure);
   });
 });
 

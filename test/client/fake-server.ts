@@ -4,6 +4,11 @@ import { encodeWireResponse } from '../../src/wire/server-response.ts';
 import { decodeWireRequest, type DecodedWireRequest } from '../../src/wire/server-request.ts';
 import type { RpcId, RpcResponse } from '../../src/wire/routes.ts';
 import { renderWireError, WireError } from '../../src/wire/wire-error.ts';
+import { create } from '@bufbuild/protobuf';
+import { ListHashListsResponseSchema } from '../../src/proto/v5.ts';
+import { ListThreatListsResponseSchema } from '../../src/proto/v4.ts';
+import { KNOWN_LISTS } from '../../src/lists/known-lists.ts';
+import { V4_LISTS } from '../../src/lists/v4-lists.ts';
 
 /** How the scripted server answers one request: a message, a status (with headers, e.g. Retry-After), or silence. */
 export type Answer =
@@ -20,11 +25,30 @@ export interface FakeServer {
   close(): Promise<void>;
 }
 
+/** Which lists the server says it publishes (`hashLists`, v4 `threatLists`), or 'scripted': the script answers. */
+export interface FakeServerOptions {
+  publishes?: readonly string[] | 'scripted';
+}
+
+/** The listing of `names` (v4: the triples of those that have one), as `rpc` answers it. */
+export function listingAnswer(rpc: 'ListHashLists' | 'ListThreatLists', names: readonly string[]): Answer {
+  if (rpc === 'ListHashLists')
+    return { rpc, message: create(ListHashListsResponseSchema, { hashLists: names.map((name) => ({ name })) }) };
+  const triples = names.flatMap((name) => (Object.hasOwn(V4_LISTS, name) ? [V4_LISTS[name as keyof typeof V4_LISTS]] : []));
+  return { rpc, message: create(ListThreatListsResponseSchema, { threatLists: triples }) };
+}
+
 /**
  * A small Safe Browsing server for client tests: real HTTP on loopback, requests decoded by the wire
- * layer, answers from a script (a 200 with a message, any other status, or no answer at all).
+ * layer, answers from a script (a 200 with a message, any other status, or no answer at all). Unless
+ * `publishes` is 'scripted', the listing of lists is answered without the script: every list sbkit
+ * knows by default.
  */
-export async function startFakeServer(script: (call: DecodedWireRequest) => Answer | Promise<Answer>): Promise<FakeServer> {
+export async function startFakeServer(
+  script: (call: DecodedWireRequest) => Answer | Promise<Answer>,
+  options: FakeServerOptions = {},
+): Promise<FakeServer> {
+  const publishes = options.publishes ?? KNOWN_LISTS.map((list) => list.name);
   const requests: FakeServer['requests'] = [];
   const scriptErrors: unknown[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -43,7 +67,10 @@ export async function startFakeServer(script: (call: DecodedWireRequest) => Answ
         requests.push({ ...call, userAgent: req.headers['user-agent'] });
         let answer: Answer;
         try {
-          answer = await script(call);
+          answer =
+            publishes !== 'scripted' && (call.rpc === 'ListHashLists' || call.rpc === 'ListThreatLists')
+              ? listingAnswer(call.rpc, publishes)
+              : await script(call);
         } catch (err) {
           // A failed assertion inside a script: recorded, and answered so that nothing hangs.
           scriptErrors.push(err);

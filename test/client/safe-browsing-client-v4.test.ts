@@ -89,11 +89,15 @@ describe('SafeBrowsingClient over v4', () => {
     await sb.update();
     const result = await sb.checkUrl(`http://${BAD}`);
     assert.equal(result.verdict, 'UNSAFE');
-    const find = server.requests[1]!;
+    assert.deepEqual(
+      server.requests.map((r) => r.rpc),
+      ['ListThreatLists', 'FetchThreatListUpdates', 'FindFullHashes'],
+    );
+    const find = server.requests[2]!;
     assert.equal(find.rpc === 'FindFullHashes' && Buffer.from(find.request.clientStates[0]!).toString(), 'state-1');
   });
 
-  it('sends no fullHashes:find during its minimum wait, answers from local data and counts it (RF-3)', async () => {
+  it('sends no fullHashes:find during its minimum wait, answers UNKNOWN for a listed prefix meanwhile and counts it (RF-3)', async () => {
     let finds = 0;
     handler = (call) => {
       if (call.rpc === 'FetchThreatListUpdates') return v4Update('mw-4b', 'state-1', prefixesOf(BAD, 'other.sbtest.example/'));
@@ -104,8 +108,9 @@ describe('SafeBrowsingClient over v4', () => {
     await sb.update();
     assert.equal((await sb.checkUrl(`http://${BAD}`)).error, undefined);
     const deferred = await sb.checkUrl('http://other.sbtest.example/');
-    assert.equal(deferred.verdict, 'SAFE');
-    assert.match(deferred.error!.message, /may not be asked again/);
+    assert.equal(deferred.verdict, 'UNKNOWN');
+    assert.equal(deferred.error?.code, 'SBKIT_SEARCH_DEFERRED');
+    assert.match(deferred.error.message, /may not be asked again/);
     assert.equal(finds, 1);
     assert.equal(sb.stats().deferred, 1);
     now += 60 * MIN;

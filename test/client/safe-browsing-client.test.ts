@@ -207,12 +207,13 @@ describe('SafeBrowsingClient, local mode (v5)', () => {
     assert.match(summary.error!.message, /503/);
     const wait = summary.nextUpdateAt - clock.now();
     assert.ok(wait >= 15 * MIN && wait <= 30 * MIN, `waits ${wait} ms`);
+    const updates = () => server.requests.filter((r) => r.rpc === 'BatchGetHashLists').length;
     clock.advance(wait - 1);
     await sb.update();
-    assert.equal(server.requests.length, 1);
+    assert.equal(updates(), 1);
     clock.advance(1);
     await sb.update();
-    assert.equal(server.requests.length, 2);
+    assert.equal(updates(), 2);
     assert.equal(sb.stats().consecutiveUpdateFailures, 2);
   });
 
@@ -243,9 +244,13 @@ describe('SafeBrowsingClient, local mode (v5)', () => {
     const first = client({ mode: 'local', dataDir, clock });
     await first.update();
     await first.close();
+    assert.deepEqual(
+      server.requests.map((r) => r.rpc),
+      ['ListHashLists', 'BatchGetHashLists'],
+    );
     const second = client({ mode: 'local', dataDir, clock });
     await second.update();
-    assert.equal(server.requests.length, 1, 'the minimum wait of the first process still holds');
+    assert.equal(server.requests.length, 2, 'the minimum wait of the first process still holds, and stored lists need no listing');
     assert.equal(second.listInfo().find((l) => l.name === 'mw-4b')!.entries, 1);
   });
 });
@@ -284,24 +289,35 @@ describe('SafeBrowsingClient, real-time mode (v5)', () => {
     assert.equal(bad.threats[0]!.threatType, 'SOCIAL_ENGINEERING');
     assert.deepEqual(
       server.requests.map((r) => r.rpc),
-      ['BatchGetHashLists', 'SearchHashes'],
+      ['ListHashLists', 'BatchGetHashLists', 'SearchHashes'],
     );
   });
 
-  it('falls back to the local lists when the search fails, and backs off searching', async () => {
+  it('falls back to the current local lists when the search fails, and backs off searching', async () => {
     handler = (call) =>
       call.rpc === 'BatchGetHashLists'
-        ? batch(emptyList('se-4b'), emptyList('mw-4b'), fullHashList('gc-32b', 'g1', new Uint8Array(0)))
+        ? batch(emptyList('se-4b'), prefixList('mw-4b', 'v1', prefixesOf(BAD)), fullHashList('gc-32b', 'g1', new Uint8Array(0)))
         : { status: 500 };
     const sb = client({ mode: 'realtime' });
     await sb.update();
-    const first = await sb.checkUrl(BAD_URL);
-    assert.equal(first.verdict, 'SAFE');
-    assert.match(first.error!.message, /500/);
-    const second = await sb.checkUrl('http://other.example/');
-    assert.match(second.error!.message, /may not be asked again/);
+    const first = await sb.checkUrl('http://safe.example/');
+    assert.deepEqual([first.verdict, first.answeredBy, first.error], ['SAFE', 'database', undefined]);
+    // Listed locally, and the server could not confirm it: not checked.
+    const second = await sb.checkUrl(BAD_URL);
+    assert.equal(second.verdict, 'UNKNOWN');
+    assert.equal(second.answeredBy, undefined);
+    assert.equal(second.error?.code, 'SBKIT_SEARCH_DEFERRED');
     assert.equal(server.requests.filter((r) => r.rpc === 'SearchHashes').length, 1);
-    assert.deepEqual([sb.stats().failures, sb.stats().deferred], [1, 1]);
+    assert.deepEqual([sb.stats().failures, sb.stats().deferred, sb.stats().unknown], [1, 1, 1]);
+  });
+
+  it('answers UNKNOWN with the failed search as its error while the lists were never downloaded', async () => {
+    handler = () => ({ status: 500 });
+    const sb = client({ mode: 'realtime' });
+    const result = await sb.checkUrl('http://safe.example/');
+    assert.equal(result.verdict, 'UNKNOWN');
+    assert.equal(result.error?.code, 'SBKIT_WIRE_RESPONSE_ERROR_STATUS');
+    assert.match(result.error.message, /500/);
   });
 });
 
@@ -331,10 +347,10 @@ describe('SafeBrowsingClient, no-storage mode (v5)', () => {
     );
   });
 
-  it('answers SAFE with the error when the server fails', async () => {
+  it('answers UNKNOWN with the error, never SAFE, when the server fails', async () => {
     handler = () => ({ status: 502 });
     const result = await client({ mode: 'nostorage' }).checkUrl(BAD_URL);
-    assert.equal(result.verdict, 'SAFE');
+    assert.equal(result.verdict, 'UNKNOWN');
     assert.match(result.error!.message, /502/);
   });
 });
@@ -463,7 +479,10 @@ describe('a local database that cannot be written', () => {
       assert.match(summary.error.message, /local database .*: cannot save list mw-4b \(ENOTDIR/);
       const failed = events.filter((e) => e.type === 'update-failed');
       assert.equal(failed.length, 1);
-      assert.equal(server.requests.length, 2);
+      assert.deepEqual(
+        server.requests.map((r) => r.rpc),
+        ['ListHashLists', 'BatchGetHashLists', 'BatchGetHashLists'],
+      );
       const [info] = sb.listInfo();
       assert.deepEqual([info!.entries, Buffer.from(info!.version, 'base64').toString()], [1, 'v1'], 'the old list is kept');
       assert.deepEqual([sb.stats().updateFailures, sb.stats().consecutiveUpdateFailures], [1, 1]);
@@ -504,7 +523,7 @@ describe("update back-off is the client's, not a list's (RF-4)", () => {
         ...names.map((name) => prefixList(name, 'v1', new Uint32Array(0), { minimumWaitMs: name === 'se-4b' ? 5 * MIN : 30 * MIN })),
       );
     };
-    const asked = () => server.requests.map((r) => (r.rpc === 'BatchGetHashLists' ? r.request.names.join(' ') : r.rpc));
+    const asked = () => server.requests.flatMap((r) => (r.rpc === 'BatchGetHashLists' ? [r.request.names.join(' ')] : []));
     const clock = fakeClock();
     const sb = client({ mode: 'local', clock, random: () => 1 });
     await sb.update();

@@ -66,6 +66,7 @@ describe('v5 RPCs in binary protobuf', () => {
         return Promise.resolve(fromJson);
       },
       batchGetHashLists: () => Promise.reject(new Error('not asked')),
+      listHashLists: () => Promise.reject(new Error('not asked')),
     };
     const jsonAnswer = { httpStatus: 200, contentType: 'application/json', body: new TextEncoder().encode('{"cacheDuration":"60s"}') };
     assert.equal(await binaryV5Rpcs(SETTINGS, answering(jsonAnswer).send, { json }).searchHashes([1]), fromJson);

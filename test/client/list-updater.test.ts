@@ -1,0 +1,235 @@
+// The list updater through the client: lists the server does not publish are refused by name (it is
+// asked which it has before a new name is stored), lists that stopped being current stop vouching for
+// URLs, and an update that sends nothing says why and until when. A scripted server on loopback.
+
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { create } from '@bufbuild/protobuf';
+import { BatchGetHashListsResponseSchema, type HashList, SearchHashesResponseSchema } from '../../src/proto/v5.ts';
+import { ListsNotCurrentError, UnknownListError } from '../../src/client/client-errors.ts';
+import type { ClientEvent, SafeBrowsingClientOptions } from '../../src/client/options.ts';
+import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
+import type { Clock } from '../../src/client/clock.ts';
+import { currentForMs, MIN_CURRENT_MS } from '../../src/client/update-schedule.ts';
+import type { DecodedWireRequest } from '../../src/wire/server-request.ts';
+import { type Answer, type FakeServer, listingAnswer, startFakeServer } from './fake-server.ts';
+import { fullHashesOf, fullHashList, prefixesOf, prefixList } from './lists-fixture.ts';
+
+const MIN = 60_000;
+const BAD = 'malware.sbtest.example/';
+
+function fakeClock(start = 1_700_000_000_000): Clock & { advance(ms: number): void } {
+  let now = start;
+  return { now: () => now, setTimeout: () => 0, clearTimeout: () => undefined, advance: (ms) => void (now += ms) };
+}
+
+/** Each list asked for in a batch: `mw-4b` holds BAD, the global cache popular.example, the others nothing; waits of 30 minutes. */
+function answerBatch(call: DecodedWireRequest): Answer {
+  if (call.rpc !== 'BatchGetHashLists') return { status: 500 };
+  const lists: HashList[] = call.request.names.map((name) =>
+    name === 'gc-32b'
+      ? fullHashList(name, 'g1', fullHashesOf('popular.example/'))
+      : prefixList(name, 'v1', name === 'mw-4b' ? prefixesOf(BAD) : new Uint32Array(0), { minimumWaitMs: 30 * MIN }),
+  );
+  return { rpc: 'BatchGetHashLists', message: create(BatchGetHashListsResponseSchema, { hashLists: lists }) };
+}
+
+let server: FakeServer;
+/** Every server the tests started, closed at the end. */
+const servers: FakeServer[] = [];
+
+async function serverPublishing(names: readonly string[] | 'scripted', script = answerBatch): Promise<FakeServer> {
+  const started = await startFakeServer(script, { publishes: names });
+  servers.push(started);
+  return started;
+}
+
+function client(on: FakeServer, options: SafeBrowsingClientOptions = {}): SafeBrowsingClient {
+  return new SafeBrowsingClient({ server: on.url, clock: fakeClock(), mode: 'local', ...options });
+}
+
+before(async () => {
+  server = await serverPublishing(['se-4b', 'mw-4b', 'gc-32b']);
+});
+afterEach(() => {
+  for (const s of servers) assert.deepEqual(s.scriptErrors.splice(0), []);
+});
+after(async () => {
+  for (const s of servers) await s.close();
+});
+
+describe('lists the server does not publish', () => {
+  it('refuses a named list the server lacks, naming the lists it has, and never stores it', async () => {
+    const events: ClientEvent[] = [];
+    const sb = client(server, { lists: ['foo-4b', 'mw-4b'], onEvent: (e) => events.push(e) });
+    const summary = await sb.update();
+    assert.ok(summary.error instanceof UnknownListError);
+    assert.equal(summary.error.code, 'SBKIT_UNKNOWN_LIST');
+    assert.deepEqual(summary.error.lists, ['foo-4b']);
+    assert.deepEqual(summary.error.available, ['se-4b', 'mw-4b', 'gc-32b']);
+    assert.match(summary.error.message, /publishes no list "foo-4b"; it publishes se-4b, mw-4b, gc-32b/);
+    assert.deepEqual(summary.notServed, ['foo-4b']);
+    assert.deepEqual(summary.updated, ['mw-4b']);
+    const batches = server.requests.filter((r) => r.rpc === 'BatchGetHashLists');
+    assert.deepEqual(
+      batches.map((r) => r.rpc === 'BatchGetHashLists' && r.request.names),
+      [['mw-4b']],
+    );
+    assert.deepEqual(
+      events.filter((e) => e.type === 'lists-not-published'),
+      [{ type: 'lists-not-published', lists: ['foo-4b'], available: ['se-4b', 'mw-4b', 'gc-32b'] }],
+    );
+    // Checks cannot lean on a list that does not exist: UNKNOWN, naming it.
+    const result = await sb.checkUrl('http://safe.example/');
+    assert.equal(result.verdict, 'UNKNOWN');
+    assert.ok(result.error instanceof UnknownListError);
+    server.requests.length = 0;
+  });
+
+  it('keeps the default lists the server publishes and leaves out, without error, those it lacks', async () => {
+    const sb = client(server);
+    const summary = await sb.update();
+    assert.equal(summary.error, undefined);
+    assert.deepEqual(summary.notServed, ['uws-4b', 'uwsa-4b', 'pha-4b']);
+    assert.deepEqual(summary.updated, ['se-4b', 'mw-4b']);
+    const safe = await sb.checkUrl('http://safe.example/');
+    assert.deepEqual([safe.verdict, safe.answeredBy], ['SAFE', 'database']);
+    server.requests.length = 0;
+  });
+
+  it('counts a server with none of the default threat lists as an error, and checks as UNKNOWN', async () => {
+    const bare = await serverPublishing(['csda-32b']);
+    const sb = client(bare);
+    const summary = await sb.update();
+    assert.ok(summary.error instanceof UnknownListError);
+    assert.deepEqual(summary.error.lists, ['se-4b', 'mw-4b', 'uws-4b', 'uwsa-4b', 'pha-4b']);
+    assert.equal((await sb.checkUrl('http://safe.example/')).verdict, 'UNKNOWN');
+  });
+
+  it('asks about a missing list again only after half an hour, and takes it once the server has it', async () => {
+    let published = ['se-4b'];
+    const changing = await serverPublishing('scripted', (call) =>
+      call.rpc === 'ListHashLists' ? listingAnswer('ListHashLists', published) : answerBatch(call),
+    );
+    const clock = fakeClock();
+    const sb = client(changing, { clock, lists: ['se-4b', 'mw-4b'] });
+    const first = await sb.update();
+    assert.deepEqual(first.notServed, ['mw-4b']);
+    clock.advance(29 * MIN);
+    published = ['se-4b', 'mw-4b'];
+    const waiting = await sb.update();
+    assert.deepEqual(waiting.updated, []);
+    assert.deepEqual(waiting.notServed, ['mw-4b'], 'still known to be missing');
+    assert.ok(waiting.error instanceof UnknownListError);
+    clock.advance(1 * MIN);
+    const taken = await sb.update();
+    assert.deepEqual([taken.error, taken.notServed, taken.updated], [undefined, [], ['se-4b', 'mw-4b']]);
+  });
+
+  it('updates as before from a server that has no listing of its lists (404)', async () => {
+    const old = await serverPublishing('scripted', (call) => (call.rpc === 'ListHashLists' ? { status: 404 } : answerBatch(call)));
+    const sb = client(old, { lists: ['mw-4b'] });
+    const summary = await sb.update();
+    assert.deepEqual([summary.error, summary.updated], [undefined, ['mw-4b']]);
+  });
+
+  it('over v4 asks threatLists, and refuses a list whose triple the server does not have', async () => {
+    const v4 = await serverPublishing(['se-4b']);
+    const sb = client(v4, { protocol: 'v4', lists: ['mw-4b'] });
+    const summary = await sb.update();
+    assert.ok(summary.error instanceof UnknownListError);
+    assert.deepEqual(summary.error.available, ['se-4b']);
+    assert.deepEqual(
+      v4.requests.map((r) => r.rpc),
+      ['ListThreatLists'],
+    );
+  });
+});
+
+describe('lists that are no longer current', () => {
+  it('vouch for no URL once past two of their waits, and again after an update', async () => {
+    const clock = fakeClock();
+    const sb = client(server, { clock, lists: ['se-4b', 'mw-4b'] });
+    await sb.update();
+    const fresh = await sb.checkUrl('http://safe.example/');
+    assert.deepEqual([fresh.verdict, fresh.answeredBy], ['SAFE', 'database']);
+    // The server's wait is 30 minutes: current for an hour (currentForMs), then out of date.
+    assert.equal(currentForMs(30 * MIN), 60 * MIN);
+    clock.advance(60 * MIN);
+    assert.equal((await sb.checkUrl('http://safe.example/')).verdict, 'SAFE');
+    clock.advance(1);
+    const stale = await sb.checkUrl('http://safe.example/');
+    assert.equal(stale.verdict, 'UNKNOWN');
+    assert.ok(stale.error instanceof ListsNotCurrentError);
+    assert.equal(stale.error.code, 'SBKIT_LISTS_NOT_CURRENT_STALE');
+    assert.deepEqual(stale.error.lists, ['se-4b', 'mw-4b']);
+    assert.match(stale.error.message, /last updated at 2023-11-14T22:13:20.000Z and are out of date/);
+    await sb.update();
+    assert.equal((await sb.checkUrl('http://safe.example/')).verdict, 'SAFE');
+    server.requests.length = 0;
+  });
+
+  it('vouch for nothing before their first download, so a client just started says UNKNOWN, not SAFE', async () => {
+    const sb = client(server, { lists: ['mw-4b'] });
+    const result = await sb.checkUrl('http://safe.example/');
+    assert.equal(result.verdict, 'UNKNOWN');
+    assert.equal(result.error?.code, 'SBKIT_LISTS_NOT_CURRENT_NEVER_UPDATED');
+    assert.equal(sb.stats().unknown, 1);
+    assert.equal(server.requests.length, 0);
+  });
+
+  it('stay current at least an hour, however short the waits', () => {
+    assert.equal(currentForMs(0), MIN_CURRENT_MS);
+    assert.equal(currentForMs(5 * MIN), MIN_CURRENT_MS);
+    assert.equal(currentForMs(24 * 60 * MIN), 48 * 60 * MIN);
+  });
+
+  it('in real-time mode send URLs of the global cache to the server rather than to lists that cannot vouch', async () => {
+    const clock = fakeClock();
+    let searches = 0;
+    const rt = await serverPublishing(['se-4b', 'gc-32b'], (call) => {
+      if (call.rpc === 'SearchHashes') {
+        searches++;
+        return { rpc: 'SearchHashes', message: create(SearchHashesResponseSchema, {}) };
+      }
+      return answerBatch(call);
+    });
+    const sb = client(rt, { clock, mode: 'realtime', lists: ['se-4b'] });
+    await sb.update();
+    // In the global cache, and the threat lists current: they decide, nobody is asked (SB-8).
+    const current = await sb.checkUrl('http://popular.example/');
+    assert.deepEqual([current.verdict, current.answeredBy, searches], ['SAFE', 'database', 0]);
+    clock.advance(60 * MIN + 1);
+    // The threat lists out of date: the global cache no longer sends the URL to them, the server answers.
+    const stale = await sb.checkUrl('http://popular.example/');
+    assert.deepEqual([stale.verdict, stale.answeredBy, searches], ['SAFE', 'server', 1]);
+  });
+});
+
+describe('an update that sends nothing', () => {
+  it("says so right after start(): RF-2's random first moment, and until when", async () => {
+    const clock = fakeClock();
+    const sb = client(server, { clock, lists: ['mw-4b'], random: () => 0.5 });
+    await sb.start();
+    const summary = await sb.update();
+    assert.deepEqual(summary.updated, []);
+    assert.deepEqual(summary.deferred, { reason: 'start-delay', until: clock.now() + 30_000 });
+    assert.equal(server.requests.length, 0);
+    await sb.close();
+  });
+
+  it("says so during the lists' minimum wait (RF-3) and during back-off (RF-4)", async () => {
+    const clock = fakeClock();
+    let failing = false;
+    const flaky = await serverPublishing(['mw-4b'], (call) => (failing ? { status: 500 } : answerBatch(call)));
+    const sb = client(flaky, { clock, lists: ['mw-4b'], random: () => 0 });
+    assert.equal((await sb.update()).deferred, undefined);
+    assert.deepEqual((await sb.update()).deferred, { reason: 'minimum-wait', until: clock.now() + 30 * MIN });
+    clock.advance(30 * MIN);
+    failing = true;
+    const failed = await sb.update();
+    assert.equal(failed.deferred, undefined, 'a request went out and failed: not deferred');
+    assert.equal(failed.error?.code, 'SBKIT_WIRE_RESPONSE_ERROR_STATUS');
+    assert.deepEqual((await sb.update()).deferred, { reason: 'backoff', until: clock.now() + 15 * MIN });
+  });
+});
