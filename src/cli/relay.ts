@@ -12,9 +12,11 @@ interface RelayFlags {
   loadControl: boolean;
   trustedProxy?: string[];
   redis?: string;
-  redisPrefix: string;
+  redisPrefix?: string;
   gatewayTimeout: string;
 }
+
+const RELAY_KEY_PREFIX = 'sbkit:relay:';
 
 /** `sbkit relay`: an Oblivious HTTP relay (SB-2) in front of one gateway, behind load control. */
 export function relayCommand(io: CliIo, setExit: (status: ExitStatus) => void): Command {
@@ -29,11 +31,13 @@ export function relayCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
       'load balancers (addresses or CIDR blocks) in front of the relay whose X-Forwarded-For names the client',
     )
     .option('--redis <url>', 'share the per-client limits with the other relay instances using this Redis')
-    .option('--redis-prefix <prefix>', 'start of every Redis key of these relays', 'sbkit:relay:')
+    .option('--redis-prefix <prefix>', `with --redis, start of every Redis key of these relays (default: ${RELAY_KEY_PREFIX})`)
     .option('--gateway-timeout <seconds>', "longest the gateway's answer may take, to its last byte", '10')
     .action(async (flags: RelayFlags) => {
       const port = Number(flags.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${flags.port}"`);
+      if (flags.redisPrefix !== undefined && flags.redis === undefined)
+        throw new UsageError('--redis-prefix goes with --redis, the keys of which it starts; without it nothing is kept in Redis');
       let gateway: URL;
       try {
         gateway = new URL(flags.gateway);
@@ -53,7 +57,7 @@ export function relayCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
         loadControl = flags.loadControl
           ? await LoadControl.create({
               settings: { trustedProxies },
-              redis: flags.redis === undefined ? undefined : { url: flags.redis, keyPrefix: flags.redisPrefix },
+              redis: flags.redis === undefined ? undefined : { url: flags.redis, keyPrefix: flags.redisPrefix ?? RELAY_KEY_PREFIX },
               log: (message) => io.err(`sbkit relay: ${message}\n`),
             })
           : undefined;

@@ -21,6 +21,8 @@ import type { ListSource, ServiceConfig } from '../server/service.ts';
 import { reportDatabaseEvent } from './client-events.ts';
 import { httpLimitFlags, withHttpLimitFlags } from './http-limit-flags.ts';
 import { SbkitError } from '../sbkit-error.ts';
+import { adminTokenProblem } from '../server/admin-token.ts';
+import { SECRET_VARIABLES, secretFromEnvironment } from './secret-variables.ts';
 import { EXIT, exitStatusOf, type CliIo, type ExitStatus, UsageError } from './io.ts';
 
 interface ServeFlags {
@@ -28,10 +30,10 @@ interface ServeFlags {
   port: string;
   config?: string;
   redis?: string;
-  redisPrefix: string;
+  redisPrefix?: string;
   upstream?: string;
   upstreamKey?: string;
-  upstreamProtocol: string;
+  upstreamProtocol?: string;
   data?: string;
   /** False with --no-load-control. */
   loadControl: boolean;
@@ -81,8 +83,21 @@ function adminListenFlag(text: string): ListenAddress {
   return address;
 }
 
-/** The lists to serve: an upstream's, a configuration's, or the demo set. Reads the configuration file. */
+/**
+ * The lists to serve: an upstream's, a configuration's, or the demo set. Reads the configuration file,
+ * and with --upstream the upstream's key: --upstream-key, else SBKIT_UPSTREAM_KEY (or its file), else
+ * the configuration's upstreamKey. Without --upstream that variable is not read: it may be set for
+ * every command of a machine.
+ */
 async function listSource(flags: ServeFlags): Promise<ListSource> {
+  if (flags.upstream === undefined) {
+    for (const [given, flag] of [
+      [flags.upstreamKey, '--upstream-key'],
+      [flags.upstreamProtocol, '--upstream-protocol'],
+    ] as const) {
+      if (given !== undefined) throw new UsageError(`${flag} goes with --upstream, the server to mirror; without it nothing is mirrored`);
+    }
+  }
   if (flags.redis !== undefined && flags.config === undefined && flags.upstream === undefined) {
     throw new UsageError('--redis shares the lists of a --config, or of an --upstream, between instances');
   }
@@ -96,7 +111,8 @@ async function listSource(flags: ServeFlags): Promise<ListSource> {
   // The flag overrides the configuration's dataDir.
   const dataDir = flags.data === undefined ? config?.dataDir : resolve(flags.data);
   if (flags.upstream !== undefined) {
-    if (flags.upstreamProtocol !== 'v5' && flags.upstreamProtocol !== 'v4') throw new UsageError('--upstream-protocol is v5 or v4');
+    const protocol = flags.upstreamProtocol ?? 'v5';
+    if (protocol !== 'v5' && protocol !== 'v4') throw new UsageError('--upstream-protocol is v5 or v4');
     if (config !== undefined && config.lists.length > 0) {
       throw new UsageError(
         `${flags.config}: a proxy serves its upstream's lists; leave "lists" out of the configuration given with --upstream`,
@@ -105,8 +121,8 @@ async function listSource(flags: ServeFlags): Promise<ListSource> {
     return {
       from: 'upstream',
       url: flags.upstream,
-      apiKey: flags.upstreamKey,
-      protocol: flags.upstreamProtocol,
+      apiKey: flags.upstreamKey ?? secretFromEnvironment(SECRET_VARIABLES.upstreamKey)?.value ?? config?.upstreamKey,
+      protocol,
       dataDir,
       config,
       ...(flags.config === undefined ? {} : { configFile: flags.config }),
@@ -122,8 +138,23 @@ async function listSource(flags: ServeFlags): Promise<ListSource> {
   return { from: 'config', file: flags.config, config, dataDir };
 }
 
+/**
+ * The admin token of SBKIT_ADMIN_TOKEN (or its file), which wins over the configuration's adminToken;
+ * UsageError, naming the variable, for one too weak to guard the operator endpoints.
+ */
+function adminTokenVariable(): string | undefined {
+  const found = secretFromEnvironment(SECRET_VARIABLES.adminToken);
+  if (found === undefined) return undefined;
+  const problem = adminTokenProblem(found.value);
+  if (problem !== undefined) throw new UsageError(`the admin token of ${found.origin} ${problem}`);
+  return found.value;
+}
+
 /** The service's settings from the flags; UsageError for flags that cannot work. */
 async function serviceConfig(flags: ServeFlags, io: CliIo): Promise<ServiceConfig> {
+  if (flags.redisPrefix !== undefined && flags.redis === undefined) {
+    throw new UsageError('--redis-prefix goes with --redis, the keys of which it starts; without it nothing is kept in Redis');
+  }
   const port = Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${flags.port}"`);
   const rotateHours = Number(flags.ohttpRotate);
@@ -136,11 +167,12 @@ async function serviceConfig(flags: ServeFlags, io: CliIo): Promise<ServiceConfi
   }
   const log = (message: string) => io.err(`sbkit serve: ${message}\n`);
   const tlsFiles = tlsFlags(flags);
+  const adminToken = adminTokenVariable();
   return {
     host: flags.host,
     port,
     lists: await listSource(flags),
-    redis: flags.redis === undefined ? undefined : { url: flags.redis, keyPrefix: flags.redisPrefix },
+    redis: flags.redis === undefined ? undefined : { url: flags.redis, keyPrefix: flags.redisPrefix ?? DEFAULT_KEY_PREFIX },
     loadControl: flags.loadControl,
     trustedProxies: addressFlag('--trusted-proxy', flags.trustedProxy ?? [], 'trusted proxy'),
     trustedRelays: addressFlag('--trusted-relay', flags.trustedRelay ?? [], 'trusted relay'),
@@ -151,6 +183,7 @@ async function serviceConfig(flags: ServeFlags, io: CliIo): Promise<ServiceConfi
     shutdownTimeoutMs: shutdownTimeoutFlag(flags.shutdownTimeout),
     log,
     ...(flags.adminListen === undefined ? {} : { adminListen: adminListenFlag(flags.adminListen) }),
+    ...(adminToken === undefined ? {} : { adminToken }),
     onListReport: (report) => reportList(io, report),
     onClientEvent: (event: ClientEvent) => reportDatabaseEvent(io, event),
   };
@@ -256,6 +289,12 @@ async function serve(flags: ServeFlags, io: CliIo, setExit: (status: ExitStatus)
   }
 }
 
+const ENVIRONMENT_HELP = `
+Environment (a flag wins over these, and these over the configuration; docs/configuration.md#keys-and-tokens):
+  ${SECRET_VARIABLES.upstreamKey}, ${SECRET_VARIABLES.upstreamKey}_FILE  the upstream's key, or a file that holds it, with --upstream
+  ${SECRET_VARIABLES.adminToken}, ${SECRET_VARIABLES.adminToken}_FILE    the admin token, or a file that holds it (e.g. $CREDENTIALS_DIRECTORY/admin-token)
+`;
+
 /** `sbkit serve`; the server's code is loaded when the command runs, never for `--help` or other commands. */
 export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): Command {
   const command = new Command('serve')
@@ -273,12 +312,14 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     )
     .option(
       '--redis-prefix <prefix>',
-      `start of every Redis key: one per group of instances that serve the same lists (proxies: ${DEFAULT_KEY_PREFIX}proxy: unless set)`,
-      DEFAULT_KEY_PREFIX,
+      `with --redis, start of every Redis key: one per group of instances that serve the same lists (default: ${DEFAULT_KEY_PREFIX}, proxies ${DEFAULT_KEY_PREFIX}proxy:)`,
     )
     .option('--upstream <url>', 'act as a caching proxy of this Safe Browsing server, e.g. https://safebrowsing.googleapis.com')
-    .option('--upstream-key <key>', 'API key for the upstream')
-    .option('--upstream-protocol <version>', 'protocol spoken to the upstream (v5 or v4)', 'v5')
+    .option(
+      '--upstream-key <key>',
+      `with --upstream, its API key; or from ${SECRET_VARIABLES.upstreamKey} or ${SECRET_VARIABLES.upstreamKey}_FILE, out of sight of ps, or the configuration's upstreamKey`,
+    )
+    .option('--upstream-protocol <version>', 'with --upstream, the protocol spoken to it: v5 (default) or v4')
     .option(
       '--data <dir>',
       "folder that keeps the lists across restarts (overrides the configuration's dataDir): with --config, the published versions, " +
@@ -308,6 +349,7 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
       '--admin-listen <host:port>',
       "serve /admin/* and /metrics only on this address, e.g. 127.0.0.1:9090 (404 on the public one); overrides the configuration's adminListen",
     )
+    .addHelpText('after', ENVIRONMENT_HELP)
     .action((flags: ServeFlags) => serve(flags, io, setExit));
   return withHttpLimitFlags(command);
 }

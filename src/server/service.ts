@@ -98,6 +98,12 @@ export interface ServiceConfig {
   log: (message: string) => void;
   /** Serve `/admin/*` and `/metrics` only here (`--admin-listen`); else the configuration's `adminListen`, if any. */
   adminListen?: ListenAddress;
+  /**
+   * The admin token given outside the configuration (SBKIT_ADMIN_TOKEN), checked: it wins over the
+   * configuration's `adminToken` at start and at every reload, and turns the operator endpoints on
+   * without a configuration too.
+   */
+  adminToken?: string;
   /** Each (re)load of a configuration's list. */
   onListReport?: (report: ListLoadReport) => void;
   /** The events of a mirror's client. */
@@ -353,6 +359,29 @@ function configOf(lists: ListSource): { config: ServerConfig; file: string | und
   return undefined;
 }
 
+/** A configuration's upstream key does something only for a proxy: anywhere else it is refused, not ignored. */
+function refuseIdleUpstreamKey(lists: ListSource, config: ServerConfig, file: string | undefined): void {
+  if (lists.from !== 'upstream' && config.upstreamKey !== undefined) {
+    throw new ConfigError(
+      'upstreamKey',
+      'is the key of an upstream to mirror (upstreamKey or upstreamKeyFile); this server mirrors none',
+      file,
+    );
+  }
+}
+
+/** `config` with the admin token given outside it, which wins over its own. */
+function withAdminToken(service: ServiceConfig, config: ServerConfig): ServerConfig {
+  return service.adminToken === undefined ? config : { ...config, adminToken: service.adminToken };
+}
+
+/** The service with its configuration's admin token replaced by the one given outside it, if any. */
+function withOutsideToken(service: ServiceConfig): ServiceConfig {
+  const { lists } = service;
+  if (lists.from === 'demo' || lists.config === undefined) return service;
+  return { ...service, lists: { ...lists, config: withAdminToken(service, lists.config) } };
+}
+
 /** The certificate files to serve: the flags', else the configuration's `tls`. */
 function tlsFilesOf(service: ServiceConfig, config: ServerConfig | undefined, file: string | undefined): TlsFiles | undefined {
   if (service.tls !== undefined) return service.tls;
@@ -391,10 +420,11 @@ async function reloadService(running: Running): Promise<{ config: ServerConfig |
   const { log } = service;
   let next = running.config;
   try {
-    if (file !== undefined) next = await readServerConfig(file);
+    if (file !== undefined) next = withAdminToken(service, await readServerConfig(file));
     if (service.lists.from === 'upstream' && next !== undefined && next.lists.length > 0) {
       throw new ConfigError('lists', 'a proxy serves its upstream\'s lists; leave "lists" out of its configuration', file);
     }
+    if (next !== undefined) refuseIdleUpstreamKey(service.lists, next, file);
   } catch (error) {
     if (!(error instanceof SbkitError)) throw error;
     log(`reload refused, the running configuration is kept: ${error.message}`);
@@ -452,12 +482,14 @@ function withoutFlagTls(service: ServiceConfig, config: ServerConfig): ServerCon
  * certificate files that cannot be read or do not match), and with ListenError when the address cannot be
  * listened on.
  */
-export async function startService(service: ServiceConfig): Promise<Service> {
+export async function startService(given: ServiceConfig): Promise<Service> {
+  const service = withOutsideToken(given);
   const opened = new Opened();
   let created: SafeBrowsingServer | undefined;
   const monitor = service.redis === undefined ? undefined : new RedisMonitor(service.log);
   try {
     const source = configOf(service.lists);
+    if (source !== undefined) refuseIdleUpstreamKey(service.lists, source.config, source.file);
     for (const warning of source === undefined ? [] : configWarnings(source.config)) service.log(warning);
     const tlsFiles = tlsFilesOf(service, source?.config, source?.file);
     // Before anything else opens: a certificate that cannot be served stops the start at once.
@@ -467,6 +499,8 @@ export async function startService(service: ServiceConfig): Promise<Service> {
     const ohttpKeys = await openGatewayKeys(service, opened, monitor);
     const config = source?.config;
     const operator = {
+      // The configuration's token is in lists.options; without a configuration, only this one.
+      ...(config === undefined && service.adminToken !== undefined ? { adminToken: service.adminToken } : {}),
       adminListen: service.adminListen ?? config?.adminListen,
       trustedProxies: [...(lists.loadControl.settings.trustedProxies ?? []), ...service.trustedProxies],
       log: service.log,

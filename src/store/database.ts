@@ -143,6 +143,24 @@ export class LocalDatabase implements ListStore {
     return db;
   }
 
+  /**
+   * What `directory` is, looked at without a change: `missing`, `not-a-folder`, `empty` (none of a
+   * database's files, no list and no client state), or `database`. Rejects with DatabaseStorageError
+   * when the folder cannot be read.
+   */
+  static async inspect(directory: string): Promise<'missing' | 'not-a-folder' | 'empty' | 'database'> {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(directory, { withFileTypes: true });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return 'missing';
+      if (code === 'ENOTDIR') return 'not-a-folder';
+      throw new DatabaseStorageError(directory, 'read the folder', err);
+    }
+    return entries.some((entry) => entry.isFile() && (entry.name.endsWith(EXTENSION) || entry.name === STATE_FILE)) ? 'database' : 'empty';
+  }
+
   /** The file that holds a list. */
   fileOf(name: string): string {
     return join(this.directory, name + EXTENSION);

@@ -9,6 +9,7 @@ import { deleteKeys, ensureRedis, keysUnder, REDIS_URL, RedisRelay, uniqueKeyPre
 import { encodeBinaryHttpRequest } from '../../src/wire/binary-http.ts';
 import { encapsulateRequest } from '../../src/wire/ohttp-client.ts';
 import { parseKeyConfigs } from '../../src/wire/ohttp-keys.ts';
+import { withEnvironment } from './environment.ts';
 import { run } from './run.ts';
 
 const BIN = new URL('../../dist/cli/bin.js', import.meta.url).pathname;
@@ -35,7 +36,19 @@ async function hashListVersion(url: string): Promise<string> {
 
 /** Starts `sbkit <command> --port 0 …` in a child process and resolves to the URL it says it listens on. */
 function start(command: string, ...args: string[]): Promise<{ url: string; stderr: () => string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [BIN, command, '--port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  return startWith({}, command, ...args);
+}
+
+/** `start`, with these environment variables besides this process's. */
+function startWith(
+  variables: Record<string, string>,
+  command: string,
+  ...args: string[]
+): Promise<{ url: string; stderr: () => string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [BIN, command, '--port', '0', ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...variables },
+  });
   children.push(child);
   let stderr = '';
   return new Promise((resolve, reject) => {
@@ -53,6 +66,43 @@ function start(command: string, ...args: string[]): Promise<{ url: string; stder
       reject(new Error(`sbkit serve exited with ${code}: ${stderr}`));
     });
   });
+}
+
+/** Resolves once the server's standard error matches `pattern`; rejects after `ms`. */
+function logged(server: { child: ChildProcess; stderr: () => string }, pattern: RegExp, ms = 20_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const stream = server.child.stderr!;
+    const look = () => {
+      if (!pattern.test(server.stderr())) return;
+      done();
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`not logged: ${pattern}\n${server.stderr()}`));
+    }, ms);
+    const done = () => {
+      clearTimeout(timer);
+      stream.off('data', look);
+    };
+    stream.on('data', look);
+    look();
+  });
+}
+
+/** Runs `body` in a new temporary folder, removed after it. */
+async function inFolder(prefix: string, body: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  try {
+    await body(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The status of POST /admin/resume with this bearer token. */
+async function resumeWith(url: string, token: string): Promise<number> {
+  return (await fetch(`${url}/admin/resume`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })).status;
 }
 
 after(async () => {
@@ -144,6 +194,76 @@ describe('sbkit serve', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it("takes a proxy's upstream key from --upstream-key, else SBKIT_UPSTREAM_KEY or its file, else the configuration, and never shows it", () =>
+    inFolder('sbkit-upstream-key-', async (dir) => {
+      const key = 'AIzaSy-upstream-key-of-the-test';
+      const keyFile = join(dir, 'upstream-key');
+      await writeFile(
+        join(dir, 'authority.json'),
+        JSON.stringify({
+          apiKeys: [key],
+          lists: [{ name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], sources: [{ entries: ['evil.example/'] }] }],
+        }),
+      );
+      await writeFile(keyFile, `${key}\n`);
+      await writeFile(join(dir, 'proxy.json'), JSON.stringify({ upstreamKeyFile: 'upstream-key' }));
+      await writeFile(join(dir, 'wrong.json'), JSON.stringify({ upstreamKey: 'wrong-key' }));
+      const authority = await serve('--config', join(dir, 'authority.json'));
+      // A search the proxy cannot answer from its cache goes to the authority, which answers only its key.
+      const verdict = async (proxy: { url: string }) => (await run(['check', '--server', proxy.url, 'http://evil.example/'])).status;
+      const keyless = await serve('--upstream', authority.url);
+      assert.equal(await verdict(keyless), EXIT.FAILED, 'without the key the authority refuses the proxy');
+      const proxies = [
+        await startWith({ SBKIT_UPSTREAM_KEY_FILE: keyFile }, 'serve', '--upstream', authority.url),
+        await startWith({ SBKIT_UPSTREAM_KEY: key }, 'serve', '--upstream', authority.url, '--config', join(dir, 'wrong.json')),
+        await startWith(
+          { SBKIT_UPSTREAM_KEY: 'wrong-key' },
+          ...['serve', '--upstream', authority.url, '--upstream-key', key, '--config', join(dir, 'wrong.json')],
+        ),
+        await serve('--upstream', authority.url, '--config', join(dir, 'proxy.json')),
+      ];
+      for (const proxy of proxies) {
+        assert.equal(await verdict(proxy), EXIT.UNSAFE, proxy.stderr());
+        assert.ok(!proxy.stderr().includes(key), proxy.stderr());
+      }
+      const both = await withEnvironment({ SBKIT_UPSTREAM_KEY: key, SBKIT_UPSTREAM_KEY_FILE: keyFile }, () =>
+        run(['serve', '--port', '0', '--upstream', authority.url]),
+      );
+      assert.equal(both.status, EXIT.INVALID_INPUT);
+      assert.match(both.err, /SBKIT_UPSTREAM_KEY and SBKIT_UPSTREAM_KEY_FILE are both set/);
+    }));
+
+  it('takes the admin token from SBKIT_ADMIN_TOKEN_FILE over the configuration, also after a reload, and reads no upstream key without --upstream', () =>
+    inFolder('sbkit-admin-token-', async (dir) => {
+      const token = '7d2f9b4e1a6c03e8b5d7f2a9c4e1b60d';
+      const [configured, reloaded] = ['e4b1c8f3a0d95b2e7c6f1a8d3b0e49c7', '2a9e6d1f8c3b07e5a4d9f2c6b1e83a0f'];
+      const config = join(dir, 'sbkit.json');
+      const list = { name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], sources: [{ entries: ['evil.example/'] }] };
+      await writeFile(join(dir, 'admin-token'), `${token}\n`);
+      await writeFile(config, JSON.stringify({ adminToken: configured, lists: [list] }));
+      const demo = await startWith(
+        { SBKIT_ADMIN_TOKEN_FILE: join(dir, 'admin-token'), SBKIT_UPSTREAM_KEY_FILE: join(dir, 'none') },
+        'serve',
+      );
+      assert.equal(await resumeWith(demo.url, token), 200, 'the operator endpoints without a configuration');
+      const server = await startWith({ SBKIT_ADMIN_TOKEN_FILE: join(dir, 'admin-token') }, 'serve', '--config', config);
+      assert.equal(await resumeWith(server.url, token), 200);
+      assert.equal(await resumeWith(server.url, configured), 401);
+      await writeFile(config, JSON.stringify({ adminToken: reloaded, lists: [list] }));
+      server.child.kill('SIGHUP');
+      await logged(server, /reloaded \S+sbkit\.json/);
+      assert.equal(await resumeWith(server.url, token), 200);
+      assert.equal(await resumeWith(server.url, reloaded), 401);
+      for (const { stderr } of [demo, server]) assert.ok(!stderr().includes(token), stderr());
+
+      const weak = await withEnvironment({ SBKIT_ADMIN_TOKEN: 'short-token', SBKIT_ADMIN_TOKEN_FILE: undefined }, () =>
+        run(['serve', '--port', '0']),
+      );
+      assert.equal(weak.status, EXIT.INVALID_INPUT);
+      assert.match(weak.err, /the admin token of SBKIT_ADMIN_TOKEN has 11 characters, fewer than the 32/);
+      assert.ok(!weak.err.includes('short-token'));
+    }));
 
   it("shares a proxy's cached searches (and mirrored lists, once fetched) through Redis with --upstream --redis", async () => {
     await ensureRedis();
@@ -280,6 +400,34 @@ describe('sbkit serve', () => {
     const relayProxy = await run(['relay', '--gateway', 'http://127.0.0.1:9/ohttp-gateway', '--port', '0', '--trusted-proxy', 'lb']);
     assert.equal(relayProxy.status, EXIT.INVALID_INPUT);
     assert.match(relayProxy.err, /--trusted-proxy: trusted proxy "lb"/);
+  });
+
+  it('refuses flags that would do nothing without the flag they serve, rather than ignore them', async () => {
+    const cases: [string[], RegExp][] = [
+      [['serve', '--upstream-key', 'AIzaSy-flag-key'], /^sbkit serve: --upstream-key goes with --upstream, the server to mirror/],
+      [['serve', '--upstream-protocol', 'v4'], /^sbkit serve: --upstream-protocol goes with --upstream/],
+      [['serve', '--redis-prefix', 'sbkit:blue:'], /^sbkit serve: --redis-prefix goes with --redis/],
+      [
+        ['relay', '--gateway', 'http://127.0.0.1:9/ohttp-gateway', '--redis-prefix', 'sbkit:blue:'],
+        /^sbkit: --redis-prefix goes with --redis/,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const result = await run([...args, '--port', '0']);
+      assert.equal(result.status, EXIT.INVALID_INPUT, args.join(' '));
+      assert.match(result.err, message);
+      assert.ok(!result.err.includes('AIzaSy-flag-key'));
+    }
+    await inFolder('sbkit-idle-key-', async (dir) => {
+      await writeFile(join(dir, 'sbkit.json'), JSON.stringify({ upstreamKey: 'AIzaSy-config-key', lists: [] }));
+      const idle = await run(['serve', '--port', '0', '--config', join(dir, 'sbkit.json')]);
+      assert.equal(idle.status, EXIT.INVALID_INPUT);
+      assert.match(
+        idle.err,
+        /sbkit\.json: upstreamKey: is the key of an upstream to mirror \(upstreamKey or upstreamKeyFile\); this server mirrors none/,
+      );
+      assert.ok(!idle.err.includes('AIzaSy-config-key'));
+    });
   });
 
   it('starts with --redis while Redis does not answer, not ready until it does, and refuses a Redis URL that is none', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -35,10 +35,25 @@ after(async () => {
 });
 
 describe('sbkit update and sbkit lists', () => {
-  it('lists an empty database before any update', async () => {
-    const { status, out } = await run(['lists', '--data', dir, '--lists', 'se-4b,mw-4b']);
-    assert.equal(status, EXIT.SAFE);
-    assert.match(out, /^se-4b\s+-\s+0\s+e3b0c44298fc1c14\s+never$/m);
+  it('refuses to list a folder that holds no database, a missing one or a file, with status 4 and no table', async () => {
+    const empty = await run(['lists', '--data', dir]);
+    assert.equal(empty.status, EXIT.INVALID_INPUT);
+    assert.equal(empty.out, '');
+    assert.match(
+      empty.err,
+      /^sbkit: --data \S+ holds no local database \(no list file, no client-state\.json\); "sbkit update --data \S+" makes one$/m,
+    );
+    const missing = join(dir, 'missing');
+    const none = await run(['lists', '--data', missing]);
+    assert.equal(none.status, EXIT.INVALID_INPUT);
+    assert.equal(none.out, '');
+    assert.match(none.err, /^sbkit: --data \S+missing: no such folder, so no local database; "sbkit update --data \S+missing" makes one$/m);
+    await assert.rejects(stat(missing), 'nothing was created');
+    const file = join(dir, 'notes.txt');
+    await writeFile(file, 'not a database\n');
+    const notFolder = await run(['lists', '--data', file]);
+    assert.equal(notFolder.status, EXIT.INVALID_INPUT);
+    assert.match(notFolder.err, /^sbkit: --data \S+notes\.txt is a file, not the folder of a local database$/m);
   });
 
   it('updates the lists into the data folder, then shows them', async () => {
@@ -68,14 +83,21 @@ describe('sbkit update and sbkit lists', () => {
     assert.equal(server.requests.length, before);
   });
 
-  it('exits 2 when the server fails', async () => {
+  it('exits 2 when the server fails, leaving a database that lists every list as never updated', async () => {
     const fresh = await mkdtemp(join(tmpdir(), 'sbkit-cli-'));
-    failing = true;
-    const { status, err } = await run(['update', '--server', server.url, '--data', fresh]);
-    failing = false;
-    await rm(fresh, { recursive: true, force: true });
-    assert.equal(status, EXIT.FAILED);
-    assert.match(err, /HTTP 503/);
+    try {
+      failing = true;
+      const { status, err } = await run(['update', '--server', server.url, '--data', fresh]);
+      failing = false;
+      assert.equal(status, EXIT.FAILED);
+      assert.match(err, /HTTP 503/);
+      const lists = await run(['lists', '--data', fresh, '--lists', 'se-4b,mw-4b']);
+      assert.equal(lists.status, EXIT.SAFE, lists.err);
+      assert.match(lists.out, /^se-4b\s+-\s+0\s+e3b0c44298fc1c14\s+never$/m);
+    } finally {
+      failing = false;
+      await rm(fresh, { recursive: true, force: true });
+    }
   });
 
   it('says it is backing off after a failure, until when, and exits 2, asking nothing (RF-4)', async () => {

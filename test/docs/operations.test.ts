@@ -1,6 +1,8 @@
 // docs/operations.md's deployment blocks, run: the systemd unit's ExecStart (paths and ports replaced)
 // starts the built CLI over TLS, its ExecReload reloads it, its stop signal stops it within its
-// TimeoutStopSec (and systemd-analyze, where installed, finds nothing to say about the unit); every
+// TimeoutStopSec (and systemd-analyze, where installed, finds nothing to say about the unit); the
+// credentials drop-in's variables, with its credentials folder made as systemd makes it, give the
+// server its admin token; every
 // sbkit_ series the monitoring section and its alert rules name is one a running server exposes; and
 // the backup commands, run while a server publishes several versions a second, give copies a server
 // restores every kept version from; the TLS section's curl and openssl checks see HTTP/2 and the served
@@ -49,9 +51,9 @@ interface Serving {
 const children: ChildProcess[] = [];
 let dir: string;
 
-/** `sbkit serve` with `args`, resolved once it says it listens. */
-async function serve(args: string[]): Promise<Serving> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+/** `sbkit serve` with `args` (and these environment variables), resolved once it says it listens. */
+async function serve(args: string[], variables: Record<string, string> = {}): Promise<Serving> {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...variables } });
   children.push(child);
   let log = '';
   child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
@@ -172,6 +174,36 @@ describe("docs/operations.md's systemd unit", () => {
     assert.equal(code, 0);
     assert.ok(atMs - stopAt < Number(settings.get('TimeoutStopSec')![0]) * 1000);
     assert.match(server.log(), /stopped/);
+  });
+});
+
+describe("docs/operations.md's credentials drop-in", () => {
+  it("hands sbkit serve the admin token through systemd's credentials folder, which the log never shows", { timeout: 30_000 }, async () => {
+    const [dropIn] = blocks(section('Keys and tokens'), 'ini');
+    assert.ok(dropIn !== undefined, 'an ini block');
+    const settings = unitSettings(dropIn);
+    // What systemd does at start: each LoadCredential= copied into the service's credentials folder (%d).
+    const credentials = join(dir, 'credentials');
+    await mkdir(credentials, { recursive: true });
+    for (const credential of settings.get('LoadCredential') ?? []) {
+      const [name] = credential.split(':');
+      await writeFile(join(credentials, name!), `${TOKEN}\n`);
+    }
+    const variables = Object.fromEntries(
+      (settings.get('Environment') ?? []).map((assignment) => {
+        const [name, value] = assignment.split(/=(.*)/);
+        return [name!, value!.replaceAll('%d', credentials)];
+      }),
+    );
+    assert.deepEqual(Object.keys(variables), ['SBKIT_ADMIN_TOKEN_FILE']);
+    const server = await serve(['serve', '--port', '0'], variables);
+    const url = (await server.logged(/listening on (http:\/\/\S+) with/))[1]!;
+    const resume = (token: string) => fetch(`${url}/admin/resume`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    assert.equal((await resume(TOKEN)).status, 200);
+    assert.equal((await resume(randomBytes(32).toString('hex'))).status, 401);
+    server.child.kill('SIGTERM');
+    await server.exited;
+    assert.ok(!server.log().includes(TOKEN));
   });
 });
 

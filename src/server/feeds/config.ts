@@ -13,6 +13,8 @@
  *   "dataDir": "/var/lib/sbkit",     // keep them on disk across restarts (sbkit serve --data); relative to this file's folder
  *   "apiKeys": ["k1", "k2"],         // when non-empty, requests need key=one of these
  *   "adminToken": "…",               // operator endpoints; ≥ 32 random characters (admin-token.ts); none: endpoints off
+ *   "adminTokenFile": "admin-token", // or a file that holds it (secret-file.ts), relative to this file's folder
+ *   "upstreamKey": "…",              // with sbkit serve --upstream, its API key; or "upstreamKeyFile"
  *   "adminListen": "127.0.0.1:9090", // serve /admin/* and /metrics only on this address and port
  *   "feedTimeoutSeconds": 60,        // per download of an http(s) source
  *   "feedMaxMegabytes": 256,         // largest source read, 1..500 (MiB)
@@ -47,6 +49,7 @@ import { MAX_MINIMUM_WAIT_MS } from '../../client/schedule.ts';
 import { HASH_WIDTHS, type HashWidth, listNameProblem, listNameReason, widthOfListName } from '../../lists/list-name.ts';
 import { LIKELY_SAFE_TYPES, type LikelySafeTypeName, THREAT_TYPES, type ThreatTypeName } from '../../lists/threat-types.ts';
 import { adminTokenProblem } from '../admin-token.ts';
+import { readSecretFile } from '../secret-file.ts';
 import type { ListDefinition } from '../lists/list-definition.ts';
 import { type ListenAddress, parseListenAddress } from '../listen-address.ts';
 import { ConfigError } from './config-error.ts';
@@ -158,8 +161,10 @@ export interface ServerConfig {
   dataDir?: string;
   /** Empty: no key needed. */
   apiKeys: string[];
-  /** Undefined: the operator endpoints are off. */
+  /** From `adminToken` or the file `adminTokenFile` names. Undefined: the operator endpoints are off. */
   adminToken: string | undefined;
+  /** A caching proxy's key for its upstream, from `upstreamKey` or the file `upstreamKeyFile` names. */
+  upstreamKey?: string;
   /** Present when `/admin/*` and `/metrics` are served only on this address, not on the public one. */
   adminListen?: ListenAddress;
   /** Origins whose scripts may call the API (`cors.origins`); empty: none. */
@@ -211,6 +216,9 @@ const TOP_FIELDS = [
   'dataDir',
   'apiKeys',
   'adminToken',
+  'adminTokenFile',
+  'upstreamKey',
+  'upstreamKeyFile',
   'adminListen',
   'cors',
   'feedTimeoutSeconds',
@@ -229,7 +237,8 @@ const SOURCE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /**
  * Checks a parsed JSON configuration and gives it its typed form, defaults filled in. `baseDir` is the
- * folder relative file paths are resolved against.
+ * folder relative file paths are resolved against. The files of `adminTokenFile` and `upstreamKeyFile`
+ * are read here; feeds and certificates later, by what uses them.
  *
  * @throws {@link ConfigError} naming the first bad field.
  */
@@ -242,10 +251,11 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
   const apiKeys =
     top.apiKeys === undefined ? [] : expectArray(top.apiKeys, 'apiKeys').map((key, i) => expectString(key, elementOf('apiKeys', i)));
   const dataDir = top.dataDir === undefined ? undefined : expectString(top.dataDir, 'dataDir');
-  const adminToken = top.adminToken === undefined ? undefined : expectString(top.adminToken, 'adminToken');
+  const adminToken = secretField(top, 'adminToken', baseDir);
+  const upstreamKey = secretField(top, 'upstreamKey', baseDir);
   // A token that can be guessed hands out the operator's pause switch.
   const tokenProblem = adminToken === undefined ? undefined : adminTokenProblem(adminToken);
-  if (tokenProblem !== undefined) throw new ConfigError('adminToken', tokenProblem);
+  if (tokenProblem !== undefined) throw new ConfigError(top.adminTokenFile === undefined ? 'adminToken' : 'adminTokenFile', tokenProblem);
   const corsOrigins = parseCors(top.cors);
   const adminListen = top.adminListen === undefined ? undefined : parseListenAddress(expectString(top.adminListen, 'adminListen'));
   if (adminListen !== undefined && 'problem' in adminListen) throw new ConfigError('adminListen', adminListen.problem);
@@ -294,6 +304,7 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
     ...(dataDir === undefined ? {} : { dataDir: resolve(baseDir, dataDir) }),
     apiKeys,
     adminToken,
+    ...(upstreamKey === undefined ? {} : { upstreamKey }),
     ...(adminListen === undefined ? {} : { adminListen }),
     corsOrigins,
     feedLimits: {
@@ -306,6 +317,22 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
     http: parseHttpLimitsConfig(top.http, 'http'),
     ...(tls === undefined ? {} : { tls }),
   };
+}
+
+/**
+ * A key or token given as `field` itself, or as the file `${field}File` names (relative to `baseDir`):
+ * one of the two, never both. Read at every parse, so that a reload takes a file replaced meanwhile.
+ */
+function secretField(top: JsonObject, field: 'adminToken' | 'upstreamKey', baseDir: string): string | undefined {
+  const fileField = `${field}File`;
+  if (top[field] !== undefined && top[fileField] !== undefined) {
+    throw new ConfigError(fileField, `and ${field} give the same secret twice: keep one`);
+  }
+  if (top[fileField] === undefined) return top[field] === undefined ? undefined : expectString(top[field], field);
+  const path = resolve(baseDir, expectString(top[fileField], fileField));
+  const read = readSecretFile(path);
+  if ('problem' in read) throw new ConfigError(fileField, `names ${path}, which ${read.problem}`);
+  return read.secret;
 }
 
 /**

@@ -502,6 +502,52 @@ describe('readServerConfig', () => {
     });
   });
 
+  it("reads the admin token and the upstream key from files, relative to the configuration's folder, without a final line break", async () => {
+    const file = join(folder, 'secrets.json');
+    const token = '5c1e9a7b3d0f28e4a6c2b9d1f7e3a05b';
+    await writeFile(join(folder, 'admin-token'), `${token}\n`);
+    await writeFile(join(folder, 'upstream-key'), 'AIza-upstream-key\r\n');
+    await writeFile(file, JSON.stringify({ adminTokenFile: 'admin-token', upstreamKeyFile: join(folder, 'upstream-key') }));
+    const config = await readServerConfig(file);
+    assert.equal(config.adminToken, token);
+    assert.equal(config.upstreamKey, 'AIza-upstream-key');
+    await writeFile(file, JSON.stringify({ upstreamKey: 'AIza-inline' }));
+    assert.equal((await readServerConfig(file)).upstreamKey, 'AIza-inline');
+  });
+
+  it('refuses a key or token file that cannot serve, naming the field and the path but never what the file holds', async () => {
+    const file = join(folder, 'bad-secrets.json');
+    const weak = 'weak-token-in-a-file';
+    await writeFile(join(folder, 'weak'), weak);
+    await writeFile(join(folder, 'blank'), '\n');
+    await writeFile(join(folder, 'two-lines'), 'AIza-first-line\nAIza-second-line\n');
+    await writeFile(join(folder, 'large'), 'x'.repeat(20_000));
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [{ adminTokenFile: 'missing' }, 'adminTokenFile', /names \S+missing, which cannot be read \(ENOENT: no such file or directory\)$/],
+      [{ upstreamKeyFile: 'blank' }, 'upstreamKeyFile', /names \S+blank, which is empty$/],
+      [{ upstreamKeyFile: 'two-lines' }, 'upstreamKeyFile', /which holds more than one line/],
+      [{ upstreamKeyFile: '.' }, 'upstreamKeyFile', /which is not a file$/],
+      [{ upstreamKeyFile: 'large' }, 'upstreamKeyFile', /which holds 20000 bytes, more than the 16384 a key or a token may take$/],
+      [{ adminTokenFile: 'weak' }, 'adminTokenFile', /has 20 characters, fewer than the 32/],
+      [
+        { adminToken: '5c1e9a7b3d0f28e4a6c2b9d1f7e3a05b', adminTokenFile: 'weak' },
+        'adminTokenFile',
+        /and adminToken give the same secret twice/,
+      ],
+      [{ upstreamKey: 'AIza-inline', upstreamKeyFile: 'blank' }, 'upstreamKeyFile', /and upstreamKey give the same secret twice/],
+    ];
+    for (const [json, field, problem] of cases) {
+      await writeFile(file, JSON.stringify(json));
+      await assert.rejects(readServerConfig(file), (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.equal(error.field, field, JSON.stringify(json));
+        assert.match(error.problem, problem);
+        assert.doesNotMatch(error.message, /weak-token|AIza-(first|second)/);
+        return true;
+      });
+    }
+  });
+
   it('names the file in every error', async () => {
     const broken = join(folder, 'broken.json');
     await writeFile(broken, '{ "lists": [ }');
