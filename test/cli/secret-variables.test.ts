@@ -32,7 +32,7 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** `sbkit update` into a fresh folder with these variables; the keys its requests carried. */
+/** `sbkit update` into a fresh folder with these variables; the keys its requests carried (the listing of lists, then the batch). */
 async function updateWith(variables: Record<string, string | undefined>, ...flags: string[]) {
   const before = server.requests.length;
   const data = await mkdtemp(join(dir, 'data-'));
@@ -49,21 +49,21 @@ describe('the API key from the environment', () => {
   it('is sent as key= from SBKIT_API_KEY, or from the file SBKIT_API_KEY_FILE names, its final line break left out', async () => {
     const direct = await updateWith({ SBKIT_API_KEY: KEY, SBKIT_API_KEY_FILE: undefined });
     assert.equal(direct.status, EXIT.SAFE, direct.err);
-    assert.deepEqual(direct.keys, [KEY]);
+    assert.deepEqual(direct.keys, [KEY, KEY]);
     const file = join(dir, 'api-key');
     await writeFile(file, `${KEY}\n`);
     const fromFile = await updateWith({ SBKIT_API_KEY: undefined, SBKIT_API_KEY_FILE: file });
     assert.equal(fromFile.status, EXIT.SAFE, fromFile.err);
-    assert.deepEqual(fromFile.keys, [KEY]);
+    assert.deepEqual(fromFile.keys, [KEY, KEY]);
     assertKeyNotShown(fromFile);
     const none = await updateWith({ SBKIT_API_KEY: '', SBKIT_API_KEY_FILE: undefined });
-    assert.deepEqual(none.keys, [undefined], 'an empty variable is no key');
+    assert.deepEqual(none.keys, [undefined, undefined], 'an empty variable is no key');
   });
 
   it('gives way to --key, whose command reads neither variable', async () => {
     const result = await updateWith({ SBKIT_API_KEY: undefined, SBKIT_API_KEY_FILE: join(dir, 'no-such-file') }, '--key', 'flag-key');
     assert.equal(result.status, EXIT.SAFE, result.err);
-    assert.deepEqual(result.keys, ['flag-key']);
+    assert.deepEqual(result.keys, ['flag-key', 'flag-key']);
   });
 
   it('is refused with status 4 when both variables are set, or the file cannot give a key, naming the variable and the path', async () => {
