@@ -67,6 +67,7 @@ export { urlExpressions, expressionsOf } from './url/expressions.ts';
 export { hashPrefix } from './url/hash-string.ts';
 // Every error a client can meet here, each with its stable code (docs/errors.md).
 export { SbkitError } from './sbkit-error.ts';
+export { UnknownListError } from './lists/unknown-list-error.ts';
 export {
   type CheckError,
   ClientOptionError,
@@ -77,7 +78,6 @@ export {
   TransportError,
   type TransportFailure,
   UnexpectedError,
-  UnknownListError,
 } from './client/client-errors.ts';
 export { InvalidUrlError, type InvalidUrlReason } from './url/invalid-url.ts';
 export { WireResponseError, OhttpError, type OhttpFailure } from './wire/wire-error.ts';

@@ -2,7 +2,7 @@
 
 import { createInterface } from 'node:readline';
 import { SEARCH_PREFIXES_PER_REQUEST } from '../client/hash-searcher.ts';
-import { UnknownListError } from '../client/client-errors.ts';
+import { UnknownListError } from '../lists/unknown-list-error.ts';
 import { type CheckResult, SafeBrowsingClient } from '../client/safe-browsing-client.ts';
 import { parseCanonicalUrl } from '../url/canonicalize.ts';
 import { urlExpressions } from '../url/expressions.ts';

@@ -1,5 +1,6 @@
 import { type ErrorCode, errorCode, errorCodes, SbkitError } from '../sbkit-error.ts';
 import { OhttpError, WireResponseError } from '../wire/wire-error.ts';
+import { UnknownListError } from '../lists/unknown-list-error.ts';
 
 /**
  * Options that cannot work together or at all, unknown option names, values of the wrong type or out of
@@ -180,32 +181,6 @@ export class ListsNotCurrentError extends SbkitError {
             "them may since have been listed; updates are failing (update()'s error, or the update-failed events, say why)",
     );
     this.code = errorCode('LISTS_NOT_CURRENT', reason);
-  }
-}
-
-/**
- * Lists asked for that the server does not publish, found by asking it which lists it has
- * (`GET /v5/hashLists`, v4 `threatLists`) before a new name is stored: a list nobody has would
- * otherwise stand empty and answer every URL SAFE.
- */
-export class UnknownListError extends SbkitError {
-  /** Always `"UnknownListError"`, as logs and stack traces show it. */
-  override readonly name = 'UnknownListError';
-  /** Always `SBKIT_UNKNOWN_LIST`. */
-  override readonly code = errorCode('UNKNOWN_LIST');
-  /** Every code of this class. */
-  static readonly codes: readonly ErrorCode<'UNKNOWN_LIST'>[] = [errorCode('UNKNOWN_LIST')];
-
-  constructor(
-    /** The lists asked for that the server does not publish. */
-    readonly lists: readonly string[],
-    /** The lists it does publish. */
-    readonly available: readonly string[],
-  ) {
-    super(
-      `the server publishes no list ${lists.map((name) => `"${name}"`).join(', ')}; ` +
-        (available.length === 0 ? 'it publishes none at all' : `it publishes ${available.join(', ')}`),
-    );
   }
 }
 

@@ -21,6 +21,7 @@ export type { ThreatTypeName, ThreatAttributeName } from '../lists/threat-types.
 export { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST } from '../lists/known-lists.ts';
 // Every error a client can meet, each with its stable code (docs/errors.md).
 export { SbkitError } from '../sbkit-error.ts';
+export { UnknownListError } from '../lists/unknown-list-error.ts';
 export {
   type CheckError,
   ClientOptionError,
@@ -31,7 +32,6 @@ export {
   TransportError,
   type TransportFailure,
   UnexpectedError,
-  UnknownListError,
   V4ListUpdateError,
   type V4ListFailure,
 } from './client-errors.ts';

@@ -3,10 +3,12 @@
 // to this table). A server answers each of them in the way its client tolerates: from the list when it
 // publishes it, otherwise as an empty list with a version and a checksum (docs/api.md §3 pitfall 4),
 // because every one of these clients fetches its lists in one request and loses them all when any fails.
+// These names and triples are the only ones a server answers with such a stand-in (SB-11): any other
+// that it does not publish is refused, so that a mistyped name is never kept as an empty list.
 
 import type { PlatformType, ThreatEntryType, ThreatType } from '../proto/v4.ts';
-import { canonicalListName } from './known-lists.ts';
-import { listNameForV4, type V4List } from './v4-lists.ts';
+import { canonicalListName, DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST, knownList } from './known-lists.ts';
+import { listNameForV4, V4_LISTS, type V4List } from './v4-lists.ts';
 
 /** The clients, each with the request it fetches its lists with (docs/api.md §3 has the requests). */
 export const CLIENT_FORMS = {
@@ -16,6 +18,8 @@ export const CLIENT_FORMS = {
   'chromium-v5': 'Chromium v5',
   'go-v4': 'Go client',
   'npm-v5': 'npm client',
+  'sbkit-v5': 'sbkit v5',
+  'sbkit-v4': 'sbkit v4',
 } as const;
 
 export type ClientForm = keyof typeof CLIENT_FORMS;
@@ -39,6 +43,7 @@ const SOCIAL_ENGINEERING = 2 as ThreatType;
 const UNWANTED_SOFTWARE = 3 as ThreatType;
 const POTENTIALLY_HARMFUL_APPLICATION = 4 as ThreatType;
 const SOCIAL_ENGINEERING_INTERNAL = 5 as ThreatType;
+const API_ABUSE = 6 as ThreatType;
 const MALICIOUS_BINARY = 7 as ThreatType;
 const CSD_ALLOWLIST = 8 as ThreatType;
 const CSD_DOWNLOAD_ALLOWLIST = 9 as ThreatType;
@@ -46,8 +51,10 @@ const SUBRESOURCE_FILTER = 13 as ThreatType;
 const SUSPICIOUS = 14 as ThreatType;
 const BILLING = 15 as ThreatType;
 const HIGH_CONFIDENCE_ALLOWLIST = 16 as ThreatType;
+const WINDOWS = 1 as PlatformType;
 const LINUX = 2 as PlatformType;
 const ANDROID = 3 as PlatformType;
+const OSX = 4 as PlatformType;
 const ANY_PLATFORM = 6 as PlatformType;
 const CHROME = 8 as PlatformType;
 const URL = 1 as ThreatEntryType;
@@ -76,11 +83,15 @@ const CHROME_BRANDED = 'Chrome-branded builds but iOS';
 const CHROME_BRANDED_OR_IOS = 'Chrome-branded builds, iOS';
 /** Firefox and Chromium ask with their own platform: LINUX here, WINDOWS or OSX on those systems. */
 const SYSTEM_PLATFORM = LINUX;
+/** The platforms SYSTEM_PLATFORM stands for: the desktop systems Firefox and Chromium run on. */
+const DESKTOP_PLATFORMS: readonly PlatformType[] = [WINDOWS, LINUX, OSX];
 const A_TABLE_PREF = 'named in a table pref';
 // Chromium's lists v5 has no threat type for: none by default, and any configuration may publish a list
 // under the name (its matches then carry the type it is configured with); no v4 triple maps to one.
 const NO_V5_TYPE = 'none by default (v5 has no threat type for it): publishable under this name';
 const NO_V4_LIST = 'always empty: no list answers this triple';
+// sbkit's own client, and the proxy that mirrors through it, fetch these in one request unless told otherwise.
+const UNLESS_LISTS_GIVEN = 'without a `lists` option';
 
 /** Every list a real client asks for, client by client, in the order each asks. */
 export const CLIENT_LISTS: readonly ClientList[] = [
@@ -165,6 +176,16 @@ export const CLIENT_LISTS: readonly ClientList[] = [
 
   named('npm-v5', 'names: "se"', 'se', 'social engineering, by its short name'),
   named('npm-v5', 'names: "mw"', 'mw', 'malware, by its short name'),
+
+  ...DEFAULT_THREAT_LISTS.map((name) => named('sbkit-v5', 'DEFAULT_THREAT_LISTS', name, knownList(name)!.description, UNLESS_LISTS_GIVEN)),
+  named('sbkit-v5', 'GLOBAL_CACHE_LIST', GLOBAL_CACHE_LIST, knownList(GLOBAL_CACHE_LIST)!.description, 'in real-time mode'),
+  ...DEFAULT_THREAT_LISTS.map((name): ClientList => ({
+    form: 'sbkit-v4',
+    clientName: 'DEFAULT_THREAT_LISTS',
+    asked: { triple: V4_LISTS[name] },
+    when: UNLESS_LISTS_GIVEN,
+    note: knownList(name)!.description,
+  })),
 ];
 
 /**
@@ -176,4 +197,44 @@ export function listAnswering(asked: ClientList['asked']): string | undefined {
   if ('name' in asked) return canonicalListName(asked.name);
   const { threatType, platformType, threatEntryType } = asked.triple;
   return listNameForV4(threatType, platformType, threatEntryType);
+}
+
+const tripleKey = ({ threatType, platformType, threatEntryType }: V4List) => `${threatType}/${platformType}/${threatEntryType}`;
+
+/** The full names of the v5 lists real clients ask for. */
+const NAMES_ASKED: ReadonlySet<string> = new Set(
+  CLIENT_LISTS.flatMap(({ asked }) => ('name' in asked ? [canonicalListName(asked.name)] : [])),
+);
+
+/** The v4 triples real clients fetch, a browser's own system spelled out as each desktop platform. */
+const TRIPLES_FETCHED: ReadonlySet<string> = new Set(
+  CLIENT_LISTS.flatMap(({ asked }) => {
+    if (!('triple' in asked)) return [];
+    const platforms = asked.triple.platformType === SYSTEM_PLATFORM ? DESKTOP_PLATFORMS : [asked.triple.platformType];
+    return platforms.map((platformType) => tripleKey({ ...asked.triple, platformType }));
+  }),
+);
+
+/**
+ * The v4 threat types real clients name in their searches: those of the lists they fetch, and API abuse,
+ * which Chromium's fullHashes:find names though it fetches no list of it (docs/api.md §3 pitfall 7).
+ */
+const THREAT_TYPES_SEARCHED: ReadonlySet<number> = new Set([
+  ...CLIENT_LISTS.flatMap(({ asked }) => ('triple' in asked ? [asked.triple.threatType] : [])),
+  API_ABUSE,
+]);
+
+/** Whether a real client asks for the v5 list of this name, or of the list it is the short name of (`se`). */
+export function clientsAskFor(name: string): boolean {
+  return NAMES_ASKED.has(canonicalListName(name));
+}
+
+/** Whether a real client fetches this v4 triple, on any desktop system for the browsers' own. */
+export function clientsFetch(triple: V4List): boolean {
+  return TRIPLES_FETCHED.has(tripleKey(triple));
+}
+
+/** Whether real clients name this v4 threat type in a `fullHashes:find` or `threatMatches:find`. */
+export function clientsSearchFor(threatType: ThreatType): boolean {
+  return THREAT_TYPES_SEARCHED.has(threatType);
 }

@@ -60,9 +60,10 @@ export class ListCatalog {
 }
 
 /**
- * How a list the server does not publish is answered where clients ask for fixed sets of lists (v4
- * triples, Firefox's v5 batch): as an empty list, with a version and a checksum all the same, since
- * Firefox rejects an answer without state and the Go client one without checksum (docs/api.md §3 pitfall 4).
+ * How a list the server does not publish is answered where real clients ask for it in fixed sets of
+ * lists (v4 triples, Firefox's v5 batch; src/lists/client-lists.ts): as an empty list, with a version and
+ * a checksum all the same, since Firefox rejects an answer without state and the Go client one without
+ * checksum (docs/api.md §3 pitfall 4). Other names are refused (api/unknown-lists.ts).
  */
 export const NO_LIST_VERSION = new TextEncoder().encode('sbkit:no-such-list');
 /** The checksum of an empty list: the stand-in's, whatever the width asked for. */

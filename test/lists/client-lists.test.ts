@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CLIENT_FORMS, CLIENT_LISTS, type ClientForm, listAnswering } from '../../src/lists/client-lists.ts';
+import {
+  CLIENT_FORMS,
+  CLIENT_LISTS,
+  type ClientForm,
+  clientsAskFor,
+  clientsFetch,
+  clientsSearchFor,
+  listAnswering,
+} from '../../src/lists/client-lists.ts';
+import { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST, KNOWN_LISTS } from '../../src/lists/known-lists.ts';
+import { V4_LISTS } from '../../src/lists/v4-lists.ts';
 import { knownList } from '../../src/lists/known-lists.ts';
 import { listNameProblem, widthOfListName } from '../../src/lists/list-name.ts';
 import { PlatformType, ThreatEntryType, ThreatType } from '../../src/proto/v4.ts';
@@ -87,5 +97,48 @@ describe('CLIENT_LISTS', () => {
       }),
       'uwsa-4b',
     );
+  });
+});
+
+describe('the names and triples a server stands in for (SB-11)', () => {
+  it("are the table's names, with the short names of their lists, and sbkit's own defaults", () => {
+    for (const row of CLIENT_LISTS) if ('name' in row.asked) assert.ok(clientsAskFor(row.asked.name), row.asked.name);
+    for (const name of [...DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST, 'uws', 'gc', 'mwb']) assert.ok(clientsAskFor(name), name);
+    // Every list a proxy may mirror, so that a proxy's batch is never refused by an sbkit upstream lacking one.
+    for (const { name } of KNOWN_LISTS) assert.ok(clientsAskFor(name), name);
+    for (const name of ['foo-4b', 'se-8b', 'sse-4b', 'corp-4b', 'test']) assert.equal(clientsAskFor(name), false, name);
+  });
+
+  it("are the table's triples, a browser's platform standing for each desktop one", () => {
+    const url = (threatType: ThreatType, platformType: PlatformType) => ({
+      threatType,
+      platformType,
+      threatEntryType: ThreatEntryType.URL,
+    });
+    for (const platform of [PlatformType.WINDOWS, PlatformType.LINUX, PlatformType.OSX]) {
+      assert.ok(clientsFetch(url(ThreatType.SOCIAL_ENGINEERING_INTERNAL, platform)));
+      assert.ok(clientsFetch(url(ThreatType.BILLING, platform)));
+    }
+    for (const name of DEFAULT_THREAT_LISTS) assert.ok(clientsFetch(V4_LISTS[name]), name);
+    assert.ok(
+      clientsFetch({
+        threatType: ThreatType.MALWARE,
+        platformType: PlatformType.CHROME,
+        threatEntryType: ThreatEntryType.CHROME_EXTENSION,
+      }),
+    );
+    for (const triple of [
+      url(ThreatType.BILLING, PlatformType.ANY_PLATFORM),
+      url(ThreatType.SOCIAL_ENGINEERING_INTERNAL, PlatformType.IOS),
+      url(ThreatType.POTENTIALLY_HARMFUL_APPLICATION, PlatformType.ANY_PLATFORM),
+      url(ThreatType.ACCURACY_TIPS, PlatformType.LINUX),
+      { threatType: ThreatType.MALWARE, platformType: PlatformType.LINUX, threatEntryType: ThreatEntryType.EXECUTABLE },
+    ])
+      assert.equal(clientsFetch(triple), false, JSON.stringify(triple));
+  });
+
+  it('are searched for by the types of the lists clients fetch, and API abuse (pitfall 7)', () => {
+    for (const type of [1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 14, 15, 16]) assert.ok(clientsSearchFor(type), String(type));
+    for (const type of [0, 10, 11, 12, 17, 99]) assert.equal(clientsSearchFor(type), false, String(type));
   });
 });

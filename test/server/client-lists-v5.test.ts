@@ -240,13 +240,15 @@ describe("Google's npm client: hashLists.batchGet and hashList.get", () => {
     assert.deepEqual(rows('npm-v5').map(nameOf), ['se', 'mw']);
   });
 
-  it('gets the lists under the short names it asked with, and a list the server lacks empty in a batch', async () => {
+  it('gets the lists under the short names it asked with, and a list clients ask for that the server lacks empty in a batch', async () => {
     for (const { url, catalog } of SERVERS) {
       const client = safebrowsing({ version: 'v5', rootUrl: `${url}/`, auth: KEY });
-      const { data } = await client.hashLists.batchGet({ names: ['se', 'mw', 'nope-4b'], version: ['', ''] });
+      // test-4b, Firefox's test table, is published by neither server.
+      assert.equal(catalog.get('test-4b'), undefined);
+      const { data } = await client.hashLists.batchGet({ names: ['se', 'mw', 'test-4b'], version: ['', ''] });
       assert.deepEqual(
         data.hashLists?.map((list) => list.name),
-        ['se', 'mw', 'nope-4b'],
+        ['se', 'mw', 'test-4b'],
       );
       for (const list of data.hashLists ?? []) {
         assert.ok(list.version && list.sha256Checksum, `${list.name}: a version and a checksum`);
@@ -255,6 +257,15 @@ describe("Google's npm client: hashLists.batchGet and hashList.get", () => {
       assert.equal(data.hashLists?.[0]?.sha256Checksum, Buffer.from(se.checksum).toString('base64'));
       assert.equal(data.hashLists?.[2]?.sha256Checksum, sha256(new Uint8Array(0)).toString('base64'));
     }
+  });
+
+  it('gets the whole batch refused with 404 for a name no client asks for, the message naming it and the lists there are', async () => {
+    const client = safebrowsing({ version: 'v5', rootUrl: `${SERVERS[1]!.url}/`, auth: KEY });
+    await assert.rejects(
+      client.hashLists.batchGet({ names: ['se', 'mw', 'nope-4b'], version: ['', ''] }),
+      (err: { status?: number; message?: string }) =>
+        err.status === 404 && /"nope-4b"/.test(err.message ?? '') && /se-4b, mw-4b/.test(err.message ?? ''),
+    );
   });
 
   it('gets 404 for one list the server lacks asked alone, which rejects that call only', async () => {

@@ -21,6 +21,7 @@ import { cacheControlOf, ifNoneMatchMatches, listCacheControl, varyOf } from './
 import { EncodedAnswers } from './encoded-answers.ts';
 import { ListAnswerTags } from './list-etag.ts';
 import { DecodedRequests } from './decoded-requests.ts';
+import { refuseUnknownLists } from './unknown-lists.ts';
 
 /** RF-2 puts a mirror's first update within a minute of its start. */
 const LISTS_PENDING_RETRY_AFTER_SECONDS = 60;
@@ -91,6 +92,8 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
         },
         decoding,
       );
+      // Before the tag: a refusal carries none, and no If-None-Match may turn it into a 304.
+      refuseUnknownLists(catalog, call);
       // A list not fit to serve gets 503 with Retry-After rather than an empty list that looks final.
       const pending = listReady === undefined ? [] : listsAskedFor(call, catalog).filter((name) => !listReady(name));
       if (pending.length > 0) {

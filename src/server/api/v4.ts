@@ -98,7 +98,8 @@ function listUpdateResponse(request: ListUpdateRequest, served: ServedUpdate | u
 
 /**
  * `threatListUpdates:fetch`: one ListUpdateResponse per requested triple, in request order, echoing the
- * triple (the Go client rejects anything else); lists this server lacks are answered as empty lists.
+ * triple (the Go client rejects anything else). A triple no list of this server answers is answered as
+ * an empty list: only those real clients fetch come here (SB-11), unknown-lists.ts refusing the others.
  */
 export function fetchThreatListUpdates(
   catalog: ListCatalog,

@@ -40,6 +40,7 @@ import type { ListDefinition } from '../lists/list-definition.ts';
 import type { ListHistory, ServedUpdate } from '../lists/list-history.ts';
 import { type ApiSettings, minimumWaitOf } from './settings.ts';
 import type { FullHashAnswer, FullHashSource } from './full-hash-source.ts';
+import { unknownHashLists } from './unknown-list-error.ts';
 
 const HASH_LENGTHS = {
   4: HashLength.FOUR_BYTES,
@@ -50,8 +51,7 @@ const HASH_LENGTHS = {
 
 function listOrNotFound(catalog: ListCatalog, name: string): ListHistory {
   const history = catalog.get(name);
-  if (history === undefined)
-    throw new WireError('NOT_FOUND', `no hash list named "${name}" on this server; GET /v5/hashLists names the lists there are`);
+  if (history === undefined) throw unknownHashLists(catalog, [name]);
   return history;
 }
 
@@ -106,7 +106,7 @@ function constraintsOf(request: { sizeConstraints?: { maxUpdateEntries: number; 
   };
 }
 
-/** `GET /v5/hashList/{name}`. */
+/** `GET /v5/hashList/{name}`: a list the server does not publish is NOT_FOUND, stand-ins being for batches only. */
 export function getHashList(catalog: ListCatalog, request: GetHashListRequest, settings: ApiSettings): HashList {
   const history = listOrNotFound(catalog, request.name);
   const wait = minimumWaitOf(history, settings, Date.now());
@@ -115,7 +115,8 @@ export function getHashList(catalog: ListCatalog, request: GetHashListRequest, s
 
 /**
  * A list this server does not publish, asked for in a batch, is answered as an empty list, as v4 answers
- * unknown triples: Firefox always asks for the same five lists and keeps none of a batch that fails.
+ * the triples clients fetch: Firefox always asks for the same five lists and keeps none of a batch that
+ * fails. Only the names real clients ask for come here (SB-11): unknown-lists.ts refuses the others.
  */
 function noSuchList(name: string, settings: ApiSettings): HashList {
   return create(HashListSchema, {
