@@ -2,6 +2,7 @@ import { sha256Portable } from '../url/sha256.ts';
 import { webCryptoHasher } from '../url/web-crypto-hash.ts';
 import type { ClientRuntime } from './client-runtime.ts';
 import { ClientOptionError } from './client-errors.ts';
+import { nonEmptyText, oneOf } from './option-check.ts';
 import { sendWithFetch } from './fetch-http.ts';
 import type { SafeBrowsingClientOptions } from './options.ts';
 
@@ -46,5 +47,6 @@ export function browserRuntime(storage: BrowserStorageOptions): ClientRuntime {
       );
     },
     userAgent: 'sbkit',
+    optionRules: { storage: oneOf('indexeddb', 'memory'), databaseName: nonEmptyText },
   };
 }

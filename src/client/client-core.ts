@@ -38,6 +38,7 @@ import {
 import type { FullHash } from './threats.ts';
 import { hexOfHashString } from '../url/hash-string.ts';
 import type { ClientRuntime } from './client-runtime.ts';
+import { checkClientOptions } from './option-check.ts';
 import type { Transport } from './transport.ts';
 
 /** URLs looked up in the local lists together in a bulk check (local mode), and the fewest that make one. */
@@ -142,24 +143,25 @@ export class SafeBrowsingClientCore {
     private readonly options: SafeBrowsingClientOptions,
     private readonly runtime: ClientRuntime,
   ) {
+    checkClientOptions(options, runtime.optionRules);
     this.protocol = options.protocol ?? 'v5';
     this.mode = options.mode ?? (this.protocol === 'v5' ? 'realtime' : 'local');
     if (this.mode === 'realtime' && this.protocol === 'v4') {
-      throw new ClientOptionError('real-time mode needs the v5 protocol (v4 has no global cache); use mode "local" or "nostorage"');
+      throw new ClientOptionError('real-time mode needs the v5 protocol (v4 has no global cache); use mode "local" or "nostorage"', {
+        option: 'mode',
+      });
     }
     if (options.ohttp !== undefined && this.protocol === 'v4')
-      throw new ClientOptionError('Oblivious HTTP carries v5 hashes:search only; use the v5 protocol');
+      throw new ClientOptionError('Oblivious HTTP carries v5 hashes:search only; use the v5 protocol', { option: 'ohttp' });
     const serverUrl = options.server ?? GOOGLE_SERVER;
     if (!isHttpUrl(serverUrl))
-      throw new ClientOptionError(`the server "${serverUrl}" is not an http or https URL, such as ${GOOGLE_SERVER}`);
+      throw new ClientOptionError(`the server "${serverUrl}" is not an http or https URL, such as ${GOOGLE_SERVER}`, { option: 'server' });
     // Checked in no-storage mode too, where the lists named are not kept: a name that cannot work is a mistake.
     for (const name of options.lists ?? []) {
       const problem = listNameProblem(name);
-      if (problem !== undefined) throw new ClientOptionError(`lists: ${listNameReason(name, problem)}`);
+      if (problem !== undefined) throw new ClientOptionError(`lists: ${listNameReason(name, problem)}`, { option: 'lists' });
     }
     const maxListEntries = options.maxListEntries ?? DEFAULT_MAX_LIST_ENTRIES;
-    if (!Number.isSafeInteger(maxListEntries) || maxListEntries < 1)
-      throw new ClientOptionError(`maxListEntries is ${maxListEntries}; it must be a whole number of entries, at least 1`);
     this.threatListNames = this.mode === 'nostorage' ? [] : [...(options.lists ?? DEFAULT_THREAT_LISTS)];
     this.globalCacheName = this.mode === 'realtime' ? GLOBAL_CACHE_LIST : undefined;
     const clock = (this.clock = options.clock ?? systemClock);

@@ -8,6 +8,7 @@ import type { DatabaseFileError, ListStore } from '../store/list-store.ts';
 import type { ObliviousHttpOptions } from './oblivious-http.ts';
 import type { SafeBrowsingClientOptions } from './options.ts';
 import type { ServerSettings, Transport } from './transport.ts';
+import type { OptionRules } from './option-check.ts';
 
 export interface ClientRuntime {
   /** SB-7 for the expressions of a URL. */
@@ -28,4 +29,6 @@ export interface ClientRuntime {
   ): Promise<Transport>;
   /** `User-Agent` unless the options name one (SB-14); browsers send their own whatever this says. */
   userAgent: string;
+  /** The options this runtime takes beyond every client's (the browser's storage), checked with them. */
+  optionRules?: OptionRules;
 }
