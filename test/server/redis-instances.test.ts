@@ -206,7 +206,10 @@ class RoundRobin {
   }
 
   private async forward(request: import('node:http').IncomingMessage, response: import('node:http').ServerResponse): Promise<void> {
-    const upstream = this.upstreams[this.next++ % this.upstreams.length]!;
+    // The list updates take turns; anything else (the client's listing of lists) goes to the next in turn
+    // without using the turn, so that the updates below meet A, B, A.
+    const listUpdate = request.url?.includes('hashLists:batchGet') === true;
+    const upstream = this.upstreams[(listUpdate ? this.next++ : this.next) % this.upstreams.length]!;
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const headers = new Headers();
@@ -221,11 +224,11 @@ class RoundRobin {
       signal: AbortSignal.timeout(5000),
     });
     const body = Buffer.from(await answer.arrayBuffer());
-    const listUpdate = request.url?.includes('hashLists:batchGet') === true && answer.status === 200;
-    this.answers.push({
-      upstream,
-      partial: listUpdate ? fromBinary(v5.BatchGetHashListsResponseSchema, body).hashLists[0]?.partialUpdate : undefined,
-    });
+    if (listUpdate)
+      this.answers.push({
+        upstream,
+        partial: answer.status === 200 ? fromBinary(v5.BatchGetHashListsResponseSchema, body).hashLists[0]?.partialUpdate : undefined,
+      });
     response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/octet-stream' });
     response.end(body);
   }

@@ -136,14 +136,11 @@ async function guard(tabId, url) {
     }
     return;
   }
-  // SAFE with an error is the procedure's fallback (SB-8) when the server could not be asked (unreachable,
-  // refusing, or a wait of RF-3 or RF-4 in force): this page was not checked, and the toolbar says so.
-  if (result.error === undefined) void showProtected();
-  else void showUnprotected(result.error);
-  remember(
-    url,
-    result.error === undefined ? result.verdict : `${result.verdict}, not checked: ${result.error.code ?? result.error.message}`,
-  );
+  // UNKNOWN: the page was not checked (the server unreachable or refusing, a wait of the request-frequency
+  // rules in force, lists out of date), and the toolbar says so.
+  if (result.verdict === 'UNKNOWN') void showUnprotected(result.error);
+  else void showProtected();
+  remember(url, result.verdict === 'UNKNOWN' ? `UNKNOWN, not checked: ${result.error.code}` : result.verdict);
   if (result.verdict !== 'UNSAFE' || warned.get(tabId) === url) return;
   warned.set(tabId, url);
   const threats = [...new Set(result.threats.filter((t) => t.enforced).map((t) => t.threatType))];

@@ -84,8 +84,8 @@ form.addEventListener('submit', async (event) => {
       list.append(item);
     }
     show('unsafe', paragraph(shown, ' is suspected to be unsafe:'), list, paragraph('You may want to stay away from it.'));
-  } else if (verdict.error !== undefined) {
-    show('error', paragraph('The server could not be asked about ', shown, ` (${verdict.error.message}); no warning is known for it.`));
+  } else if (verdict.verdict === 'UNKNOWN') {
+    show('error', paragraph(shown, ` could not be checked (${verdict.error.message}); nothing is known of it either way.`));
   } else {
     show('safe', paragraph('No warning is known for ', shown, '. That does not make it safe.'));
   }
