@@ -50,7 +50,7 @@ button{padding:.5rem 1rem;font-size:1rem}
 .verdict{padding:1rem;border-radius:.5rem;margin:1rem 0}
 .unsafe{background:#ffebe9;border:1px solid #cf222e}
 .safe{background:#dafbe1;border:1px solid #1a7f37}
-.error{background:#fff8c5;border:1px solid #9a6700}
+.error,.unknown{background:#fff8c5;border:1px solid #9a6700}
 table{border-collapse:collapse;width:100%;margin:1rem 0}
 th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid #d0d7de}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
@@ -85,12 +85,23 @@ ${body}
 `;
 }
 
-/** The lookup page: the form, and the verdict of a lookup or why there is none. */
-export function lookupPage(options: { url: string; result?: LookupResult; error?: string; googleData: boolean }): string {
-  const { url, result, error, googleData } = options;
+/**
+ * The lookup page: the form, and the verdict of a lookup: UNSAFE, SAFE ("not listed"), UNKNOWN (`unknown`:
+ * the lists' source did not answer, so nothing is known either way), or why the input has none (`error`).
+ */
+export function lookupPage(options: {
+  url: string;
+  result?: LookupResult;
+  error?: string;
+  unknown?: { reason: string; retryAfterSeconds: number };
+  googleData: boolean;
+}): string {
+  const { url, result, error, unknown, googleData } = options;
   let verdict = '';
   if (error !== undefined) {
     verdict = `<section class="verdict error" id="verdict"><p>${escapeHtml(error)}</p></section>`;
+  } else if (unknown !== undefined) {
+    verdict = `<section class="verdict unknown" id="verdict"><p><strong>Unknown:</strong> <code>${escapeHtml(url)}</code> could not be checked just now (${escapeHtml(unknown.reason)}), so nothing is known of it either way. Please try again in ${unknown.retryAfterSeconds} seconds.</p></section>`;
   } else if (result !== undefined && result.verdict === 'UNSAFE') {
     const threats = result.threats
       .map(({ threatType, expressions }) => {

@@ -71,17 +71,19 @@ export function registerWebRoutes(app: FastifyInstance, options: WebOptions): vo
           .code(400)
           .send(lookupPage({ url, error: `This is not a URL that can be checked: ${error.message}.`, googleData: options.googleData }));
       // Retry-After as every 503 of the server carries: the upstream's own wait, or a minute.
-      if (error instanceof WireError)
+      if (error instanceof WireError) {
+        const retryAfterSeconds = error.retryAfterSeconds ?? LOOKUP_RETRY_AFTER_SECONDS;
         return reply
           .code(503)
-          .header('retry-after', String(error.retryAfterSeconds ?? LOOKUP_RETRY_AFTER_SECONDS))
+          .header('retry-after', String(retryAfterSeconds))
           .send(
             lookupPage({
               url,
-              error: "The URL could not be checked just now (the lists' source did not answer). Please try again later.",
+              unknown: { reason: `the lists' source did not answer: ${error.message}`, retryAfterSeconds },
               googleData: options.googleData,
             }),
           );
+      }
       throw error;
     }
   });

@@ -56,7 +56,12 @@ describe('the lookup page', () => {
     };
     const told = await createApp({ catalog: demoCatalog(), fullHashes: waiting }).inject({ url: lookup(PHISHING) });
     assert.equal(told.headers['retry-after'], '7', "the source's own wait");
-    assert.match(page.body, /could not be checked just now/);
+    assert.match(
+      page.body,
+      /<section class="verdict unknown" id="verdict"><p><strong>Unknown:<\/strong> <code>[^<]*phishing\.html<\/code> could not be checked just now \(the lists&#39; source did not answer: upstream away\), so nothing is known of it either way\. Please try again in 60 seconds/,
+    );
+    assert.doesNotMatch(page.body, /Not listed/);
+    assert.match(told.body, /try again in 7 seconds/);
   });
 
   it('serves an advisory per threat type, and none for made-up types', async () => {
