@@ -21,11 +21,11 @@ const RELAY_KEY_PREFIX = 'sbkit:relay:';
 /** `sbkit relay`: an Oblivious HTTP relay (SB-2) in front of one gateway, behind load control. */
 export function relayCommand(io: CliIo, setExit: (status: ExitStatus) => void): Command {
   const command = new Command('relay')
-    .description('forward Oblivious HTTP searches to one gateway, so that it never learns who asks (SB-2)')
+    .description('forward Oblivious HTTP searches to one gateway, so that it never learns who asks')
     .requiredOption('--gateway <url>', "the gateway's URL, e.g. https://sb.example/ohttp-gateway")
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0: any free port)', '8081')
-    .option('--no-load-control', 'forward every request at once: no LC-1..5 limits')
+    .option('--no-load-control', 'forward every request at once: no load control (no per-client limits, no 503 under load)')
     .option(
       '--trusted-proxy <address...>',
       'load balancers (addresses or CIDR blocks) in front of the relay whose X-Forwarded-For names the client',

@@ -326,7 +326,10 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
         'so that clients still get diffs after a restart (one instance; several share them with --redis instead); ' +
         'with --upstream, the mirrored lists, so that a restart costs no download',
     )
-    .option('--no-load-control', 'serve every request at once: no LC-1..5 limits (for a server only you use)')
+    .option(
+      '--no-load-control',
+      'serve every request at once: no load control: no per-client limits, no 503 under load (for a server only you use)',
+    )
     .option('--trusted-proxy <address...>', 'load balancers and proxies (addresses or CIDR blocks) whose X-Forwarded-For names the client')
     .option(
       '--trusted-relay <address...>',

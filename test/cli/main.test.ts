@@ -47,3 +47,26 @@ describe('sbkit exit statuses for errors', () => {
     }
   });
 });
+
+describe('sbkit --help', () => {
+  it('speaks to people, not in the rule numbers of docs/protocol.md, for every command', async () => {
+    const commands = ['check', 'expressions', 'update', 'lists', 'serve', 'status', 'relay'];
+    const top = await run(['--help']);
+    assert.equal(top.status, EXIT.SAFE);
+    for (const command of commands) assert.match(top.out, new RegExp(`^  ${command}\\b`, 'm'), `${command} is listed`);
+    for (const command of commands) {
+      const { status, out } = await run([command, '--help']);
+      assert.equal(status, EXIT.SAFE, command);
+      assert.match(out, new RegExp(`^Usage: sbkit ${command}`, 'm'));
+      assert.doesNotMatch(out, /\b(SB|RF|LC)-\d/, `sbkit ${command} --help`);
+    }
+  });
+
+  it("gives check's exit statuses as the bits they are", async () => {
+    const { out } = await run(['check', '--help']);
+    assert.match(
+      out.replace(/\s+/g, ' '),
+      /0 when every URL was checked and is safe, else the sum of 1 \(some unsafe\), 2 \(some not checked\), 4 \(some invalid\)/,
+    );
+  });
+});
