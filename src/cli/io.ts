@@ -1,4 +1,4 @@
-import { errorCode, SbkitError } from '../sbkit-error.ts';
+import { type ErrorCode, errorCode, SbkitError } from '../sbkit-error.ts';
 
 /** Where a command reads and writes; the real process streams in use, strings in tests. */
 export interface CliIo {
@@ -48,7 +48,7 @@ export class UsageError extends SbkitError {
   /** Always `SBKIT_USAGE`. */
   override readonly code = errorCode('USAGE');
   /** Every code of this class. */
-  static readonly codes: readonly string[] = [errorCode('USAGE')];
+  static readonly codes: readonly ErrorCode<'USAGE'>[] = [errorCode('USAGE')];
 }
 
 /** Waits for Ctrl-C or a termination signal. */

@@ -1,16 +1,18 @@
 import { RICE_FORMATS, type RiceFormat } from './rice-format.ts';
-import { errorCode, SbkitError } from '../sbkit-error.ts';
+import { type ErrorCode, errorCode, errorCodes, SbkitError } from '../sbkit-error.ts';
 
+const RICE_DECODE_REASONS = [
+  'parameter-out-of-range',
+  'first-value-out-of-range',
+  'count-negative',
+  'count-too-large',
+  'out-of-bits',
+  'value-overflow',
+  'duplicate-entry',
+  'count-mismatch',
+] as const;
 /** Why Rice-coded data from a server was refused. Named like Chromium's V4DecodeResult failures. */
-export type RiceDecodeReason =
-  | 'parameter-out-of-range'
-  | 'first-value-out-of-range'
-  | 'count-negative'
-  | 'count-too-large'
-  | 'out-of-bits'
-  | 'value-overflow'
-  | 'duplicate-entry'
-  | 'count-mismatch';
+export type RiceDecodeReason = (typeof RICE_DECODE_REASONS)[number];
 
 const DECODE_EXPLANATIONS: Record<RiceDecodeReason, string> = {
   'parameter-out-of-range': 'the Rice parameter is outside the range the API allows',
@@ -31,9 +33,9 @@ export class RiceDecodeError extends SbkitError {
   /** Always `"RiceDecodeError"`, as logs and stack traces show it. */
   override readonly name = 'RiceDecodeError';
   /** `SBKIT_RICE_DECODE_` and the reason in capitals, underscores for hyphens (docs/errors.md). */
-  override readonly code: string;
+  override readonly code: ErrorCode<'RICE_DECODE', RiceDecodeReason>;
   /** Every code of this class. */
-  static readonly codes: readonly string[] = Object.keys(DECODE_EXPLANATIONS).map((reason) => errorCode('RICE_DECODE', reason));
+  static readonly codes = errorCodes('RICE_DECODE', RICE_DECODE_REASONS);
 
   constructor(
     /** What is wrong with the data, for callers to branch on. */
@@ -50,8 +52,9 @@ export class RiceDecodeError extends SbkitError {
   }
 }
 
+const RICE_ENCODE_REASONS = ['parameter-out-of-range', 'not-ascending', 'ragged-input'] as const;
 /** Why a list could not be Rice-encoded: each is a mistake by the caller, not by a peer. */
-export type RiceEncodeReason = 'parameter-out-of-range' | 'not-ascending' | 'ragged-input';
+export type RiceEncodeReason = (typeof RICE_ENCODE_REASONS)[number];
 
 const ENCODE_EXPLANATIONS: Record<RiceEncodeReason, string> = {
   'parameter-out-of-range': 'the requested Rice parameter is outside the range the API allows',
@@ -64,9 +67,9 @@ export class RiceEncodeError extends SbkitError {
   /** Always `"RiceEncodeError"`, as logs and stack traces show it. */
   override readonly name = 'RiceEncodeError';
   /** `SBKIT_RICE_ENCODE_` and the reason in capitals, underscores for hyphens (docs/errors.md). */
-  override readonly code: string;
+  override readonly code: ErrorCode<'RICE_ENCODE', RiceEncodeReason>;
   /** Every code of this class. */
-  static readonly codes: readonly string[] = Object.keys(ENCODE_EXPLANATIONS).map((reason) => errorCode('RICE_ENCODE', reason));
+  static readonly codes = errorCodes('RICE_ENCODE', RICE_ENCODE_REASONS);
 
   constructor(
     /** What is wrong with the values, for callers to branch on. */

@@ -6,7 +6,7 @@
 import type { PlatformType, ThreatEntryType, ThreatType } from '../proto/v4.ts';
 import { knownList } from './known-lists.ts';
 import type { ThreatTypeName } from './threat-types.ts';
-import { errorCode, SbkitError } from '../sbkit-error.ts';
+import { type ErrorCode, errorCode, SbkitError } from '../sbkit-error.ts';
 
 // The numbers of docs/api.md §2's v4 enums that name the lists, written out rather than read from the
 // generated code, so that naming a list does not load the protobuf runtime (a client loads it at its
@@ -61,7 +61,7 @@ export class NoV4ListError extends SbkitError {
   /** Always `SBKIT_NO_V4_LIST`. */
   override readonly code = errorCode('NO_V4_LIST');
   /** Every code of this class. */
-  static readonly codes: readonly string[] = [errorCode('NO_V4_LIST')];
+  static readonly codes: readonly ErrorCode<'NO_V4_LIST'>[] = [errorCode('NO_V4_LIST')];
 
   constructor(
     /** The list asked for. */

@@ -1,12 +1,16 @@
 // node-redis is loaded when a connection is first made: a server without Redis never loads it.
 
-import { errorCode, SbkitError } from '../sbkit-error.ts';
+import { type ErrorCode, errorCode, errorCodes, SbkitError } from '../sbkit-error.ts';
 
 /** The start of every Redis key of sbkit's, unless the operator chooses another (`--redis-prefix`). */
 export const DEFAULT_KEY_PREFIX = 'sbkit:';
 
 /** Back-off between reconnection attempts once Redis went away, capped: it comes back when it comes back. */
 const MAX_RECONNECT_DELAY_MS = 2000;
+
+const REDIS_CONNECTION_FAILURES = ['invalid-url', 'unavailable'] as const;
+/** Why Redis could not be reached: an address that cannot be used, or a Redis that does not answer. */
+type RedisConnectionFailure = (typeof REDIS_CONNECTION_FAILURES)[number];
 
 /**
  * Why Redis could not be reached: `invalid-url` for an address that cannot be used (a mistake of the
@@ -16,13 +20,13 @@ export class RedisConnectionError extends SbkitError {
   /** Always `"RedisConnectionError"`, as logs and stack traces show it. */
   override readonly name = 'RedisConnectionError';
   /** `SBKIT_REDIS_CONNECTION_` and the reason in capitals, underscores for hyphens (docs/errors.md). */
-  override readonly code: string;
+  override readonly code: ErrorCode<'REDIS_CONNECTION', RedisConnectionFailure>;
   /** Every code of this class. */
-  static readonly codes: readonly string[] = ['invalid-url', 'unavailable'].map((reason) => errorCode('REDIS_CONNECTION', reason));
+  static readonly codes = errorCodes('REDIS_CONNECTION', REDIS_CONNECTION_FAILURES);
 
   constructor(
     /** A URL that cannot be used, or a Redis that does not answer. */
-    readonly reason: 'invalid-url' | 'unavailable',
+    readonly reason: RedisConnectionFailure,
     message: string,
     options?: { cause?: unknown },
   ) {

@@ -7,7 +7,7 @@ import { ConnectionDrain, DEFAULT_SHUTDOWN_TIMEOUT_MS } from './connection-drain
 import { ConfigError } from './feeds/config-error.ts';
 import type { ListenAddress } from './listen-address.ts';
 import type { TlsCredentials } from './tls.ts';
-import { errorCode, SbkitError } from '../sbkit-error.ts';
+import { type ErrorCode, errorCode, SbkitError } from '../sbkit-error.ts';
 
 /** The address cannot be listened on: taken, not this machine's, or not allowed. */
 export class ListenError extends SbkitError {
@@ -16,7 +16,7 @@ export class ListenError extends SbkitError {
   /** Always `SBKIT_LISTEN`. */
   override readonly code = errorCode('LISTEN');
   /** Every code of this class. */
-  static readonly codes: readonly string[] = [errorCode('LISTEN')];
+  static readonly codes: readonly ErrorCode<'LISTEN'>[] = [errorCode('LISTEN')];
 
   constructor(host: string, port: number, cause: unknown) {
     super(`cannot listen on ${host}:${port}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });

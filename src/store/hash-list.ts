@@ -5,7 +5,7 @@ import { prefixesFromBytes, prefixesToBytes } from '../codec/prefixes.ts';
 import { compareAt, WideHashSet } from './hash-set.ts';
 import type { HashWidth } from '../lists/list-name.ts';
 import { PrefixSet } from './prefix-set.ts';
-import { errorCode, SbkitError } from '../sbkit-error.ts';
+import { type ErrorCode, errorCode, errorCodes, SbkitError } from '../sbkit-error.ts';
 
 /** The hashes of a list in ascending order: 4-byte prefixes as big-endian numbers, wider hashes as bytes. */
 export type SortedHashes = { width: 4; values: Uint32Array } | { width: 8 | 16 | 32; bytes: Uint8Array };
@@ -42,9 +42,9 @@ export class HashListUpdateError extends SbkitError {
   /** Always `"HashListUpdateError"`, as logs and stack traces show it. */
   override readonly name = 'HashListUpdateError';
   /** `SBKIT_HASH_LIST_UPDATE_` and the reason in capitals, underscores for hyphens (docs/errors.md). */
-  override readonly code: string;
+  override readonly code: ErrorCode<'HASH_LIST_UPDATE', HashListFailure>;
   /** Every code of this class. */
-  static readonly codes: readonly string[] = HASH_LIST_FAILURES.map((reason) => errorCode('HASH_LIST_UPDATE', reason));
+  static readonly codes = errorCodes('HASH_LIST_UPDATE', HASH_LIST_FAILURES);
 
   constructor(
     /** Which rule the update broke, for callers to branch on. */

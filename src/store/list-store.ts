@@ -1,5 +1,5 @@
 import type { HashList } from './hash-list.ts';
-import { errorCode, SbkitError } from '../sbkit-error.ts';
+import { type ErrorCode, errorCode, SbkitError } from '../sbkit-error.ts';
 
 /**
  * Where a client keeps its lists (SB-9) and its request schedules between runs. The runtime picks one at
@@ -44,7 +44,7 @@ export class DatabaseFileError extends SbkitError {
   /** Always `SBKIT_DATABASE_FILE`. */
   override readonly code = errorCode('DATABASE_FILE');
   /** Every code of this class. */
-  static readonly codes: readonly string[] = [errorCode('DATABASE_FILE')];
+  static readonly codes: readonly ErrorCode<'DATABASE_FILE'>[] = [errorCode('DATABASE_FILE')];
 
   constructor(
     /** The path of the damaged file. */
@@ -66,7 +66,7 @@ export class DatabaseStorageError extends SbkitError {
   /** Always `SBKIT_DATABASE_STORAGE`. */
   override readonly code = errorCode('DATABASE_STORAGE');
   /** Every code of this class. */
-  static readonly codes: readonly string[] = [errorCode('DATABASE_STORAGE')];
+  static readonly codes: readonly ErrorCode<'DATABASE_STORAGE'>[] = [errorCode('DATABASE_STORAGE')];
 
   constructor(
     /** The database's folder. */

@@ -1,7 +1,8 @@
-import { errorCode, SbkitError } from '../sbkit-error.ts';
+import { type ErrorCode, errorCode, errorCodes, SbkitError } from '../sbkit-error.ts';
 
+const INVALID_URL_REASONS = ['empty', 'too-long', 'unsupported-scheme', 'no-host', 'invalid-ipv6', 'invalid-host'] as const;
 /** Why a URL could not be turned into Safe Browsing expressions. */
-export type InvalidUrlReason = 'empty' | 'too-long' | 'unsupported-scheme' | 'no-host' | 'invalid-ipv6' | 'invalid-host';
+export type InvalidUrlReason = (typeof INVALID_URL_REASONS)[number];
 
 const EXPLANATIONS: Record<InvalidUrlReason, string> = {
   empty: 'the URL is empty',
@@ -17,9 +18,9 @@ export class InvalidUrlError extends SbkitError {
   /** Always `"InvalidUrlError"`, as logs and stack traces show it. */
   override readonly name = 'InvalidUrlError';
   /** `SBKIT_INVALID_URL_` and the reason in capitals, underscores for hyphens (docs/errors.md). */
-  override readonly code: string;
+  override readonly code: ErrorCode<'INVALID_URL', InvalidUrlReason>;
   /** Every code of this class. */
-  static readonly codes: readonly string[] = Object.keys(EXPLANATIONS).map((reason) => errorCode('INVALID_URL', reason));
+  static readonly codes = errorCodes('INVALID_URL', INVALID_URL_REASONS);
   /** What is wrong, in words, without the URL (the message's part after it). */
   readonly detail: string;
 

@@ -10,19 +10,21 @@
 // The other errors of the wire layer live here too: an answer a client cannot use, and Oblivious HTTP
 // and binary HTTP messages that cannot be read.
 
-import { errorCode, SbkitError } from '../sbkit-error.ts';
+import { type ErrorCode, errorCode, errorCodes, SbkitError } from '../sbkit-error.ts';
 
+const CANONICAL_STATUSES = [
+  'INVALID_ARGUMENT',
+  'FAILED_PRECONDITION',
+  'UNAUTHENTICATED',
+  'PERMISSION_DENIED',
+  'NOT_FOUND',
+  'RESOURCE_EXHAUSTED',
+  'UNIMPLEMENTED',
+  'INTERNAL',
+  'UNAVAILABLE',
+] as const;
 /** The google.rpc.Code names sbkit's server uses. */
-export type CanonicalStatus =
-  | 'INVALID_ARGUMENT'
-  | 'FAILED_PRECONDITION'
-  | 'UNAUTHENTICATED'
-  | 'PERMISSION_DENIED'
-  | 'NOT_FOUND'
-  | 'RESOURCE_EXHAUSTED'
-  | 'UNIMPLEMENTED'
-  | 'INTERNAL'
-  | 'UNAVAILABLE';
+export type CanonicalStatus = (typeof CANONICAL_STATUSES)[number];
 
 // google.rpc.Code's numbers, for google.rpc.Status.code.
 const CODE_NUMBER: Record<CanonicalStatus, number> = {
@@ -66,9 +68,9 @@ export class WireError extends SbkitError {
   /** Always `"WireError"`, as logs and stack traces show it. */
   override readonly name = 'WireError';
   /** `SBKIT_WIRE_` and the status in capitals, underscores for hyphens (docs/errors.md). */
-  override readonly code: string;
+  override readonly code: ErrorCode<'WIRE', CanonicalStatus>;
   /** Every code of this class. */
-  static readonly codes: readonly string[] = Object.keys(CODE_NUMBER).map((reason) => errorCode('WIRE', reason));
+  static readonly codes = errorCodes('WIRE', CANONICAL_STATUSES);
   /** The HTTP status the refusal is answered with. */
   readonly httpStatus: number;
   /** For 405: the methods the path accepts. */
@@ -171,6 +173,10 @@ function lengthDelimited(field: number, bytes: Uint8Array): Uint8Array {
   return Buffer.concat([Uint8Array.from(head), bytes]);
 }
 
+const WIRE_RESPONSE_FAILURES = ['error-status', 'malformed-body'] as const;
+/** Why a server answer is unusable: a status other than 200, or a 200 whose body could not be read. */
+type WireResponseFailure = (typeof WIRE_RESPONSE_FAILURES)[number];
+
 /**
  * A server answer that is not a usable response: a non-200 status (RF-4 counts every one as a failure,
  * so 204 and 304 are too), or a 200 whose body does not parse.
@@ -179,13 +185,13 @@ export class WireResponseError extends SbkitError {
   /** Always `"WireResponseError"`, as logs and stack traces show it. */
   override readonly name = 'WireResponseError';
   /** `SBKIT_WIRE_RESPONSE_` and the kind in capitals, underscores for hyphens (docs/errors.md). */
-  override readonly code: string;
+  override readonly code: ErrorCode<'WIRE_RESPONSE', WireResponseFailure>;
   /** Every code of this class. */
-  static readonly codes: readonly string[] = ['error-status', 'malformed-body'].map((reason) => errorCode('WIRE_RESPONSE', reason));
+  static readonly codes = errorCodes('WIRE_RESPONSE', WIRE_RESPONSE_FAILURES);
 
   constructor(
     /** A status other than 200, or a 200 whose body could not be read. */
-    readonly kind: 'error-status' | 'malformed-body',
+    readonly kind: WireResponseFailure,
     /** The status the server answered with. */
     readonly httpStatus: number,
     /** The google.rpc.Code name from a Google-style error body, when there was one. */
@@ -226,9 +232,9 @@ export class OhttpError extends SbkitError {
   /** Always `"OhttpError"`, as logs and stack traces show it. */
   override readonly name = 'OhttpError';
   /** `SBKIT_OHTTP_` and the reason in capitals, underscores for hyphens (docs/errors.md). */
-  override readonly code: string;
+  override readonly code: ErrorCode<'OHTTP', OhttpFailure>;
   /** Every code of this class. */
-  static readonly codes: readonly string[] = OHTTP_FAILURES.map((reason) => errorCode('OHTTP', reason));
+  static readonly codes = errorCodes('OHTTP', OHTTP_FAILURES);
 
   constructor(
     /** What is wrong with the message, for callers to branch on. */
@@ -247,5 +253,5 @@ export class BinaryHttpError extends SbkitError {
   /** Always `SBKIT_BINARY_HTTP`. */
   override readonly code = errorCode('BINARY_HTTP');
   /** Every code of this class. */
-  static readonly codes: readonly string[] = [errorCode('BINARY_HTTP')];
+  static readonly codes: readonly ErrorCode<'BINARY_HTTP'>[] = [errorCode('BINARY_HTTP')];
 }

@@ -1,4 +1,4 @@
-import { errorCode, SbkitError } from '../../sbkit-error.ts';
+import { type ErrorCode, errorCode, SbkitError } from '../../sbkit-error.ts';
 
 /**
  * A server configuration that cannot be used. `field` names the offending setting as a path into the
@@ -11,7 +11,7 @@ export class ConfigError extends SbkitError {
   /** Always `SBKIT_CONFIG`. */
   override readonly code = errorCode('CONFIG');
   /** Every code of this class. */
-  static readonly codes: readonly string[] = [errorCode('CONFIG')];
+  static readonly codes: readonly ErrorCode<'CONFIG'>[] = [errorCode('CONFIG')];
 
   constructor(
     /** Path of the bad setting in the JSON, e.g. `lists[1].sources[0].refreshMinutes`; empty for the whole file. */

@@ -1,4 +1,4 @@
-import { errorCode, SbkitError } from '../../sbkit-error.ts';
+import { type ErrorCode, errorCode, SbkitError } from '../../sbkit-error.ts';
 
 /**
  * A feed that cannot be read as the format it was configured with, as a whole: a CSV feed whose URL
@@ -10,7 +10,7 @@ export class FeedFormatError extends SbkitError {
   /** Always `SBKIT_FEED_FORMAT`. */
   override readonly code = errorCode('FEED_FORMAT');
   /** Every code of this class. */
-  static readonly codes: readonly string[] = [errorCode('FEED_FORMAT')];
+  static readonly codes: readonly ErrorCode<'FEED_FORMAT'>[] = [errorCode('FEED_FORMAT')];
 }
 
 /**
@@ -24,5 +24,5 @@ export class BadEntryError extends SbkitError {
   /** Always `SBKIT_BAD_ENTRY`. */
   override readonly code = errorCode('BAD_ENTRY');
   /** Every code of this class. */
-  static readonly codes: readonly string[] = [errorCode('BAD_ENTRY')];
+  static readonly codes: readonly ErrorCode<'BAD_ENTRY'>[] = [errorCode('BAD_ENTRY')];
 }

@@ -1,4 +1,4 @@
-import { errorCode, SbkitError } from '../../sbkit-error.ts';
+import { type ErrorCode, errorCode, errorCodes, SbkitError } from '../../sbkit-error.ts';
 
 /** Why a source gave no feed this time. */
 const SOURCE_FAILURES = [
@@ -33,9 +33,9 @@ export class SourceError extends SbkitError {
   /** Always `"SourceError"`, as logs and stack traces show it. */
   override readonly name = 'SourceError';
   /** `SBKIT_SOURCE_` and the failure in capitals, underscores for hyphens (docs/errors.md). */
-  override readonly code: string;
+  override readonly code: ErrorCode<'SOURCE', SourceFailure>;
   /** Every code of this class. */
-  static readonly codes: readonly string[] = SOURCE_FAILURES.map((reason) => errorCode('SOURCE', reason));
+  static readonly codes = errorCodes('SOURCE', SOURCE_FAILURES);
   /** For `http-status`: the status the feed's server answered. */
   readonly httpStatus?: number;
   /** For `http-status`: the wait the server asked for with Retry-After (429, 503), in seconds, at most a week. */

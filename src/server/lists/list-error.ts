@@ -1,4 +1,4 @@
-import { errorCode, SbkitError } from '../../sbkit-error.ts';
+import { type ErrorCode, errorCode, errorCodes, SbkitError } from '../../sbkit-error.ts';
 
 /** Why a list operation was refused; each is a mistake of the calling code or configuration, never of a client. */
 const LIST_ERROR_REASONS = [
@@ -15,9 +15,9 @@ export class ListError extends SbkitError {
   /** Always `"ListError"`, as logs and stack traces show it. */
   override readonly name = 'ListError';
   /** `SBKIT_LIST_` and the reason in capitals, underscores for hyphens (docs/errors.md). */
-  override readonly code: string;
+  override readonly code: ErrorCode<'LIST', ListErrorReason>;
   /** Every code of this class. */
-  static readonly codes: readonly string[] = LIST_ERROR_REASONS.map((reason) => errorCode('LIST', reason));
+  static readonly codes = errorCodes('LIST', LIST_ERROR_REASONS);
 
   constructor(
     /** What is wrong, for callers to branch on. */

@@ -1,4 +1,4 @@
-import { errorCode, SbkitError } from '../../sbkit-error.ts';
+import { type ErrorCode, errorCode, errorCodes, SbkitError } from '../../sbkit-error.ts';
 
 /**
  * Why a snapshot store could not do what it was asked:
@@ -7,16 +7,17 @@ import { errorCode, SbkitError } from '../../sbkit-error.ts';
  *   overloaded); the instance goes on serving what it holds;
  * - `storage`: the folder of a history kept on disk (`sbkit serve --data`) cannot be created or read.
  */
-export type SnapshotStoreErrorReason = 'invalid-url' | 'unavailable' | 'storage';
+const SNAPSHOT_STORE_ERROR_REASONS = ['invalid-url', 'unavailable', 'storage'] as const;
+export type SnapshotStoreErrorReason = (typeof SNAPSHOT_STORE_ERROR_REASONS)[number];
 
 /** Thrown by shared snapshot stores and the disk's; the message names the store (never its credentials) and the cause. */
 export class SnapshotStoreError extends SbkitError {
   /** Always `"SnapshotStoreError"`, as logs and stack traces show it. */
   override readonly name = 'SnapshotStoreError';
   /** `SBKIT_SNAPSHOT_STORE_` and the reason in capitals, underscores for hyphens (docs/errors.md). */
-  override readonly code: string;
+  override readonly code: ErrorCode<'SNAPSHOT_STORE', SnapshotStoreErrorReason>;
   /** Every code of this class. */
-  static readonly codes: readonly string[] = ['invalid-url', 'unavailable', 'storage'].map((reason) => errorCode('SNAPSHOT_STORE', reason));
+  static readonly codes = errorCodes('SNAPSHOT_STORE', SNAPSHOT_STORE_ERROR_REASONS);
 
   constructor(
     /** A URL that cannot be used, a store that does not answer, or a folder that cannot be used. */

@@ -4,7 +4,7 @@
 
 import { randomInt } from 'node:crypto';
 import { type GatewayKey, generateGatewayKey, type KeyConfig } from '../../wire/ohttp.ts';
-import { errorCode, SbkitError } from '../../sbkit-error.ts';
+import { type ErrorCode, errorCode, SbkitError } from '../../sbkit-error.ts';
 
 /** The keys a gateway publishes and accepts: one instance's own (KeyRing) or shared ones (SharedKeyRing). */
 export interface GatewayKeys {
@@ -23,7 +23,7 @@ export class GatewayKeysUnavailableError extends SbkitError {
   /** Always `SBKIT_GATEWAY_KEYS_UNAVAILABLE`. */
   override readonly code = errorCode('GATEWAY_KEYS_UNAVAILABLE');
   /** Every code of this class. */
-  static readonly codes: readonly string[] = [errorCode('GATEWAY_KEYS_UNAVAILABLE')];
+  static readonly codes: readonly ErrorCode<'GATEWAY_KEYS_UNAVAILABLE'>[] = [errorCode('GATEWAY_KEYS_UNAVAILABLE')];
 }
 
 export interface KeyRingOptions {
