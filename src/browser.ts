@@ -55,7 +55,7 @@ export class SafeBrowsingClient extends SafeBrowsingClientCore {
 }
 
 export type { CheckResult, CheckedResult, UncheckedResult, ClientStats } from './client/client-core.ts';
-export type { ListInfo, UpdateSummary, UpdateError } from './client/list-updater.ts';
+export type { ListInfo, UpdateSummary } from './client/list-updater.ts';
 export type { UpdateDeferral } from './client/update-schedule.ts';
 export { GOOGLE_SERVER, type Mode, type ClientEvent } from './client/options.ts';
 export type { Threat, Verdict, AnsweredBy } from './client/check.ts';
@@ -70,6 +70,7 @@ export { SbkitError } from './sbkit-error.ts';
 export { UnknownListError } from './lists/unknown-list-error.ts';
 export {
   type CheckError,
+  type UpdateError,
   ClientOptionError,
   ListsNotCurrentError,
   type ListsNotCurrentReason,

@@ -74,7 +74,7 @@ function jsonLine(line: Line): unknown {
  * The exit status of what was printed, the bitwise OR of the Go reference client's bits: 1 some URL
  * unsafe, 2 some not checked, 4 some no URL that can be checked; 0 every one checked and safe.
  */
-export function exitStatusOfLines(lines: Iterable<{ verdict: 'SAFE' | 'UNSAFE' | 'UNKNOWN' | 'INVALID' }>): ExitStatus {
+function exitStatusOfLines(lines: Iterable<{ verdict: 'SAFE' | 'UNSAFE' | 'UNKNOWN' | 'INVALID' }>): ExitStatus {
   let status: number = EXIT.SAFE;
   for (const { verdict } of lines) {
     if (verdict === 'UNSAFE') status |= EXIT.UNSAFE;
@@ -188,7 +188,7 @@ export async function check(urls: string[], flags: CheckFlags, io: CliIo, setExi
 }
 
 /** Why an update before the checks brought nothing new, when that is worth saying: a failure, a back-off, a wait the server imposed. */
-export function updateProblem(summary: UpdateSummary): string | undefined {
+function updateProblem(summary: UpdateSummary): string | undefined {
   const until = (moment: number) => new Date(moment).toISOString();
   const backoff = summary.backoffUntil === undefined ? '' : `; backing off until ${until(summary.backoffUntil)}`;
   if (summary.error !== undefined) return `${summary.error.message}${backoff}`;

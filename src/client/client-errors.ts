@@ -1,6 +1,7 @@
 import { type ErrorCode, errorCode, errorCodes, SbkitError } from '../sbkit-error.ts';
 import { OhttpError, WireResponseError } from '../wire/wire-error.ts';
 import { UnknownListError } from '../lists/unknown-list-error.ts';
+import { DatabaseStorageError } from '../store/list-store.ts';
 
 /**
  * Options that cannot work together or at all, unknown option names, values of the wrong type or out of
@@ -230,4 +231,25 @@ export function checkErrorOf(error: unknown): CheckError {
   )
     return error;
   return new UnexpectedError('the check', error);
+}
+
+/**
+ * Why an update as a whole failed: no usable answer, lists the server does not publish, a list too large
+ * to hold, a database or state file that could not be written, or something unforeseen.
+ */
+export type UpdateError =
+  TransportError | WireResponseError | UnknownListError | ListTooLargeError | DatabaseStorageError | UnexpectedError;
+
+/** The {@link UpdateError} an update reports for what was thrown (UnexpectedError for anything else). */
+export function updateErrorOf(error: unknown): UpdateError {
+  if (
+    error instanceof TransportError ||
+    error instanceof WireResponseError ||
+    error instanceof UnknownListError ||
+    error instanceof ListTooLargeError ||
+    error instanceof DatabaseStorageError ||
+    error instanceof UnexpectedError
+  )
+    return error;
+  return new UnexpectedError('the update', error);
 }

@@ -20,7 +20,7 @@ const JSON_ANSWERS: JsonAnswers = {
   },
   async listHashLists(response) {
     const { decodeWireResponse } = await import('../wire/client-response.ts');
-    const answer = await decodeWireResponse('ListHashLists', response, 'json');
+    const answer = decodeWireResponse('ListHashLists', response, 'json');
     return { names: answer.hashLists.map((list) => list.name), nextPageToken: answer.nextPageToken };
   },
 };

@@ -12,7 +12,7 @@ export {
   type UncheckedResult,
   type ClientStats,
 } from './safe-browsing-client.ts';
-export type { ListInfo, UpdateSummary, UpdateError } from './list-updater.ts';
+export type { ListInfo, UpdateSummary } from './list-updater.ts';
 export type { UpdateDeferral } from './update-schedule.ts';
 export { GOOGLE_SERVER, type SafeBrowsingClientOptions, type Mode, type ClientEvent } from './options.ts';
 export type { Threat, Verdict, AnsweredBy } from './check.ts';
@@ -24,6 +24,7 @@ export { SbkitError } from '../sbkit-error.ts';
 export { UnknownListError } from '../lists/unknown-list-error.ts';
 export {
   type CheckError,
+  type UpdateError,
   ClientOptionError,
   ListsNotCurrentError,
   type ListsNotCurrentReason,

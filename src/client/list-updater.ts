@@ -10,11 +10,9 @@ import { HashList, hashCount, type HashListUpdate, HashListUpdateError } from '.
 import { type HashWidth, widthOfListName } from '../lists/list-name.ts';
 import { canonicalListName } from '../lists/known-lists.ts';
 import { SbkitError } from '../sbkit-error.ts';
-import { DatabaseStorageError } from '../store/list-store.ts';
-import { WireResponseError } from '../wire/wire-error.ts';
 import { retryAfterOfRefusal } from '../wire/retry-after.ts';
 import { callAt, type Clock } from './clock.ts';
-import { ListsNotCurrentError, ListTooLargeError, TransportError, UnexpectedError } from './client-errors.ts';
+import { ListsNotCurrentError, ListTooLargeError, UnexpectedError, type UpdateError, updateErrorOf } from './client-errors.ts';
 import { UnknownListError } from '../lists/unknown-list-error.ts';
 import type { ClientEvent } from './options.ts';
 import type { ListState, Transport } from './transport.ts';
@@ -24,27 +22,6 @@ import { currentForMs, type UpdateDeferral, UpdateSchedule, type UpdateScheduleS
 const MAX_UPDATE_ROUNDS = 64;
 /** A list the server said it does not publish is asked about again after this long (lists are added, SB-11). */
 const NOT_PUBLISHED_RECHECK_MS = 30 * 60_000;
-
-/**
- * Why an update as a whole failed: no usable answer, lists the server does not publish, a list too large
- * to hold, a database or state file that could not be written, or something unforeseen.
- */
-export type UpdateError =
-  TransportError | WireResponseError | UnknownListError | ListTooLargeError | DatabaseStorageError | UnexpectedError;
-
-/** The {@link UpdateError} an update reports for what was thrown (UnexpectedError for anything else). */
-function updateErrorOf(error: unknown): UpdateError {
-  if (
-    error instanceof TransportError ||
-    error instanceof WireResponseError ||
-    error instanceof UnknownListError ||
-    error instanceof ListTooLargeError ||
-    error instanceof DatabaseStorageError ||
-    error instanceof UnexpectedError
-  )
-    return error;
-  return new UnexpectedError('the update', error);
-}
 
 /** What one {@link SafeBrowsingClient.update} did. */
 export interface UpdateSummary {

@@ -3,7 +3,7 @@
 
 import type { WireEncoding } from '../wire/encoding.ts';
 import type { Clock } from './clock.ts';
-import type { UpdateError } from './list-updater.ts';
+import type { UpdateError } from './client-errors.ts';
 import type { LocalCacheOptions } from './local-cache.ts';
 import type { ObliviousHttpOptions } from './oblivious-http.ts';
 import type { SizeConstraints } from './transport.ts';

@@ -32,8 +32,7 @@ export interface FakeServerOptions {
 
 /** The listing of `names` (v4: the triples of those that have one), as `rpc` answers it. */
 export function listingAnswer(rpc: 'ListHashLists' | 'ListThreatLists', names: readonly string[]): Answer {
-  if (rpc === 'ListHashLists')
-    return { rpc, message: create(ListHashListsResponseSchema, { hashLists: names.map((name) => ({ name })) }) };
+  if (rpc === 'ListHashLists') return { rpc, message: create(ListHashListsResponseSchema, { hashLists: names.map((name) => ({ name })) }) };
   const triples = names.flatMap((name) => (Object.hasOwn(V4_LISTS, name) ? [V4_LISTS[name as keyof typeof V4_LISTS]] : []));
   return { rpc, message: create(ListThreatListsResponseSchema, { threatLists: triples }) };
 }

@@ -351,7 +351,7 @@ describe('SafeBrowsingClient, no-storage mode (v5)', () => {
     handler = () => ({ status: 502 });
     const result = await client({ mode: 'nostorage' }).checkUrl(BAD_URL);
     assert.equal(result.verdict, 'UNKNOWN');
-    assert.match(result.error!.message, /502/);
+    assert.match(result.error.message, /502/);
   });
 });
 
