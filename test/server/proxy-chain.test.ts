@@ -6,6 +6,7 @@ import type { Mode } from '../../src/client/options.ts';
 import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
 import { createApp } from '../../src/server/app.ts';
 import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
+import { ListCatalog } from '../../src/server/catalog.ts';
 import { UpstreamMirror } from '../../src/server/upstream-mirror.ts';
 import { demoCatalog } from './fixture.ts';
 import { waitUntil } from './redis-fixture.ts';
@@ -127,6 +128,58 @@ describe("a proxy before its first copy of the upstream's lists", () => {
       release();
       await early.close();
       await slow.close();
+    }
+  });
+});
+
+describe('a proxy whose upstream lacks some of the lists it mirrors', () => {
+  it('logs each once, serves none of them as an empty copy, and answers for them as any list it lacks', async () => {
+    const published = ['se-4b', 'mw-4b', 'gc-32b'];
+    const partial = createServer({
+      catalog: new ListCatalog(
+        demoCatalog()
+          .all()
+          .filter((history) => published.includes(history.definition.name)),
+      ),
+      port: 0,
+    });
+    const log: string[] = [];
+    const lacking = await UpstreamMirror.start({ url: await partial.listen(), firstUpdateWindowMs: 0, log: (line) => log.push(line) });
+    const server = createServer({ catalog: lacking.catalog, fullHashes: lacking.fullHashes, port: 0 });
+    try {
+      await lacking.update();
+      await lacking.update();
+      assert.deepEqual(log, [
+        'the upstream publishes no list uws-4b (it has se-4b, mw-4b, gc-32b); uws-4b is not served',
+        'the upstream publishes no list uwsa-4b (it has se-4b, mw-4b, gc-32b); uwsa-4b is not served',
+        'the upstream publishes no list pha-4b (it has se-4b, mw-4b, gc-32b); pha-4b is not served',
+      ]);
+      const base = await server.listen();
+      // Not 503 "no copy yet" for ever, nor an empty list that looks like the upstream's: not published here.
+      const missing = await fetch(`${base}/v5/hashList/uws-4b`);
+      assert.equal(missing.status, 404);
+      const body = (await missing.json()) as { error: { message: string; details: { reason: string }[] } };
+      assert.match(body.error.message, /^the server publishes no list "uws-4b"; it publishes se-4b, mw-4b, gc-32b/);
+      assert.equal(body.error.details[0]!.reason, 'SBKIT_UNKNOWN_LIST');
+      const served = await fetch(`${base}/v5/hashList/se-4b`);
+      assert.equal(served.status, 200);
+      const listing = fromBinary(
+        v5.ListHashListsResponseSchema,
+        new Uint8Array(await (await fetch(`${base}/v5/hashLists?alt=proto`)).arrayBuffer()),
+      );
+      assert.deepEqual(
+        listing.hashLists.map((list) => list.name),
+        published,
+      );
+      // A client of the proxy with the default lists keeps those there are, and says which there are not.
+      const client = new SafeBrowsingClient({ server: base, mode: 'local' });
+      const summary = await client.update();
+      await client.close();
+      assert.deepEqual([summary.error, summary.notServed], [undefined, ['uws-4b', 'uwsa-4b', 'pha-4b']]);
+    } finally {
+      await server.close();
+      await lacking.close();
+      await partial.close();
     }
   });
 });
