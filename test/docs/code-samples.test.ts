@@ -106,11 +106,11 @@ after(async () => {
 });
 
 /** Runs a compiled sample in the folder: a server until it listens (then stops it), anything else to its end. */
-function run(file: string): Promise<{ status: number | null; listening: boolean; output: string }> {
+function run(file: string, server = serverUrl): Promise<{ status: number | null; listening: boolean; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [file], {
       cwd: dir,
-      env: { ...process.env, SB_SERVER: serverUrl, SB_KEY: 'sample-key', PORT: '0' },
+      env: { ...process.env, SB_SERVER: server, SB_KEY: 'sample-key', PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -154,6 +154,14 @@ describe('the code samples of the documentation', () => {
       assert.equal(status, 0, `${sample.where}:\n${output}`);
       assert.doesNotMatch(output, /UNKNOWN|not checked/, `${sample.where}:\n${output}`);
     }
+  });
+
+  it("of the README's client says UNKNOWN, not SAFE, when its server cannot be reached", async () => {
+    const [readme] = [...compiled].find(([sample]) => sample.where.startsWith('README.md:'))!;
+    const { status, output } = await run(compiled.get(readme)!, 'http://127.0.0.1:9');
+    assert.equal(status, 0, output);
+    assert.match(output, /^UNKNOWN: not checked: cannot reach http:\/\/127\.0\.0\.1:9\//m);
+    assert.doesNotMatch(output, /^SAFE/m);
   });
 
   it("of Firefox's user.js set well-formed preferences, the provider's URLs on the server", () => {
