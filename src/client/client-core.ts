@@ -63,11 +63,13 @@ export interface CheckedResult extends ResultOfUrl {
   verdict: 'SAFE' | 'UNSAFE';
   /** Who gave the verdict: the memory cache, the local lists, or the server. */
   answeredBy: AnsweredBy;
+  /** Never set: a checked URL met no error. */
   error?: undefined;
 }
 
 /** A URL that could not be checked: never to be taken for SAFE. */
 export interface UncheckedResult extends ResultOfUrl {
+  /** Not checked: neither SAFE nor UNSAFE. */
   verdict: 'UNKNOWN';
   /** Nobody answered. */
   answeredBy?: undefined;

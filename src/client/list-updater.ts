@@ -46,7 +46,14 @@ export interface UpdateSummary {
    * (`start-delay`), a 429 or 503 that said when to come back (`retry-after`), back-off after failed
    * updates (`backoff`, RF-4), or every list's minimum wait (`minimum-wait`, RF-3). `until` is when.
    */
-  deferred: { reason: UpdateDeferral; until: number } | undefined;
+  deferred:
+    | {
+        /** What holds the update back. */
+        reason: UpdateDeferral;
+        /** ms since the epoch when it no longer does. */
+        until: number;
+      }
+    | undefined;
   /** ms since the epoch when the next update may go out. */
   nextUpdateAt: number;
   /** Set while updates back off after failures (RF-4): no update is asked for before this moment. */
