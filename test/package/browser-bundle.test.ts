@@ -1,6 +1,6 @@
 // `sbkit/browser` as a web developer bundles it: esbuild for the browser platform, through the package's
 // exports (dist/, built by `npm test` first), minified, gzipped. No Node built-in may be reached, and the
-// real-time client with the Public Suffix List and Oblivious HTTP must stay within 60 KB gzipped. The
+// real-time client with the Public Suffix List and Oblivious HTTP must stay within 64 KB gzipped. The
 // sizes are printed as diagnostics (docs/browser.md gives them).
 
 import assert from 'node:assert/strict';
@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const BUDGET_GZIPPED = 60 * 1024;
+const BUDGET_GZIPPED = 64 * 1024;
 
 /** Minified and gzipped size of a program's bundle, and every import esbuild left outside it. */
 async function bundle(program: string): Promise<{ gzipped: number; code: string; externals: string[] }> {

@@ -60,8 +60,13 @@ export async function serveFeeds(configFile: string): Promise<SafeBrowsingServer
   }
 }
 
-export function verdicts(results: readonly CheckResult[]): ('SAFE' | 'UNSAFE')[] {
+export function verdicts(results: readonly CheckResult[]): ('SAFE' | 'UNSAFE' | 'UNKNOWN')[] {
   return results.map((result) => result.verdict);
+}
+
+/** Why a URL went unchecked: the error's code, typed, where the verdict says so. */
+export function notChecked(result: CheckResult): string | undefined {
+  return result.verdict === 'UNKNOWN' ? result.error.code : undefined;
 }
 
 /** What a caller branches on: the stable code, whichever entry point the class came from. */
