@@ -9,10 +9,11 @@ export const MIN_CURRENT_MS = 60 * 60_000;
 /**
  * How long a list stays current after an update whose answer said to wait `waitMs` before the next:
  * through one missed update (two waits), and at least {@link MIN_CURRENT_MS}. Past that, a URL the list
- * does not hold may have been added since, and the list no longer vouches for it.
+ * does not hold may have been added since, and the list no longer vouches for it. The wait counts for at
+ * most a day, as every wait (RF-3): a wait worked out from a lost schedule cannot keep an old list current.
  */
 export function currentForMs(waitMs: number): number {
-  return Math.max(2 * Math.max(0, waitMs), MIN_CURRENT_MS);
+  return Math.max(2 * Math.min(Math.max(0, waitMs), MAX_MINIMUM_WAIT_MS), MIN_CURRENT_MS);
 }
 
 /** Why an update asked for sends nothing: see {@link UpdateSchedule.deferral}. */

@@ -179,10 +179,11 @@ describe('lists that are no longer current', () => {
     assert.equal(server.requests.length, 0);
   });
 
-  it('stay current at least an hour, however short the waits', () => {
+  it('stay current at least an hour however short the waits, and two days at most', () => {
     assert.equal(currentForMs(0), MIN_CURRENT_MS);
     assert.equal(currentForMs(5 * MIN), MIN_CURRENT_MS);
     assert.equal(currentForMs(24 * 60 * MIN), 48 * 60 * MIN);
+    assert.equal(currentForMs(10 * 24 * 60 * MIN), 48 * 60 * MIN, 'a wait counts for a day at most');
   });
 
   it('in real-time mode send URLs of the global cache to the server rather than to lists that cannot vouch', async () => {
