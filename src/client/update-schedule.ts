@@ -16,7 +16,11 @@ export function currentForMs(waitMs: number): number {
   return Math.max(2 * Math.min(Math.max(0, waitMs), MAX_MINIMUM_WAIT_MS), MIN_CURRENT_MS);
 }
 
-/** Why an update asked for sends nothing: see {@link UpdateSchedule.deferral}. */
+/**
+ * Why an update asked for sends nothing: `start-delay`, RF-2's random first moment after start();
+ * `retry-after`, a 429 or 503 said when to come back; `backoff`, RF-4 after failed updates;
+ * `minimum-wait`, every list waits as the server said (RF-3).
+ */
 export type UpdateDeferral = 'start-delay' | 'retry-after' | 'backoff' | 'minimum-wait';
 
 export interface UpdateScheduleState {
