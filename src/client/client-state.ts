@@ -36,8 +36,13 @@ export function parseClientState(value: unknown, file: string): ClientState {
     return state;
   }
   if (updates !== undefined) {
-    if (!isRecord(updates) || !isRecord(updates['waits']) || Object.keys(updates).some((key) => key !== 'waits' && key !== 'requests')) {
-      throw wrong('"updates" is not {"waits": {<list>: <ms>}, "requests": ' + SCHEDULE_SHAPE + '}');
+    if (
+      !isRecord(updates) ||
+      !isRecord(updates['waits']) ||
+      (updates['current'] !== undefined && !isRecord(updates['current'])) ||
+      Object.keys(updates).some((key) => key !== 'waits' && key !== 'current' && key !== 'requests')
+    ) {
+      throw wrong('"updates" is not {"waits": {<list>: <ms>}, "current": {<list>: <ms>}, "requests": ' + SCHEDULE_SHAPE + '}');
     }
     if (!isScheduleState(updates['requests']))
       throw wrong(`"updates.requests" is ${JSON.stringify(updates['requests'])}, not ${SCHEDULE_SHAPE}`);
@@ -48,6 +53,15 @@ export function parseClientState(value: unknown, file: string): ClientState {
       waits[name] = notBefore;
     }
     state.updates = { waits, requests: updates['requests'] };
+    if (updates['current'] !== undefined) {
+      const current: Record<string, number> = {};
+      for (const [name, until] of Object.entries(updates['current'] as Record<string, unknown>)) {
+        if (typeof until !== 'number' || !Number.isFinite(until))
+          throw wrong(`"updates.current.${name}" is ${JSON.stringify(until)}, not a moment in ms`);
+        current[name] = until;
+      }
+      state.updates.current = current;
+    }
   }
   return state;
 }

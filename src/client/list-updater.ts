@@ -16,7 +16,7 @@ import { ListsNotCurrentError, ListTooLargeError, UnexpectedError, type UpdateEr
 import { UnknownListError } from '../lists/unknown-list-error.ts';
 import type { ClientEvent } from './options.ts';
 import type { ListState, Transport } from './transport.ts';
-import { currentForMs, type UpdateDeferral, UpdateSchedule, type UpdateScheduleState } from './update-schedule.ts';
+import { type UpdateDeferral, UpdateSchedule, type UpdateScheduleState } from './update-schedule.ts';
 
 /** Several rounds are normal when the server sends a list in parts with zero waits (SB-12). */
 const MAX_UPDATE_ROUNDS = 64;
@@ -214,8 +214,8 @@ export class ListUpdater {
    * Why the lists named cannot vouch that a URL they do not hold is safe, at `now`; undefined when they
    * can. UnknownListError when one the server must publish does not exist there (or none of them does);
    * ListsNotCurrentError when one was never downloaded, or not updated for longer than it stays current
-   * (currentForMs: through one missed update, at least an hour). Optional lists the server does not
-   * publish are left out.
+   * (UpdateSchedule.currentUntil: through one missed update, at least an hour). Optional lists the
+   * server does not publish are left out.
    */
   notCurrent(names: readonly string[], now: number): UnknownListError | ListsNotCurrentError | undefined {
     const kept = names.filter((name) => !(this.unpublished.has(name) && this.parts.optional.has(name)));
@@ -224,10 +224,7 @@ export class ListUpdater {
       return new UnknownListError(unknown.length > 0 ? unknown : names, this.available);
     const never = kept.filter((name) => !this.updatedAt.has(name));
     if (never.length > 0) return new ListsNotCurrentError('never-updated', never);
-    const stale = kept.filter((name) => {
-      const updatedAt = this.updatedAt.get(name)!;
-      return now - updatedAt > currentForMs((this.schedule.waitEnd(name) ?? updatedAt) - updatedAt);
-    });
+    const stale = kept.filter((name) => now > this.schedule.currentUntil(name, this.updatedAt.get(name)!));
     if (stale.length > 0) return new ListsNotCurrentError('stale', stale, Math.min(...stale.map((name) => this.updatedAt.get(name)!)));
     return undefined;
   }
@@ -341,9 +338,8 @@ export class ListUpdater {
         // otherwise stand empty and answer every URL SAFE.
         const unconfirmed = due.filter((name) => !this.published.has(name));
         if (unconfirmed.length > 0) {
+          // Not an update: its answer leaves back-off as it is (RF-5 ends it with an update's 200).
           const published = await transport.listNames();
-          // RF-5: an answer ends back-off.
-          this.schedule.answered(clock.now());
           this.learnPublished(unconfirmed, published, clock.now());
           due = due.filter((name) => this.published.has(name));
           if (due.length === 0) break;
@@ -360,8 +356,8 @@ export class ListUpdater {
       let keepError: UpdateError | undefined;
       const stored: Extract<ClientEvent, { type: 'update' }>['stored'] = [];
       for (const fetched of response.lists) {
-        const waitMs = 'error' in fetched ? response.minimumWaitMs : (fetched.minimumWaitMs ?? response.minimumWaitMs);
-        this.schedule.listAnswered(fetched.name, answeredAt, this.updateWait(waitMs));
+        const waitMs = this.updateWait('error' in fetched ? response.minimumWaitMs : (fetched.minimumWaitMs ?? response.minimumWaitMs));
+        this.schedule.listAnswered(fetched.name, answeredAt, waitMs);
         const next = 'error' in fetched ? fetched.error : this.applied(fetched.name, fetched.update);
         if (next instanceof ListTooLargeError) {
           // Not a corrupt update (SB-9) but one the client will not hold: fetching it again in full
@@ -385,6 +381,8 @@ export class ListUpdater {
         }
         this.lists.set(fetched.name, next);
         this.updatedAt.set(fetched.name, answeredAt);
+        // Current from this answer on, for as long as its wait says; not moved by answers not kept.
+        this.schedule.stored(fetched.name, answeredAt, waitMs ?? 0);
         // Applied, so a checksum it carried matched (applyUpdate refuses a mismatch).
         if ('update' in fetched)
           stored.push({ list: fetched.name, partial: fetched.update.partial, verified: fetched.update.checksum !== undefined });

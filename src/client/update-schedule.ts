@@ -26,6 +26,8 @@ export type UpdateDeferral = 'start-delay' | 'retry-after' | 'backoff' | 'minimu
 export interface UpdateScheduleState {
   /** Per list, the earliest moment (client clock, ms) the server's minimum wait lets it be asked again. */
   waits: Record<string, number>;
+  /** Per list, the moment (client clock, ms) its stored copy stops being current ({@link currentForMs}). */
+  current?: Record<string, number>;
   /** Update requests as a whole: RF-2's first moment and RF-4's back-off. */
   requests: ScheduleState;
 }
@@ -47,15 +49,25 @@ export class UpdateSchedule {
   private readonly setAside = new Map<string, number>();
   /** RF-2's first moment, while it is what holds requests back. */
   private startDelayedUntil: number | undefined;
+  /** When each stored list stops being current; set when a list is stored, saved with the schedule. */
+  private readonly current: Map<string, number>;
 
   /** Lists not in `saved` (or all, without it) may be asked for at once; saved moments are at most a day off. */
   constructor(names: readonly string[], now: number, saved?: UpdateScheduleState) {
     this.requests = saved === undefined ? new RequestSchedule(now, 0, 0) : RequestSchedule.restore(saved.requests, now);
     this.waits = new Map(names.map((name) => [name, boundedMoment(saved?.waits[name] ?? now, now)]));
+    this.current = new Map(
+      names.flatMap((name) => {
+        const until = saved?.current?.[name];
+        return until === undefined ? [] : [[name, boundedMoment(until, now)]];
+      }),
+    );
   }
 
   get state(): UpdateScheduleState {
-    return { waits: Object.fromEntries(this.waits), requests: this.requests.state };
+    const state: UpdateScheduleState = { waits: Object.fromEntries(this.waits), requests: this.requests.state };
+    if (this.current.size > 0) state.current = Object.fromEntries(this.current);
+    return state;
   }
 
   /** The lists that may be asked for now: those whose wait is over, and none during back-off. */
@@ -87,9 +99,17 @@ export class UpdateSchedule {
     return { reason: this.requests.earliest === this.startDelayedUntil ? 'start-delay' : 'retry-after', until };
   }
 
-  /** The moment the server's last wait for the list ends (RF-3). */
-  waitEnd(name: string): number | undefined {
-    return this.waits.get(name);
+  /** A list stored from an answer at `at` that said to wait `waitMs`: current until {@link currentForMs} later. */
+  stored(name: string, at: number, waitMs: number): void {
+    this.current.set(name, at + currentForMs(waitMs));
+  }
+
+  /**
+   * When the copy of a list stored at `updatedAt` stops being current: as recorded when it was stored,
+   * or, for a copy whose schedule was lost or written by an older sbkit, an hour after it was stored.
+   */
+  currentUntil(name: string, updatedAt: number): number {
+    return this.current.get(name) ?? updatedAt + MIN_CURRENT_MS;
   }
 
   /** A list the server does not publish: not asked for again before `until`. */

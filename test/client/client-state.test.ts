@@ -10,6 +10,8 @@ describe('parseClientState', () => {
   it('takes the schedules as the client writes them, and no file as no state', () => {
     const state = { updates: { waits: { 'se-4b': 5, 'mw-4b': 6.5 }, requests }, search: { notBefore: 7, failures: 0 } };
     assert.deepEqual(parseClientState(JSON.parse(JSON.stringify(state)), FILE), state);
+    const withCurrency = { updates: { waits: { 'se-4b': 5 }, current: { 'se-4b': 3_600_005 }, requests } };
+    assert.deepEqual(parseClientState(JSON.parse(JSON.stringify(withCurrency)), FILE), withCurrency);
     assert.deepEqual(parseClientState({}, FILE), {});
     assert.deepEqual(parseClientState(undefined, FILE), {});
   });
@@ -37,6 +39,7 @@ describe('parseClientState', () => {
   it('refuses, naming the field, anything that is not a usable schedule', () => {
     const cases: [unknown, RegExp][] = [
       [{ notBefore: 'soon' }, /unknown field "notBefore"/],
+      [{ updates: { waits: {}, current: { 'se-4b': 'later' }, requests } }, /"updates\.current\.se-4b" is "later", not a moment in ms/],
       [[], /not a JSON object/],
       [null, /not a JSON object/],
       [{ search: { notBefore: 'soon', failures: 0 } }, /"search" is \{"notBefore":"soon","failures":0\}/],

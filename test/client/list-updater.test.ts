@@ -24,6 +24,10 @@ function fakeClock(start = 1_700_000_000_000): Clock & { advance(ms: number): vo
   return { now: () => now, setTimeout: () => 0, clearTimeout: () => undefined, advance: (ms) => void (now += ms) };
 }
 
+function batchOf(...lists: HashList[]): Answer {
+  return { rpc: 'BatchGetHashLists', message: create(BatchGetHashListsResponseSchema, { hashLists: lists }) };
+}
+
 /** Each list asked for in a batch: `mw-4b` holds BAD, the global cache popular.example, the others nothing; waits of 30 minutes. */
 function answerBatch(call: DecodedWireRequest): Answer {
   if (call.rpc !== 'BatchGetHashLists') return { status: 500 };
@@ -53,7 +57,10 @@ before(async () => {
   server = await serverPublishing(['se-4b', 'mw-4b', 'gc-32b']);
 });
 afterEach(() => {
-  for (const s of servers) assert.deepEqual(s.scriptErrors.splice(0), []);
+  for (const s of servers) {
+    assert.deepEqual(s.scriptErrors.splice(0), []);
+    s.requests.length = 0;
+  }
 });
 after(async () => {
   for (const s of servers) await s.close();
@@ -84,7 +91,6 @@ describe('lists the server does not publish', () => {
     const result = await sb.checkUrl('http://safe.example/');
     assert.equal(result.verdict, 'UNKNOWN');
     assert.ok(result.error instanceof UnknownListError);
-    server.requests.length = 0;
   });
 
   it('keeps the default lists the server publishes and leaves out, without error, those it lacks', async () => {
@@ -95,7 +101,6 @@ describe('lists the server does not publish', () => {
     assert.deepEqual(summary.updated, ['se-4b', 'mw-4b']);
     const safe = await sb.checkUrl('http://safe.example/');
     assert.deepEqual([safe.verdict, safe.answeredBy], ['SAFE', 'database']);
-    server.requests.length = 0;
   });
 
   it('counts a server with none of the default threat lists as an error, and checks as UNKNOWN', async () => {
@@ -167,7 +172,6 @@ describe('lists that are no longer current', () => {
     assert.match(stale.error.message, /last updated at 2023-11-14T22:13:20.000Z and are out of date/);
     await sb.update();
     assert.equal((await sb.checkUrl('http://safe.example/')).verdict, 'SAFE');
-    server.requests.length = 0;
   });
 
   it('vouch for nothing before their first download, so a client just started says UNKNOWN, not SAFE', async () => {
@@ -205,6 +209,46 @@ describe('lists that are no longer current', () => {
     // The threat lists out of date: the global cache no longer sends the URL to them, the server answers.
     const stale = await sb.checkUrl('http://popular.example/');
     assert.deepEqual([stale.verdict, stale.answeredBy, searches], ['SAFE', 'server', 1]);
+  });
+});
+
+describe('lists whose updates are answered but cannot be kept', () => {
+  it('go stale as if unanswered: an answer refused does not keep the old copy current', async () => {
+    const clock = fakeClock();
+    let rounds = 0;
+    const growing = await serverPublishing(['mw-4b'], (call) => {
+      if (call.rpc !== 'BatchGetHashLists') return { status: 500 };
+      // The first answer holds one prefix, later ones three: more than the client's maxListEntries.
+      const prefixes = rounds++ === 0 ? prefixesOf(BAD) : prefixesOf(BAD, 'a.example/', 'b.example/');
+      return batchOf(prefixList('mw-4b', `v${rounds}`, prefixes, { minimumWaitMs: 30 * MIN }));
+    });
+    const sb = client(growing, { clock, lists: ['mw-4b'], maxListEntries: 2, random: () => 0 });
+    await sb.update();
+    clock.advance(30 * MIN);
+    const refused = await sb.update();
+    assert.equal(refused.error?.code, 'SBKIT_LIST_TOO_LARGE');
+    clock.advance(30 * MIN);
+    assert.equal((await sb.checkUrl('http://safe.example/')).verdict, 'SAFE', 'an hour after the copy was stored, still current');
+    clock.advance(1);
+    const stale = await sb.checkUrl('http://safe.example/');
+    assert.deepEqual([stale.verdict, stale.error?.code], ['UNKNOWN', 'SBKIT_LISTS_NOT_CURRENT_STALE']);
+  });
+});
+
+describe('the listing of lists and back-off (RF-4, RF-5)', () => {
+  it('leaves back-off growing: a listing answered is no update answered', async () => {
+    const clock = fakeClock();
+    // The global cache is not published, so its name is asked about again every half hour, before updates that fail.
+    const failing = await serverPublishing(['mw-4b'], () => ({ status: 500 }));
+    const sb = client(failing, { clock, mode: 'realtime', lists: ['mw-4b'], random: () => 0 });
+    const failures: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const summary = await sb.update();
+      failures.push(sb.stats().consecutiveUpdateFailures);
+      clock.advance(summary.nextUpdateAt - clock.now());
+    }
+    assert.deepEqual(failures, [1, 2, 3, 4]);
+    assert.ok(failing.requests.filter((r) => r.rpc === 'ListHashLists').length >= 2, 'the listing went out again meanwhile');
   });
 });
 

@@ -552,6 +552,7 @@ describe('the saved request schedule', () => {
     const wrong = [
       { notBefore: 'soon' },
       { updates: { waits: { 'mw-4b': 'soon' }, requests: { notBefore: 0, failures: 0 } } },
+      { updates: { waits: {}, current: { 'mw-4b': 'soon' }, requests: { notBefore: 0, failures: 0 } } },
       // JSON reads 1e400 as Infinity: written into the file as that text.
       { updates: { waits: {}, requests: { notBefore: 'OVERFLOW', failures: 0 } } },
       { search: { notBefore: null, failures: 0 } },
