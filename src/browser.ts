@@ -8,7 +8,8 @@
  * @module sbkit/browser
  */
 import { SafeBrowsingClientCore } from './client/client-core.ts';
-import { type BrowserStorageOptions, browserRuntime } from './client/browser-runtime.ts';
+import { BROWSER_OPTION_RULES, type BrowserStorageOptions, browserRuntime } from './client/browser-runtime.ts';
+import { checkClientOptions } from './client/option-check.ts';
 import { ClientOptionError } from './client/client-errors.ts';
 import { isKeysUrl } from './client/oblivious-http.ts';
 import type { SafeBrowsingClientOptions } from './client/options.ts';
@@ -33,22 +34,29 @@ export class SafeBrowsingClient extends SafeBrowsingClientCore {
    *   secure context).
    */
   constructor(options: BrowserClientOptions = {}) {
+    // Names, types and ranges first (the client checks them again), so that what follows reads sound values.
+    checkClientOptions(options, BROWSER_OPTION_RULES);
     for (const nodeOnly of ['dataDir', 'readOnly'] as const) {
       if ((options as SafeBrowsingClientOptions)[nodeOnly] !== undefined)
-        throw new ClientOptionError(`${nodeOnly} needs Node (sbkit/client); sbkit/browser keeps its lists with the storage option`);
+        throw new ClientOptionError(`${nodeOnly} needs Node (sbkit/client); sbkit/browser keeps its lists with the storage option`, {
+          option: nodeOnly,
+        });
     }
     if ((options as SafeBrowsingClientOptions).protocol === 'v4')
-      throw new ClientOptionError('sbkit/browser speaks v5 only; the v4 protocol needs Node (sbkit/client)');
+      throw new ClientOptionError('sbkit/browser speaks v5 only; the v4 protocol needs Node (sbkit/client)', { option: 'protocol' });
     if (options.encoding === 'json')
-      throw new ClientOptionError('sbkit/browser speaks binary protobuf only; JSON needs Node (sbkit/client)');
+      throw new ClientOptionError('sbkit/browser speaks binary protobuf only; JSON needs Node (sbkit/client)', { option: 'encoding' });
     if (options.ohttp !== undefined) {
       if (typeof options.ohttp.keys === 'string' && !isKeysUrl(options.ohttp.keys))
         throw new ClientOptionError(
           `ohttp.keys must be the gateway's http(s) URL or its bytes off Node, not a file: ${options.ohttp.keys}`,
+          { option: 'ohttp.keys' },
         );
       // Browsers give WebCrypto, and so X25519 and AES-GCM, to secure contexts only (https, localhost, extensions).
       if ((globalThis as { crypto?: { subtle?: unknown } }).crypto?.subtle === undefined)
-        throw new ClientOptionError('ohttp needs WebCrypto, which browsers give secure contexts only (https, localhost, extensions)');
+        throw new ClientOptionError('ohttp needs WebCrypto, which browsers give secure contexts only (https, localhost, extensions)', {
+          option: 'ohttp',
+        });
     }
     super(options, browserRuntime(options));
   }
@@ -71,6 +79,7 @@ export { UnknownListError } from './lists/unknown-list-error.ts';
 export {
   type CheckError,
   type UpdateError,
+  type ListUpdateFailure,
   ClientOptionError,
   ListsNotCurrentError,
   type ListsNotCurrentReason,

@@ -2,7 +2,7 @@ import { sha256Portable } from '../url/sha256.ts';
 import { webCryptoHasher } from '../url/web-crypto-hash.ts';
 import type { ClientRuntime } from './client-runtime.ts';
 import { ClientOptionError } from './client-errors.ts';
-import { nonEmptyText, oneOf } from './option-check.ts';
+import { nonEmptyText, oneOf, type OptionRules } from './option-check.ts';
 import { sendWithFetch } from './fetch-http.ts';
 import type { SafeBrowsingClientOptions } from './options.ts';
 
@@ -16,6 +16,9 @@ export interface BrowserStorageOptions {
   /** The IndexedDB database; `sbkit` by default. */
   databaseName?: string;
 }
+
+/** The options of the browser's storage, checked with every client's. */
+export const BROWSER_OPTION_RULES: OptionRules = { storage: oneOf('indexeddb', 'memory'), databaseName: nonEmptyText };
 
 /**
  * The client off Node: WebCrypto's SHA-256 (asynchronous, awaited once per check of any number of URLs),
@@ -47,6 +50,6 @@ export function browserRuntime(storage: BrowserStorageOptions): ClientRuntime {
       );
     },
     userAgent: 'sbkit',
-    optionRules: { storage: oneOf('indexeddb', 'memory'), databaseName: nonEmptyText },
+    optionRules: BROWSER_OPTION_RULES,
   };
 }

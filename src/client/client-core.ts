@@ -24,7 +24,8 @@ import {
 import { ClientStateFile } from './client-state.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { HashSearcher } from './hash-searcher.ts';
-import { type CheckError, SearchDeferredError, ClientOptionError, UnexpectedError } from './client-errors.ts';
+import { type CheckError, SearchDeferredError, ClientOptionError, ListsNotCurrentError, UnexpectedError } from './client-errors.ts';
+import { UnknownListError } from '../lists/unknown-list-error.ts';
 import { type ListInfo, ListUpdater, type UpdateSummary } from './list-updater.ts';
 import { LocalCache } from './local-cache.ts';
 import {
@@ -163,6 +164,14 @@ export class SafeBrowsingClientCore {
       const problem = listNameProblem(name);
       if (problem !== undefined) throw new ClientOptionError(`lists: ${listNameReason(name, problem)}`, { option: 'lists' });
     }
+    // No threat list would answer every URL from nothing: SAFE for all of them.
+    if (options.lists?.length === 0 && this.mode !== 'nostorage')
+      throw new ClientOptionError(
+        `lists is empty; ${this.mode} mode needs at least one threat list (or mode "nostorage", which keeps none)`,
+        {
+          option: 'lists',
+        },
+      );
     const maxListEntries = options.maxListEntries ?? DEFAULT_MAX_LIST_ENTRIES;
     this.threatListNames = this.mode === 'nostorage' ? [] : [...(options.lists ?? DEFAULT_THREAT_LISTS)];
     this.globalCacheName = this.mode === 'realtime' ? GLOBAL_CACHE_LIST : undefined;
@@ -276,6 +285,7 @@ export class SafeBrowsingClientCore {
     if (this.options.readOnly === true)
       throw new ClientOptionError(
         `${method}() refused: this client opens its data folder read-only (readOnly: true) and never changes its lists`,
+        { option: 'readOnly' },
       );
   }
 
@@ -341,11 +351,16 @@ export class SafeBrowsingClientCore {
   private checkContext(inFrame: boolean): CheckContext {
     // The lists as they stand when the check begins: one consistent set for all of its URLs, looked up
     // once rather than by name for every hash.
-    const globalCache = this.globalCacheName === undefined ? undefined : this.updater.list(this.globalCacheName);
+    // The global cache too vouches only while current (and published): otherwise no URL is sent past the server.
+    const now = this.clock.now();
+    const globalCache =
+      this.globalCacheName === undefined || this.updater.notCurrent([this.globalCacheName], now) !== undefined
+        ? undefined
+        : this.updater.list(this.globalCacheName);
     const threatLists = this.threatListNames.flatMap((name) => this.updater.list(name) ?? []);
     return {
       cache: this.cache,
-      listsProblem: this.mode === 'nostorage' ? undefined : this.updater.notCurrent(this.threatListNames, this.clock.now()),
+      listsProblem: this.mode === 'nostorage' ? undefined : this.updater.notCurrent(this.threatListNames, now),
       lists: {
         inGlobalCache: (hash) => globalCache !== undefined && globalCache.matches(hash),
         inThreatLists: (hash, prefix) => {
@@ -374,8 +389,8 @@ export class SafeBrowsingClientCore {
 
   /**
    * Checks one URL the user is about to visit (SB-3: the final URL after redirects) by the SB-8 procedure
-   * of the client's mode: {@link checkUrls} of one URL. Server failures do not throw but give the spec's
-   * fallback verdict with `error` set. `inFrame`: the URL is a frame's, where FRAME_ONLY threats count.
+   * of the client's mode: {@link checkUrls} of one URL. Failures do not throw: a URL that could not be
+   * checked is UNKNOWN, with `error` set. `inFrame`: the URL is a frame's, where FRAME_ONLY threats count.
    *
    * @throws {@link InvalidUrlError} for input that is no http(s) URL.
    */
@@ -387,8 +402,8 @@ export class SafeBrowsingClientCore {
    * Checks many URLs with few searches: each URL goes through the SB-8 procedure of the mode, but the
    * prefixes that the local cache cannot answer go to the server together, in one search (of several
    * requests of at most 250 prefixes) per step of the procedure, so at most two in real-time mode. Each
-   * URL gets the verdict it would get alone; a failed search gives each URL that needed it its
-   * procedure's fallback.
+   * URL gets the verdict it would get alone; a failed search makes each URL that needed it UNKNOWN (in
+   * real-time mode, unless current local lists answer it).
    *
    * @throws {@link InvalidUrlError}, before anything is asked, when any URL is unusable.
    */
@@ -461,9 +476,11 @@ export class SafeBrowsingClientCore {
   /** The result of a procedure's outcome; `searchError`, a search of it that failed, is counted whatever the verdict. */
   private result(url: string, outcome: CheckOutcome, searchError?: CheckError): CheckResult {
     this.counters.checks++;
-    const failure = outcome.error ?? searchError;
+    // Searches that failed or were deferred; lists that could not vouch asked nobody.
+    const failure = searchError ?? outcome.error;
     if (failure instanceof SearchDeferredError) this.counters.deferred++;
-    else if (failure !== undefined) this.counters.failures++;
+    else if (failure !== undefined && !(failure instanceof ListsNotCurrentError || failure instanceof UnknownListError))
+      this.counters.failures++;
     const { canonicalUrl, threats, answeredBy, error } = outcome;
     // Spelled out rather than spread (a seventh of a bulk check's time); the keys in the same order.
     if ((outcome.verdict !== 'SAFE' && outcome.verdict !== 'UNSAFE') || answeredBy === undefined) {

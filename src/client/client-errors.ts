@@ -2,6 +2,8 @@ import { type ErrorCode, errorCode, errorCodes, SbkitError } from '../sbkit-erro
 import { OhttpError, WireResponseError } from '../wire/wire-error.ts';
 import { UnknownListError } from '../lists/unknown-list-error.ts';
 import { DatabaseStorageError } from '../store/list-store.ts';
+import { HashListUpdateError } from '../store/hash-list.ts';
+import { RiceDecodeError } from '../codec/rice-error.ts';
 
 /**
  * Options that cannot work together or at all, unknown option names, values of the wrong type or out of
@@ -179,7 +181,7 @@ export class ListsNotCurrentError extends SbkitError {
             'so a URL missing from them may still be unsafe; update() (sbkit update) fetches them'
         : `the local list${lists.length === 1 ? '' : 's'} ${lists.join(', ')} ${lists.length === 1 ? 'was' : 'were'} last updated at ` +
             `${new Date(updatedAt ?? 0).toISOString()} and ${lists.length === 1 ? 'is' : 'are'} out of date, so a URL missing from ` +
-            "them may since have been listed; updates are failing (update()'s error, or the update-failed events, say why)",
+            "them may since have been listed; update() (or start()) brings them up to date, and update()'s error says why one failed",
     );
     this.code = errorCode('LISTS_NOT_CURRENT', reason);
   }
@@ -217,20 +219,28 @@ export type CheckError =
   | UnknownListError
   | UnexpectedError;
 
+/** A class whose instances are of the union `E`. */
+type ClassOf<E> = abstract new (...args: never[]) => E;
+
+/** `error` when it is of one of `classes` (the classes of the union `E`), else UnexpectedError about `what`. */
+function oneOf<E>(classes: readonly ClassOf<E>[], error: unknown, what: string): E | UnexpectedError {
+  return classes.some((type) => error instanceof type) ? (error as E) : new UnexpectedError(what, error);
+}
+
+const CHECK_ERRORS: readonly ClassOf<CheckError>[] = [
+  TransportError,
+  WireResponseError,
+  SearchDeferredError,
+  OhttpError,
+  ClientOptionError,
+  ListsNotCurrentError,
+  UnknownListError,
+  UnexpectedError,
+];
+
 /** What went wrong on the way to a verdict, as one of the {@link CheckError} classes (UnexpectedError for anything else). */
 export function checkErrorOf(error: unknown): CheckError {
-  if (
-    error instanceof TransportError ||
-    error instanceof WireResponseError ||
-    error instanceof SearchDeferredError ||
-    error instanceof OhttpError ||
-    error instanceof ClientOptionError ||
-    error instanceof ListsNotCurrentError ||
-    error instanceof UnknownListError ||
-    error instanceof UnexpectedError
-  )
-    return error;
-  return new UnexpectedError('the check', error);
+  return oneOf(CHECK_ERRORS, error, 'the check');
 }
 
 /**
@@ -240,16 +250,34 @@ export function checkErrorOf(error: unknown): CheckError {
 export type UpdateError =
   TransportError | WireResponseError | UnknownListError | ListTooLargeError | DatabaseStorageError | UnexpectedError;
 
+const UPDATE_ERRORS: readonly ClassOf<UpdateError>[] = [
+  TransportError,
+  WireResponseError,
+  UnknownListError,
+  ListTooLargeError,
+  DatabaseStorageError,
+  UnexpectedError,
+];
+
 /** The {@link UpdateError} an update reports for what was thrown (UnexpectedError for anything else). */
 export function updateErrorOf(error: unknown): UpdateError {
-  if (
-    error instanceof TransportError ||
-    error instanceof WireResponseError ||
-    error instanceof UnknownListError ||
-    error instanceof ListTooLargeError ||
-    error instanceof DatabaseStorageError ||
-    error instanceof UnexpectedError
-  )
-    return error;
-  return new UnexpectedError('the update', error);
+  return oneOf(UPDATE_ERRORS, error, 'the update');
+}
+
+/** Why one list's update was refused: a bad answer for it (SB-9), or more entries than `maxListEntries`. */
+export type ListUpdateFailure =
+  HashListUpdateError | RiceDecodeError | V4ListUpdateError | WireResponseError | ListTooLargeError | UnexpectedError;
+
+const LIST_UPDATE_FAILURES: readonly ClassOf<ListUpdateFailure>[] = [
+  HashListUpdateError,
+  RiceDecodeError,
+  V4ListUpdateError,
+  WireResponseError,
+  ListTooLargeError,
+  UnexpectedError,
+];
+
+/** The {@link ListUpdateFailure} a list's update is refused with (UnexpectedError for anything else). */
+export function listUpdateFailureOf(error: unknown): ListUpdateFailure {
+  return oneOf(LIST_UPDATE_FAILURES, error, 'the list update');
 }

@@ -55,7 +55,7 @@ export function parseClientState(value: unknown, file: string): ClientState {
     state.updates = { waits, requests: updates['requests'] };
     if (updates['current'] !== undefined) {
       const current: Record<string, number> = {};
-      for (const [name, until] of Object.entries(updates['current'] as Record<string, unknown>)) {
+      for (const [name, until] of Object.entries(updates['current'])) {
         if (typeof until !== 'number' || !Number.isFinite(until))
           throw wrong(`"updates.current.${name}" is ${JSON.stringify(until)}, not a moment in ms`);
         current[name] = until;

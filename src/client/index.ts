@@ -25,6 +25,7 @@ export { UnknownListError } from '../lists/unknown-list-error.ts';
 export {
   type CheckError,
   type UpdateError,
+  type ListUpdateFailure,
   ClientOptionError,
   ListsNotCurrentError,
   type ListsNotCurrentReason,

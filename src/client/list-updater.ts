@@ -9,10 +9,16 @@ import { encodeBase64 } from '../wire/base64.ts';
 import { HashList, hashCount, type HashListUpdate, HashListUpdateError } from '../store/hash-list.ts';
 import { type HashWidth, widthOfListName } from '../lists/list-name.ts';
 import { canonicalListName } from '../lists/known-lists.ts';
-import { SbkitError } from '../sbkit-error.ts';
 import { retryAfterOfRefusal } from '../wire/retry-after.ts';
 import { callAt, type Clock } from './clock.ts';
-import { ListsNotCurrentError, ListTooLargeError, UnexpectedError, type UpdateError, updateErrorOf } from './client-errors.ts';
+import {
+  type ListUpdateFailure,
+  listUpdateFailureOf,
+  ListsNotCurrentError,
+  ListTooLargeError,
+  type UpdateError,
+  updateErrorOf,
+} from './client-errors.ts';
 import { UnknownListError } from '../lists/unknown-list-error.ts';
 import type { ClientEvent } from './options.ts';
 import type { ListState, Transport } from './transport.ts';
@@ -31,8 +37,8 @@ export interface UpdateSummary {
   failed: {
     /** The list's name. */
     list: string;
-    /** Why its update was refused (HashListUpdateError, RiceDecodeError, V4ListUpdateError, WireResponseError, ListTooLargeError…). */
-    error: SbkitError;
+    /** Why its update was refused. */
+    error: ListUpdateFailure;
   }[];
   /**
    * Set when the whole request failed, when the server does not publish a list asked for (or any of the
@@ -41,11 +47,7 @@ export interface UpdateSummary {
   error: UpdateError | undefined;
   /** Lists asked for that the server does not publish (it was asked which it has); none of them is kept. */
   notServed: string[];
-  /**
-   * Set when nothing could be asked for at all, and why: RF-2's random first moment after start()
-   * (`start-delay`), a 429 or 503 that said when to come back (`retry-after`), back-off after failed
-   * updates (`backoff`, RF-4), or every list's minimum wait (`minimum-wait`, RF-3). `until` is when.
-   */
+  /** Set when nothing could be asked for at all: why, and until when. */
   deferred:
     | {
         /** What holds the update back. */
@@ -79,11 +81,6 @@ export interface ListInfo {
 /** The width a list's hashes have: what its name says (`-4b`… `-32b`), 4 bytes when it says nothing. */
 function widthOfName(name: string): HashWidth {
   return widthOfListName(name) ?? 4;
-}
-
-/** A list's update failure as the summary reports it: an SbkitError, UnexpectedError for anything else. */
-function listErrorOf(err: unknown): SbkitError {
-  return err instanceof SbkitError ? err : new UnexpectedError('the list update', err);
 }
 
 export interface ListUpdaterParts {
@@ -367,7 +364,7 @@ export class ListUpdater {
           continue;
         }
         if (next instanceof Error) {
-          const error = listErrorOf(next);
+          const error = listUpdateFailureOf(next);
           summary.failed.push({ list: fetched.name, error });
           keepError ??= await this.drop(fetched.name, error);
           continue;

@@ -41,7 +41,9 @@ export class LocalCache {
     this.maxEntries = options.maxEntries ?? 100_000;
     this.emptyResponseCacheMs = Math.min(options.emptyResponseCacheMs ?? 0, MAX_CACHE_DURATION_MS);
     if (!(this.maxEntries >= 1))
-      throw new ClientOptionError(`cache.maxEntries is ${this.maxEntries}; the local cache needs room for at least one entry`);
+      throw new ClientOptionError(`cache.maxEntries is ${this.maxEntries}; the local cache needs room for at least one entry`, {
+        option: 'cache.maxEntries',
+      });
   }
 
   get size(): number {

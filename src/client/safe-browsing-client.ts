@@ -28,7 +28,7 @@ export class SafeBrowsingClient extends SafeBrowsingClientCore {
     try {
       if (this.protocol === 'v4') for (const name of options.lists ?? []) v4ListOf(name);
     } catch (err) {
-      if (err instanceof NoV4ListError) throw new ClientOptionError(err.message, { cause: err });
+      if (err instanceof NoV4ListError) throw new ClientOptionError(err.message, { cause: err, option: 'lists' });
       throw err;
     }
   }

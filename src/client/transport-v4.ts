@@ -150,11 +150,6 @@ export class V4Transport implements Transport {
     return { lists: results, minimumWaitMs: durationToMs(response.minimumWaitDuration, MAX_MINIMUM_WAIT_MS) };
   }
 
-  /**
-   * One `fullHashes:find` for 4-byte prefixes. The negative cache duration is also the response's cache
-   * duration (0 without one), each match keeps its own; `minimumWaitMs` is RF-3's wait before the next
-   * search, which the caller must obey.
-   */
   /** `GET /v4/threatLists`: the v5 names of the triples the server publishes that have one. */
   async listNames(): Promise<readonly string[] | undefined> {
     let response;
@@ -172,6 +167,11 @@ export class V4Transport implements Transport {
     return [...names];
   }
 
+  /**
+   * One `fullHashes:find` for 4-byte prefixes. The negative cache duration is also the response's cache
+   * duration (0 without one), each match keeps its own; `minimumWaitMs` is RF-3's wait before the next
+   * search, which the caller must obey.
+   */
   async search(prefixes: readonly number[], lists: readonly ListState[]): Promise<SearchResult> {
     const unique = <T>(values: T[]): T[] => [...new Set(values)];
     // docs/api.md §2 client_states: the states of the lists the client holds now.

@@ -73,7 +73,11 @@ export interface ServerSettings extends HttpSettings {
   maxListEntries: number;
 }
 
-/** A server without a listing of its lists (it answers 404 or 501): it cannot say which it has. */
+/**
+ * A server without a listing of its lists: it cannot say which it has. 404, 405 and 501 are how servers
+ * answer a path they do not serve; 400 too, for some (and for a bad key Google's, which the update that
+ * follows then reports).
+ */
 export function isNotImplemented(error: unknown): boolean {
-  return error instanceof WireResponseError && error.kind === 'error-status' && (error.httpStatus === 404 || error.httpStatus === 501);
+  return error instanceof WireResponseError && error.kind === 'error-status' && [400, 404, 405, 501].includes(error.httpStatus);
 }

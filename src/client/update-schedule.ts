@@ -86,11 +86,7 @@ export class UpdateSchedule {
     return Math.max(this.requests.earliest, Math.min(...[...this.waits.keys()].map((name) => this.notBefore(name))));
   }
 
-  /**
-   * Why no list may be asked for at `now`, and until when; undefined when some list may. `start-delay`:
-   * RF-2's random first moment after start(); `retry-after`: a 429 or 503 said when to come back;
-   * `backoff`: RF-4 after failed updates; `minimum-wait`: every list waits as the server said (RF-3).
-   */
+  /** Why no list may be asked for at `now` ({@link UpdateDeferral}), and until when; undefined when some list may. */
   deferral(now: number): { reason: UpdateDeferral; until: number } | undefined {
     const until = this.earliest;
     if (until === undefined || until <= now) return undefined;

@@ -132,11 +132,25 @@ describe('lists the server does not publish', () => {
     assert.deepEqual([taken.error, taken.notServed, taken.updated], [undefined, [], ['se-4b', 'mw-4b']]);
   });
 
-  it('updates as before from a server that has no listing of its lists (404)', async () => {
-    const old = await serverPublishing('scripted', (call) => (call.rpc === 'ListHashLists' ? { status: 404 } : answerBatch(call)));
-    const sb = client(old, { lists: ['mw-4b'] });
+  for (const status of [400, 404, 405, 501]) {
+    it(`updates as before from a server that has no listing of its lists (${status})`, async () => {
+      const old = await serverPublishing('scripted', (call) => (call.rpc === 'ListHashLists' ? { status } : answerBatch(call)));
+      const sb = client(old, { lists: ['mw-4b'] });
+      const summary = await sb.update();
+      assert.deepEqual([summary.error, summary.updated], [undefined, ['mw-4b']]);
+    });
+  }
+
+  it('takes a listing that fails otherwise (500) for a failed update, and backs off', async () => {
+    const broken = await serverPublishing('scripted', (call) => (call.rpc === 'ListHashLists' ? { status: 500 } : answerBatch(call)));
+    const sb = client(broken, { lists: ['mw-4b'] });
     const summary = await sb.update();
-    assert.deepEqual([summary.error, summary.updated], [undefined, ['mw-4b']]);
+    assert.equal(summary.error?.code, 'SBKIT_WIRE_RESPONSE_ERROR_STATUS');
+    assert.notEqual(summary.backoffUntil, undefined);
+    assert.deepEqual(
+      broken.requests.map((r) => r.rpc),
+      ['ListHashLists'],
+    );
   });
 
   it('over v4 asks threatLists, and refuses a list whose triple the server does not have', async () => {
@@ -179,7 +193,7 @@ describe('lists that are no longer current', () => {
     const result = await sb.checkUrl('http://safe.example/');
     assert.equal(result.verdict, 'UNKNOWN');
     assert.equal(result.error?.code, 'SBKIT_LISTS_NOT_CURRENT_NEVER_UPDATED');
-    assert.equal(sb.stats().unknown, 1);
+    assert.deepEqual([sb.stats().unknown, sb.stats().failures], [1, 0], 'no search failed: none was sent');
     assert.equal(server.requests.length, 0);
   });
 
@@ -209,6 +223,34 @@ describe('lists that are no longer current', () => {
     // The threat lists out of date: the global cache no longer sends the URL to them, the server answers.
     const stale = await sb.checkUrl('http://popular.example/');
     assert.deepEqual([stale.verdict, stale.answeredBy, searches], ['SAFE', 'server', 1]);
+  });
+});
+
+describe('a global cache that is no longer current', () => {
+  it('sends no URL past the server, even while the threat lists are current', async () => {
+    const clock = fakeClock();
+    let searches = 0;
+    const rt = await serverPublishing(['se-4b', 'gc-32b'], (call) => {
+      if (call.rpc === 'SearchHashes') {
+        searches++;
+        return { rpc: 'SearchHashes', message: create(SearchHashesResponseSchema, {}) };
+      }
+      if (call.rpc !== 'BatchGetHashLists') return { status: 500 };
+      // The threat list asks for a day's wait (current for two), the global cache for none (current for an hour).
+      return batchOf(
+        ...call.request.names.map((name) =>
+          name === 'gc-32b'
+            ? fullHashList(name, 'g1', fullHashesOf('popular.example/'), 0)
+            : prefixList(name, 'v1', new Uint32Array(0), { minimumWaitMs: 24 * 60 * MIN }),
+        ),
+      );
+    });
+    const sb = client(rt, { clock, mode: 'realtime', lists: ['se-4b'] });
+    await sb.update();
+    assert.deepEqual([(await sb.checkUrl('http://popular.example/')).answeredBy, searches], ['database', 0]);
+    clock.advance(60 * MIN + 1);
+    const past = await sb.checkUrl('http://popular.example/');
+    assert.deepEqual([past.verdict, past.answeredBy, searches], ['SAFE', 'server', 1]);
   });
 });
 

@@ -56,6 +56,8 @@ describe('client options from JavaScript', () => {
     [{ ohttp: { relay: 'http://relay.example/' } }, 'ohttp', /both relay .* and keys/],
     [{ protocol: 'v4', mode: 'realtime' }, 'mode', /real-time mode needs the v5 protocol/],
     [{ server: 'ftp://example.com' }, 'server', /not an http or https URL/],
+    [{ lists: [] }, 'lists', /^lists is empty; realtime mode needs at least one threat list/],
+    [{ mode: 'local', lists: [] }, 'lists', /local mode needs at least one threat list/],
   ];
   for (const [options, option, message] of cases) {
     it(`refuses ${JSON.stringify(options, (_, v: unknown) => (typeof v === 'function' ? 'fn' : Number.isNaN(v) || v === Infinity ? String(v) : v))}, naming ${option}`, () => {
@@ -64,6 +66,10 @@ describe('client options from JavaScript', () => {
       assert.match(error.message, message);
     });
   }
+
+  it('takes an empty list of lists in no-storage mode, which keeps none', () => {
+    assert.equal(new SafeBrowsingClient({ mode: 'nostorage', lists: [] }).mode, 'nostorage');
+  });
 
   it('takes undefined as the default of any option, as when a variable is unset', () => {
     const options = Object.fromEntries(Object.keys(CLIENT_OPTION_RULES).map((name) => [name, undefined]));

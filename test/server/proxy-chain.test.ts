@@ -115,11 +115,14 @@ describe("a proxy before its first copy of the upstream's lists", () => {
         ).statusCode,
         503,
       );
-      assert.equal((await app.inject({ url: '/v5/hashLists?alt=json' })).statusCode, 200, 'naming the lists needs no copy');
+      // Naming its lists would tell clients the upstream has them all, before the proxy knows which it has.
+      assert.equal((await app.inject({ url: '/v5/hashLists?alt=json' })).statusCode, 503);
+      assert.equal((await app.inject({ url: '/v4/threatLists?alt=json' })).statusCode, 503);
       release();
       await waitUntil(() => early.listReady('se-4b') && early.listReady('mw-4b'), 'the mirror has its first copy');
       const served = await app.inject({ url: batch });
       assert.equal(served.statusCode, 200);
+      assert.equal((await app.inject({ url: '/v5/hashLists?alt=json' })).statusCode, 200);
       assert.ok(
         served.json<{ hashLists: { additionsFourBytes?: unknown }[] }>().hashLists.every((list) => list.additionsFourBytes !== undefined),
         'the mirrored lists, with their entries',

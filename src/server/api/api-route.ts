@@ -66,6 +66,9 @@ function listsAskedFor(call: RpcCall, catalog: ListCatalog): string[] {
   else if (call.rpc === 'BatchGetHashLists') names = call.request.names;
   else if (call.rpc === 'FetchThreatListUpdates')
     names = call.request.listUpdateRequests.flatMap((r) => listNameForV4(r.threatType, r.platformType, r.threatEntryType) ?? []);
+  // Naming the lists says the upstream has them, which a proxy knows only once it has a copy: clients
+  // keep a name they were told exists (their listing decides which lists they keep).
+  else if (call.rpc === 'ListHashLists' || call.rpc === 'ListThreatLists') names = catalog.all().map((history) => history.definition.name);
   else return [];
   return names.flatMap((name) => catalog.get(name)?.definition.name ?? []);
 }
