@@ -2,7 +2,8 @@
 // service's failures turned into exit statuses, and the process's signals into its lifecycle:
 //
 //   SIGTERM, SIGINT  stop listening, let requests under way finish and close everything, all within
-//                    --shutdown-timeout (10 s), exit 0; a second one while stopping exits at once (status 2)
+//                    --shutdown-timeout (10 s), exit 0; while starting, abandon the start at once and
+//                    close what was opened (exit 0); a second one while stopping exits at once (status 2)
 //   SIGHUP           read the configuration file and the certificate again (Service.reload)
 
 import { resolve } from 'node:path';
@@ -208,14 +209,16 @@ function reportList(io: CliIo, report: ListLoadReport): void {
 }
 
 /**
- * The process's signals, handled from before the service starts: one that comes while it starts is
- * acted on once it listens, rather than ending the process half-started. A second SIGTERM or SIGINT
- * exits at once; SIGHUP reloads the running service.
+ * The process's signals, handled from the moment the command runs. The first SIGTERM or SIGINT stops
+ * the service, or, while it starts, abandons the start (`abandoned` aborts): a configuration file that
+ * cannot be read, a Redis or a feed that does not answer must not hold a stop. A second one exits at
+ * once; SIGHUP reloads the running service.
  */
 class Signals {
   /** Resolves to the first SIGTERM or SIGINT. */
   readonly stopped: Promise<NodeJS.Signals>;
   private stop: (signal: NodeJS.Signals) => void = () => {};
+  private readonly abandon = new AbortController();
   private service: Service | undefined;
   private stopping = false;
 
@@ -224,6 +227,11 @@ class Signals {
     process.on('SIGTERM', this.onStop);
     process.on('SIGINT', this.onStop);
     process.on('SIGHUP', this.onReload);
+  }
+
+  /** Aborted by the first SIGTERM or SIGINT: a start under way is abandoned. */
+  get abandoned(): AbortSignal {
+    return this.abandon.signal;
   }
 
   /** The service to reload from now on. */
@@ -244,6 +252,10 @@ class Signals {
       process.exit(EXIT.FAILED);
     }
     this.stopping = true;
+    if (this.service === undefined) {
+      this.io.err(`sbkit serve: ${signal} while starting: abandoning the start\n`);
+      this.abandon.abort();
+    }
     this.stop(signal);
   };
 
@@ -258,19 +270,42 @@ class Signals {
   };
 }
 
+/**
+ * Starts the service: reads the configuration (serviceConfig), then opens every part and listens
+ * (startService). Resolves to undefined when a stop signal abandoned the start.
+ */
+async function start(flags: ServeFlags, io: CliIo, signals: Signals): Promise<Service | undefined> {
+  const stopped = signals.stopped.then(() => undefined);
+  const { startService } = await import('../server/service.ts');
+  // Reading the configuration may stall too (a file on a mount that does not answer, a named pipe).
+  const config = await Promise.race([serviceConfig(flags, io), stopped]);
+  if (config === undefined) return undefined;
+  try {
+    return await startService(config, { signal: signals.abandoned });
+  } catch (error) {
+    if (signals.abandoned.aborted) return undefined;
+    throw error;
+  }
+}
+
 /** Runs the service until a signal stops it. A part that cannot start is reported with its exit status. */
 async function serve(flags: ServeFlags, io: CliIo, setExit: (status: ExitStatus) => void): Promise<void> {
   const signals = new Signals(io);
   try {
-    const { startService } = await import('../server/service.ts');
     let service;
     try {
-      service = await startService(await serviceConfig(flags, io));
+      service = await start(flags, io, signals);
     } catch (err) {
       if (!(err instanceof SbkitError)) throw err;
       io.err(`sbkit serve: ${err.message}\n`);
       setExit(exitStatusOf(err));
       return;
+    }
+    if (service === undefined) {
+      io.err('sbkit serve: stopped before serving\n');
+      // What was starting (a Redis or a feed that does not answer, a file being read) was abandoned, not
+      // ended, and may hold the process open: the stop was asked for, so it ends here.
+      process.exit(EXIT.SAFE);
     }
     signals.serving(service);
     const names = service.lists.map((list) => `${list.name} (${list.entries})`);

@@ -74,6 +74,8 @@ export interface FeedListsOptions extends SourceStatesOptions {
   watch?: FileWatchOptions | false;
   /** Where the operator's edits of `entries` sources are kept; this process's memory by default. */
   edits?: EntryEditStore;
+  /** Aborted while {@link FeedLists.start} runs: the start is abandoned as close() abandons a reload, its downloads cut. */
+  signal?: AbortSignal;
 }
 
 /** What an edit of a list's entries did: the edits now, and the reload that published them. */
@@ -156,12 +158,19 @@ export class FeedLists {
   ): Promise<FeedLists> {
     const histories = new Map(config.lists.map((list) => [list.name, new ListHistory(list, { keep: config.keepVersions })]));
     const lists = new FeedLists(config, histories, onReport, store, options);
-    // A list another instance published counts as loaded: a source failing here then keeps that list in
-    // service for every instance, rather than publishing the little this instance could read.
-    for (const name of await store.follow([...histories.values()])) lists.loaded.add(name);
-    // Watched before the first load: a file changed while it is read is read again.
-    await lists.watchFiles();
-    await lists.reload();
+    const abandon = () => lists.close();
+    if (options.signal?.aborted === true) abandon();
+    options.signal?.addEventListener('abort', abandon, { once: true });
+    try {
+      // A list another instance published counts as loaded: a source failing here then keeps that list in
+      // service for every instance, rather than publishing the little this instance could read.
+      for (const name of await store.follow([...histories.values()])) lists.loaded.add(name);
+      // Watched before the first load: a file changed while it is read is read again.
+      await lists.watchFiles();
+      await lists.reload();
+    } finally {
+      options.signal?.removeEventListener('abort', abandon);
+    }
     return lists;
   }
 
@@ -198,7 +207,8 @@ export class FeedLists {
 
   /** Starts watching the file sources, each change asking for a reload of the lists that read the file. */
   private async watchFiles(): Promise<void> {
-    if (this.options.watch === false) return;
+    // Stopped (a start abandoned): nothing to watch for.
+    if (this.options.watch === false || this.stopped) return;
     const readers = new Map<string, string[]>();
     for (const list of this.config.lists) {
       for (const source of list.sources)

@@ -118,7 +118,7 @@ export async function connectRedis(url: string, timeoutMs: number, watch?: Redis
       cause: error,
     });
   }
-  connection = new Connection(client, label, watch);
+  connection = new Connection(client, label, timeoutMs, watch);
   const failure = await connection.attempt();
   if (failure !== undefined) {
     const error = new RedisConnectionError('unavailable', `cannot connect to Redis at ${label}: ${failure.message}`, { cause: failure });
@@ -141,6 +141,7 @@ class Connection implements RedisConnection {
   constructor(
     readonly client: RedisClient,
     readonly label: string,
+    private readonly timeoutMs: number,
     private readonly watch: RedisWatch | undefined,
   ) {
     // Once connected, node-redis reconnects by itself and says so with 'ready'.
@@ -200,11 +201,24 @@ class Connection implements RedisConnection {
     // node-redis reports connection failures as 'error' events too: the result says it.
     const ignore = () => {};
     this.client.on('error', ignore);
+    // node-redis bounds the TCP connection by connectTimeout, not the handshake after it (HELLO, CLIENT
+    // SETINFO): a server that accepts and never answers would hold the attempt, and a start, for ever.
+    let timer: NodeJS.Timeout | undefined;
+    const unanswered = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs / 1000} s`)), this.timeoutMs);
+    });
+    const connecting = this.client.connect();
     try {
-      await this.client.connect();
+      await Promise.race([connecting, unanswered]);
     } catch (error) {
+      if (this.client.isOpen) {
+        // The attempt cut short rejects as the socket goes: that is this failure, already reported.
+        connecting.catch(() => undefined);
+        this.client.destroy();
+      }
       return error instanceof Error ? error : new Error(String(error));
     } finally {
+      clearTimeout(timer);
       this.client.off('error', ignore);
     }
     this.everConnected = true;

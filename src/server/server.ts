@@ -19,7 +19,22 @@ export class ListenError extends SbkitError {
   static readonly codes: readonly ErrorCode<'LISTEN'>[] = [errorCode('LISTEN')];
 
   constructor(host: string, port: number, cause: unknown) {
-    super(`cannot listen on ${host}:${port}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    const because = cause instanceof Error ? cause.message : String(cause);
+    super(`cannot listen on ${host}:${port}: ${because}; ${listenRemedy((cause as NodeJS.ErrnoException | undefined)?.code)}`, { cause });
+  }
+}
+
+/** What to do when an address cannot be listened on, by the system's error code. */
+function listenRemedy(code: string | undefined): string {
+  switch (code) {
+    case 'EADDRINUSE':
+      return 'another process listens there: stop it, or choose another port';
+    case 'EADDRNOTAVAIL':
+      return 'the address is not one of this machine: choose one it has, or 0.0.0.0 for all';
+    case 'EACCES':
+      return 'ports below 1024 need privileges: choose a port from 1024 (and forward to it), or grant CAP_NET_BIND_SERVICE';
+    default:
+      return 'choose another address or port';
   }
 }
 

@@ -134,14 +134,55 @@ export interface Service {
   close(): Promise<{ cut: string[] }>;
 }
 
-/** Things opened in turn, closed in the reverse order, each once, whatever the others do. */
+interface Closable {
+  close(): Promise<void> | void;
+}
+
+/**
+ * Things opened in turn, closed in the reverse order, each once, whatever the others do. A start that
+ * is abandoned (its `signal` aborts: the process was told to stop) stops waiting for the step under way
+ * at once: a Redis that never answers or a feed that stalls must not hold a stop.
+ */
 class Opened {
   private readonly parts: { name: string; close: () => Promise<void> | void }[] = [];
 
+  /** @param signal aborted when the start is to be abandoned. */
+  constructor(readonly signal: AbortSignal | undefined) {}
+
   /** `name` says what it is in the log line of a close that was cut. */
-  add<T extends { close(): Promise<void> | void }>(name: string, part: T): T {
+  add<T extends Closable>(name: string, part: T): T {
     this.parts.push({ name, close: () => part.close() });
     return part;
+  }
+
+  /** Opens a part with `open` and adds it; a part that opens only after the start was abandoned is closed then. */
+  async open<T extends Closable>(name: string, open: () => Promise<T>): Promise<T> {
+    const part = await this.step(
+      open,
+      (late) =>
+        void Promise.resolve()
+          .then(() => late.close())
+          .catch(() => undefined),
+    );
+    return this.add(name, part);
+  }
+
+  /**
+   * Runs a step of the start, unless the start was abandoned: then, or once it is while the step is under
+   * way, rejects with the signal's reason without waiting for the step, and hands what it gives later to `late`.
+   */
+  step<T>(run: () => Promise<T>, late: (value: T) => void = () => {}): Promise<T> {
+    const { signal } = this;
+    if (signal === undefined) return run();
+    signal.throwIfAborted();
+    return new Promise<T>((resolve, reject) => {
+      // The signal's reason: an AbortError unless whoever aborted gave another.
+      const abandon = () => reject(signal.reason as Error);
+      signal.addEventListener('abort', abandon, { once: true });
+      run()
+        .finally(() => signal.removeEventListener('abort', abandon))
+        .then((value) => (signal.aborted ? late(value) : resolve(value)), reject);
+    });
   }
 
   /**
@@ -212,7 +253,8 @@ async function openLists(service: ServiceConfig, opened: Opened, monitor: RedisM
     return { options: { catalog: demoCatalog() }, describe: 'the embedded demo lists', loadControl: DEFAULT_LOAD_CONTROL_CONFIG };
   }
   if (lists.from === 'config') {
-    if (redis !== undefined && lists.dataDir !== undefined) {
+    const { dataDir } = lists;
+    if (redis !== undefined && dataDir !== undefined) {
       throw new ConfigError(
         'dataDir',
         "keeps one instance's lists on disk; with Redis, Redis keeps them for every instance: use one or the other",
@@ -221,15 +263,15 @@ async function openLists(service: ServiceConfig, opened: Opened, monitor: RedisM
     }
     const store =
       redis !== undefined
-        ? opened.add('the lists in Redis', await RedisSnapshotStore.connect({ ...redis, log, watch: monitor?.watch('lists') }))
-        : lists.dataDir !== undefined
-          ? opened.add('the data folder', await DiskSnapshotStore.open(lists.dataDir, { log }))
+        ? await opened.open('the lists in Redis', () => RedisSnapshotStore.connect({ ...redis, log, watch: monitor?.watch('lists') }))
+        : dataDir !== undefined
+          ? await opened.open('the data folder', () => DiskSnapshotStore.open(dataDir, { log }))
           : undefined;
     const edits =
       redis !== undefined
-        ? opened.add('the entry edits in Redis', await RedisEntryEdits.connect({ ...redis, log, watch: monitor?.watch('lists') }))
-        : lists.dataDir !== undefined
-          ? await diskEntryEdits(lists.dataDir)
+        ? await opened.open('the entry edits in Redis', () => RedisEntryEdits.connect({ ...redis, log, watch: monitor?.watch('lists') }))
+        : dataDir !== undefined
+          ? await opened.step(() => diskEntryEdits(dataDir))
           : memoryEntryEdits();
     const editable = lists.config.lists.filter((list) => list.sources.some((source) => source.kind === 'entries'));
     if (edits.keeping === 'memory' && editable.length > 0) {
@@ -238,7 +280,10 @@ async function openLists(service: ServiceConfig, opened: Opened, monitor: RedisM
           'and lost at restart: start with --data DIR (or dataDir in the configuration, or --redis) to keep them',
       );
     }
-    const feeds = opened.add('the feeds', await FeedLists.start(lists.config, service.onListReport, store, { edits }));
+    // The signal cuts the first downloads of the feeds too: nothing is left reading once the start is abandoned.
+    const feeds = await opened.open('the feeds', () =>
+      FeedLists.start(lists.config, service.onListReport, store, { edits, signal: opened.signal }),
+    );
     return {
       options: {
         catalog: feeds.catalog,
@@ -265,14 +310,15 @@ async function openLists(service: ServiceConfig, opened: Opened, monitor: RedisM
   const store =
     shared === undefined
       ? undefined
-      : opened.add('the lists in Redis', await RedisSnapshotStore.connect({ ...shared, log, watch: monitor?.watch('lists') }));
+      : await opened.open('the lists in Redis', () => RedisSnapshotStore.connect({ ...shared, log, watch: monitor?.watch('lists') }));
   const searchCache =
     shared === undefined
       ? undefined
-      : opened.add('the search cache in Redis', await RedisSearchCache.connect({ ...shared, log, watch: monitor?.watch('search-cache') }));
-  const mirror = opened.add(
-    'the upstream mirror',
-    await UpstreamMirror.start({
+      : await opened.open('the search cache in Redis', () =>
+          RedisSearchCache.connect({ ...shared, log, watch: monitor?.watch('search-cache') }),
+        );
+  const mirror = await opened.open('the upstream mirror', () =>
+    UpstreamMirror.start({
       url: lists.url,
       apiKey: lists.apiKey,
       protocol: lists.protocol,
@@ -334,9 +380,8 @@ async function openLoadControl(
   const trustedProxies = [...(config.settings.trustedProxies ?? []), ...service.trustedProxies];
   const trustedRelays = [...(config.settings.trustedRelays ?? []), ...service.trustedRelays];
   const redis = service.redis === undefined ? undefined : { ...service.redis, watch: monitor?.watch('load-control') };
-  return opened.add(
-    'load control',
-    await LoadControl.create({ settings: { ...config.settings, trustedProxies, trustedRelays }, redis, log: service.log }),
+  return opened.open('load control', () =>
+    LoadControl.create({ settings: { ...config.settings, trustedProxies, trustedRelays }, redis, log: service.log }),
   );
 }
 
@@ -346,9 +391,9 @@ async function openLoadControl(
  */
 async function openGatewayKeys(service: ServiceConfig, opened: Opened, monitor: RedisMonitor | undefined): Promise<GatewayKeys> {
   if (service.redis === undefined) return KeyRing.create(service.ohttp);
-  return opened.add(
-    'the gateway keys in Redis',
-    await SharedKeyRing.connect({ ...service.ohttp, ...service.redis, log: service.log, watch: monitor?.watch('ohttp-keys') }),
+  const { redis } = service;
+  return opened.open('the gateway keys in Redis', () =>
+    SharedKeyRing.connect({ ...service.ohttp, ...redis, log: service.log, watch: monitor?.watch('ohttp-keys') }),
   );
 }
 
@@ -476,24 +521,49 @@ function withoutFlagTls(service: ServiceConfig, config: ServerConfig): ServerCon
 }
 
 /**
- * Starts the service and resolves once it listens. Rejects, having closed whatever it opened, with
- * ConfigError, SnapshotStoreError or RedisConnectionError for parts that cannot start (a Redis URL that
- * is none, a data folder that cannot be used; a Redis that does not answer is no reason not to start;
- * certificate files that cannot be read or do not match), and with ListenError when the address cannot be
- * listened on.
+ * Stops the server, if it was made, then closes the parts opened, all within `timeoutMs`: the server lets
+ * requests under way finish within it by itself (connection-drain.ts), the parts behind it get what
+ * remains. Resolves to the parts left closing (logged) and the errors of those that failed to close.
  */
-export async function startService(given: ServiceConfig): Promise<Service> {
+async function stopAll(
+  server: SafeBrowsingServer | undefined,
+  opened: Opened,
+  timeoutMs: number,
+  log: (message: string) => void,
+): Promise<{ cut: string[]; errors: unknown[] }> {
+  const stopBy = performance.now() + timeoutMs;
+  const serverError = await server?.close().then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  const { cut, errors } = await opened.closeAll(stopBy - performance.now());
+  if (cut.length > 0) log(`stopped without waiting for ${cut.join(', ')} to close: the ${timeoutMs / 1000} s to stop had passed`);
+  if (serverError !== undefined) errors.unshift(serverError);
+  return { cut, errors };
+}
+
+/**
+ * Starts the service and resolves once it listens. Rejects, having closed whatever it opened (within the
+ * shutdown timeout), with ConfigError, SnapshotStoreError or RedisConnectionError for parts that cannot
+ * start (a Redis URL that is none, a data folder that cannot be created or written; a Redis that does not
+ * answer is no reason not to start; certificate files that cannot be read or do not match), and with
+ * ListenError when the address cannot be listened on. When `signal` aborts (the process is told to stop)
+ * the start is abandoned: it rejects with the signal's reason without waiting for the step under way (a
+ * Redis or a feed that does not answer), and a part that opens after that is closed as it opens.
+ */
+export async function startService(given: ServiceConfig, { signal }: { signal?: AbortSignal } = {}): Promise<Service> {
   const service = withOutsideToken(given);
-  const opened = new Opened();
+  const opened = new Opened(signal);
   let created: SafeBrowsingServer | undefined;
   const monitor = service.redis === undefined ? undefined : new RedisMonitor(service.log);
+  const shutdownTimeoutMs = service.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
   try {
     const source = configOf(service.lists);
     if (source !== undefined) refuseIdleUpstreamKey(service.lists, source.config, source.file);
     for (const warning of source === undefined ? [] : configWarnings(source.config)) service.log(warning);
     const tlsFiles = tlsFilesOf(service, source?.config, source?.file);
     // Before anything else opens: a certificate that cannot be served stops the start at once.
-    const tls = tlsFiles === undefined ? undefined : await readCertificate(tlsFiles, service.log);
+    const tls = tlsFiles === undefined ? undefined : await opened.step(() => readCertificate(tlsFiles, service.log));
     const lists = await openLists(service, opened, monitor);
     const loadControl = await openLoadControl(service, lists.loadControl, opened, monitor);
     const ohttpKeys = await openGatewayKeys(service, opened, monitor);
@@ -506,7 +576,6 @@ export async function startService(given: ServiceConfig): Promise<Service> {
       log: service.log,
     };
     const { settings } = lists.loadControl;
-    const shutdownTimeoutMs = service.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
     const server = (created = createServer({
       ...lists.options,
       ...operator,
@@ -528,7 +597,7 @@ export async function startService(given: ServiceConfig): Promise<Service> {
       ...(tls === undefined ? {} : { tls }),
       shutdownTimeoutMs,
     }));
-    const url = await server.listen();
+    const url = await opened.step(() => server.listen());
     const running: Running = { service, server, lists, config, file: source?.file, tls: tls !== undefined, stopping: false };
     let reloading: Promise<boolean> = Promise.resolve(true);
     return {
@@ -551,24 +620,15 @@ export async function startService(given: ServiceConfig): Promise<Service> {
       },
       close: async () => {
         running.stopping = true;
-        const stopBy = performance.now() + shutdownTimeoutMs;
-        // The server first: it lets requests under way finish within the timeout by itself
-        // (connection-drain.ts). The parts behind it get what remains of the timeout.
-        const serverError = await server.close().then(
-          () => undefined,
-          (error: unknown) => error,
-        );
-        const { cut, errors } = await opened.closeAll(stopBy - performance.now());
-        if (cut.length > 0)
-          service.log(`stopped without waiting for ${cut.join(', ')} to close: the ${shutdownTimeoutMs / 1000} s to stop had passed`);
-        if (serverError !== undefined) errors.unshift(serverError);
+        const { cut, errors } = await stopAll(server, opened, shutdownTimeoutMs, service.log);
         if (errors.length > 0) throw new AggregateError(errors, 'parts of the service failed to close');
         return { cut };
       },
     };
   } catch (error) {
-    await created?.close().catch(() => undefined);
-    await opened.closeAll();
+    // Bounded as a stop is: a part that does not close (a Redis that stopped answering) must not keep a
+    // start that failed, or was abandoned, from ending.
+    await stopAll(created, opened, shutdownTimeoutMs, service.log);
     throw error;
   }
 }

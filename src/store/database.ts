@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Dirent } from 'node:fs';
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { listNameProblem, listNameReason } from '../lists/list-name.ts';
 import { nodeSha256 } from '../url/hash.ts';
-import { syncDirectory, targetOfTemporary, writeFileDurably } from './durable-file.ts';
+import { makeWritableFolder, syncDirectory, targetOfTemporary, writeFileDurably } from './durable-file.ts';
 import { checksumOf, hashBytes, hashesFromBytes, HashList } from './hash-list.ts';
 import { DatabaseFileError, DatabaseStorageError, type ListStore, STATE_IGNORED, type StoredList } from './list-store.ts';
 
@@ -104,12 +104,17 @@ export class LocalDatabase implements ListStore {
     const db = new LocalDatabase(directory, readOnly);
     let entries: Dirent[];
     try {
-      if (!readOnly) await mkdir(directory, { recursive: true });
+      if (!readOnly) await makeWritableFolder(directory);
       entries = await readdir(directory, { withFileTypes: true });
     } catch (err) {
       // Read-only, a folder that does not exist yet is an empty database.
       if (readOnly && (err as NodeJS.ErrnoException).code === 'ENOENT') return db;
-      throw new DatabaseStorageError(directory, readOnly ? 'read the folder' : 'create or read the folder', err);
+      throw new DatabaseStorageError(
+        directory,
+        readOnly ? 'read the folder' : 'create, read or write the folder',
+        err,
+        `choose a folder this user may ${readOnly ? 'read' : 'write'}`,
+      );
     }
     for (const entry of entries) {
       if (!entry.isFile()) continue;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { platform } from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /**
  * Files that survive a crash whole or not at all: written to a temporary name beside the target, synced,
@@ -42,6 +42,43 @@ export async function writeFileDurably(target: string, data: Uint8Array | readon
     await rm(temp, { force: true }).catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * Creates `directory` and its missing parents, as `mkdir -p` does. Not Node's `mkdir(…, { recursive:
+ * true })`: that retries for ever, at full speed, where creating an entry fails with ENOENT under a
+ * parent that exists (/proc, some FUSE and network file systems), and its loop cannot be interrupted.
+ * Here each folder is tried at most twice, and the file system's error is the answer.
+ */
+export async function makeFolder(directory: string): Promise<void> {
+  try {
+    await mkdir(directory);
+    return;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' && (await stat(directory)).isDirectory()) return;
+    const parent = dirname(directory);
+    if (code !== 'ENOENT' || parent === directory) throw error;
+  }
+  await makeFolder(dirname(directory));
+  try {
+    await mkdir(directory);
+  } catch (error) {
+    // Made meanwhile by another process: as good.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !(await stat(directory)).isDirectory()) throw error;
+  }
+}
+
+/**
+ * Creates `directory` (makeFolder) and proves a file can be created in it, so that a folder the process
+ * may not write (permissions, a read-only or special file system) is found when a store opens, not at its
+ * first write. The probe has a temporary file's name: one a crash leaves behind is cleared as such.
+ */
+export async function makeWritableFolder(directory: string): Promise<void> {
+  await makeFolder(directory);
+  const probe = join(directory, `write-check${TEMP_MARK}${randomBytes(8).toString('hex')}`);
+  await (await open(probe, 'wx')).close();
+  await rm(probe, { force: true });
 }
 
 /** Makes renames and removals in `directory` durable. Windows cannot open a folder for syncing; NTFS journals renames. */

@@ -73,7 +73,10 @@ export class DatabaseStorageError extends SbkitError {
     readonly directory: string,
     action: string,
     cause: unknown,
+    /** What the person can do about it, when the failure is theirs to fix. */
+    remedy?: string,
   ) {
-    super(`local database ${directory}: cannot ${action} (${cause instanceof Error ? cause.message : String(cause)})`, { cause });
+    const because = cause instanceof Error ? cause.message : String(cause);
+    super(`local database ${directory}: cannot ${action} (${because})${remedy === undefined ? '' : `; ${remedy}`}`, { cause });
   }
 }

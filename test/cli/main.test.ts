@@ -33,7 +33,10 @@ describe('sbkit exit statuses for errors', () => {
   it('reports any other error in one line with status 2, never 1 (unsafe)', async () => {
     const { status, err } = await run(['update', '--data', '/dev/null/x']);
     assert.equal(status, EXIT.FAILED);
-    assertOneLine(err, /local database \/dev\/null\/x: cannot create or read the folder \(ENOTDIR.*\) \(SBKIT_DEBUG=1 shows where\)/);
+    assertOneLine(
+      err,
+      /local database \/dev\/null\/x: cannot create, read or write the folder \(ENOTDIR.*\); choose a folder this user may write \(SBKIT_DEBUG=1 shows where\)/,
+    );
   });
 
   it(`shows the stack of such an error when ${DEBUG_VARIABLE} asks for it`, async () => {
@@ -41,7 +44,10 @@ describe('sbkit exit statuses for errors', () => {
     try {
       const { status, err } = await run(['update', '--data', '/dev/null/x']);
       assert.equal(status, EXIT.FAILED);
-      assert.match(err, /^sbkit: DatabaseStorageError: local database \/dev\/null\/x: cannot create or read the folder[^\n]*\n\s+at /);
+      assert.match(
+        err,
+        /^sbkit: DatabaseStorageError: local database \/dev\/null\/x: cannot create, read or write the folder[^\n]*\n\s+at /,
+      );
     } finally {
       delete process.env[DEBUG_VARIABLE];
     }

@@ -1,14 +1,16 @@
 // `sbkit serve` under real signals, as an orchestrator or an operator sends them, in a child process
 // running the built CLI: SIGTERM while a request is under way, a second one, SIGTERM after its Redis
 // died or hung, SIGHUP with a broken and then a changed configuration, and SIGHUP after a certificate's
-// renewal with connections open across it.
+// renewal with connections open across it. And its start: SIGTERM and SIGINT while it waits for a feed
+// or a Redis that never answers (loopback listeners that accept and say nothing), and each part that
+// cannot start ending it at once with its exit status and a line that says what to do.
 
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http2 from 'node:http2';
 import https from 'node:https';
-import { connect, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -21,17 +23,73 @@ import { run } from './run.ts';
 const BIN = new URL('../../dist/cli/bin.js', import.meta.url).pathname;
 /** --shutdown-timeout 1 and the time a loaded machine takes to end a process. */
 const STOP_BOUND_MS = 1000 + 2500;
+/** How long a stop during start-up may take: nothing is waited for but what is opened already. */
+const ABANDON_BOUND_MS = 3000;
+/** How long a process given a part that cannot start may take to say so and end, on a loaded machine. */
+const FAIL_BOUND_MS = 10_000;
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 const redises: PrivateRedis[] = [];
+const stallers: Staller[] = [];
 after(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   for (const redis of redises) await redis.stop();
+  for (const staller of stallers) await staller.stop();
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
+/** A folder of the test's, removed after the tests. */
+async function tempDir(name: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), `sbkit-${name}-`));
+  dirs.push(dir);
+  return dir;
+}
+
+/**
+ * A loopback listener that accepts connections and never answers: a feed's server or a Redis that hangs.
+ * `reached` resolves at its first connection, once whoever connects waits on it.
+ */
+class Staller {
+  private readonly sockets = new Set<Socket>();
+  private arrived: () => void = () => {};
+  readonly reached = new Promise<void>((resolve) => (this.arrived = resolve));
+  private readonly server: Server = createServer((socket) => {
+    this.sockets.add(socket);
+    this.arrived();
+  });
+
+  static async start(): Promise<Staller> {
+    const staller = new Staller();
+    stallers.push(staller);
+    await new Promise<void>((resolve) => staller.server.listen(0, '127.0.0.1', resolve));
+    return staller;
+  }
+
+  get port(): number {
+    return (this.server.address() as { port: number }).port;
+  }
+
+  async stop(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+/** `promise`, or a failure naming `what` after `ms`. */
+async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 interface Running {
   child: ChildProcess;
+  /** When the process was started, on performance.now()'s clock. */
+  startedAtMs: number;
   url: string;
   port: number;
   stderr: () => string;
@@ -40,8 +98,10 @@ interface Running {
   exited: Promise<{ code: number | null; atMs: number }>;
 }
 
-async function serve(...args: string[]): Promise<Running> {
+/** `sbkit serve --port 0 ...args` started, not waited for. */
+function spawnServe(...args: string[]): Omit<Running, 'url' | 'port'> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const startedAtMs = performance.now();
   children.push(child);
   let stderr = '';
   const watchers = new Set<() => void>();
@@ -68,9 +128,15 @@ async function serve(...args: string[]): Promise<Running> {
       check();
       void exited.then(() => check());
     });
-  await logged(/listening on https?:\/\/\S+? with/, 20_000);
-  const url = /listening on (https?:\/\/\S+?) with/.exec(stderr)![1]!;
-  return { child, url, port: Number(new URL(url).port), stderr: () => stderr, logged, exited };
+  return { child, startedAtMs, stderr: () => stderr, logged, exited };
+}
+
+/** `sbkit serve --port 0 ...args`, once it listens. */
+async function serve(...args: string[]): Promise<Running> {
+  const started = spawnServe(...args);
+  await started.logged(/listening on https?:\/\/\S+? with/, 20_000);
+  const url = /listening on (https?:\/\/\S+?) with/.exec(started.stderr())![1]!;
+  return { ...started, url, port: Number(new URL(url).port) };
 }
 
 /** The requests load control has admitted and not yet answered, from /metrics. */
@@ -334,5 +400,175 @@ describe('sbkit serve and signals', () => {
     const timeout = await run(['serve', '--port', '0', '--shutdown-timeout', 'soon']);
     assert.equal(timeout.status, EXIT.INVALID_INPUT);
     assert.match(timeout.err, /--shutdown-timeout is a number of seconds from 0 to 3600, not "soon"/);
+  });
+});
+
+/** A configuration of one list; `source` is its only source. */
+async function configWith(dir: string, source: object): Promise<string> {
+  const file = join(dir, 'sbkit.json');
+  await writeFile(file, JSON.stringify({ lists: [{ name: 'mw-4b', threatTypes: ['MALWARE'], sources: [source] }] }));
+  return file;
+}
+
+/**
+ * The phases a start can be held in by something that does not answer, each made by a Staller: the
+ * command's arguments. Binding the port holds nothing; the moment after it is the test above of a
+ * SIGTERM sent as the server says it listens.
+ */
+const STALLED_PHASES: { phase: string; args: (staller: Staller, dir: string) => Promise<string[]> }[] = [
+  {
+    phase: 'downloading a feed, its data folder open',
+    args: async (staller, dir) => [
+      '--config',
+      await configWith(dir, { url: `http://127.0.0.1:${staller.port}/feed.txt`, format: 'urls', allowPrivateAddresses: true }),
+      '--data',
+      join(dir, 'data'),
+    ],
+  },
+  {
+    phase: 'connecting to Redis',
+    args: async (staller, dir) => [
+      '--config',
+      await configWith(dir, { entries: ['bad.example/'] }),
+      '--redis',
+      `redis://127.0.0.1:${staller.port}`,
+    ],
+  },
+];
+
+describe('sbkit serve stopped while it starts', { concurrency: true }, () => {
+  for (const { phase, args } of STALLED_PHASES) {
+    it(`abandons the start at once on SIGTERM, SIGINT or both while ${phase}, and exits 0`, async () => {
+      const signalled = async (signals: NodeJS.Signals[]) => {
+        const staller = await Staller.start();
+        const server = spawnServe(...(await args(staller, await tempDir('stalled'))));
+        await within(FAIL_BOUND_MS, `${phase}: the stall reached`, staller.reached);
+        const signalledAt = performance.now();
+        for (const signal of signals) server.child.kill(signal);
+        const { code, atMs } = await within(ABANDON_BOUND_MS, `${phase}: exit after ${signals.join(' and ')}`, server.exited);
+        return { signals, code, ms: atMs - signalledAt, stderr: server.stderr() };
+      };
+      const runs = await Promise.all(
+        [['SIGTERM'], ['SIGINT'], ['SIGTERM', 'SIGINT']].map((signals) => signalled(signals as NodeJS.Signals[])),
+      );
+      for (const { signals, code, ms, stderr } of runs) {
+        const what = `${phase}, ${signals.join(' and ')}: exited ${code} after ${Math.round(ms)} ms\n${stderr}`;
+        // Signals pending together are delivered lowest number first: SIGINT before SIGTERM.
+        assert.match(stderr, new RegExp(`sbkit serve: (${signals.join('|')}) while starting: abandoning the start\\n`), what);
+        assert.doesNotMatch(stderr, /listening on/, what);
+        // A second signal exits at once with 2, unless the first stop was done before it came: never
+        // Node's default action (killed, no status) nor a wait.
+        if (signals.length === 2 && code === EXIT.FAILED) assert.match(stderr, /SIGINT while stopping: exiting now\n$/, what);
+        else {
+          assert.equal(code, EXIT.SAFE, what);
+          assert.match(stderr, /sbkit serve: stopped before serving\n$/, what);
+        }
+      }
+    });
+  }
+
+  it('exits at once on a second signal while the abandoned start waits for a hung Redis to close', { timeout: 30_000 }, async () => {
+    const dir = await tempDir('stalled-redis');
+    const feed = await Staller.start();
+    const redis = await PrivateRedis.start();
+    redises.push(redis);
+    const config = await configWith(dir, { url: `http://127.0.0.1:${feed.port}/feed.txt`, format: 'urls', allowPrivateAddresses: true });
+    const server = spawnServe('--config', config, '--redis', redis.url, '--redis-prefix', 'startup:', '--shutdown-timeout', '60');
+    // The lists joined Redis before the feeds are read: the start waits for the feed, with Redis open.
+    await within(FAIL_BOUND_MS, 'the feed asked', feed.reached);
+    redis.freeze();
+    await until(5000, 'a command waiting in the frozen Redis', async () => (await redis.unreadBytes()) > 0);
+    server.child.kill('SIGTERM');
+    await server.logged(/SIGTERM while starting: abandoning the start\n/);
+    assert.equal(server.child.exitCode, null, 'the first stop waits for Redis to close, up to --shutdown-timeout');
+    const signalledAt = performance.now();
+    server.child.kill('SIGINT');
+    const { code, atMs } = await within(ABANDON_BOUND_MS, 'exit after the second signal', server.exited);
+    assert.equal(code, EXIT.FAILED, server.stderr());
+    assert.ok(atMs - signalledAt < ABANDON_BOUND_MS);
+    assert.match(server.stderr(), /SIGINT while stopping: exiting now\n$/);
+    await redis.stop();
+  });
+});
+
+describe('sbkit serve with a part that cannot start', () => {
+  it('exits at once with the documented status and one line that says what to do', async () => {
+    const dir = await tempDir('cannot-start');
+    const config = await configWith(dir, { entries: ['bad.example/'] });
+    const file = join(dir, 'a-file');
+    await writeFile(file, '');
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const takenPort = (taken.address() as { port: number }).port;
+    const cases: { what: string; args: string[]; status: number; says: RegExp }[] = [
+      {
+        what: 'a data folder under a file',
+        args: ['--config', config, '--data', join(file, 'data')],
+        status: EXIT.FAILED,
+        says: /^sbkit serve: the list history folder \S+ cannot be used \(ENOTDIR.*\); give --data .*a folder this user may write$/,
+      },
+      {
+        what: 'a port another process listens on',
+        args: ['--port', String(takenPort)],
+        status: EXIT.FAILED,
+        says: /^sbkit serve: cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE.*; another process listens there: stop it, or choose another port$/,
+      },
+      {
+        what: 'a certificate file that does not exist',
+        args: ['--tls-cert', join(dir, 'none.pem'), '--tls-key', file],
+        status: EXIT.INVALID_INPUT,
+        says: /^sbkit serve: --tls-cert: cannot read \S+none\.pem: ENOENT/,
+      },
+      {
+        what: 'a key file that holds no key',
+        args: ['--tls-cert', file, '--tls-key', file],
+        status: EXIT.INVALID_INPUT,
+        says: /^sbkit serve: --tls-cert: \S+ holds no PEM certificate/,
+      },
+      {
+        what: 'a Redis URL that is none',
+        args: ['--config', config, '--redis', 'http://127.0.0.1:6379'],
+        status: EXIT.INVALID_INPUT,
+        says: /^sbkit serve: http:\/\/127\.0\.0\.1:6379 is not a Redis URL \(redis:\/\/host:port\)/,
+      },
+    ];
+    // Node's own recursive mkdir retries for ever under /proc (ENOENT for a parent that exists): Linux only.
+    if (process.platform === 'linux') {
+      cases.push(
+        {
+          what: 'a data folder that cannot be created',
+          args: ['--config', config, '--data', '/proc/sbkit-data'],
+          status: EXIT.FAILED,
+          says: /^sbkit serve: the list history folder \/proc\/sbkit-data cannot be used \(ENOENT.*\); give --data .*a folder this user may write$/,
+        },
+        {
+          what: 'a data folder no file can be written in, even by root',
+          args: ['--config', config, '--data', '/sys/kernel'],
+          status: EXIT.FAILED,
+          says: /^sbkit serve: the list history folder \/sys\/kernel cannot be used \((EACCES|EROFS|EPERM).*\); give --data .*a folder this user may write$/,
+        },
+        {
+          what: "a proxy's data folder that cannot be created",
+          args: ['--upstream', `http://127.0.0.1:${takenPort}`, '--data', '/proc/sbkit-mirror'],
+          status: EXIT.FAILED,
+          says: /^sbkit serve: local database \/proc\/sbkit-mirror: cannot create, read or write the folder \(ENOENT.*\); choose a folder this user may write$/,
+        },
+      );
+    }
+    try {
+      await Promise.all(
+        cases.map(async ({ what, args, status, says }) => {
+          const server = spawnServe(...args);
+          const { code, atMs } = await within(FAIL_BOUND_MS, what, server.exited);
+          const lines = server.stderr().trimEnd().split('\n');
+          const shown = `${what}: exited ${code} after ${Math.round(atMs - server.startedAtMs)} ms\n${server.stderr()}`;
+          assert.equal(code, status, shown);
+          assert.equal(lines.length, 1, shown);
+          assert.match(lines[0]!, says, shown);
+        }),
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import {
@@ -73,6 +74,31 @@ describe('connectRedis', () => {
     await waitUntil(() => connection.ready, 'the connection reaches Redis on its schedule');
     assert.equal((await connection.client.ping()).toString(), 'PONG');
     assert.deepEqual(events, ['opened without Redis', 'reconnected']);
+  });
+
+  it('gives up an attempt on a server that accepts and never answers, within the timeout', { timeout: 10_000 }, async () => {
+    // node-redis bounds the TCP connection, not the handshake after it: without the bound, for ever.
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => {
+      sockets.add(socket);
+      // Read (and drop) what the client says, so that its hanging up is seen.
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `redis://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      const startedAt = performance.now();
+      await assert.rejects(
+        connectRedis(url, 300),
+        (error: unknown) =>
+          error instanceof RedisConnectionError && error.reason === 'unavailable' && /no answer within 0\.3 s/.test(error.message),
+      );
+      assert.ok(performance.now() - startedAt < 3000);
+      await waitUntil(() => sockets.size > 0 && [...sockets].every((socket) => socket.readableEnded), 'the attempt hung up');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('refuses a URL that is none even when told to start without Redis', async () => {

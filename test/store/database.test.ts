@@ -120,7 +120,8 @@ describe('LocalDatabase', () => {
     await assert.rejects(
       LocalDatabase.open(join(dir, 'file', 'db')),
       (err) =>
-        err instanceof DatabaseStorageError && /local database .*file\/db: cannot create or read the folder \(ENOTDIR/.test(err.message),
+        err instanceof DatabaseStorageError &&
+        /local database .*file\/db: cannot create, read or write the folder \(ENOTDIR/.test(err.message),
     );
   });
 

@@ -9,9 +9,9 @@
 // (configured − removed) ∪ added, so that a configuration edited later still counts. Adding an expression
 // takes it out of `removed`, removing one takes it out of `added`: the two never share one.
 
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileDurably } from '../../store/durable-file.ts';
+import { makeFolder, writeFileDurably } from '../../store/durable-file.ts';
 
 /** Canonical expressions (SB-6) added and removed, each sorted, no expression in both. */
 export interface EntryEdits {
@@ -72,7 +72,7 @@ export function editsFileName(list: string): string {
  * not silently forgotten.
  */
 export async function diskEntryEdits(directory: string): Promise<EntryEditStore> {
-  await mkdir(directory, { recursive: true });
+  await makeFolder(directory);
   const pathOf = (list: string) => join(directory, editsFileName(list));
   const read = async (list: string): Promise<EntryEdits> => {
     let text: string;

@@ -1,6 +1,6 @@
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { syncDirectory, targetOfTemporary, writeFileDurably } from '../../store/durable-file.ts';
+import { makeWritableFolder, syncDirectory, targetOfTemporary, writeFileDurably } from '../../store/durable-file.ts';
 import { firstUnordered, hashBytes, hashesFromBytes, type SortedHashes } from '../../store/hash-list.ts';
 import {
   DamagedFile,
@@ -65,18 +65,19 @@ export class DiskSnapshotStore implements SnapshotStore {
 
   /**
    * Opens (creating it if needed) the folder, and removes what writes cut short by a crash left in it.
-   * Rejects with SnapshotStoreError ('storage') when the folder cannot be created or read.
+   * Rejects with SnapshotStoreError ('storage') when the folder cannot be created, read or written: a
+   * server that could not keep its versions would lose them at its next restart without a word.
    */
   static async open(directory: string, options: DiskSnapshotStoreOptions = {}): Promise<DiskSnapshotStore> {
     try {
-      await mkdir(directory, { recursive: true });
+      await makeWritableFolder(directory);
       for (const name of await readdir(directory)) {
         if (/\.(history|full|served)$/.test(targetOfTemporary(name) ?? '')) await rm(join(directory, name), { force: true });
       }
     } catch (error) {
       throw new SnapshotStoreError(
         'storage',
-        `the list history folder ${directory} cannot be used (${(error as Error).message}); give --data a folder this user may write`,
+        `the list history folder ${directory} cannot be used (${(error as Error).message}); give --data (or the configuration's dataDir) a folder this user may write`,
         { cause: error },
       );
     }
