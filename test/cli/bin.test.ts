@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { run } from './run.ts';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -49,6 +50,8 @@ before(async () => {
   sbkit = createServer({ catalog: demoCatalog(), host: '127.0.0.1', port: 0 });
   sbkitUrl = await sbkit.listen();
   dir = await mkdtemp(join(tmpdir(), 'sbkit-epipe-'));
+  // A local database for `sbkit lists` to show (it refuses a folder that holds none).
+  assert.equal((await run(['update', '--server', sbkitUrl, '--data', dir])).status, 0);
 });
 after(async () => {
   await new Promise((resolve) => statusServer.close(resolve));

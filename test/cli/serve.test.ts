@@ -177,14 +177,16 @@ describe('sbkit serve', () => {
       );
       const authority = await serve();
       const proxy = await serve('--upstream', authority.url, '--config', config);
-      assert.equal((await fetch(`${proxy.url}/v5/hashLists`)).status, 403, 'no key: refused as Google refuses it');
-      assert.equal((await fetch(`${proxy.url}/v5/hashLists?key=proxy-key`)).status, 200);
+      // A search, which the proxy answers from the start (its listing of lists waits for a copy of them).
+      const search = `${proxy.url}/v5/hashes:search?hashPrefixes=AAAAAA%3D%3D`;
+      assert.equal((await fetch(search)).status, 403, 'no key: refused as Google refuses it');
+      assert.equal((await fetch(`${search}&key=proxy-key`)).status, 200);
       const pause = await fetch(`${proxy.url}/admin/pause`, {
         method: 'POST',
         headers: { authorization: 'Bearer 9b2e61f0c4d8a7e3b5f1c6d2a8e4b0f7' },
       });
       assert.equal(pause.status, 200);
-      assert.equal((await fetch(`${proxy.url}/v5/hashLists?key=proxy-key`)).status, 503);
+      assert.equal((await fetch(`${search}&key=proxy-key`)).status, 503);
 
       await writeFile(config, JSON.stringify({ lists: [{ name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], sources: [] }] }));
       const withLists = await run(['serve', '--port', '0', '--upstream', authority.url, '--config', config]);
