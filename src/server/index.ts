@@ -29,4 +29,5 @@ export { SnapshotStoreError } from './lists/snapshot-store-error.ts';
 export { RedisConnectionError } from './redis-connection.ts';
 export { GatewayKeysUnavailableError } from './ohttp/key-ring.ts';
 export { WireError, type CanonicalStatus, OhttpError, BinaryHttpError } from '../wire/wire-error.ts';
+export { LoadControlError } from './guard/refusal.ts';
 export { RiceEncodeError } from '../codec/rice-error.ts';
