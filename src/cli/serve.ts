@@ -311,7 +311,8 @@ async function serve(flags: ServeFlags, io: CliIo, setExit: (status: ExitStatus)
     const names = service.lists.map((list) => `${list.name} (${list.entries})`);
     if (service.adminUrl !== undefined) io.err(`sbkit serve: /admin/* and /metrics on ${service.adminUrl} only\n`);
     io.err(`sbkit serve: listening on ${service.url} with ${service.describe}: ${names.join(', ')}\n`);
-    io.err(`try: npx sbkit check --server ${service.url} http://testsafebrowsing.appspot.com/s/phishing.html\n`);
+    // Only a URL the lists hold: a hint that answers SAFE would teach that the server does not work.
+    if (service.listedUrl !== undefined) io.err(`try: npx sbkit check --server ${service.url} ${service.listedUrl}\n`);
     const signal = await signals.stopped;
     io.err(`sbkit serve: ${signal}: stopping; requests under way have ${shutdownTimeoutFlag(flags.shutdownTimeout) / 1000} s to finish\n`);
     const { cut } = await service.close();

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { connectionFailure } from '../client/connection-failure.ts';
 import { isHttpUrl } from '../client/options.ts';
 import type { ServerStatus } from '../server/web/status.ts';
 import { EMBEDDED_SERVER } from './client-options.ts';
@@ -25,15 +26,27 @@ export function statusCommand(io: CliIo, setExit: (status: ExitStatus) => void):
       if (!isHttpUrl(flags.server))
         throw new UsageError(`--server must be an http(s) URL such as ${EMBEDDED_SERVER}, not "${flags.server}"`);
       const url = `${flags.server.replace(/\/+$/, '')}/status.json`;
+      const notRead = (reason: string, advice = 'is "sbkit serve" running there?') => {
+        io.err(`sbkit status: cannot read ${url}: ${reason}; ${advice}\n`);
+        setExit(EXIT.FAILED);
+      };
+      let response: Response;
+      try {
+        response = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS), headers: { 'user-agent': 'sbkit-status' } });
+      } catch (error) {
+        // A cause with a known remedy (a certificate not trusted, plain HTTP to a TLS port) says what to
+        // do; any other may be no server there.
+        const { reason, advice } = connectionFailure(error, new URL(url));
+        notRead(reason, advice);
+        return;
+      }
       let status: ServerStatus;
       try {
-        const response = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS), headers: { 'user-agent': 'sbkit-status' } });
         if (!response.ok) throw new Error(`it answered HTTP ${response.status}`);
         status = (await response.json()) as ServerStatus;
         if (!Array.isArray(status.lists) || typeof status.version !== 'string') throw new Error('its answer is not an sbkit status');
       } catch (error) {
-        io.err(`sbkit status: cannot read ${url}: ${(error as Error).message}; is "sbkit serve" running there?\n`);
-        setExit(EXIT.FAILED);
+        notRead((error as Error).message);
         return;
       }
       if (flags.json === true) {

@@ -8,6 +8,7 @@ import { type Readable, pipeline } from 'node:stream';
 import { createBrotliDecompress, createGunzip } from 'node:zlib';
 import type { OutgoingRequest } from '../wire/client-request.ts';
 import { TransportError } from './client-errors.ts';
+import { describeConnectionFailure } from './connection-failure.ts';
 import type { WireResponse } from '../wire/client-response.ts';
 
 export interface HttpSettings {
@@ -38,7 +39,7 @@ export function sendRequest(request: OutgoingRequest, settings: HttpSettings): P
     let incoming: IncomingMessage | undefined;
     const fail = (err: unknown) => {
       outgoing?.destroy();
-      reject(err instanceof TransportError ? err : failure(err, signal, where, settings, incoming));
+      reject(err instanceof TransportError ? err : failure(err, signal, target, settings, incoming));
     };
     try {
       outgoing = send(target, { method: request.method, headers, signal }, (response) => {
@@ -108,16 +109,16 @@ function decodedBody(response: IncomingMessage, fail: (err: unknown) => void): R
 function failure(
   err: unknown,
   signal: AbortSignal,
-  where: string,
+  target: URL,
   settings: HttpSettings,
   response: IncomingMessage | undefined,
 ): TransportError {
+  const where = `${target.origin}${target.pathname}`;
   // The timeout aborts the request; what the request or the answer's stream then reports varies.
   if (signal.aborted) return new TransportError('timeout', `${where} did not answer within ${settings.timeoutMs} ms`, { cause: err });
   const oversize = oversizeOf(err, response);
   if (oversize !== undefined) return new TransportError('too-large', `${where} ${oversize}`, { cause: err });
-  const reason = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
-  return new TransportError('network', `cannot reach ${where}: ${reason}`, { cause: err });
+  return new TransportError('network', `cannot reach ${where}: ${describeConnectionFailure(err, target)}`, { cause: err });
 }
 
 /**

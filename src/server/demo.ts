@@ -15,6 +15,9 @@ interface DemoList {
 
 const GOOGLE_TEST = 'testsafebrowsing.appspot.com';
 
+/** A page of the demo's phishing list: a check of it answers UNSAFE. */
+export const DEMO_LISTED_URL = `http://${GOOGLE_TEST}/s/phishing.html`;
+
 function threatList(name: string, threatType: ListDefinition['threatTypes'][number], description: string, expressions: string[]): DemoList {
   return { definition: { name, hashLength: 4, threatTypes: [threatType], likelySafeTypes: [], description }, expressions };
 }

@@ -30,4 +30,5 @@ export { RedisConnectionError } from './redis-connection.ts';
 export { GatewayKeysUnavailableError } from './ohttp/key-ring.ts';
 export { WireError, type CanonicalStatus, OhttpError, BinaryHttpError } from '../wire/wire-error.ts';
 export { UnknownListError } from '../lists/unknown-list-error.ts';
+export { LoadControlError } from './guard/refusal.ts';
 export { RiceEncodeError } from '../codec/rice-error.ts';

@@ -29,7 +29,7 @@ import type { ClientEvent } from '../client/options.ts';
 import { SbkitError } from '../sbkit-error.ts';
 import { planReload } from './config-reload.ts';
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from './connection-drain.ts';
-import { demoCatalog } from './demo.ts';
+import { DEMO_LISTED_URL, demoCatalog } from './demo.ts';
 import { FeedLists, type ListLoadReport } from './feed-lists.ts';
 import { ConfigError } from './feeds/config-error.ts';
 import { configWarnings, readServerConfig, type ServerConfig } from './feeds/config.ts';
@@ -47,6 +47,7 @@ import { DEFAULT_KEY_PREFIX } from './redis-connection.ts';
 import { RedisEntryEdits } from './redis-entry-edits.ts';
 import { RedisMonitor } from './redis-monitor.ts';
 import { RedisSearchCache } from './redis-search-cache.ts';
+import { listedUrl } from './listed-url.ts';
 import { createServer, type SafeBrowsingServer, type ServerOptions } from './server.ts';
 import { describeCertificate, readTlsCredentials, type TlsCredentials, type TlsFiles } from './tls.ts';
 import { UpstreamMirror } from './upstream-mirror.ts';
@@ -119,6 +120,8 @@ export interface Service {
   describe: string;
   /** The lists served, with their entries. */
   lists: { name: string; entries: number }[];
+  /** A URL its threat lists hold, to try it with (a check of it answers UNSAFE); undefined when none can be named (listed-url.ts). */
+  listedUrl: string | undefined;
   /**
    * Reads the configuration file and the certificate again and applies what may change while serving
    * (SIGHUP). A configuration or certificate that does not check out is refused, with a log line, and
@@ -245,12 +248,19 @@ interface Lists {
   loadControl: LoadControlConfig;
   /** Takes a configuration's sources (a reload); only for lists from a configuration. */
   reconfigure?: (config: ServerConfig) => Promise<unknown>;
+  /** A URL the threat lists hold, when one can be named. */
+  listedUrl?: string | undefined;
 }
 
 async function openLists(service: ServiceConfig, opened: Opened, monitor: RedisMonitor | undefined): Promise<Lists> {
   const { lists, redis, log } = service;
   if (lists.from === 'demo') {
-    return { options: { catalog: demoCatalog() }, describe: 'the embedded demo lists', loadControl: DEFAULT_LOAD_CONTROL_CONFIG };
+    return {
+      options: { catalog: demoCatalog() },
+      describe: 'the embedded demo lists',
+      loadControl: DEFAULT_LOAD_CONTROL_CONFIG,
+      listedUrl: DEMO_LISTED_URL,
+    };
   }
   if (lists.from === 'config') {
     const { dataDir } = lists;
@@ -299,6 +309,7 @@ async function openLists(service: ServiceConfig, opened: Opened, monitor: RedisM
       describe: basename(lists.file),
       loadControl: lists.config.loadControl,
       reconfigure: (config) => feeds.reconfigure(config),
+      listedUrl: listedUrl(lists.config.lists, feeds.catalog),
     };
   }
   // Proxies keep their own namespace by default: lists mirrored from an upstream must not mix with lists
@@ -607,6 +618,7 @@ export async function startService(given: ServiceConfig, { signal }: { signal?: 
       lists: lists.options.catalog
         .all()
         .map((history) => ({ name: history.definition.name, entries: hashCount(history.current().served()) })),
+      listedUrl: lists.listedUrl,
       reload: () => {
         reloading = reloading.then(async () => {
           const outcome = await reloadService(running);

@@ -108,6 +108,17 @@ export class WireError extends SbkitError {
   }
 }
 
+/**
+ * The stem of the codes of the server's LoadControlError (server/guard/refusal.ts), the reason its 503
+ * bodies name: by it a client tells a refusal for load from other answers (error-status.ts).
+ */
+export const LOAD_CONTROL_STEM = 'LOAD_CONTROL';
+
+/** The google.rpc.Code name of a code number of the statuses sbkit's server answers; undefined for others. */
+export function canonicalStatusName(code: number): CanonicalStatus | undefined {
+  return (Object.keys(CODE_NUMBER) as CanonicalStatus[]).find((name) => CODE_NUMBER[name] === code);
+}
+
 /** An error as an HTTP answer, ready for any server framework. */
 export interface RenderedWireError {
   httpStatus: number;
@@ -202,6 +213,12 @@ export class WireResponseError extends SbkitError {
      * that long instead of backing off (docs/client-library.md).
      */
     readonly retryAfter?: string,
+    /**
+     * The reason of the body's `google.rpc.ErrorInfo`, when it had one: an sbkit server's code of the
+     * failure behind the answer (`SBKIT_LOAD_CONTROL_RATE` for a refusal by load control), another
+     * server's own (Google's `RATE_LIMIT_EXCEEDED`).
+     */
+    readonly reason?: string,
   ) {
     super(message);
     this.code = errorCode('WIRE_RESPONSE', kind);

@@ -572,3 +572,43 @@ describe('sbkit serve with a part that cannot start', () => {
     }
   });
 });
+
+describe("sbkit serve's line to try it with", () => {
+  it('names a URL its lists hold, which a check finds UNSAFE, or none when it cannot name one', { concurrency: true }, async () => {
+    const dir = await tempDir('try-line');
+    await writeFile(join(dir, 'feed.txt'), 'http://from-a-file.example/\n');
+    const entries = await configWith(dir, { entries: ['# a comment', 'listed.example/landing'] });
+    const fileOnly = join(dir, 'file-only.json');
+    await writeFile(
+      fileOnly,
+      JSON.stringify({ lists: [{ name: 'mw-4b', threatTypes: ['MALWARE'], sources: [{ file: 'feed.txt', format: 'urls' }] }] }),
+    );
+    const cases = [
+      { args: ['--config', entries], named: 'http://listed.example/landing' },
+      { args: [], named: 'http://testsafebrowsing.appspot.com/s/phishing.html' },
+      { args: ['--config', fileOnly], named: undefined },
+    ];
+    await Promise.all(
+      cases.map(async ({ args, named }) => {
+        const server = await serve(...args);
+        try {
+          if (named === undefined) {
+            // The line would come before the process stops: once it has exited, its absence is certain.
+            server.child.kill('SIGTERM');
+            await server.exited;
+            assert.doesNotMatch(server.stderr(), /^try:/m);
+            return;
+          }
+          await server.logged(/^try: .*\n/m);
+          const line = /^try: npx sbkit check --server (\S+) (\S+)$/m.exec(server.stderr());
+          assert.ok(line !== null, server.stderr());
+          assert.deepEqual([line[1], line[2]], [server.url, named]);
+          assert.equal((await run(['check', '--server', line[1]!, line[2]!])).status, EXIT.UNSAFE, `${named} is UNSAFE`);
+        } finally {
+          server.child.kill('SIGTERM');
+          await server.exited;
+        }
+      }),
+    );
+  });
+});

@@ -35,6 +35,7 @@ import {
   GatewayKeysUnavailableError,
   ListenError,
   ListError,
+  LoadControlError,
   OhttpError,
   RedisConnectionError,
   RiceEncodeError,
@@ -59,6 +60,7 @@ const CLASSES = {
   ListError,
   ListsNotCurrentError,
   ListTooLargeError,
+  LoadControlError,
   NoV4ListError,
   OhttpError,
   RedisConnectionError,
@@ -137,6 +139,9 @@ describe('error codes', () => {
       ConfigError: [new ConfigError('port', 'x')],
       UsageError: [new UsageError('x')],
       BinaryHttpError: [new BinaryHttpError('x')],
+      LoadControlError: (['paused', 'load', 'crawler-recent', 'crawlers-busy', 'rate', 'address-rate', 'address-busy'] as const).map(
+        (reason) => new LoadControlError(reason, 'x'),
+      ),
     };
     for (const [name, made] of Object.entries(instances)) {
       assert.deepEqual(

@@ -1,5 +1,5 @@
 // A throwaway certificate authority for tests, made with openssl at test time (no private key is kept
-// in the repository), and the certificates it issues for 127.0.0.1 and localhost.
+// in the repository), the certificates it issues for 127.0.0.1 and localhost, and self-signed ones.
 
 import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
+/** openssl req's arguments for a new P-256 key, not encrypted. */
+const NEW_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
 
 /** A CA in `dir`: its certificate to trust, and leaf certificates issued on demand. */
 export class TestCa {
@@ -21,27 +23,7 @@ export class TestCa {
   static async create(dir: string): Promise<TestCa> {
     const key = join(dir, 'ca.key');
     const cert = join(dir, 'ca.pem');
-    await run('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '2',
-      '-subj',
-      '/CN=sbkit test CA',
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-      '-addext',
-      'keyUsage=critical,keyCertSign',
-    ]);
+    await selfSign(key, cert, 'sbkit test CA', ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign']);
     return new TestCa(dir, await readFile(cert));
   }
 
@@ -54,19 +36,7 @@ export class TestCa {
     const extensions = join(this.dir, `leaf-${n}.ext`);
     await writeFile(extensions, 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n');
     const subject = ['-subj', `/CN=${commonName}`];
-    await run('openssl', [
-      'req',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      csr,
-      ...subject,
-    ]);
+    await run('openssl', ['req', ...NEW_KEY, '-keyout', key, '-out', csr, ...subject]);
     await run('openssl', [
       'x509',
       '-req',
@@ -86,4 +56,19 @@ export class TestCa {
     ]);
     return { cert, key };
   }
+
+  /** A certificate for 127.0.0.1 and localhost signed by its own key, no CA's: the paths of both PEM files. */
+  async selfSigned(commonName: string): Promise<{ cert: string; key: string }> {
+    const n = ++this.issued;
+    const key = join(this.dir, `self-signed-${n}.key`);
+    const cert = join(this.dir, `self-signed-${n}.pem`);
+    await selfSign(key, cert, commonName, ['subjectAltName=IP:127.0.0.1,DNS:localhost']);
+    return { cert, key };
+  }
+}
+
+/** A new P-256 key in `key` and a certificate for it, signed by itself, in `cert`, valid two days, with these extensions. */
+async function selfSign(key: string, cert: string, commonName: string, extensions: readonly string[]): Promise<void> {
+  const added = extensions.flatMap((extension) => ['-addext', extension]);
+  await run('openssl', ['req', '-x509', ...NEW_KEY, '-keyout', key, '-out', cert, '-days', '2', '-subj', `/CN=${commonName}`, ...added]);
 }

@@ -1,10 +1,12 @@
 // LC-4: a request that is not served gets HTTP 503 with Retry-After. Callers of the API get a
-// Google-style error in the encoding they asked for; people (the web pages) get a page that says the
-// service is under high load.
+// Google-style error in the encoding they asked for, its reason the LoadControlError code of why
+// (SBKIT_LOAD_CONTROL_RATE…), so that a client can say it was refused for load; people (the web pages)
+// get a page that says the service is under high load.
 
 import { createHash } from 'node:crypto';
 import { chooseResponseEncoding, type WireEncoding } from '../../wire/encoding.ts';
-import { renderWireError, WireError } from '../../wire/wire-error.ts';
+import { type ErrorCode, errorCode, errorCodes, SbkitError } from '../../sbkit-error.ts';
+import { LOAD_CONTROL_STEM, renderWireError, WireError } from '../../wire/wire-error.ts';
 import { EVERY_ANSWER_HEADERS, NOT_KEPT } from '../replies.ts';
 import type { RefusalReason } from './load-gate.ts';
 
@@ -44,6 +46,29 @@ const MESSAGES: Record<RefusalReason, string> = {
   'address-busy': 'too many requests from this network address under way at once',
 };
 
+/**
+ * The failure behind load control's 503 (LC-4): never thrown, it gives the refusal's body its reason,
+ * `SBKIT_LOAD_CONTROL_` and why, which a client reads back (WireResponseError's `reason`) to say that
+ * the server refused for load, and why.
+ */
+export class LoadControlError extends SbkitError {
+  /** Always `"LoadControlError"`, as logs and stack traces show it. */
+  override readonly name = 'LoadControlError';
+  /** `SBKIT_LOAD_CONTROL_` and the reason in capitals, underscores for hyphens (docs/errors.md). */
+  override readonly code: ErrorCode<typeof LOAD_CONTROL_STEM, RefusalReason>;
+  /** Every code of this class. */
+  static readonly codes = errorCodes(LOAD_CONTROL_STEM, Object.keys(MESSAGES) as RefusalReason[]);
+
+  constructor(
+    /** Why the request was refused: the operator paused the service, the load, a rate, a crawler's turn. */
+    readonly reason: RefusalReason,
+    message: string,
+  ) {
+    super(message);
+    this.code = errorCode(LOAD_CONTROL_STEM, reason);
+  }
+}
+
 /** The 503 for a refused request to `url` (path and query) with these headers. */
 export function refusal(
   reason: RefusalReason,
@@ -55,7 +80,8 @@ export function refusal(
   // Sent before any route's own hooks could add them: a refusal carries every header an answer needs.
   const always = { ...EVERY_ANSWER_HEADERS, 'cache-control': NOT_KEPT, 'retry-after': String(retryAfter) };
   if (API_PATH.test(url)) {
-    const rendered = renderWireError(new WireError('UNAVAILABLE', message), requestedEncoding(url, headers));
+    const why = new LoadControlError(reason, message);
+    const rendered = renderWireError(new WireError('UNAVAILABLE', message, { cause: why }), requestedEncoding(url, headers));
     return { status: 503, headers: { ...rendered.headers, ...always }, body: rendered.body };
   }
   return {

@@ -30,7 +30,7 @@ describe('load control in front of the server', () => {
         code: 503,
         message: 'too many requests from this client in a short time; try again in 15 s',
         status: 'UNAVAILABLE',
-        details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'SBKIT_WIRE_UNAVAILABLE', domain: 'sbkit' }],
+        details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'SBKIT_LOAD_CONTROL_RATE', domain: 'sbkit' }],
       },
     });
     const binary = await a.inject({ url: SEARCH, headers });
