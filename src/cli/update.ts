@@ -59,7 +59,9 @@ export function updateCommand(io: CliIo, setExit: (status: ExitStatus) => void):
     } else {
       // Dropped lists were reported on standard error as they were dropped (reportDatabaseEvent).
       if (summary.updated.length > 0) io.out(`updated: ${summary.updated.join(', ')}\n`);
-      if (summary.notServed.length > 0) io.err(`sbkit update: not published by the server, not kept: ${summary.notServed.join(', ')}\n`);
+      // Default lists the server lacks are no error, but worth a line; lists named that it lacks are the error.
+      if (summary.notServed.length > 0 && summary.error?.code !== 'SBKIT_UNKNOWN_LIST')
+        io.err(`sbkit update: not published by the server, not kept: ${summary.notServed.join(', ')}\n`);
       if (summary.error !== undefined) io.err(`sbkit update: ${summary.error.message}\n`);
       else if (summary.deferred?.reason === 'backoff')
         io.err(
