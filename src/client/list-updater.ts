@@ -8,7 +8,6 @@ import type { Sha256 } from '../url/sha256.ts';
 import { encodeBase64 } from '../wire/base64.ts';
 import { HashList, hashCount, type HashListUpdate, HashListUpdateError } from '../store/hash-list.ts';
 import { type HashWidth, widthOfListName } from '../lists/list-name.ts';
-import { canonicalListName } from '../lists/known-lists.ts';
 import { retryAfterOfRefusal } from '../wire/retry-after.ts';
 import { callAt, type Clock } from './clock.ts';
 import {
@@ -19,7 +18,8 @@ import {
   type UpdateError,
   updateErrorOf,
 } from './client-errors.ts';
-import { UnknownListError } from '../lists/unknown-list-error.ts';
+import type { UnknownListError } from '../lists/unknown-list-error.ts';
+import { PublishedLists } from './published-lists.ts';
 import type { ClientEvent } from './options.ts';
 import type { ListState, Transport } from './transport.ts';
 import { type UpdateDeferral, UpdateSchedule, type UpdateScheduleState } from './update-schedule.ts';
@@ -109,12 +109,8 @@ export interface ListUpdaterParts {
 export class ListUpdater {
   private readonly lists = new Map<string, HashList>();
   private readonly updatedAt = new Map<string, number>();
-  /** Lists the server publishes, as it said or as a stored copy shows (SB-9: a list once published stays). */
-  private readonly published = new Set<string>();
-  /** Lists the server said it does not publish, until it is asked again. */
-  private readonly unpublished = new Set<string>();
-  /** The names the server gave when last asked which lists it publishes. */
-  private available: readonly string[] = [];
+  /** Which of the lists the server publishes. */
+  private readonly published: PublishedLists;
   private schedule: UpdateSchedule;
   private database: ListStore | undefined;
   /** Cancels the timer of the next background update, when one is set. */
@@ -125,6 +121,7 @@ export class ListUpdater {
   readonly counts = { updates: 0, updateFailures: 0 };
 
   constructor(private readonly parts: ListUpdaterParts) {
+    this.published = new PublishedLists(parts.optional, parts.threatLists);
     for (const name of parts.names) this.lists.set(name, HashList.empty(name, widthOfName(name)));
     this.schedule = new UpdateSchedule(parts.names, parts.clock.now());
   }
@@ -149,7 +146,7 @@ export class ListUpdater {
       }
       this.lists.set(name, stored.list);
       this.updatedAt.set(name, stored.updatedAt);
-      this.published.add(name);
+      this.published.stored(name);
     }
     if (saved !== undefined) this.schedule = new UpdateSchedule(this.parts.names, this.parts.clock.now(), saved);
   }
@@ -215,10 +212,9 @@ export class ListUpdater {
    * server does not publish are left out.
    */
   notCurrent(names: readonly string[], now: number): UnknownListError | ListsNotCurrentError | undefined {
-    const kept = names.filter((name) => !(this.unpublished.has(name) && this.parts.optional.has(name)));
-    const unknown = kept.filter((name) => this.unpublished.has(name));
-    if (unknown.length > 0 || (kept.length === 0 && names.length > 0))
-      return new UnknownListError(unknown.length > 0 ? unknown : names, this.available);
+    const counted = this.published.counted(names);
+    if ('error' in counted) return counted.error;
+    const kept = counted.lists;
     const never = kept.filter((name) => !this.updatedAt.has(name));
     if (never.length > 0) return new ListsNotCurrentError('never-updated', never);
     const stale = kept.filter((name) => now > this.schedule.currentUntil(name, this.updatedAt.get(name)!));
@@ -229,37 +225,13 @@ export class ListUpdater {
   /**
    * Takes the server's word on which lists it publishes for the names not yet known to be published:
    * those it has are fetched from now on, the others set aside until asked about again (reported in
-   * the summary and by a `lists-not-published` event). `published` undefined: the server cannot say,
-   * and is taken at its word that it has them all.
+   * the summary and by a `lists-not-published` event).
    */
   private learnPublished(names: readonly string[], published: readonly string[] | undefined, now: number): void {
-    if (published === undefined) {
-      for (const name of names) this.published.add(name);
-      return;
-    }
-    this.available = published;
-    const has = new Set(published.map(canonicalListName));
-    const missing: string[] = [];
-    for (const name of names) {
-      if (has.has(canonicalListName(name))) {
-        this.published.add(name);
-        this.unpublished.delete(name);
-      } else {
-        missing.push(name);
-        this.unpublished.add(name);
-        this.schedule.notPublished(name, now + NOT_PUBLISHED_RECHECK_MS);
-      }
-    }
-    if (missing.length > 0) this.parts.emit({ type: 'lists-not-published', lists: missing, available: [...published] });
-  }
-
-  /** UnknownListError for lists the server does not publish that the client needs: any it must have, or all its threat lists. */
-  private unknownLists(): UnknownListError | undefined {
-    const { optional, threatLists } = this.parts;
-    const missing = [...this.unpublished].filter((name) => !optional.has(name));
-    const noThreatList = threatLists.length > 0 && threatLists.every((name) => this.unpublished.has(name));
-    if (missing.length === 0 && !noThreatList) return undefined;
-    return new UnknownListError(missing.length > 0 ? missing : threatLists, this.available);
+    const lacking = this.published.learn(names, published);
+    if (lacking.length === 0 || published === undefined) return;
+    for (const name of lacking) this.schedule.notPublished(name, now + NOT_PUBLISHED_RECHECK_MS);
+    this.parts.emit({ type: 'lists-not-published', lists: lacking, available: [...published] });
   }
 
   /** RF-2: the first background update at a random moment of the first window, later ones as waits allow. */
@@ -395,8 +367,8 @@ export class ListUpdater {
       }
     }
     const stateError = await this.parts.saveSchedules();
-    summary.error ??= stateError === undefined ? this.unknownLists() : updateErrorOf(stateError);
-    summary.notServed = [...this.unpublished];
+    summary.error ??= stateError === undefined ? this.published.unknownLists() : updateErrorOf(stateError);
+    summary.notServed = this.published.notServed;
     summary.nextUpdateAt = this.nextUpdateAt ?? clock.now();
     summary.backoffUntil = this.schedule.backoffUntil;
     return summary;

@@ -49,6 +49,17 @@ async function serverPublishing(names: readonly string[] | 'scripted', script = 
   return started;
 }
 
+/** A server of se-4b and the global cache that answers searches with nothing, counting them; `lists` answers the rest. */
+async function countingSearches(lists: (call: DecodedWireRequest) => Answer): Promise<{ server: FakeServer; searches: () => number }> {
+  let searches = 0;
+  const server = await serverPublishing(['se-4b', 'gc-32b'], (call) => {
+    if (call.rpc !== 'SearchHashes') return lists(call);
+    searches++;
+    return { rpc: 'SearchHashes', message: create(SearchHashesResponseSchema, {}) };
+  });
+  return { server, searches: () => searches };
+}
+
 function client(on: FakeServer, options: SafeBrowsingClientOptions = {}): SafeBrowsingClient {
   return new SafeBrowsingClient({ server: on.url, clock: fakeClock(), mode: 'local', ...options });
 }
@@ -206,35 +217,23 @@ describe('lists that are no longer current', () => {
 
   it('in real-time mode send URLs of the global cache to the server rather than to lists that cannot vouch', async () => {
     const clock = fakeClock();
-    let searches = 0;
-    const rt = await serverPublishing(['se-4b', 'gc-32b'], (call) => {
-      if (call.rpc === 'SearchHashes') {
-        searches++;
-        return { rpc: 'SearchHashes', message: create(SearchHashesResponseSchema, {}) };
-      }
-      return answerBatch(call);
-    });
-    const sb = client(rt, { clock, mode: 'realtime', lists: ['se-4b'] });
+    const rt = await countingSearches(answerBatch);
+    const sb = client(rt.server, { clock, mode: 'realtime', lists: ['se-4b'] });
     await sb.update();
     // In the global cache, and the threat lists current: they decide, nobody is asked (SB-8).
     const current = await sb.checkUrl('http://popular.example/');
-    assert.deepEqual([current.verdict, current.answeredBy, searches], ['SAFE', 'database', 0]);
+    assert.deepEqual([current.verdict, current.answeredBy, rt.searches()], ['SAFE', 'database', 0]);
     clock.advance(60 * MIN + 1);
     // The threat lists out of date: the global cache no longer sends the URL to them, the server answers.
     const stale = await sb.checkUrl('http://popular.example/');
-    assert.deepEqual([stale.verdict, stale.answeredBy, searches], ['SAFE', 'server', 1]);
+    assert.deepEqual([stale.verdict, stale.answeredBy, rt.searches()], ['SAFE', 'server', 1]);
   });
 });
 
 describe('a global cache that is no longer current', () => {
   it('sends no URL past the server, even while the threat lists are current', async () => {
     const clock = fakeClock();
-    let searches = 0;
-    const rt = await serverPublishing(['se-4b', 'gc-32b'], (call) => {
-      if (call.rpc === 'SearchHashes') {
-        searches++;
-        return { rpc: 'SearchHashes', message: create(SearchHashesResponseSchema, {}) };
-      }
+    const rt = await countingSearches((call) => {
       if (call.rpc !== 'BatchGetHashLists') return { status: 500 };
       // The threat list asks for a day's wait (current for two), the global cache for none (current for an hour).
       return batchOf(
@@ -245,12 +244,12 @@ describe('a global cache that is no longer current', () => {
         ),
       );
     });
-    const sb = client(rt, { clock, mode: 'realtime', lists: ['se-4b'] });
+    const sb = client(rt.server, { clock, mode: 'realtime', lists: ['se-4b'] });
     await sb.update();
-    assert.deepEqual([(await sb.checkUrl('http://popular.example/')).answeredBy, searches], ['database', 0]);
+    assert.deepEqual([(await sb.checkUrl('http://popular.example/')).answeredBy, rt.searches()], ['database', 0]);
     clock.advance(60 * MIN + 1);
     const past = await sb.checkUrl('http://popular.example/');
-    assert.deepEqual([past.verdict, past.answeredBy, searches], ['SAFE', 'server', 1]);
+    assert.deepEqual([past.verdict, past.answeredBy, rt.searches()], ['SAFE', 'server', 1]);
   });
 });
 
