@@ -1,7 +1,7 @@
 // `npm run build`: src/ → dist/ as ESM JavaScript with declarations and source maps, from scratch, so that
 // nothing of a module since removed lingers in the package.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
@@ -22,3 +22,6 @@ for (const entry of readdirSync(dist, { recursive: true })) {
   const fixed = text.replace(relativeTs, '$1$2$3.js$2');
   if (fixed !== text) writeFileSync(file, fixed);
 }
+
+// The command runs as a program (`npx sbkit` in a checkout, `./dist/cli/bin.js`): tsc writes it without the run bit.
+chmodSync(join(dist, 'cli', 'bin.js'), 0o755);

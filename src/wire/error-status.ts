@@ -32,17 +32,18 @@ const LOAD_CONTROL = `${errorCode(LOAD_CONTROL_STEM)}_`;
  * ask again, as its Retry-After says (without one, the client backs off, RF-4). A refusal by sbkit's
  * load control (LC-4) is said to be one, with its reason.
  */
-export function errorFromStatus(
-  response: { httpStatus: number; contentType?: string | undefined; body: Uint8Array; retryAfter?: string | undefined },
-  now = Date.now(),
-): WireResponseError {
+export function errorFromStatus(response: {
+  httpStatus: number;
+  contentType?: string | undefined;
+  body: Uint8Array;
+  retryAfter?: string | undefined;
+}): WireResponseError {
   const body = (/protobuf/i.test(response.contentType ?? '') ? binaryErrorBody(response.body) : jsonErrorBody(response.body)) ?? {};
   const label = body.status === undefined ? `HTTP ${response.httpStatus}` : `HTTP ${response.httpStatus} ${body.status}`;
   const told = body.message === undefined ? '' : `: ${body.message}`;
   const said =
     body.reason?.startsWith(LOAD_CONTROL) === true ? `: its load control refused the request for load (${body.reason}${told})` : told;
-  const waitMs = REFUSALS.has(response.httpStatus) ? parseRetryAfter(response.retryAfter, now) : undefined;
-  const when = waitMs === undefined ? '' : `; ask again in ${Math.ceil(waitMs / 1000)} s, as its Retry-After says`;
+  const when = REFUSALS.has(response.httpStatus) ? askAgain(response.retryAfter) : '';
   return new WireResponseError(
     'error-status',
     response.httpStatus,
@@ -105,4 +106,15 @@ function binaryErrorBody(bytes: Uint8Array): ErrorBody | undefined {
     // Not a Status after all: the HTTP status is all there is.
     return undefined;
   }
+}
+
+/**
+ * When a refusal's `Retry-After` says to ask again, as the message words it: in seconds, or at the date it
+ * names. Read without a clock: the wait itself is worked out on the client's (retryAfterOfRefusal).
+ */
+function askAgain(retryAfter: string | undefined): string {
+  const text = retryAfter?.trim() ?? '';
+  // A date parses to a delay at any moment; 0 stands for now, so only whether it parses is asked here.
+  if (parseRetryAfter(text, 0) === undefined) return '';
+  return /^\d+$/.test(text) ? `; ask again in ${text} s, as its Retry-After says` : `; ask again after ${text}, as its Retry-After says`;
 }
