@@ -354,7 +354,7 @@ export class SafeBrowsingClientCore {
     // The global cache too vouches only while current (and published): otherwise no URL is sent past the server.
     const now = this.clock.now();
     const globalCache =
-      this.globalCacheName === undefined || this.updater.notCurrent([this.globalCacheName], now) !== undefined
+      this.globalCacheName === undefined || !this.updater.isCurrent(this.globalCacheName, now)
         ? undefined
         : this.updater.list(this.globalCacheName);
     const threatLists = this.threatListNames.flatMap((name) => this.updater.list(name) ?? []);

@@ -222,6 +222,12 @@ export class ListUpdater {
     return undefined;
   }
 
+  /** Whether one list, stored, is current at `now`: {@link notCurrent} of it alone, without making an error. */
+  isCurrent(name: string, now: number): boolean {
+    const updatedAt = this.updatedAt.get(name);
+    return updatedAt !== undefined && now <= this.schedule.currentUntil(name, updatedAt);
+  }
+
   /**
    * Takes the server's word on which lists it publishes for the names not yet known to be published:
    * those it has are fetched from now on, the others set aside until asked about again (reported in
