@@ -74,12 +74,12 @@ function jsonLine(line: Line): unknown {
  * The exit status of what was printed, the bitwise OR of the Go reference client's bits: 1 some URL
  * unsafe, 2 some not checked, 4 some no URL that can be checked; 0 every one checked and safe.
  */
-function exitStatusOfLines(lines: Iterable<{ verdict: 'SAFE' | 'UNSAFE' | 'UNKNOWN' | 'INVALID' }>): ExitStatus {
+function exitStatusOfLines(lines: readonly Line[]): ExitStatus {
   let status: number = EXIT.SAFE;
-  for (const { verdict } of lines) {
-    if (verdict === 'UNSAFE') status |= EXIT.UNSAFE;
-    else if (verdict === 'UNKNOWN') status |= EXIT.FAILED;
-    else if (verdict === 'INVALID') status |= EXIT.INVALID_INPUT;
+  for (const line of lines) {
+    if ('invalid' in line) status |= EXIT.INVALID_INPUT;
+    else if (line.result.verdict === 'UNSAFE') status |= EXIT.UNSAFE;
+    else if (line.result.verdict === 'UNKNOWN') status |= EXIT.FAILED;
   }
   return status as ExitStatus;
 }
@@ -175,7 +175,7 @@ export async function check(urls: string[], flags: CheckFlags, io: CliIo, setExi
     for await (const batch of batches) {
       any = true;
       const lines = await checkBatch(client, batch);
-      status |= exitStatusOfLines(lines.map((line) => ({ verdict: 'invalid' in line ? 'INVALID' : line.result.verdict })));
+      status |= exitStatusOfLines(lines);
       output.print(lines);
     }
   } finally {
