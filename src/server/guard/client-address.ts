@@ -81,6 +81,20 @@ export function addressKey(address: string): string {
     .join(':')}::/64`;
 }
 
+/**
+ * The neighbourhood an address belongs to, the second tier of shares: an IPv6 client's /56, the
+ * smallest delegation an ISP hands one customer (RFC 6177), so that the ~256 /64s one subscriber can
+ * use count once; an IPv4 address is its own neighbourhood (scarce enough that one costs an attacker).
+ */
+export function neighbourhoodKey(address: string): string {
+  const groups = ipv6Groups(address);
+  if (groups === undefined) return address;
+  return `${groups
+    .slice(0, 3)
+    .map((g) => g.toString(16))
+    .join(':')}:${(groups[3]! & 0xff00).toString(16)}::/56`;
+}
+
 /** An IPv4-mapped IPv6 address (`::ffff:192.0.2.1`, `::ffff:c000:201`, …), an IPv4 client on a dual-stack socket, as IPv4. */
 function unmapped(address: string): string {
   const groups = ipv6Groups(address);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { addressKey, clientAddress, TrustedProxies } from '../../../src/server/guard/client-address.ts';
+import { addressKey, clientAddress, neighbourhoodKey, TrustedProxies } from '../../../src/server/guard/client-address.ts';
 
 const ipv6Groups = fc.array(fc.integer({ min: 0, max: 0xffff }), { minLength: 8, maxLength: 8 });
 const written = (groups: number[]) => groups.map((g) => g.toString(16)).join(':');
@@ -24,6 +24,26 @@ describe('addressKey', () => {
     assert.equal(addressKey('2001:db8::1'), addressKey('2001:0db8:0000:0000:ffff:0:0:1'));
     assert.equal(addressKey('2001:db8:0:0:1::1.2.3.4'), addressKey('2001:db8::'));
     assert.equal(addressKey('fe80::1%eth0'), 'fe80:0:0:0::/64');
+  });
+});
+
+describe('neighbourhoodKey', () => {
+  it('keeps an IPv4 address whole', () => {
+    assert.equal(neighbourhoodKey('192.0.2.7'), '192.0.2.7');
+  });
+
+  it('gives every address of one IPv6 /56 the same key, and other /56s other keys', () => {
+    fc.assert(
+      fc.property(ipv6Groups, ipv6Groups, (a, b) => {
+        const sameNet = [...a.slice(0, 3), (a[3]! & 0xff00) | (b[3]! & 0xff), ...b.slice(4)];
+        assert.equal(neighbourhoodKey(written(a)), neighbourhoodKey(written(sameNet)));
+        const differs = a.slice(0, 3).some((g, i) => g !== b[i]) || (a[3]! & 0xff00) !== (b[3]! & 0xff00);
+        assert.equal(neighbourhoodKey(written(a)) === neighbourhoodKey(written(b)), !differs);
+      }),
+      { numRuns: 1000 },
+    );
+    assert.equal(neighbourhoodKey('2001:db8:1:2ff::1'), '2001:db8:1:200::/56');
+    assert.equal(neighbourhoodKey('2001:db8:1:2ff::1'), neighbourhoodKey('2001:db8:1:200:ffff::'));
   });
 });
 
