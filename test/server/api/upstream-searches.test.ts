@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type SearchClock, UpstreamSearches, type UpstreamSearchLimits } from '../../../src/server/api/upstream-searches.ts';
+import { UpstreamSearches, type UpstreamSearchLimits } from '../../../src/server/api/upstream-searches.ts';
 import type { FullHash } from '../../../src/client/threats.ts';
 import type { Requester } from '../../../src/server/guard/requester.ts';
 import { WireError } from '../../../src/wire/wire-error.ts';
+import { manualSearchClock } from './manual-search-clock.ts';
 
 const ALICE: Requester = { id: 'address:192.0.2.1', keyed: false };
 const BOB: Requester = { id: 'address:192.0.2.2', keyed: false };
@@ -11,30 +12,6 @@ const PARTNER: Requester = { id: 'key:partner', keyed: true };
 
 /** A full hash under a prefix, in hex, as the client answers. */
 const hashUnder = (prefix: number) => `${prefix.toString(16).padStart(8, '0')}${'ab'.repeat(28)}`;
-
-/** A clock whose timers run when the test moves it. */
-function manualClock(): SearchClock & { advance(ms: number): Promise<void> } {
-  let now = 0;
-  const timers: { at: number; run: () => void }[] = [];
-  return {
-    now: () => now,
-    setTimeout: (run, ms) => timers.push({ at: now + ms, run }),
-    async advance(ms) {
-      const until = now + ms;
-      for (;;) {
-        await new Promise((resolve) => setImmediate(resolve));
-        timers.sort((a, b) => a.at - b.at);
-        const next = timers[0];
-        if (next === undefined || next.at > until) break;
-        timers.shift();
-        now = next.at;
-        next.run();
-      }
-      now = until;
-      await new Promise((resolve) => setImmediate(resolve));
-    },
-  };
-}
 
 /** An upstream client that lists every prefix ≥ 1000 as malware, caches what the test says, and records requests. */
 function fakeClient(cached: ReadonlySet<number> = new Set()) {
@@ -67,7 +44,7 @@ function match(prefix: number): FullHash {
 }
 
 function setUp(limits: Partial<UpstreamSearchLimits> = {}, cached?: ReadonlySet<number>) {
-  const clock = manualClock();
+  const clock = manualSearchClock();
   const client = fakeClient(cached);
   const searches = new UpstreamSearches(client, { burst: 2, requestsPerMinute: 6, maxWaitMs: 3000, ...limits }, clock);
   return { clock, client, searches };
