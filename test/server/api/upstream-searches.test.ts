@@ -68,7 +68,10 @@ describe('UpstreamSearches', () => {
     const b = searches.search([1000, 8], BOB);
     await clock.advance(50);
     const [answerA, answerB] = await Promise.all([a, b]);
-    assert.deepEqual(client.requests, [[1000, 7, 8]]);
+    assert.deepEqual(
+      client.requests.map((request) => request.toSorted((x, y) => x - y)),
+      [[7, 8, 1000]],
+    );
     assert.equal(answerA.fullHashes.length, 1);
     assert.equal(Buffer.from(answerA.fullHashes[0]!.fullHash, 'latin1').toString('hex'), hashUnder(1000), 'byte strings inside the server');
     assert.equal(answerB.fullHashes.length, 1);
@@ -149,6 +152,25 @@ describe('UpstreamSearches', () => {
     await clock.advance(60_000);
     assert.equal(client.requests.length, 2, 'the last anonymous prefix goes with the next token');
     assert.ok((await keyed).value !== undefined && (await a).value !== undefined && (await b).value !== undefined);
+  });
+
+  it('sends a small search before full batches that were queued first: who was served least goes first', async () => {
+    const { clock, client, searches } = setUp({ burst: 1, requestsPerMinute: 30, maxWaitMs: 3000 });
+    const full = (n: number) => Array.from({ length: 250 }, (_, i) => 100_000 * (n + 1) + i);
+    const batches = [1, 2, 3].map((n) => outcome(searches.search(full(n), { id: `address:198.51.100.${n}`, keyed: false })));
+    await clock.advance(20);
+    assert.equal(client.requests.length, 1, 'the one token went to the first batch');
+    const small = outcome(searches.search([5000, 5001, 5002, 5003], BOB));
+    await clock.advance(2000);
+    assert.equal(client.requests.length, 2);
+    assert.deepEqual(
+      client.requests[1]!.slice(0, 4),
+      [5000, 5001, 5002, 5003],
+      "the small search leads the next request, ahead of the batches' prefixes",
+    );
+    assert.equal((await small).value?.fullHashes.length, 4);
+    await clock.advance(5000);
+    assert.ok((await batches[0]!).value !== undefined);
   });
 
   it("answers 503 with the upstream client's own Retry-After when it cannot ask", async () => {
