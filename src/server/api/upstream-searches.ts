@@ -49,6 +49,8 @@ const DEFAULT_UPSTREAM_SEARCH_LIMITS: UpstreamSearchLimits = {
 
 /** Prefixes of concurrent searches that arrive within this time go up in one request. */
 const GATHER_MS = 10;
+/** The turn of the rest of a search part of which went up: before any other (upstream-shares.ts gives turns from 1). */
+const STARTED = -1;
 
 /** What the upstream answered for some prefixes: full hashes (byte strings) and how long it holds. */
 export interface UpstreamAnswer {
@@ -121,7 +123,7 @@ export class UpstreamSearches {
     if (remaining.length === 0) return answer;
     const upstreamBound = remaining.filter((prefix) => !this.inFlight.has(prefix) && !this.pending.has(prefix)).length;
     // Refuses a requester over its share before anything is queued; a search that joins others' prefixes only spends nothing.
-    const turn = upstreamBound === 0 ? 0 : this.shares.spend(requester, upstreamBound, this.clock.now());
+    const turn = upstreamBound === 0 ? Infinity : this.shares.spend(requester, upstreamBound, this.clock.now());
     const queued: [number, Queued][] = [];
     const parts = remaining.map((prefix) => {
       const inFlight = this.inFlight.get(prefix);
@@ -164,16 +166,26 @@ export class UpstreamSearches {
   }
 
   /**
-   * `answers`, or 503 when the search's own queued prefixes have not gone up within `maxWaitMs`: the
-   * wait is for its turn, not for the upstream's answer (the client's request timeout bounds that). The
-   * prefixes it queued that are still waiting are withdrawn (sent only if another search waits for them).
+   * `answers`, or 503 when the search's own queued prefixes have not gone up within `maxWaitMs` (when
+   * only some have, within twice that): the wait is for its turn, not for the upstream's answer (the
+   * client's request timeout bounds that). The prefixes it queued that are still waiting are withdrawn
+   * (sent only if another search waits for them).
    */
   private withinWait<T>(answers: Promise<T>, queued: readonly [number, Queued][]): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       let settled = false;
-      this.clock.setTimeout(() => {
+      let extended = false;
+      const giveUp = () => {
         const waiting = queued.filter(([prefix, entry]) => this.pending.get(prefix) === entry);
         if (settled || waiting.length === 0) return;
+        // Part of the search went up: its turn came, and the upstream's answers to that part would be
+        // wasted if it gave up now. The rest goes first in the next request; the search waits once more.
+        if (!extended && waiting.length < queued.length) {
+          extended = true;
+          for (const [, entry] of waiting) entry.turn = STARTED;
+          this.clock.setTimeout(giveUp, this.limits.maxWaitMs);
+          return;
+        }
         settled = true;
         for (const [prefix, entry] of waiting) if (--entry.waiters === 0) this.pending.delete(prefix);
         reject(
@@ -181,7 +193,8 @@ export class UpstreamSearches {
             retryAfterSeconds: Math.max(1, Math.ceil(this.msUntilToken() / 1000)),
           }),
         );
-      }, this.limits.maxWaitMs);
+      };
+      this.clock.setTimeout(giveUp, this.limits.maxWaitMs);
       answers.then(
         (value) => {
           if (settled) return;

@@ -173,6 +173,26 @@ describe('UpstreamSearches', () => {
     assert.ok((await batches[0]!).value !== undefined);
   });
 
+  it('lets a search part of which went up wait for the rest, which goes first in the next request', async () => {
+    // One token every 2 s; a search waits 3 s for its turn.
+    const { clock, client, searches } = setUp({ burst: 1, requestsPerMinute: 30, maxWaitMs: 3000 });
+    const full = (n: number) => Array.from({ length: 250 }, (_, i) => 100_000 * n + i);
+    const first = outcome(searches.search(full(1), ALICE));
+    await clock.advance(500);
+    const split = outcome(searches.search(full(2), { id: 'address:198.51.100.2', keyed: false }));
+    await clock.advance(500);
+    const small = outcome(searches.search([5000, 5001, 5002, 5003], BOB));
+    await clock.advance(1500);
+    assert.equal(client.requests.length, 2, 'at 2 s: the small search and 246 of the second');
+    assert.deepEqual(client.requests[1]!.slice(0, 4), [5000, 5001, 5002, 5003]);
+    await clock.advance(2000);
+    assert.equal(client.requests.length, 3);
+    assert.deepEqual(client.requests[2], full(2).slice(246), 'at 4 s, after its wait ran out at 3.5 s: the rest of it');
+    await clock.advance(50);
+    assert.equal((await split).value?.fullHashes.length, 250, 'served whole');
+    assert.ok((await first).value !== undefined && (await small).value !== undefined);
+  });
+
   it("answers 503 with the upstream client's own Retry-After when it cannot ask", async () => {
     const { clock, client, searches } = setUp();
     const deferred = Object.assign(new Error('the server may not be asked again before …'), { notBefore: Date.now() + 90_000 });
