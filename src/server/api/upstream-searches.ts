@@ -122,7 +122,7 @@ export class UpstreamSearches {
     const remaining = [...new Set(cached.remaining)];
     if (remaining.length === 0) return answer;
     const upstreamBound = remaining.filter((prefix) => !this.inFlight.has(prefix) && !this.pending.has(prefix)).length;
-    // Refuses a requester over its share before anything is queued; a search that joins others' prefixes only spends nothing.
+    // Refuses a requester over its share before anything is queued; a search whose prefixes others asked already spends nothing.
     const turn = upstreamBound === 0 ? Infinity : this.shares.spend(requester, upstreamBound, this.clock.now());
     const queued: [number, Queued][] = [];
     const parts = remaining.map((prefix) => {
