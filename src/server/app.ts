@@ -203,7 +203,12 @@ export function createApp(
   // Whose X-Forwarded-For names the requester: load control's proxies, or without it the server's.
   const trusted = loadControl?.trusted ?? new TrustedProxies(options.trustedProxies ?? []);
   const requester = (request: FastifyRequest) =>
-    requesterOf({ url: request.url, headers: request.headers, peer: request.socket.remoteAddress ?? '' }, trusted, apiKeys);
+    requesterOf(
+      { url: request.url, headers: request.headers, peer: request.socket.remoteAddress ?? '' },
+      trusted,
+      apiKeys,
+      loadControl?.relays,
+    );
   // docs/api.md allows 1000 prefixes in one hashes:search, a GET: about 26 KB of query string, over Node's
   // 16 KB default for the request head.
   const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits };

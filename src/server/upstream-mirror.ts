@@ -2,7 +2,7 @@ import type { ClientEvent } from '../client/options.ts';
 import { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST, KNOWN_LISTS, knownList } from '../lists/known-lists.ts';
 import { SafeBrowsingClient } from '../client/safe-browsing-client.ts';
 import { type FullHashSource, type SharedSearchCache, upstreamFullHashes } from './api/full-hash-source.ts';
-import type { UpstreamSearchLimits } from './api/upstream-searches.ts';
+import type { SearchClock, UpstreamSearchLimits } from './api/upstream-searches.ts';
 import { ListCatalog } from './catalog.ts';
 import { ConfigError } from './feeds/config-error.ts';
 import type { ListDefinition } from './lists/list-definition.ts';
@@ -40,6 +40,8 @@ export interface UpstreamOptions {
   searchCache?: SharedSearchCache;
   /** How searches spend the upstream's patience: its rate, each requester's share, the longest wait. */
   searchLimits?: Partial<UpstreamSearchLimits>;
+  /** The clock of the searches' schedule and shares (tests drive it by hand); the system's by default. */
+  searchClock?: SearchClock;
   /** Where to say that a mirrored list could not be published. */
   log?: (message: string) => void;
 }
@@ -84,10 +86,11 @@ export class UpstreamMirror {
     private readonly log: (message: string) => void,
     searchCache: SharedSearchCache | undefined,
     searchLimits: Partial<UpstreamSearchLimits> | undefined,
+    searchClock: SearchClock | undefined,
   ) {
     this.histories = new Map(names.map((name) => [name, new ListHistory(definitionOf(name), { keep })]));
     this.catalog = new ListCatalog(this.histories.values());
-    this.fullHashes = upstreamFullHashes(client, searchCache, searchLimits);
+    this.fullHashes = upstreamFullHashes(client, searchCache, searchLimits, undefined, searchClock);
   }
 
   /**
@@ -125,6 +128,7 @@ export class UpstreamMirror {
       options.log ?? (() => {}),
       options.searchCache,
       options.searchLimits,
+      options.searchClock,
     );
     await mirror.store.follow([...mirror.histories.values()]);
     await client.open();

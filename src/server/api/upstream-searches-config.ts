@@ -8,7 +8,9 @@ const UPSTREAM_SEARCH_FIELDS = [
   'requestsPerMinute',
   'burst',
   'anonymousPrefixesPerMinute',
+  'neighbourhoodPrefixesPerMinute',
   'keyedPrefixesPerMinute',
+  'relayedPrefixesPerMinute',
   'maxWaitMilliseconds',
 ] as const;
 
@@ -26,7 +28,9 @@ export function parseUpstreamSearches(value: unknown): Partial<UpstreamSearchLim
   assign('requestsPerMinute', read('requestsPerMinute', 1, 100_000));
   assign('burst', read('burst', 1, 1000));
   assign('anonymousPrefixesPerMinute', read('anonymousPrefixesPerMinute', 0, 1_000_000));
+  assign('neighbourhoodPrefixesPerMinute', read('neighbourhoodPrefixesPerMinute', 0, 1_000_000));
   assign('keyedPrefixesPerMinute', read('keyedPrefixesPerMinute', 0, 10_000_000));
+  assign('relayedPrefixesPerMinute', read('relayedPrefixesPerMinute', 0, 10_000_000));
   assign('maxWaitMs', read('maxWaitMilliseconds', 100, 60_000));
   return limits;
 }

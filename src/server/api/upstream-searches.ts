@@ -6,9 +6,11 @@
 //     in requests of at most SEARCH_PREFIXES_PER_REQUEST;
 //   - upstream requests are spent from a token bucket (`requestsPerMinute`, `burst`) set below the
 //     upstream's own limit: past it, searches wait their turn, briefly, or get 503 with Retry-After;
-//   - each requester (an API key the server accepts, else the client's address) may send at most so many
-//     prefixes upstream per minute: one client's volume is refused before it costs anyone else;
-//   - keyed requesters come before anonymous ones when requests are scarce.
+//   - each requester (an API key the server accepts, a trusted OHTTP relay's users together, else the
+//     client's address and its neighbourhood) may send at most so many prefixes upstream per minute
+//     (upstream-shares.ts): one client's volume is refused before it costs anyone else;
+//   - when requests are scarce, keyed requesters come first, then whoever the upstream served least in
+//     the last minute: small searches are not starved by full batches.
 // Only prefixes that neither the shared cache nor the client's memory cache answer count or go up.
 
 import { SEARCH_PREFIXES_PER_REQUEST } from '../../client/hash-searcher.ts';
@@ -17,38 +19,38 @@ import { SbkitError } from '../../sbkit-error.ts';
 import { hashStringOfHex, prefix32 } from '../../url/hash.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import type { Requester } from '../guard/requester.ts';
-import { RecentCache } from '../guard/recent-cache.ts';
+import { type UpstreamShareLimits, UpstreamShares } from './upstream-shares.ts';
 
 /** How a proxy spends its upstream's patience. */
-export interface UpstreamSearchLimits {
+export interface UpstreamSearchLimits extends UpstreamShareLimits {
   /** Upstream search requests per minute, on average; keep it below the upstream's limit for one client. */
   requestsPerMinute: number;
   /** Upstream search requests that may go at once after a quiet spell. */
   burst: number;
-  /** Prefixes one requester without an API key may send upstream per minute. */
-  anonymousPrefixesPerMinute: number;
-  /** Prefixes one API key may send upstream per minute. */
-  keyedPrefixesPerMinute: number;
   /** Longest a search waits for its turn upstream before it is answered 503 with Retry-After. */
   maxWaitMs: number;
 }
 
 /**
  * Defaults under an sbkit upstream's load control (LC-3: 11 requests in 15 s for one client, about 44 a
- * minute): 30 a minute leaves room. A browser's search after the caches is a handful of prefixes.
+ * minute): 30 a minute leaves room. A browser's search after the caches is a handful of prefixes; a
+ * neighbourhood is a household's or an office's few devices; a relay carries many users, as a partner's
+ * key does.
  */
 const DEFAULT_UPSTREAM_SEARCH_LIMITS: UpstreamSearchLimits = {
   requestsPerMinute: 30,
   burst: 5,
   anonymousPrefixesPerMinute: 120,
+  neighbourhoodPrefixesPerMinute: 480,
   keyedPrefixesPerMinute: 2_400,
+  relayedPrefixesPerMinute: 2_400,
   maxWaitMs: 3_000,
 };
 
 /** Prefixes of concurrent searches that arrive within this time go up in one request. */
 const GATHER_MS = 10;
-/** Requesters whose recent prefixes are remembered at most; the least recently seen are forgotten first. */
-const MAX_REQUESTERS = 100_000;
+/** The turn of the rest of a search part of which went up: before any other (upstream-shares.ts gives turns from 1). */
+const STARTED = -1;
 
 /** What the upstream answered for some prefixes: full hashes (byte strings) and how long it holds. */
 export interface UpstreamAnswer {
@@ -72,9 +74,13 @@ export interface SearchClock {
 
 const SYSTEM_CLOCK: SearchClock = { now: () => performance.now(), setTimeout: (run, ms) => setTimeout(run, ms).unref() };
 
-/** A prefix waiting for a request: whether a keyed requester asked for it, how many searches wait, and their answer. */
+/**
+ * A prefix waiting for a request: whether a keyed requester asked for it, the best turn of the searches
+ * that wait for it (upstream-shares.ts), how many wait, and their answer.
+ */
 interface Queued {
   keyed: boolean;
+  turn: number;
   waiters: number;
   answer: Promise<UpstreamAnswer>;
   settle: (answer: Promise<UpstreamAnswer>) => void;
@@ -88,8 +94,7 @@ export class UpstreamSearches {
   private readonly pending = new Map<number, Queued>();
   /** Prefixes asked upstream and not yet answered: later searches for them wait for the same answer. */
   private readonly inFlight = new Map<number, Promise<UpstreamAnswer>>();
-  /** Per requester, the times and counts of the prefixes it sent upstream in the last minute. */
-  private readonly spent = new RecentCache<string, { at: number; count: number }[]>(MAX_REQUESTERS);
+  private readonly shares: UpstreamShares;
   private flushScheduled = false;
 
   constructor(
@@ -98,6 +103,7 @@ export class UpstreamSearches {
     private readonly clock: SearchClock = SYSTEM_CLOCK,
   ) {
     this.limits = { ...DEFAULT_UPSTREAM_SEARCH_LIMITS, ...limits };
+    this.shares = new UpstreamShares(this.limits);
     this.tokens = this.limits.burst;
     this.refilledAt = clock.now();
   }
@@ -115,12 +121,14 @@ export class UpstreamSearches {
     };
     const remaining = [...new Set(cached.remaining)];
     if (remaining.length === 0) return answer;
-    this.ration(requester, remaining.filter((prefix) => !this.inFlight.has(prefix) && !this.pending.has(prefix)).length);
+    const upstreamBound = remaining.filter((prefix) => !this.inFlight.has(prefix) && !this.pending.has(prefix)).length;
+    // Refuses a requester over its share before anything is queued; a search whose prefixes others asked already spends nothing.
+    const turn = upstreamBound === 0 ? Infinity : this.shares.spend(requester, upstreamBound, this.clock.now());
     const queued: [number, Queued][] = [];
     const parts = remaining.map((prefix) => {
       const inFlight = this.inFlight.get(prefix);
       if (inFlight !== undefined) return inFlight;
-      const entry = this.queue(prefix, requester.keyed);
+      const entry = this.queue(prefix, requester.keyed, turn);
       queued.push([prefix, entry]);
       return entry.answer;
     });
@@ -140,57 +148,44 @@ export class UpstreamSearches {
     return answer;
   }
 
-  /** Counts `count` upstream-bound prefixes against the requester's share; refuses past it. */
-  private ration(requester: Requester, count: number): void {
-    if (count === 0) return;
-    const now = this.clock.now();
-    const share = requester.keyed ? this.limits.keyedPrefixesPerMinute : this.limits.anonymousPrefixesPerMinute;
-    const recent = this.spent.getOrCompute(requester.id, () => []);
-    while (recent.length > 0 && now - recent[0]!.at >= 60_000) recent.shift();
-    const used = recent.reduce((sum, entry) => sum + entry.count, 0);
-    // A search larger than the whole share, up to one request's worth, goes when the requester has spent
-    // nothing in the window (and spends it): refused, it would be refused for ever (sbkit's own client
-    // sends up to SEARCH_PREFIXES_PER_REQUEST at once). Larger ones are refused.
-    const oversizedFirst = used === 0 && count <= SEARCH_PREFIXES_PER_REQUEST;
-    if (used + count > share && !oversizedFirst) {
-      const retryAfterSeconds = Math.max(1, Math.ceil((60_000 - (now - (recent[0]?.at ?? now))) / 1000));
-      throw new WireError(
-        'UNAVAILABLE',
-        `this search would send ${used + count} prefixes of this client to the upstream server within a minute, ` +
-          `which accepts ${share} of one client; try again later`,
-        { retryAfterSeconds },
-      );
-    }
-    recent.push({ at: now, count });
-  }
-
   /** The queue entry of a prefix, made if it is not queued yet, with one more search waiting for it. */
-  private queue(prefix: number, keyed: boolean): Queued {
+  private queue(prefix: number, keyed: boolean, turn: number): Queued {
     let entry = this.pending.get(prefix);
     if (entry === undefined) {
       let settle!: (answer: Promise<UpstreamAnswer>) => void;
       const answer = new Promise<UpstreamAnswer>((resolve) => (settle = resolve));
       // Marked handled: a search that gave up waiting no longer awaits it.
       answer.catch(() => undefined);
-      entry = { keyed, waiters: 0, answer, settle };
+      entry = { keyed, turn, waiters: 0, answer, settle };
       this.pending.set(prefix, entry);
     }
     entry.keyed ||= keyed;
+    entry.turn = Math.min(entry.turn, turn);
     entry.waiters++;
     return entry;
   }
 
   /**
-   * `answers`, or 503 when the search's own queued prefixes have not gone up within `maxWaitMs`: the
-   * wait is for its turn, not for the upstream's answer (the client's request timeout bounds that). The
-   * prefixes it queued that are still waiting are withdrawn (sent only if another search waits for them).
+   * `answers`, or 503 when the search's own queued prefixes have not gone up within `maxWaitMs` (when
+   * only some have, within twice that): the wait is for its turn, not for the upstream's answer (the
+   * client's request timeout bounds that). The prefixes it queued that are still waiting are withdrawn
+   * (sent only if another search waits for them).
    */
   private withinWait<T>(answers: Promise<T>, queued: readonly [number, Queued][]): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       let settled = false;
-      this.clock.setTimeout(() => {
+      let extended = false;
+      const giveUp = () => {
         const waiting = queued.filter(([prefix, entry]) => this.pending.get(prefix) === entry);
         if (settled || waiting.length === 0) return;
+        // Part of the search went up: its turn came, and the upstream's answers to that part would be
+        // wasted if it gave up now. The rest goes first in the next request; the search waits once more.
+        if (!extended && waiting.length < queued.length) {
+          extended = true;
+          for (const [, entry] of waiting) entry.turn = STARTED;
+          this.clock.setTimeout(giveUp, this.limits.maxWaitMs);
+          return;
+        }
         settled = true;
         for (const [prefix, entry] of waiting) if (--entry.waiters === 0) this.pending.delete(prefix);
         reject(
@@ -198,7 +193,8 @@ export class UpstreamSearches {
             retryAfterSeconds: Math.max(1, Math.ceil(this.msUntilToken() / 1000)),
           }),
         );
-      }, this.limits.maxWaitMs);
+      };
+      this.clock.setTimeout(giveUp, this.limits.maxWaitMs);
       answers.then(
         (value) => {
           if (settled) return;
@@ -223,7 +219,7 @@ export class UpstreamSearches {
     }, ms);
   }
 
-  /** Sends as many requests as there are tokens, keyed requesters' prefixes first; waits for a token otherwise. */
+  /** Sends as many requests as there are tokens, prefixes in turn (inTurn); waits for a token otherwise. */
   private flush(): void {
     while (this.pending.size > 0) {
       this.refill();
@@ -232,11 +228,7 @@ export class UpstreamSearches {
         return;
       }
       this.tokens -= 1;
-      const queued = [...this.pending];
-      const batch = [...queued.filter(([, entry]) => entry.keyed), ...queued.filter(([, entry]) => !entry.keyed)].slice(
-        0,
-        SEARCH_PREFIXES_PER_REQUEST,
-      );
+      const batch = [...this.pending].sort(([, a], [, b]) => inTurn(a, b)).slice(0, SEARCH_PREFIXES_PER_REQUEST);
       for (const [prefix] of batch) this.pending.delete(prefix);
       this.send(batch);
     }
@@ -274,6 +266,14 @@ export class UpstreamSearches {
     this.refill();
     return this.tokens >= 1 ? 0 : Math.ceil((1 - this.tokens) / (this.limits.requestsPerMinute / 60_000));
   }
+}
+
+/**
+ * The order queued prefixes go up in: keyed requesters' first, then the lower turn (whoever the upstream
+ * served least in the last minute), then arrival (the sort is stable, the queue in arrival order).
+ */
+function inTurn(a: Queued, b: Queued): number {
+  return Number(b.keyed) - Number(a.keyed) || a.turn - b.turn;
 }
 
 /** A failed upstream search as the proxy answers it: 503, with Retry-After from the client's schedule when it has one. */

@@ -129,7 +129,12 @@ export class LoadControl {
      * @internal
      */
     readonly trusted: TrustedProxies,
-    private readonly relays: TrustedProxies,
+    /**
+     * Oblivious HTTP relays whose requests carry many clients.
+     *
+     * @internal
+     */
+    readonly relays: TrustedProxies,
     /** @internal */
     readonly gate: LoadGate,
     private readonly redisStore: RedisHitStore | undefined,

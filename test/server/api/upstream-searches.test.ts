@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type SearchClock, UpstreamSearches, type UpstreamSearchLimits } from '../../../src/server/api/upstream-searches.ts';
+import { UpstreamSearches, type UpstreamSearchLimits } from '../../../src/server/api/upstream-searches.ts';
 import type { FullHash } from '../../../src/client/threats.ts';
 import type { Requester } from '../../../src/server/guard/requester.ts';
 import { WireError } from '../../../src/wire/wire-error.ts';
+import { manualSearchClock } from './manual-search-clock.ts';
 
 const ALICE: Requester = { id: 'address:192.0.2.1', keyed: false };
 const BOB: Requester = { id: 'address:192.0.2.2', keyed: false };
@@ -11,30 +12,6 @@ const PARTNER: Requester = { id: 'key:partner', keyed: true };
 
 /** A full hash under a prefix, in hex, as the client answers. */
 const hashUnder = (prefix: number) => `${prefix.toString(16).padStart(8, '0')}${'ab'.repeat(28)}`;
-
-/** A clock whose timers run when the test moves it. */
-function manualClock(): SearchClock & { advance(ms: number): Promise<void> } {
-  let now = 0;
-  const timers: { at: number; run: () => void }[] = [];
-  return {
-    now: () => now,
-    setTimeout: (run, ms) => timers.push({ at: now + ms, run }),
-    async advance(ms) {
-      const until = now + ms;
-      for (;;) {
-        await new Promise((resolve) => setImmediate(resolve));
-        timers.sort((a, b) => a.at - b.at);
-        const next = timers[0];
-        if (next === undefined || next.at > until) break;
-        timers.shift();
-        now = next.at;
-        next.run();
-      }
-      now = until;
-      await new Promise((resolve) => setImmediate(resolve));
-    },
-  };
-}
 
 /** An upstream client that lists every prefix ≥ 1000 as malware, caches what the test says, and records requests. */
 function fakeClient(cached: ReadonlySet<number> = new Set()) {
@@ -67,7 +44,7 @@ function match(prefix: number): FullHash {
 }
 
 function setUp(limits: Partial<UpstreamSearchLimits> = {}, cached?: ReadonlySet<number>) {
-  const clock = manualClock();
+  const clock = manualSearchClock();
   const client = fakeClient(cached);
   const searches = new UpstreamSearches(client, { burst: 2, requestsPerMinute: 6, maxWaitMs: 3000, ...limits }, clock);
   return { clock, client, searches };
@@ -91,7 +68,10 @@ describe('UpstreamSearches', () => {
     const b = searches.search([1000, 8], BOB);
     await clock.advance(50);
     const [answerA, answerB] = await Promise.all([a, b]);
-    assert.deepEqual(client.requests, [[1000, 7, 8]]);
+    assert.deepEqual(
+      client.requests.map((request) => request.toSorted((x, y) => x - y)),
+      [[7, 8, 1000]],
+    );
     assert.equal(answerA.fullHashes.length, 1);
     assert.equal(Buffer.from(answerA.fullHashes[0]!.fullHash, 'latin1').toString('hex'), hashUnder(1000), 'byte strings inside the server');
     assert.equal(answerB.fullHashes.length, 1);
@@ -172,6 +152,45 @@ describe('UpstreamSearches', () => {
     await clock.advance(60_000);
     assert.equal(client.requests.length, 2, 'the last anonymous prefix goes with the next token');
     assert.ok((await keyed).value !== undefined && (await a).value !== undefined && (await b).value !== undefined);
+  });
+
+  it('sends a small search before full batches that were queued first: who was served least goes first', async () => {
+    const { clock, client, searches } = setUp({ burst: 1, requestsPerMinute: 30, maxWaitMs: 3000 });
+    const full = (n: number) => Array.from({ length: 250 }, (_, i) => 100_000 * (n + 1) + i);
+    const batches = [1, 2, 3].map((n) => outcome(searches.search(full(n), { id: `address:198.51.100.${n}`, keyed: false })));
+    await clock.advance(20);
+    assert.equal(client.requests.length, 1, 'the one token went to the first batch');
+    const small = outcome(searches.search([5000, 5001, 5002, 5003], BOB));
+    await clock.advance(2000);
+    assert.equal(client.requests.length, 2);
+    assert.deepEqual(
+      client.requests[1]!.slice(0, 4),
+      [5000, 5001, 5002, 5003],
+      "the small search leads the next request, ahead of the batches' prefixes",
+    );
+    assert.equal((await small).value?.fullHashes.length, 4);
+    await clock.advance(5000);
+    assert.ok((await batches[0]!).value !== undefined);
+  });
+
+  it('lets a search part of which went up wait for the rest, which goes first in the next request', async () => {
+    // One token every 2 s; a search waits 3 s for its turn.
+    const { clock, client, searches } = setUp({ burst: 1, requestsPerMinute: 30, maxWaitMs: 3000 });
+    const full = (n: number) => Array.from({ length: 250 }, (_, i) => 100_000 * n + i);
+    const first = outcome(searches.search(full(1), ALICE));
+    await clock.advance(500);
+    const split = outcome(searches.search(full(2), { id: 'address:198.51.100.2', keyed: false }));
+    await clock.advance(500);
+    const small = outcome(searches.search([5000, 5001, 5002, 5003], BOB));
+    await clock.advance(1500);
+    assert.equal(client.requests.length, 2, 'at 2 s: the small search and 246 of the second');
+    assert.deepEqual(client.requests[1]!.slice(0, 4), [5000, 5001, 5002, 5003]);
+    await clock.advance(2000);
+    assert.equal(client.requests.length, 3);
+    assert.deepEqual(client.requests[2], full(2).slice(246), 'at 4 s, after its wait ran out at 3.5 s: the rest of it');
+    await clock.advance(50);
+    assert.equal((await split).value?.fullHashes.length, 250, 'served whole');
+    assert.ok((await first).value !== undefined && (await small).value !== undefined);
   });
 
   it("answers 503 with the upstream client's own Retry-After when it cannot ask", async () => {

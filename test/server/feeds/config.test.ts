@@ -85,6 +85,8 @@ describe('parseServerConfig', () => {
           burst: 2,
           anonymousPrefixesPerMinute: 40,
           keyedPrefixesPerMinute: 4000,
+          neighbourhoodPrefixesPerMinute: 200,
+          relayedPrefixesPerMinute: 9000,
           maxWaitMilliseconds: 1500,
         },
       },
@@ -95,6 +97,8 @@ describe('parseServerConfig', () => {
       burst: 2,
       anonymousPrefixesPerMinute: 40,
       keyedPrefixesPerMinute: 4000,
+      neighbourhoodPrefixesPerMinute: 200,
+      relayedPrefixesPerMinute: 9000,
       maxWaitMs: 1500,
     });
     assert.throws(() => parseServerConfig({ upstreamSearches: { requestsPerMinute: 0 } }, BASE), /upstreamSearches\.requestsPerMinute/);

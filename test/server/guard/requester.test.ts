@@ -16,6 +16,7 @@ describe('requesterOf', () => {
     assert.deepEqual(requesterOf({ url: '/v5/x?key=made-up', headers: {}, peer: '192.0.2.1' }, NO_PROXIES, KEYS), {
       id: 'address:192.0.2.1',
       keyed: false,
+      neighbourhood: '192.0.2.1',
     });
     const v6 = (peer: string) => requesterOf({ url: '/', headers: { 'user-agent': peer }, peer }, NO_PROXIES, KEYS).id;
     assert.equal(v6('2001:db8:1:2::1'), v6('2001:db8:1:2:ffff::9'));
@@ -37,5 +38,26 @@ describe('requesterOf', () => {
     assert.equal(inner('10.0.0.2', '203.0.113.5'), 'address:203.0.113.5', 'behind a trusted proxy, the forwarded address');
     const outside = requesterOf({ url: '/', headers: { [OUTER_PEER_HEADER]: '198.51.100.7' }, peer: '192.0.2.9' }, NO_PROXIES, KEYS);
     assert.equal(outside.id, 'address:192.0.2.9', 'a client cannot claim another peer');
+  });
+
+  it('names the users of a trusted OHTTP relay as one pool, and an address by its neighbourhood too', () => {
+    const relays = new TrustedProxies(['198.51.100.0/24']);
+    const inner = (peer: string) =>
+      requesterOf(
+        { url: '/v5/hashes:search', headers: { [OUTER_PEER_HEADER]: peer }, peer: INNER_REQUEST_ADDRESS },
+        NO_PROXIES,
+        KEYS,
+        relays,
+      );
+    assert.deepEqual(inner('198.51.100.7'), { id: 'relay:198.51.100.7', keyed: false, relayed: true });
+    assert.deepEqual(
+      inner('192.0.2.7'),
+      { id: 'address:192.0.2.7', keyed: false, neighbourhood: '192.0.2.7' },
+      'an untrusted relay is one address',
+    );
+    const direct = requesterOf({ url: '/v5/hashes:search', headers: {}, peer: '198.51.100.7' }, NO_PROXIES, KEYS, relays);
+    assert.equal(direct.relayed, undefined, "a relay's own requests, not its users', are an address's");
+    const v6 = requesterOf({ url: '/', headers: {}, peer: '2001:db8:1:2ff::1' }, NO_PROXIES, KEYS, relays);
+    assert.deepEqual(v6, { id: 'address:2001:db8:1:2ff::/64', keyed: false, neighbourhood: '2001:db8:1:200::/56' });
   });
 });

@@ -1,0 +1,108 @@
+// Each requester's share of the prefixes a caching proxy sends its upstream (upstream-searches.ts), and
+// the turn its search takes when upstream requests are scarce. Shares are counted over the last minute,
+// on what a client cannot choose:
+//   - an API key the server accepts: `keyedPrefixesPerMinute`;
+//   - an address (IPv6: its /64): `anonymousPrefixesPerMinute`, and its neighbourhood (IPv6: its /56,
+//     guard/client-address.ts) `neighbourhoodPrefixesPerMinute`, so that the 256 /64s of one
+//     subscriber do not make 256 shares;
+//   - a trusted Oblivious HTTP relay: `relayedPrefixesPerMinute`, one pool for all its users, sized for
+//     many; its users cannot be told apart (that is the point of the relay), so one relayed search may
+//     send no more than an address that spent nothing may, and the pool outlasts many such searches.
+// A search's turn: the prefixes its requester (or its neighbourhood, whichever is more) sent up in the
+// last minute, this search's included; fewer go first, so a handful of prefixes is not starved behind
+// full batches of requesters that take a whole request each. A relayed search's turn is its own size.
+
+import { SEARCH_PREFIXES_PER_REQUEST } from '../../client/hash-searcher.ts';
+import { WireError } from '../../wire/wire-error.ts';
+import type { Requester } from '../guard/requester.ts';
+import { RecentCache } from '../guard/recent-cache.ts';
+
+/** How many prefixes each kind of requester may send upstream per minute. */
+export interface UpstreamShareLimits {
+  /** Prefixes one requester without an API key (an address, IPv6 by /64) may send upstream per minute. */
+  anonymousPrefixesPerMinute: number;
+  /** Prefixes the addresses of one neighbourhood (an IPv6 /56; an IPv4 address is its own) may send upstream per minute together. */
+  neighbourhoodPrefixesPerMinute: number;
+  /** Prefixes one API key may send upstream per minute. */
+  keyedPrefixesPerMinute: number;
+  /** Prefixes the users of one trusted Oblivious HTTP relay may send upstream per minute together. */
+  relayedPrefixesPerMinute: number;
+}
+
+/** Requesters and neighbourhoods whose recent prefixes are remembered at most; the least recently seen are forgotten first. */
+const MAX_REMEMBERED = 100_000;
+const WINDOW_MS = 60_000;
+
+/** One budget a search is counted against: its requester's, or its neighbourhood's. */
+interface Tier {
+  id: string;
+  share: number;
+  /** Whether what it spent places the search in the queue (a relay's pool, spent by many, does not). */
+  places: boolean;
+  /** Whose share it is, for the refusal's message. */
+  kind: 'client' | 'network' | 'API key' | 'relay';
+}
+
+/** The prefixes each requester and neighbourhood sent upstream in the last minute, and their turns. */
+export class UpstreamShares {
+  private readonly spent = new RecentCache<string, { at: number; count: number }[]>(MAX_REMEMBERED);
+
+  constructor(private readonly limits: UpstreamShareLimits) {}
+
+  /**
+   * Counts `count` upstream-bound prefixes of `requester`'s search at `now` against its shares and
+   * returns the search's turn (lower goes first). Throws WireError UNAVAILABLE, with Retry-After, when a
+   * share would be exceeded: nothing is counted then.
+   */
+  spend(requester: Requester, count: number, now: number): number {
+    // A search larger than the whole share, up to one request's worth, goes when nothing was spent in the
+    // window (and spends it): refused, it would be refused for ever (sbkit's own client sends up to
+    // SEARCH_PREFIXES_PER_REQUEST at once). Larger ones are refused.
+    const fresh = Math.max(this.limits.anonymousPrefixesPerMinute, SEARCH_PREFIXES_PER_REQUEST);
+    if (requester.relayed === true && count > fresh) {
+      throw new WireError(
+        'UNAVAILABLE',
+        `this search would send ${count} prefixes to the upstream server through an Oblivious HTTP relay, ` +
+          `which accepts ${fresh} of one search; search fewer prefixes at once`,
+        { retryAfterSeconds: WINDOW_MS / 1000 },
+      );
+    }
+    const windows = this.tiersOf(requester).map((tier) => {
+      const recent = this.spent.getOrCompute(tier.id, () => []);
+      while (recent.length > 0 && now - recent[0]!.at >= WINDOW_MS) recent.shift();
+      return { tier, recent, used: recent.reduce((sum, entry) => sum + entry.count, 0) };
+    });
+    for (const { tier, recent, used } of windows) {
+      if (used + count <= tier.share || (used === 0 && count <= SEARCH_PREFIXES_PER_REQUEST)) continue;
+      const retryAfterSeconds = Math.max(1, Math.ceil((WINDOW_MS - (now - (recent[0]?.at ?? now))) / 1000));
+      throw new WireError(
+        'UNAVAILABLE',
+        `this search would send ${used + count} prefixes of this ${tier.kind} to the upstream server within a minute, ` +
+          `which accepts ${tier.share} of one ${tier.kind}; try again later`,
+        { retryAfterSeconds },
+      );
+    }
+    let turn = count;
+    for (const { tier, recent, used } of windows) {
+      recent.push({ at: now, count });
+      if (tier.places) turn = Math.max(turn, used + count);
+    }
+    return turn;
+  }
+
+  private tiersOf(requester: Requester): Tier[] {
+    const { limits } = this;
+    if (requester.keyed) return [{ id: requester.id, share: limits.keyedPrefixesPerMinute, places: true, kind: 'API key' }];
+    if (requester.relayed === true) return [{ id: requester.id, share: limits.relayedPrefixesPerMinute, places: false, kind: 'relay' }];
+    const tiers: Tier[] = [{ id: requester.id, share: limits.anonymousPrefixesPerMinute, places: true, kind: 'client' }];
+    if (requester.neighbourhood !== undefined) {
+      tiers.push({
+        id: `neighbourhood:${requester.neighbourhood}`,
+        share: limits.neighbourhoodPrefixesPerMinute,
+        places: true,
+        kind: 'network',
+      });
+    }
+    return tiers;
+  }
+}
