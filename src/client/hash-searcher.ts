@@ -10,6 +10,7 @@ import { RequestSchedule, type ScheduleState } from './schedule.ts';
 import type { FullHashMatch } from './threats.ts';
 import type { ListState, SearchResult, Transport } from './transport.ts';
 import { SearchDeferredError } from './client-errors.ts';
+import { boundedSearchAnswer } from './search-answer-bounds.ts';
 
 /**
  * Prefixes per search request. The API allows 1000, but a v5 search is a GET whose prefixes fill the
@@ -81,7 +82,8 @@ export class HashSearcher {
       for (let start = 0; start < prefixes.length; start += SEARCH_PREFIXES_PER_REQUEST)
         chunks.push(prefixes.slice(start, start + SEARCH_PREFIXES_PER_REQUEST));
       const transport = await this.parts.connection();
-      const result = mergeSearchResults(await Promise.all(chunks.map((chunk) => transport.search(chunk, lists))));
+      const answers = chunks.map(async (chunk) => boundedSearchAnswer(chunk, await transport.search(chunk, lists)));
+      const result = mergeSearchResults(await Promise.all(answers));
       this.schedule.succeeded(clock.now(), result.minimumWaitMs);
       await this.scheduleChanged(failuresBefore);
       return result;
@@ -120,7 +122,8 @@ export class HashSearcher {
       const answeredAt = clock.now();
       cache.store(asked, response, answeredAt);
       // From the answer itself, not the cache: a zero cache duration must not lose a threat.
-      fullHashes.push(...response.fullHashes.filter((match) => remaining.has(prefix32(match.fullHash))));
+      // One by one: a spread of a server's array into a call overflows the stack past some 100,000.
+      for (const match of response.fullHashes) if (remaining.has(prefix32(match.fullHash))) fullHashes.push(match);
       // A prefix the cache could not keep (it is full) is valid for no time at all.
       const stored = cache.consult(asked, answeredAt);
       validForMs = Math.min(validForMs, stored.remaining.size > 0 ? 0 : stored.expiresAt - answeredAt);

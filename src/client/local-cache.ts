@@ -14,11 +14,37 @@ export interface CacheEntry {
   expiresAt: number;
   /** Full hashes the server returned under this prefix; empty for a negative (nothing found) entry. */
   fullHashes: FullHashMatch[];
+  /** Its weight, as `maxBytes` counts it. */
+  bytes: number;
 }
+
+/**
+ * What an entry weighs in memory, by the measure of V8 (test/client/local-cache.test.ts holds the cache to
+ * it): a Map slot with its entry and array, and per full hash its 32-character string, its object and
+ * the details it refers to.
+ */
+const ENTRY_BYTES = 160;
+const FULL_HASH_BYTES = 160;
+const DETAIL_BYTES = 80;
+
+/** The weight of an entry, in bytes: what `maxBytes` counts. */
+function entryBytes(fullHashes: readonly FullHashMatch[]): number {
+  let bytes = ENTRY_BYTES;
+  for (const match of fullHashes) bytes += FULL_HASH_BYTES + match.details.length * DETAIL_BYTES;
+  return bytes;
+}
+
+/** The least `cache.maxBytes` allowed: room for a prefix with as many full hashes as an answer may give it. */
+const MIN_CACHE_BYTES = 1024 * 1024;
 
 export interface LocalCacheOptions {
   /** Upper bound of cached prefixes; the least recently used go first. */
   maxEntries?: number;
+  /**
+   * Upper bound of the cache's memory in bytes, as estimated per entry (32 MiB by default; at least 1 MiB):
+   * the least recently used go first. 100,000 prefixes without full hashes weigh some 16 MB.
+   */
+  maxBytes?: number;
   /**
    * Cache duration applied to responses without full hashes when the server's is shorter (SB-8 allows
    * lengthening those only), capped at 24 hours. 0 keeps the server's duration.
@@ -30,24 +56,37 @@ export interface LocalCacheOptions {
  * The local cache of SB-4 and SB-8: search results by 4-byte prefix, in memory only (the spec forbids
  * persistent storage), bounded in size with least-recently-used eviction, and droppable at any time
  * under memory pressure (`clear`). Every prefix sent in a search is cached with the response's
- * duration, found or not (negative caching).
+ * duration, found or not (negative caching). Bounded in bytes as well as in prefixes: a server decides
+ * how many full hashes a prefix holds (issue 26, S7; search-answer-bounds.ts bounds them per prefix).
  */
 export class LocalCache {
   private readonly entries = new Map<number, CacheEntry>();
   private readonly maxEntries: number;
+  private readonly maxBytes: number;
   private readonly emptyResponseCacheMs: number;
+  private bytes = 0;
 
   constructor(options: LocalCacheOptions = {}) {
     this.maxEntries = options.maxEntries ?? 100_000;
+    this.maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
     this.emptyResponseCacheMs = Math.min(options.emptyResponseCacheMs ?? 0, MAX_CACHE_DURATION_MS);
     if (!(this.maxEntries >= 1))
       throw new ClientOptionError(`cache.maxEntries is ${this.maxEntries}; the local cache needs room for at least one entry`, {
         option: 'cache.maxEntries',
       });
+    if (!(this.maxBytes >= MIN_CACHE_BYTES))
+      throw new ClientOptionError(`cache.maxBytes is ${this.maxBytes}; the local cache needs at least ${MIN_CACHE_BYTES} bytes`, {
+        option: 'cache.maxBytes',
+      });
   }
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** The entries' weight in bytes, as `maxBytes` counts it. */
+  get sizeBytes(): number {
+    return this.bytes;
   }
 
   /**
@@ -58,7 +97,10 @@ export class LocalCache {
     const entry = this.entries.get(prefix);
     if (entry === undefined) return undefined;
     this.entries.delete(prefix);
-    if (now > entry.expiresAt) return undefined;
+    if (now > entry.expiresAt) {
+      this.bytes -= entry.bytes;
+      return undefined;
+    }
     this.entries.set(prefix, entry);
     return entry;
   }
@@ -78,7 +120,7 @@ export class LocalCache {
         remaining.add(prefix);
         continue;
       }
-      fullHashes.push(...entry.fullHashes);
+      for (const match of entry.fullHashes) fullHashes.push(match);
       expiresAt = Math.min(expiresAt, entry.expiresAt);
     }
     return { remaining, fullHashes, expiresAt };
@@ -95,8 +137,10 @@ export class LocalCache {
     for (const prefix of queried) byPrefix.set(prefix, []);
     for (const match of response.fullHashes) byPrefix.get(prefix32(match.fullHash))?.push(match);
     for (const [prefix, fullHashes] of byPrefix) {
-      this.entries.delete(prefix);
-      this.entries.set(prefix, { expiresAt: now + this.durationFor(fullHashes, response), fullHashes });
+      this.forget(prefix);
+      const bytes = entryBytes(fullHashes);
+      this.entries.set(prefix, { expiresAt: now + this.durationFor(fullHashes, response), fullHashes, bytes });
+      this.bytes += bytes;
     }
     this.evict();
   }
@@ -115,7 +159,9 @@ export class LocalCache {
     if (fullHashes.length > 0) {
       // The entry also says the prefix's other full hashes are safe, which holds only as long as the
       // negative duration (v4); a match's own duration may be shorter still.
-      return Math.min(negative, ...fullHashes.map((m) => m.cacheDurationMs ?? response.cacheDurationMs));
+      let shortest = negative;
+      for (const match of fullHashes) shortest = Math.min(shortest, match.cacheDurationMs ?? response.cacheDurationMs);
+      return shortest;
     }
     // Only an answer that had no full hash at all on the wire may be kept longer than the server said (SB-8).
     return response.serverFullHashCount === 0 ? Math.max(negative, this.emptyResponseCacheMs) : negative;
@@ -124,12 +170,20 @@ export class LocalCache {
   /** Drops everything, e.g. under memory pressure (SB-4 allows it at any time). */
   clear(): void {
     this.entries.clear();
+    this.bytes = 0;
+  }
+
+  private forget(prefix: number): void {
+    const entry = this.entries.get(prefix);
+    if (entry === undefined) return;
+    this.entries.delete(prefix);
+    this.bytes -= entry.bytes;
   }
 
   private evict(): void {
     for (const prefix of this.entries.keys()) {
-      if (this.entries.size <= this.maxEntries) break;
-      this.entries.delete(prefix);
+      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
+      this.forget(prefix);
     }
   }
 }

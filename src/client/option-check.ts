@@ -150,7 +150,11 @@ export const CLIENT_OPTION_RULES: OptionRules = {
   sizeConstraints: objectOf({ maxUpdateEntries: wholeIn(0, MAX_INT32, 'entries'), maxDatabaseEntries: wholeIn(0, MAX_INT32, 'entries') }),
   // SB-8: one request carries at most 30 prefixes, so at least one real one beside the decoys.
   decoyPrefixes: wholeIn(0, MAX_PREFIXES_PER_SEARCH - 1, 'prefixes'),
-  cache: objectOf({ maxEntries: wholeIn(1, Number.MAX_SAFE_INTEGER, 'entries'), emptyResponseCacheMs: msIn(0, DAY_MS) }),
+  cache: objectOf({
+    maxEntries: wholeIn(1, Number.MAX_SAFE_INTEGER, 'entries'),
+    maxBytes: wholeIn(1024 * 1024, Number.MAX_SAFE_INTEGER, 'bytes'),
+    emptyResponseCacheMs: msIn(0, DAY_MS),
+  }),
   firstUpdateWindowMs: msIn(0, MAX_TIMER_MS),
   minimumUpdateWaitMs: msIn(0, DAY_MS),
   ohttp: objectOf({ relay: nonEmptyText, keys: keyBytes }),

@@ -43,7 +43,8 @@ export function knownDetail(threatType: number, attributes: readonly number[]): 
   for (const attribute of attributes) {
     const name = THREAT_ATTRIBUTES[attribute as keyof typeof THREAT_ATTRIBUTES];
     if (name === undefined) return undefined;
-    names.push(name);
+    // Each once: a detail cannot grow with a server's repetitions.
+    if (!names.includes(name)) names.push(name);
   }
   return { threatType: type, attributes: names };
 }

@@ -146,7 +146,7 @@ export class V5Transport implements Transport {
         if (isNotImplemented(error)) return undefined;
         throw error;
       }
-      names.push(...answer.names);
+      for (const name of answer.names) names.push(name);
       if (answer.nextPageToken === '') return names;
       pageToken = answer.nextPageToken;
     }

@@ -40,6 +40,7 @@ import { refusal } from './guard/refusal.ts';
 import { requesterOf } from './guard/requester.ts';
 import { registerGatewayRoutes } from './ohttp/gateway-routes.ts';
 import type { GatewayKeys } from './ohttp/key-ring.ts';
+import type { FailureThrottle } from './failure-throttle.ts';
 import { registerOperatorRoutes } from './operator-routes.ts';
 import { registerNoStoreOnErrors, sendWireError } from './replies.ts';
 import type { TlsCredentials } from './tls.ts';
@@ -92,6 +93,8 @@ export interface AppOptions {
   trustedProxies?: readonly string[];
   /** Where failed admin attempts are told (at most ten lines a minute). */
   log?: (message: string) => void;
+  /** The counts of failed admin attempts; a fresh one with ADMIN_THROTTLE_RULES by default (a test's has its own clock). */
+  adminThrottle?: FailureThrottle;
   /**
    * Why the server should not get traffic yet (null: it should): `/readyz` answers 503 with it. Without
    * it the server is always ready. (`/healthz` says whether it runs at all.)
@@ -151,6 +154,7 @@ function registerOperatorSurface(
     },
     trustedProxies: options.trustedProxies,
     log: options.log,
+    throttle: options.adminThrottle,
   });
 }
 

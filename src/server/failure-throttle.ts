@@ -1,7 +1,10 @@
 // Failed attempts at the operator's token, counted per client: a client that fails `maxFailures` times
 // within `windowMs` is refused for `blockMs`, and each further block doubles, up to `maxBlockMs`, so that
 // guessing costs hours rather than milliseconds. Memory is bounded: at most `maxClients` clients are
-// remembered, those not heard from for the longest forgotten first.
+// remembered, those not heard from for the longest forgotten first, but in two rooms: clients with a block
+// behind them take up to half, and only crowd out each other, so that one-off failures from thousands of
+// other addresses cannot wipe a block and its doubling (issue 26, S9), and a crowd of blocked addresses
+// cannot leave no room to count the failures of the next.
 
 /** The rules of a {@link FailureThrottle}; {@link ADMIN_THROTTLE_RULES} are the operator endpoints'. */
 export interface ThrottleRules {
@@ -45,8 +48,10 @@ export interface FailureOutcome {
 }
 
 export class FailureThrottle {
-  /** In order of last failure, the least recent first (a Map iterates in insertion order). */
-  private readonly clients = new Map<string, ClientRecord>();
+  /** Clients with failures but no block yet, in order of last failure, the least recent first (a Map iterates in insertion order). */
+  private readonly suspects = new Map<string, ClientRecord>();
+  /** Clients blocked at least once and not yet forgiven, in the same order: forgotten only after every suspect. */
+  private readonly blocked = new Map<string, ClientRecord>();
 
   constructor(
     private readonly rules: ThrottleRules = ADMIN_THROTTLE_RULES,
@@ -55,17 +60,16 @@ export class FailureThrottle {
 
   /** Milliseconds until `client` may try again; 0 when it may now. */
   retryAfterMs(client: string): number {
-    const record = this.clients.get(client);
+    const record = this.recordOf(client);
     return record === undefined ? 0 : Math.max(0, record.blockedUntil - this.now());
   }
 
   /** Counts a failed attempt of `client`, blocking it when it is one too many. */
   failed(client: string): FailureOutcome {
     const now = this.now();
-    let record = this.clients.get(client);
-    this.clients.delete(client);
-    // Quiet means no failure for forgiveMs after the last failure or block, whichever ended later.
-    if (record === undefined || now - Math.max(record.lastFailure, record.blockedUntil) >= this.rules.forgiveMs) {
+    let record = this.recordOf(client);
+    this.forget(client);
+    if (record === undefined || this.forgiven(record, now)) {
       record = { windowStart: now, failures: 0, blockedUntil: 0, blocks: 0, lastFailure: now };
     }
     if (now - record.windowStart >= this.rules.windowMs) {
@@ -83,18 +87,46 @@ export class FailureThrottle {
       record.windowStart = record.blockedUntil;
       record.failures = 0;
     }
-    this.clients.set(client, record);
-    if (this.clients.size > this.rules.maxClients) this.clients.delete(this.clients.keys().next().value!);
+    (record.blocks > 0 ? this.blocked : this.suspects).set(client, record);
+    if (this.size > this.rules.maxClients) this.forgetOne(now);
     return { failures, blockedMs };
+  }
+
+  /**
+   * Makes room: a blocked client already forgiven, else the least recent blocked client when they fill
+   * half the room (so that clients failing now can still be counted up to a block), else the least recent
+   * client never blocked.
+   */
+  private forgetOne(now: number): void {
+    const [oldestBlocked] = this.blocked;
+    const crowded =
+      oldestBlocked !== undefined && (this.forgiven(oldestBlocked[1], now) || this.blocked.size > this.rules.maxClients / 2)
+        ? this.blocked
+        : this.suspects;
+    crowded.delete(crowded.keys().next().value!);
+  }
+
+  /** Quiet means no failure for forgiveMs after the last failure or block, whichever ended later. */
+  private forgiven(record: ClientRecord, now: number): boolean {
+    return now - Math.max(record.lastFailure, record.blockedUntil) >= this.rules.forgiveMs;
   }
 
   /** `client` knew the token: its failures are forgotten. */
   succeeded(client: string): void {
-    this.clients.delete(client);
+    this.forget(client);
   }
 
   /** Clients remembered now. */
   get size(): number {
-    return this.clients.size;
+    return this.suspects.size + this.blocked.size;
+  }
+
+  private recordOf(client: string): ClientRecord | undefined {
+    return this.blocked.get(client) ?? this.suspects.get(client);
+  }
+
+  private forget(client: string): void {
+    this.suspects.delete(client);
+    this.blocked.delete(client);
   }
 }

@@ -18,7 +18,9 @@ describe('LocalCache (SB-4, SB-8)', () => {
     const cache = new LocalCache();
     cache.store([prefix, 7], answer([match], 300_000), 1000);
     assert.deepEqual(cache.lookup(prefix, 1000)?.fullHashes, [match]);
-    assert.deepEqual(cache.lookup(7, 1000), { expiresAt: 301_000, fullHashes: [] });
+    const negative = cache.lookup(7, 1000);
+    assert.equal(negative?.expiresAt, 301_000);
+    assert.deepEqual(negative.fullHashes, []);
   });
 
   it('keeps an entry live until now passes its expiration, then deletes it', () => {
@@ -83,6 +85,31 @@ describe('LocalCache (SB-4, SB-8)', () => {
     assert.ok(cache.lookup(1, 0));
     assert.equal(cache.lookup(2, 0), undefined);
     assert.ok(cache.lookup(3, 0));
+  });
+
+  it('evicts the least recently used entries beyond its bytes, full hashes weighing in (S7)', () => {
+    const cache = new LocalCache({ maxBytes: 1024 * 1024 });
+    // Each prefix with 32 full hashes, as many as an answer may give one (search-answer-bounds.ts).
+    const heavy = (p: number): FullHashMatch[] =>
+      Array.from({ length: 32 }, (_, i) => ({
+        fullHash: String.fromCharCode(0, 0, p >> 8, p & 255) + `${i}`.padEnd(28, '.'),
+        details: match.details,
+      }));
+    for (let p = 0; p < 1000; p++) cache.store([p], answer(heavy(p), 60_000), 0);
+    assert.ok(cache.sizeBytes <= 1024 * 1024, `${cache.sizeBytes} bytes`);
+    assert.ok(cache.size > 100 && cache.size < 1000, `${cache.size} entries`);
+    assert.equal(cache.lookup(0, 0), undefined);
+    assert.equal(cache.lookup(999, 0)?.fullHashes.length, 32);
+    // Entries leaving, by expiry or by being replaced, give their bytes back.
+    const before = cache.sizeBytes;
+    cache.store([999], answer([], 60_000), 0);
+    assert.ok(cache.sizeBytes < before - 32 * 100);
+    cache.clear();
+    assert.equal(cache.sizeBytes, 0);
+  });
+
+  it('refuses a byte bound too small for one prefix with its full hashes', () => {
+    assert.throws(() => new LocalCache({ maxBytes: 1000 }), /cache.maxBytes is 1000; the local cache needs at least 1048576 bytes/);
   });
 
   it('can be dropped at any time', () => {

@@ -61,10 +61,40 @@ describe('FailureThrottle', () => {
 
   it('remembers at most maxClients clients, the least recent forgotten first', () => {
     const throttle = new FailureThrottle({ ...ADMIN_THROTTLE_RULES, maxClients: 100 }, fakeClock().now);
-    failUntilBlocked(throttle, 'early');
+    throttle.failed('early');
     for (let i = 0; i < 10_000; i++) throttle.failed(`client-${i}`);
     assert.equal(throttle.size, 100);
-    assert.equal(throttle.retryAfterMs('early'), 0);
+    assert.equal(throttle.failed('early').failures, 1);
     assert.equal(throttle.failed('client-9999').failures, 2);
+  });
+
+  it('forgets clients never blocked before a blocked one; blocked ones crowd out only each other, past half', () => {
+    const clock = fakeClock();
+    const throttle = new FailureThrottle({ ...ADMIN_THROTTLE_RULES, maxClients: 100 }, clock.now);
+    failUntilBlocked(throttle, 'blocked');
+    for (let i = 0; i < 10_000; i++) throttle.failed(`client-${i}`);
+    assert.equal(throttle.size, 100);
+    assert.equal(throttle.retryAfterMs('blocked'), 60_000);
+    clock.advance(60_000);
+    assert.equal(failUntilBlocked(throttle, 'blocked'), 120_000, 'the doubling is kept');
+    // Blocked clients crowd out each other, the least recent first, once they fill half the room.
+    for (let i = 0; i < 49; i++) failUntilBlocked(throttle, `blocked-${i}`);
+    assert.equal(throttle.retryAfterMs('blocked'), 120_000);
+    failUntilBlocked(throttle, 'blocked-49');
+    failUntilBlocked(throttle, 'blocked-50');
+    assert.equal(throttle.size, 100);
+    assert.equal(throttle.retryAfterMs('blocked'), 0);
+    assert.equal(throttle.retryAfterMs('blocked-1'), 60_000);
+  });
+
+  it('forgets a blocked client already forgiven before any other', () => {
+    const clock = fakeClock();
+    const throttle = new FailureThrottle({ ...ADMIN_THROTTLE_RULES, maxClients: 2 }, clock.now);
+    failUntilBlocked(throttle, 'long ago');
+    clock.advance(ADMIN_THROTTLE_RULES.forgiveMs + 60_000);
+    throttle.failed('a');
+    throttle.failed('b');
+    assert.equal(throttle.failed('a').failures, 2);
+    assert.equal(throttle.failed('b').failures, 2);
   });
 });

@@ -115,13 +115,14 @@ export function upstreamFullHashes(
       const fullHashes: FullHashMatch[] = [];
       let expiresAt = Infinity;
       for (const entry of cached.values()) {
-        fullHashes.push(...entry.fullHashes);
+        for (const match of entry.fullHashes) fullHashes.push(match);
         expiresAt = Math.min(expiresAt, entry.expiresAt);
       }
       const missing = asked.filter((prefix) => !cached.has(prefix));
       if (missing.length > 0) {
         const answer = await searches.search(missing, requester);
-        fullHashes.push(...answer.fullHashes);
+        // One by one: a spread of an upstream's array into a call overflows the stack past some 100,000.
+        for (const match of answer.fullHashes) fullHashes.push(match);
         expiresAt = Math.min(expiresAt, at + answer.cacheDurationMs);
         // Not awaited: the answer need not wait for Redis, and store() never rejects.
         if (shared !== undefined && answer.cacheDurationMs > 0) void shared.store(missing, answer.fullHashes, at + answer.cacheDurationMs);

@@ -10,7 +10,11 @@
 //   content (lists/snapshot.ts), so they name the lists diffs are computed between; which of the
 //   client's versions a history recognizes (and so whether it gets a diff or the whole list, SB-9)
 //   depends on nothing else. A name this server does not publish is marked as such;
-// - the client's versions or v4 states, as sent, and its size constraints (lists/list-history.ts);
+// - for each list, the client's version or v4 state (a batch's paired with the lists as the answer pairs
+//   them, list-requests.ts) and its size constraints, in the one form that the list answers alike
+//   (ListHistory.canonicalRequest): a version it cannot continue from counts as none, a constraint the
+//   answer does not reach as no limit. Made-up versions and constraints then share the answer's tag,
+//   and the encoded answer kept under it, instead of costing a Rice coding each (issue 26, S10);
 //   for v4 also the triple it echoes and whether it reads Rice coding;
 // - the minimum wait sent with complete updates (SB-12), each list's: shorter while it is changing.
 // The threat types, description and anything else of a list definition appear in no list answer. A
@@ -22,11 +26,12 @@ import { CompressionType } from '../../proto/v4.ts';
 import type { WireEncoding } from '../../wire/encoding.ts';
 import type { RpcCall } from '../../wire/routes.ts';
 import type { ListCatalog } from '../catalog.ts';
-import type { ListHistory } from '../lists/list-history.ts';
+import type { ListHistory, SizeConstraints } from '../lists/list-history.ts';
+import { pairedVersions, sizeConstraintsOf } from './list-requests.ts';
 import { type ApiSettings, minimumWaitOf } from './settings.ts';
 
 /** Changed whenever what the tag covers changes, so that no tag of an older derivation matches a newer answer. */
-const DERIVATION = 'sbkit list answer 1';
+const DERIVATION = 'sbkit list answer 2';
 /** 128 bits of SHA-256: collisions are out of reach, and the header stays short. */
 const TAG_BYTES = 16;
 
@@ -64,6 +69,12 @@ class Determinants {
     return this;
   }
 
+  /** What a list answers the client at `version` within `constraints`, as the list reads them (canonicalRequest). */
+  addRequest(history: ListHistory, version: Uint8Array, constraints: SizeConstraints): this {
+    const canonical = history.canonicalRequest(version, constraints);
+    return this.add(canonical.version).add(canonical.constraints.maxUpdateEntries).add(canonical.constraints.maxDatabaseEntries);
+  }
+
   /** A list's served versions: its kept snapshots, oldest first, the current one last, and its wait; or none. */
   addList(history: ListHistory | undefined, settings: ApiSettings, now: number): this {
     this.add(minimumWaitOf(history, settings, now));
@@ -79,10 +90,6 @@ class Determinants {
     const digest = hash('sha256', this.bytes.subarray(0, this.length), 'buffer');
     return `"${digest.subarray(0, TAG_BYTES).toString('base64url')}"`;
   }
-}
-
-function addConstraints(determinants: Determinants, constraints: { maxUpdateEntries: number; maxDatabaseEntries: number } | undefined) {
-  determinants.add(Math.max(0, constraints?.maxUpdateEntries ?? 0)).add(Math.max(0, constraints?.maxDatabaseEntries ?? 0));
 }
 
 /** The calls whose answers carry a tag: list updates. Searches, the busiest calls, carry none: nothing is worked out for them. */
@@ -108,18 +115,21 @@ export function listAnswerTag(
     case 'GetHashList': {
       const history = catalog.get(call.request.name);
       if (history === undefined) return undefined;
-      determinants.add(call.request.name).addList(history, settings, now).add(call.request.version);
-      addConstraints(determinants, call.request.sizeConstraints);
+      determinants.add(call.request.name).addList(history, settings, now);
+      determinants.addRequest(history, call.request.version, sizeConstraintsOf(call.request.sizeConstraints));
       return determinants.tag();
     }
     case 'BatchGetHashLists': {
-      const { names, version } = call.request;
+      const { names } = call.request;
+      const histories = names.map((name) => catalog.get(name));
+      const versions = pairedVersions(histories, call.request.version);
+      const constraints = sizeConstraintsOf(call.request.sizeConstraints);
       determinants.add(names.length);
-      for (const name of names) determinants.add(name).addList(catalog.get(name), settings, now);
-      // Versions are paired with lists by what each list recognizes (v5.ts batchGetHashLists): all of them count.
-      determinants.add(version.length);
-      for (const sent of version) determinants.add(sent);
-      addConstraints(determinants, call.request.sizeConstraints);
+      histories.forEach((history, i) => {
+        determinants.add(names[i]!).addList(history, settings, now);
+        // A list this server does not publish is answered alike whatever was sent for it.
+        if (history !== undefined) determinants.addRequest(history, versions[i]!, constraints);
+      });
       return determinants.tag();
     }
     case 'FetchThreatListUpdates': {
@@ -128,14 +138,14 @@ export function listAnswerTag(
       for (const request of requests) {
         const { threatType, platformType, threatEntryType, constraints } = request;
         const name = listNameForV4(threatType, platformType, threatEntryType);
+        const history = name === undefined ? undefined : catalog.get(name);
         determinants
           .add(threatType)
           .add(platformType)
           .add(threatEntryType)
-          .addList(name === undefined ? undefined : catalog.get(name), settings, now)
-          .add(request.state)
+          .addList(history, settings, now)
           .add(constraints?.supportedCompressions.includes(CompressionType.RICE) === true ? 'rice' : 'raw');
-        addConstraints(determinants, constraints);
+        if (history !== undefined) determinants.addRequest(history, request.state, sizeConstraintsOf(constraints));
       }
       return determinants.tag();
     }

@@ -34,6 +34,7 @@ import { type ListCatalog, EMPTY_LIST_CHECKSUM, NO_LIST_VERSION } from '../catal
 import type { ListHistory, ServedUpdate } from '../lists/list-history.ts';
 import { type ApiSettings, minimumWaitOf } from './settings.ts';
 import type { FullHashSource } from './full-hash-source.ts';
+import { sizeConstraintsOf } from './list-requests.ts';
 import { expressionHashesOfUrl, matchesOfUrls } from './v5.ts';
 
 /**
@@ -114,10 +115,7 @@ export function fetchThreatListUpdates(
     const name = listNameForV4(listRequest.threatType, listRequest.platformType, listRequest.threatEntryType);
     const history: ListHistory | undefined = name === undefined ? undefined : catalog.get(name);
     minimumWaitMs = Math.min(minimumWaitMs, minimumWaitOf(history, settings, now));
-    const served = history?.updateFor(listRequest.state, {
-      maxUpdateEntries: Math.max(0, listRequest.constraints?.maxUpdateEntries ?? 0),
-      maxDatabaseEntries: Math.max(0, listRequest.constraints?.maxDatabaseEntries ?? 0),
-    });
+    const served = history?.updateFor(listRequest.state, sizeConstraintsOf(listRequest.constraints));
     if (served !== undefined && !served.complete) complete = false;
     return listUpdateResponse(listRequest, served);
   });

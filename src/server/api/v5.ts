@@ -38,6 +38,7 @@ import { WireError } from '../../wire/wire-error.ts';
 import { type ListCatalog, EMPTY_LIST_CHECKSUM, NO_LIST_VERSION } from '../catalog.ts';
 import type { ListDefinition } from '../lists/list-definition.ts';
 import type { ListHistory, ServedUpdate } from '../lists/list-history.ts';
+import { pairedVersions, sizeConstraintsOf } from './list-requests.ts';
 import { type ApiSettings, minimumWaitOf } from './settings.ts';
 import type { FullHashAnswer, FullHashSource } from './full-hash-source.ts';
 import { unknownHashLists } from './unknown-list-error.ts';
@@ -99,18 +100,11 @@ function hashListMessage(name: string, served: ServedUpdate, minimumWaitMs: numb
   });
 }
 
-function constraintsOf(request: { sizeConstraints?: { maxUpdateEntries: number; maxDatabaseEntries: number } | undefined }) {
-  return {
-    maxUpdateEntries: Math.max(0, request.sizeConstraints?.maxUpdateEntries ?? 0),
-    maxDatabaseEntries: Math.max(0, request.sizeConstraints?.maxDatabaseEntries ?? 0),
-  };
-}
-
 /** `GET /v5/hashList/{name}`: a list the server does not publish is NOT_FOUND, stand-ins being for batches only. */
 export function getHashList(catalog: ListCatalog, request: GetHashListRequest, settings: ApiSettings): HashList {
   const history = listOrNotFound(catalog, request.name);
   const wait = minimumWaitOf(history, settings, Date.now());
-  return hashListMessage(request.name, history.updateFor(request.version, constraintsOf(request)), wait);
+  return hashListMessage(request.name, history.updateFor(request.version, sizeConstraintsOf(request.sizeConstraints)), wait);
 }
 
 /**
@@ -127,39 +121,20 @@ function noSuchList(name: string, settings: ApiSettings): HashList {
   });
 }
 
-/**
- * `GET /v5/hashLists:batchGet`. docs/api.md: versions come "in any order; may be fewer or more than names".
- * Firefox sends them by position with empty placeholders, others need not: a version goes to the list
- * that recognizes it as its own, its position deciding only when several could.
- */
+/** `GET /v5/hashLists:batchGet`: versions go to the lists that recognize them (list-requests.ts). */
 export function batchGetHashLists(
   catalog: ListCatalog,
   request: BatchGetHashListsRequest,
   settings: ApiSettings,
 ): BatchGetHashListsResponse {
   const histories = request.names.map((name) => catalog.get(name));
-  const unclaimed = new Set(request.version.keys());
-  const versionFor = (history: ListHistory, position: number): Uint8Array => {
-    const positional = request.version[position];
-    if (positional !== undefined && unclaimed.has(position) && (positional.length === 0 || history.recognizes(positional))) {
-      unclaimed.delete(position);
-      return positional;
-    }
-    for (const index of unclaimed) {
-      const candidate = request.version[index]!;
-      if (candidate.length > 0 && history.recognizes(candidate)) {
-        unclaimed.delete(index);
-        return candidate;
-      }
-    }
-    return new Uint8Array(0);
-  };
-  const constraints = constraintsOf(request);
+  const versions = pairedVersions(histories, request.version);
+  const constraints = sizeConstraintsOf(request.sizeConstraints);
   const now = Date.now();
   const hashLists = histories.map((history, i) =>
     history === undefined
       ? noSuchList(request.names[i]!, settings)
-      : hashListMessage(request.names[i]!, history.updateFor(versionFor(history, i), constraints), minimumWaitOf(history, settings, now)),
+      : hashListMessage(request.names[i]!, history.updateFor(versions[i]!, constraints), minimumWaitOf(history, settings, now)),
   );
   return create(BatchGetHashListsResponseSchema, { hashLists });
 }

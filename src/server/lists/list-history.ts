@@ -179,15 +179,7 @@ export class ListHistory {
    * other answers: do not modify them.
    */
   updateFor(clientVersion: Uint8Array, constraints: SizeConstraints): ServedUpdate {
-    const { maxUpdateEntries, maxDatabaseEntries } = constraints;
-    for (const [field, value] of [
-      ['maxUpdateEntries', maxUpdateEntries],
-      ['maxDatabaseEntries', maxDatabaseEntries],
-    ] as const) {
-      if (!Number.isInteger(value) || value < 0) {
-        throw new ListError('invalid-constraint', this.definition.name, `${field} must be a whole number, 0 for no limit, not ${value}`);
-      }
-    }
+    const { maxUpdateEntries, maxDatabaseEntries } = this.checked(constraints);
     const target = this.servedState(maxDatabaseEntries);
     const transfer = this.transferFor(decodeVersion(clientVersion), target);
     const { from, to, progress, diff } = transfer;
@@ -204,6 +196,33 @@ export class ListHistory {
       checksum,
       complete: reached.kind === 'settled' && sameState(to, target),
     };
+  }
+
+  /**
+   * The request `updateFor` answers alike, in one form (issue 26, S10): a version that names nothing it
+   * can continue from as none (the full update, a reset), a version as this list writes it, and a
+   * constraint the answer does not reach as no limit. `updateFor` of the result gives the same update,
+   * so the answer's cache key (list-etag.ts) is made of it: made-up versions and constraints that cut
+   * nothing cannot make the server encode a list again.
+   */
+  canonicalRequest(clientVersion: Uint8Array, constraints: SizeConstraints): { version: Uint8Array; constraints: SizeConstraints } {
+    const { maxUpdateEntries, maxDatabaseEntries } = this.checked(constraints);
+    const target = this.servedState(maxDatabaseEntries);
+    const { from, progress, diff, to } = this.transferFor(decodeVersion(clientVersion), target);
+    let version: Uint8Array = new Uint8Array(0);
+    if (progress > 0) version = encodeVersion({ kind: 'transfer', from, to, progress });
+    else if (from !== undefined) version = encodeVersion({ kind: 'settled', at: from });
+    const cuts = maxUpdateEntries > 0 && progress + maxUpdateEntries < diff.size;
+    return { version, constraints: { maxUpdateEntries: cuts ? maxUpdateEntries : 0, maxDatabaseEntries: target.limit } };
+  }
+
+  private checked(constraints: SizeConstraints): SizeConstraints {
+    for (const [field, value] of Object.entries(constraints)) {
+      if (!Number.isInteger(value) || value < 0) {
+        throw new ListError('invalid-constraint', this.definition.name, `${field} must be a whole number, 0 for no limit, not ${value}`);
+      }
+    }
+    return constraints;
   }
 
   /** What the current snapshot serves to a client holding at most `maxDatabaseEntries` (0: all). */

@@ -371,4 +371,36 @@ describe('ListHistory with its clients (property)', () => {
       { numRuns: 300 },
     );
   });
+
+  it('reads a request in one form that it answers alike: made-up versions as none, constraints that cut nothing as none (S10)', () => {
+    const constraint = fc.oneof(fc.constant(0), fc.nat({ max: 60 }), fc.constant(2_147_483_647));
+    fc.assert(
+      fc.property(
+        fc.array(poolKeys(), { minLength: 1, maxLength: 3 }),
+        fc.array(fc.record({ maxUpdateEntries: constraint, maxDatabaseEntries: constraint }), { minLength: 1, maxLength: 3 }),
+        fc.uint8Array({ maxLength: 46 }),
+        fc.record({ maxUpdateEntries: constraint, maxDatabaseEntries: constraint }),
+        (publishes, earlier, madeUp, constraints) => {
+          const h = history(2);
+          // Versions real clients hold: each publish's full update and diffs, within earlier constraints.
+          const versions: Uint8Array[] = [EMPTY, madeUp, Uint8Array.of(1, ...madeUp.subarray(0, 20))];
+          for (const keys of publishes) {
+            h.publish(poolHashes(keys));
+            for (const sent of earlier) for (const version of [...versions]) versions.push(h.updateFor(version, sent).version);
+          }
+          for (const version of versions) {
+            const canonical = h.canonicalRequest(version, constraints);
+            assert.deepEqual(h.updateFor(canonical.version, canonical.constraints), h.updateFor(version, constraints));
+            assert.deepEqual(h.canonicalRequest(canonical.version, canonical.constraints), canonical);
+            if (!h.recognizes(version)) assert.equal(canonical.version.length, 0, 'a version it does not know is none');
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('refuses constraints that are not whole numbers when reading a request', () => {
+    assert.throws(() => history().canonicalRequest(EMPTY, { maxUpdateEntries: 1.5, maxDatabaseEntries: 0 }), ListError);
+  });
 });
