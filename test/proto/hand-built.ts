@@ -3,7 +3,7 @@
 
 export type Bytes = readonly number[];
 
-export function varint(value: number | bigint): number[] {
+function varint(value: number | bigint): number[] {
   let v = BigInt.asUintN(64, BigInt(value));
   const out: number[] = [];
   do {
@@ -19,7 +19,7 @@ function key(field: number, wireType: 0 | 1 | 2 | 5): number[] {
 }
 
 /** A varint field (int32, int64, uint32, uint64, bool, enum). */
-export function varintField(field: number, value: number | bigint): number[] {
+function varintField(field: number, value: number | bigint): number[] {
   return [...key(field, 0), ...varint(value)];
 }
 

@@ -23,7 +23,7 @@ function findNginx(): string | undefined {
 export const NGINX = findNginx();
 
 /** True in CI (CI or SBKIT_CI set, and not "false"), where nginx must be installed. */
-export const IN_CI = [process.env.CI, process.env.SBKIT_CI].some((value) => value !== undefined && value !== '' && value !== 'false');
+const IN_CI = [process.env.CI, process.env.SBKIT_CI].some((value) => value !== undefined && value !== '' && value !== 'false');
 
 /** The `skip` of a test that needs nginx: why, when it is missing outside CI; false otherwise. */
 export const NGINX_SKIP: string | false =

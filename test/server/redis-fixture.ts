@@ -7,8 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from 'redis';
 
 /** The Redis the tests use (docs/architecture.md "Scale": a real Redis on the development and CI machines). */
-export const REDIS_HOST = '127.0.0.1';
-export const REDIS_PORT = 6379;
+const REDIS_HOST = '127.0.0.1';
+const REDIS_PORT = 6379;
 export const REDIS_URL = `redis://${REDIS_HOST}:${REDIS_PORT}`;
 
 /** The command .ci/run starts Redis with: no persistence, loopback only. */
