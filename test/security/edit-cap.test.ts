@@ -4,11 +4,10 @@
 // keeping 130,001. Real servers on loopback, with the edits in memory, in a data folder and in Redis.
 
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { writeFile } from 'node:fs/promises';
 import { MAX_ENTRIES_PER_EDIT } from '../../src/server/admin-entries.ts';
 import { parseServerConfig } from '../../src/server/feeds/config.ts';
 import { MAX_EDITS_PER_LIST } from '../../src/server/feeds/entry-edits.ts';
@@ -37,7 +36,7 @@ async function serve(keeping: { dataDir?: string; redis?: { url: string; keyPref
   const service = await startService({
     host: '127.0.0.1',
     port: 0,
-    lists: { from: 'config', file, config: parseServerConfig(raw), dataDir: keeping.dataDir },
+    lists: { from: 'config', file, config: parseServerConfig(raw, dir), dataDir: keeping.dataDir },
     redis: keeping.redis,
     loadControl: false,
     trustedProxies: [],

@@ -58,7 +58,7 @@ export function editedEntries(edits: EntryEdits, add: readonly string[], remove:
 }
 
 /** Whether `edits` hold more than `maxEdits` edits, added and removed together. */
-export function overCap(edits: EntryEdits, maxEdits: number): boolean {
+function overCap(edits: EntryEdits, maxEdits: number): boolean {
   return edits.added.length + edits.removed.length > maxEdits;
 }
 
