@@ -11,9 +11,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SbkitError } from '../sbkit-error.ts';
 import { WireError } from '../wire/wire-error.ts';
-import { type EntriesEdited, type ListLoadReport, MAX_EDITS_PER_LIST } from './feed-lists.ts';
+import type { EntriesEdited, ListLoadReport } from './feed-lists.ts';
 import { expressionLineExpression, urlExpression } from './feeds/entry-expression.ts';
-import type { EditKeeping } from './feeds/entry-edits.ts';
+import { type EditKeeping, MAX_EDITS_PER_LIST } from './feeds/entry-edits.ts';
 import { excerpt, quotedExcerpt } from './feeds/excerpt.ts';
 import { sendWireError } from './replies.ts';
 

@@ -1,7 +1,7 @@
 import { callAt, type Clock, systemClock } from '../client/clock.ts';
 import type { Registry } from 'prom-client';
 import type { ServerConfig } from './feeds/config.ts';
-import { editedEntries, type EntryEdits, type EntryEditStore, memoryEntryEdits } from './feeds/entry-edits.ts';
+import { type EntryEdits, type EntryEditStore, MAX_EDITS_PER_LIST, memoryEntryEdits } from './feeds/entry-edits.ts';
 import { feedMetrics } from './feeds/feed-metrics.ts';
 import { loadList, type LoadedList, readSources } from './feeds/feed-source.ts';
 import { FileWatch, type FileWatchOptions } from './feeds/file-watch.ts';
@@ -33,9 +33,6 @@ const MIN_TIMER_GAP_MS = 1000;
  */
 const REPUBLISH_FIRST_MS = 1000;
 const REPUBLISH_MAX_MS = 30_000;
-
-/** Edits one list may hold, added and removed together: an operator's hand-kept entries, not a feed (a file source is). */
-export const MAX_EDITS_PER_LIST = 100_000;
 
 /** Enough of each source's bad lines to see what is wrong with it, few enough for a log line. */
 export const REPORTED_BAD_LINES_PER_SOURCE = 10;
@@ -297,9 +294,9 @@ export class FeedLists {
     const list = this.config.lists.find((candidate) => candidate.name === name);
     if (list === undefined) return 'unknown';
     if (!list.sources.some((source) => source.kind === 'entries')) return 'no-entries';
-    const after = editedEntries(await this.edits.read(name), add, remove);
-    if (after.added.length + after.removed.length > MAX_EDITS_PER_LIST) return 'too-many';
-    const edits = await this.edits.update(name, add, remove);
+    // The store checks the cap as it writes: a check here, before the write, let concurrent edits all pass.
+    const edits = await this.edits.update(name, add, remove, MAX_EDITS_PER_LIST);
+    if (edits === 'too-many') return edits;
     return { edits, report: await this.publishHeld(name) };
   }
 

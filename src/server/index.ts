@@ -22,7 +22,7 @@ export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './guard/http-limits.ts';
 // clients with carry the code in the body.
 export { SbkitError } from '../sbkit-error.ts';
 export { ConfigError } from './feeds/config-error.ts';
-export { FeedFormatError, BadEntryError } from './feeds/feed-error.ts';
+export { FeedFormatError, FeedEntryLimitError, BadEntryError } from './feeds/feed-error.ts';
 export { SourceError } from './feeds/source-error.ts';
 export { ListError } from './lists/list-error.ts';
 export { SnapshotStoreError } from './lists/snapshot-store-error.ts';

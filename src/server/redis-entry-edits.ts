@@ -1,5 +1,5 @@
 import type { EntryEdits, EntryEditStore } from './feeds/entry-edits.ts';
-import { NO_EDITS } from './feeds/entry-edits.ts';
+import { MAX_EDITS_PER_LIST, NO_EDITS } from './feeds/entry-edits.ts';
 import { connectRedis, DEFAULT_KEY_PREFIX, type RedisConnection, type RedisWatch } from './redis-connection.ts';
 
 export interface RedisEntryEditsOptions {
@@ -17,12 +17,40 @@ export interface RedisEntryEditsOptions {
 
 const DEFAULT_TIMEOUT_MS = 2000;
 
+/*
+ * An update, checked against the cap and made in one step (a script runs alone in Redis), so that
+ * updates from several instances at once cannot all pass a cap each checked before the others wrote.
+ * An expression is in at most one of the sets, and in exactly one after the update: the edits grow by
+ * the distinct expressions named that were in neither. Members go one command each, not unpacked into
+ * one: Lua's stack would not take an edit of 10,000 entries.
+ *   KEYS: added, removed
+ *   ARGV: the cap, how many of the members are added, then the members added, then those removed
+ * Answers { 'too-many' } having changed nothing, or { 'ok', added, removed } with the sets after.
+ */
+const UPDATE_SCRIPT = `
+local added, removed = KEYS[1], KEYS[2]
+local cap, adds = tonumber(ARGV[1]), tonumber(ARGV[2])
+local seen, fresh = {}, 0
+for i = 3, #ARGV do
+  local m = ARGV[i]
+  if not seen[m] then
+    seen[m] = true
+    if redis.call('SISMEMBER', added, m) == 0 and redis.call('SISMEMBER', removed, m) == 0 then fresh = fresh + 1 end
+  end
+end
+if redis.call('SCARD', added) + redis.call('SCARD', removed) + fresh > cap then return {'too-many'} end
+for i = 3, 2 + adds do redis.call('SADD', added, ARGV[i]); redis.call('SREM', removed, ARGV[i]) end
+for i = 3 + adds, #ARGV do redis.call('SREM', added, ARGV[i]); redis.call('SADD', removed, ARGV[i]) end
+return {'ok', redis.call('SMEMBERS', added), redis.call('SMEMBERS', removed)}
+`;
+
 /**
  * The operator's edits of the lists' entries (entry-edits.ts), shared by every instance through Redis,
  * two sets per list beside its history (the `{name}` hash tag keeps them on the list's cluster slot):
  *   {prefix}list:{name}:entries-added      canonical expressions added
  *   {prefix}list:{name}:entries-removed    canonical expressions removed
- * An update is one MULTI, so that edits sent to two instances at once both count. Every instance reads
+ * An update is one script, so that edits sent to two instances at once both count and the cap on the
+ * edits holds for them together. Every instance reads
  * the sets at each load of the list, so that its own reloads keep what an edit on another one added.
  * While Redis does not answer, a load uses the edits last read (none before the first read), says so,
  * and an update fails: an edit the other instances would not see is refused rather than half-made.
@@ -71,15 +99,18 @@ export class RedisEntryEdits implements EntryEditStore {
     return edits;
   }
 
-  async update(list: string, add: readonly string[], remove: readonly string[]): Promise<EntryEdits> {
-    const added = this.key(list, 'added');
-    const removed = this.key(list, 'removed');
-    // Commands queue on the one MULTI (each returns it); SADD and SREM take no empty set of members.
-    const multi = this.connection.client.multi();
-    if (add.length > 0) multi.sAdd(added, [...add]).sRem(removed, [...add]);
-    if (remove.length > 0) multi.sRem(added, [...remove]).sAdd(removed, [...remove]);
-    const replies: unknown[] = await multi.sMembers(added).sMembers(removed).exec();
-    const edits = { added: strings(replies.at(-2)), removed: strings(replies.at(-1)) };
+  async update(
+    list: string,
+    add: readonly string[],
+    remove: readonly string[],
+    maxEdits = MAX_EDITS_PER_LIST,
+  ): Promise<EntryEdits | 'too-many'> {
+    const reply = (await this.connection.client.eval(UPDATE_SCRIPT, {
+      keys: [this.key(list, 'added'), this.key(list, 'removed')],
+      arguments: [String(maxEdits), String(add.length), ...add, ...remove],
+    })) as unknown[];
+    if (String(reply[0]) === 'too-many') return 'too-many';
+    const edits = { added: strings(reply[1]), removed: strings(reply[2]) };
     this.lastRead.set(list, edits);
     return edits;
   }

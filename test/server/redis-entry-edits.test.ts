@@ -28,6 +28,26 @@ describe('RedisEntryEdits', () => {
     }
   });
 
+  it('checks the cap in the same script as the write: updates from two instances near it cannot both pass', async () => {
+    const one = await RedisEntryEdits.connect({ url: REDIS_URL, keyPrefix: `${keyPrefix}cap:` });
+    const two = await RedisEntryEdits.connect({ url: REDIS_URL, keyPrefix: `${keyPrefix}cap:` });
+    try {
+      await one.update('se-4b', ['a.example/'], ['b.example/'], 4);
+      const answers = await Promise.all([
+        one.update('se-4b', ['c.example/', 'd.example/'], [], 4),
+        two.update('se-4b', ['e.example/'], ['f.example/'], 4),
+        // Moves a from added to removed and names b again: no new edit.
+        two.update('se-4b', ['b.example/'], ['a.example/', 'a.example/'], 4),
+      ]);
+      assert.equal(answers.filter((answer) => answer === 'too-many').length, 1);
+      const edits = await one.read('se-4b');
+      assert.equal(edits.added.length + edits.removed.length, 4);
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+
   it('loads with the edits last read while Redis is away, says so once, and refuses updates', async () => {
     const relay = await RedisRelay.start();
     const log: string[] = [];

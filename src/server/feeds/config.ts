@@ -18,6 +18,7 @@
  *   "adminListen": "127.0.0.1:9090", // serve /admin/* and /metrics only on this address and port
  *   "feedTimeoutSeconds": 60,        // per download of an http(s) source
  *   "feedMaxMegabytes": 256,         // largest source read, 1..500 (MiB)
+ *   "feedMaxEntries": 2000000,       // most entries of one source (feed-limits-config.ts)
  *   "http": { "requestTimeoutSeconds": 30, "maxConnectionsPerAddress": 100 },  // deadlines, connection caps
  *   "tls": { "cert": "tls/fullchain.pem", "key": "tls/privkey.pem" },        // HTTPS and HTTP/2; relative to this file's folder
  *   "lists": [
@@ -39,7 +40,7 @@
  * files and URLs); `csvColumn` (a header name or 0-based index) only for `csv` and `domains`;
  * `refreshMinutes` 1..10080, default 60 for URLs, none (load at start and on reload) for files, and not
  * for inline entries; `allowPrivateAddresses` and `timeoutSeconds` (over feedTimeoutSeconds) only for
- * URLs, `maxMegabytes` (over feedMaxMegabytes) for URLs and files; `name` (a label for metrics and the
+ * URLs, `maxMegabytes` (over feedMaxMegabytes) and `maxEntries` (over feedMaxEntries) for URLs and files; `name` (a label for metrics and the
  * status page) for any. Unknown fields are errors, so a misspelt setting cannot silently disable a list.
  */
 import { readFile } from 'node:fs/promises';
@@ -67,6 +68,7 @@ import {
 } from './config-fields.ts';
 import type { CsvColumn } from './csv-feed.ts';
 import { FEED_FORMATS, type FeedFormat } from './feed-formats.ts';
+import { parseFeedLimits, parseSourceLimits, type FeedLimits, type SourceLimits } from './feed-limits-config.ts';
 import { keyStart, type LoadControlConfig, parseLoadControlConfig } from '../guard/load-control-config.ts';
 import type { UpstreamSearchLimits } from '../api/upstream-searches.ts';
 import { parseUpstreamSearches } from '../api/upstream-searches-config.ts';
@@ -86,12 +88,6 @@ interface FeedReading {
   csvColumn: CsvColumn | undefined;
   /** How the status page and metrics name the source, when the operator gave it a name. */
   name?: string;
-}
-
-/** Bounds of one source that override the configuration's feedTimeoutSeconds and feedMaxMegabytes. */
-interface SourceLimits {
-  /** Largest text read, in bytes. */
-  maxBytes?: number;
 }
 
 interface FileSource extends FeedReading, SourceLimits {
@@ -126,15 +122,7 @@ export interface ListConfig extends ListDefinition {
   sources: SourceConfig[];
 }
 
-/** Bounds on reading one source. */
-export interface FeedLimits {
-  /** Whole download or read of a source, in ms. */
-  timeoutMs: number;
-  /** Largest source, in bytes. */
-  maxBytes: number;
-  /** Abandons a download under way when aborted: the server is stopping. */
-  signal?: AbortSignal;
-}
+export { DEFAULT_FEED_LIMITS, type FeedLimits } from './feed-limits-config.ts';
 
 /** A server configuration file (docs/configuration.md), checked, with its defaults filled in. */
 export interface ServerConfig {
@@ -195,14 +183,9 @@ const DEFAULT_KEEP_VERSIONS = 10;
 const MAX_MINIMUM_WAIT_SECONDS = MAX_MINIMUM_WAIT_MS / 1000;
 /** No more than sbkit's own clients keep an answer (SB-8: never past 24 hours). */
 const MAX_CACHE_DURATION_SECONDS = MAX_CACHE_DURATION_MS / 1000;
-export const DEFAULT_FEED_LIMITS: FeedLimits = { timeoutMs: 60_000, maxBytes: 256 * 1024 * 1024 };
 const DEFAULT_URL_REFRESH_MINUTES = 60;
 /** A week: far beyond any feed's publishing cycle, and well inside what Node timers hold (24.8 days). */
 const MAX_REFRESH_MINUTES = 7 * 24 * 60;
-/** An hour for one download: a feed that takes longer is not one to wait for. */
-const MAX_FEED_TIMEOUT_SECONDS = 3600;
-/** A feed becomes one string, and V8 caps strings just under 512 Mi characters. */
-const MAX_FEED_MEGABYTES = 500;
 
 const TOP_FIELDS = [
   'minimumWaitSeconds',
@@ -223,6 +206,7 @@ const TOP_FIELDS = [
   'cors',
   'feedTimeoutSeconds',
   'feedMaxMegabytes',
+  'feedMaxEntries',
   'lists',
   'loadControl',
   'upstreamSearches',
@@ -259,14 +243,7 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
   const corsOrigins = parseCors(top.cors);
   const adminListen = top.adminListen === undefined ? undefined : parseListenAddress(expectString(top.adminListen, 'adminListen'));
   if (adminListen !== undefined && 'problem' in adminListen) throw new ConfigError('adminListen', adminListen.problem);
-  const timeoutSeconds =
-    top.feedTimeoutSeconds === undefined
-      ? undefined
-      : expectNumber(top.feedTimeoutSeconds, 'feedTimeoutSeconds', { min: 1, max: MAX_FEED_TIMEOUT_SECONDS });
-  const maxMegabytes =
-    top.feedMaxMegabytes === undefined
-      ? undefined
-      : expectNumber(top.feedMaxMegabytes, 'feedMaxMegabytes', { min: 1, max: MAX_FEED_MEGABYTES });
+  const feedLimits = parseFeedLimits(top);
 
   const tls = parseTlsConfig(top.tls, 'tls', baseDir);
 
@@ -307,10 +284,7 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
     ...(upstreamKey === undefined ? {} : { upstreamKey }),
     ...(adminListen === undefined ? {} : { adminListen }),
     corsOrigins,
-    feedLimits: {
-      timeoutMs: timeoutSeconds === undefined ? DEFAULT_FEED_LIMITS.timeoutMs : timeoutSeconds * 1000,
-      maxBytes: maxMegabytes === undefined ? DEFAULT_FEED_LIMITS.maxBytes : Math.floor(maxMegabytes * 1024 * 1024),
-    },
+    feedLimits,
     lists,
     loadControl,
     upstreamSearches: parseUpstreamSearches(top.upstreamSearches),
@@ -471,8 +445,8 @@ function parseSource(value: unknown, field: string, baseDir: string): SourceConf
   }
   const kind = kinds[0]!;
   const kindFields = {
-    file: ['refreshMinutes', 'maxMegabytes'],
-    url: ['refreshMinutes', 'allowPrivateAddresses', 'timeoutSeconds', 'maxMegabytes'],
+    file: ['refreshMinutes', 'maxMegabytes', 'maxEntries'],
+    url: ['refreshMinutes', 'allowPrivateAddresses', 'timeoutSeconds', 'maxMegabytes', 'maxEntries'],
     entries: [],
   }[kind];
   expectKnownFields(source, [kind, ...READING_FIELDS, ...kindFields], field);
@@ -483,15 +457,7 @@ function parseSource(value: unknown, field: string, baseDir: string): SourceConf
       ? undefined
       : expectNumber(source.refreshMinutes, refreshField, { min: 1, max: MAX_REFRESH_MINUTES });
 
-  const maxMegabytes =
-    source.maxMegabytes === undefined
-      ? undefined
-      : expectNumber(source.maxMegabytes, fieldOf(field, 'maxMegabytes'), { min: 0.001, max: MAX_FEED_MEGABYTES });
-  const limits: SourceLimits = maxMegabytes === undefined ? {} : { maxBytes: Math.floor(maxMegabytes * 1024 * 1024) };
-  const timeoutSeconds =
-    source.timeoutSeconds === undefined
-      ? undefined
-      : expectNumber(source.timeoutSeconds, fieldOf(field, 'timeoutSeconds'), { min: 1, max: MAX_FEED_TIMEOUT_SECONDS });
+  const { timeoutMs, ...limits } = parseSourceLimits(source, field);
 
   switch (kind) {
     case 'file':
@@ -502,7 +468,7 @@ function parseSource(value: unknown, field: string, baseDir: string): SourceConf
         url: parseFeedUrl(source.url, fieldOf(field, 'url')),
         ...reading,
         ...limits,
-        ...(timeoutSeconds === undefined ? {} : { timeoutMs: timeoutSeconds * 1000 }),
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
         refreshMinutes: refreshMinutes ?? DEFAULT_URL_REFRESH_MINUTES,
         ...(parseAllowPrivate(source.allowPrivateAddresses, fieldOf(field, 'allowPrivateAddresses'))
           ? { allowPrivateAddresses: true }

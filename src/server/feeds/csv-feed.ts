@@ -2,7 +2,7 @@ import { readCsvRecord } from './csv.ts';
 import { hostExpression, urlExpression } from './entry-expression.ts';
 import { badEntryReason, type FeedCollector } from './feed-collector.ts';
 import { BadEntryError, FeedFormatError } from './feed-error.ts';
-import { firstVisible, lineAt, lineEnd } from './feed-lines.ts';
+import { firstVisible, lineAt, lineEnd, LINES_PER_STEP } from './feed-lines.ts';
 
 /**
  * CSV feeds (docs/api.md §4): `csv` has a URL column — URLhaus exports (`#` notes, then the header as a
@@ -40,8 +40,16 @@ function columnWithoutHeader(kind: CsvFeedKind, option: CsvColumn | undefined, f
   );
 }
 
-/** Adds the entries of a CSV feed to the collector, reporting rows that give no expression. */
-export function parseCsvFeed(text: string, kind: CsvFeedKind, option: CsvColumn | undefined, collector: FeedCollector): void {
+/**
+ * Adds the entries of a CSV feed to the collector, reporting rows that give no expression; yields after
+ * every LINES_PER_STEP lines or so, where whoever drives it may pause.
+ */
+export function* csvFeedSteps(
+  text: string,
+  kind: CsvFeedKind,
+  option: CsvColumn | undefined,
+  collector: FeedCollector,
+): Generator<void, void, undefined> {
   const headerName = typeof option === 'string' ? option.trim().toLowerCase() : HEADER_NAMES[kind];
   let column = typeof option === 'number' ? option : undefined;
   // A header is looked for until the first data row, in comment lines (URLhaus) and in the first row
@@ -50,7 +58,12 @@ export function parseCsvFeed(text: string, kind: CsvFeedKind, option: CsvColumn 
   let spanLines = true;
   let line = 1;
   let start = 0;
+  let nextStep = LINES_PER_STEP;
   while (start < text.length) {
+    if (line >= nextStep) {
+      nextStep = line + LINES_PER_STEP;
+      yield;
+    }
     const end = lineEnd(text, start);
     const raw = lineAt(text, start, end);
     const first = firstVisible(raw);

@@ -21,6 +21,12 @@ export interface EntryEdits {
 
 export const NO_EDITS: EntryEdits = { added: [], removed: [] };
 
+/** Edits one list may hold, added and removed together: an operator's hand-kept entries, not a feed (a file source is). */
+export const MAX_EDITS_PER_LIST = 100_000;
+
+/** What an update answers when the list would hold more than its cap of edits: nothing was changed. */
+type TooManyEdits = 'too-many';
+
 /** Where edits are kept, and for how long, in words for the operator: `memory`, `data folder`, `redis`. */
 export type EditKeeping = 'memory' | 'data folder' | 'redis';
 
@@ -28,8 +34,12 @@ export interface EntryEditStore {
   readonly keeping: EditKeeping;
   /** The edits of `list`; none when it has none. */
   read(list: string): Promise<EntryEdits>;
-  /** Adds `add`, then removes `remove` (an expression in both ends up removed); resolves to the edits now. */
-  update(list: string, add: readonly string[], remove: readonly string[]): Promise<EntryEdits>;
+  /**
+   * Adds `add`, then removes `remove` (an expression in both ends up removed); resolves to the edits now,
+   * or to `too-many`, changing nothing, when the list would then hold more than `maxEdits` edits. The cap
+   * is checked in the same step as the write: concurrent updates near it cannot all pass.
+   */
+  update(list: string, add: readonly string[], remove: readonly string[], maxEdits?: number): Promise<EntryEdits | TooManyEdits>;
 }
 
 /** `edits` after adding `add`, then removing `remove`. */
@@ -47,14 +57,21 @@ export function editedEntries(edits: EntryEdits, add: readonly string[], remove:
   return { added: [...added].sort(), removed: [...removed].sort() };
 }
 
+/** Whether `edits` hold more than `maxEdits` edits, added and removed together. */
+function overCap(edits: EntryEdits, maxEdits: number): boolean {
+  return edits.added.length + edits.removed.length > maxEdits;
+}
+
 /** Edits in this process's memory: they last until it stops. */
 export function memoryEntryEdits(): EntryEditStore {
   const byList = new Map<string, EntryEdits>();
   return {
     keeping: 'memory',
     read: async (list) => byList.get(list) ?? NO_EDITS,
-    update: async (list, add, remove) => {
+    update: async (list, add, remove, maxEdits = MAX_EDITS_PER_LIST) => {
+      // No await between the read and the write: the check and the change are one step.
       const next = editedEntries(byList.get(list) ?? NO_EDITS, add, remove);
+      if (overCap(next, maxEdits)) return 'too-many';
       byList.set(list, next);
       return next;
     },
@@ -94,11 +111,13 @@ export async function diskEntryEdits(directory: string): Promise<EntryEditStore>
   return {
     keeping: 'data folder',
     read,
-    update: (list, add, remove) => {
+    update: (list, add, remove, maxEdits = MAX_EDITS_PER_LIST) => {
       const next = (queues.get(list) ?? Promise.resolve())
         .catch(() => undefined)
         .then(async () => {
+          // Checked in the update's turn, against what the update before it wrote.
           const edits = editedEntries(await read(list), add, remove);
+          if (overCap(edits, maxEdits)) return 'too-many';
           await writeFileDurably(pathOf(list), Buffer.from(`${JSON.stringify({ list, ...edits })}\n`));
           return edits;
         });

@@ -1,6 +1,6 @@
 import { InvalidUrlError } from '../../url/invalid-url.ts';
 import { excerpt, MAX_EXCERPT_LENGTH, quotedExcerpt } from './excerpt.ts';
-import { BadEntryError } from './feed-error.ts';
+import { BadEntryError, FeedEntryLimitError } from './feed-error.ts';
 
 /** A feed line (or CSV record) that could not become an expression, as reported to the operator. */
 export interface BadLine {
@@ -12,10 +12,8 @@ export interface BadLine {
   reason: string;
 }
 
-/** What a feed yields: its entries as canonical expressions, and what could not be used. */
-export interface ParsedFeed {
-  /** Canonical Safe Browsing expressions (SB-5, SB-6), without duplicates, in first-seen order. */
-  expressions: string[];
+/** What a feed held besides its entries: how many lines, and what could not be used. */
+export interface FeedTally {
   /** The first MAX_REPORTED_BAD_LINES bad lines; badLineCount has them all. */
   badLines: BadLine[];
   badLineCount: number;
@@ -25,18 +23,32 @@ export interface ParsedFeed {
   entryCount: number;
 }
 
+/** What a feed yields: its entries as canonical expressions, and what could not be used. */
+export interface ParsedFeed extends FeedTally {
+  /** Canonical Safe Browsing expressions (SB-5, SB-6), without duplicates, in first-seen order. */
+  expressions: string[];
+}
+
 /** Enough examples to see what is wrong with a feed, few enough to log. */
 export const MAX_REPORTED_BAD_LINES = 100;
 /** Feed lines can be megabytes long, and are a feed server's words: a report shows an excerpt of their start. */
 export const MAX_BAD_LINE_TEXT = MAX_EXCERPT_LENGTH;
 
-/** Gathers the expressions and bad lines of one feed as its parser walks through it. */
+/**
+ * Gathers the expressions and bad lines of one feed as its parser walks through it. `keep` takes each
+ * expression (repeats included); past `maxEntries` entries the feed is refused (FeedEntryLimitError), so
+ * that what one feed may cost is known before it is read.
+ */
 export class FeedCollector {
-  private readonly seen = new Set<string>();
   private readonly badLines: BadLine[] = [];
   private badLineCount = 0;
   private lineCount = 0;
   private entryCount = 0;
+
+  constructor(
+    private readonly keep: (expression: string) => void,
+    private readonly maxEntries = Number.POSITIVE_INFINITY,
+  ) {}
 
   /** A line (CSV record) holding an entry was read; add() and bad() follow for what it held. */
   line(): void {
@@ -44,8 +56,8 @@ export class FeedCollector {
   }
 
   add(expression: string): void {
-    this.entryCount++;
-    this.seen.add(expression);
+    if (++this.entryCount > this.maxEntries) throw new FeedEntryLimitError(this.maxEntries);
+    this.keep(expression);
   }
 
   bad(line: number, text: string, reason: string): void {
@@ -54,15 +66,8 @@ export class FeedCollector {
     this.badLines.push({ line, text: excerpt(text, MAX_BAD_LINE_TEXT), reason });
   }
 
-  result(): ParsedFeed {
-    // A Set iterates in insertion order: first-seen order for free.
-    return {
-      expressions: [...this.seen],
-      badLines: this.badLines,
-      badLineCount: this.badLineCount,
-      lineCount: this.lineCount,
-      entryCount: this.entryCount,
-    };
+  tally(): FeedTally {
+    return { badLines: this.badLines, badLineCount: this.badLineCount, lineCount: this.lineCount, entryCount: this.entryCount };
   }
 }
 

@@ -26,3 +26,24 @@ export class BadEntryError extends SbkitError {
   /** Every code of this class. */
   static readonly codes: readonly ErrorCode<'BAD_ENTRY'>[] = [errorCode('BAD_ENTRY')];
 }
+
+/**
+ * A feed with more entries than its source may hold (`feedMaxEntries`, a source's `maxEntries`): refused
+ * as a whole as soon as the count is passed, so that a feed of millions of short lines, well under the size
+ * limit, cannot take the server's memory. Its source keeps its last good copy.
+ */
+export class FeedEntryLimitError extends SbkitError {
+  /** Always `"FeedEntryLimitError"`, as logs and stack traces show it. */
+  override readonly name = 'FeedEntryLimitError';
+  /** Always `SBKIT_FEED_ENTRY_LIMIT`. */
+  override readonly code = errorCode('FEED_ENTRY_LIMIT');
+  /** Every code of this class. */
+  static readonly codes: readonly ErrorCode<'FEED_ENTRY_LIMIT'>[] = [errorCode('FEED_ENTRY_LIMIT')];
+
+  constructor(
+    /** The bound passed. */
+    readonly maxEntries: number,
+  ) {
+    super(`holds more than ${maxEntries} entries; raise maxEntries (or feedMaxEntries) if the feed is meant to be that large`);
+  }
+}

@@ -1,7 +1,7 @@
-import { type CsvColumn, parseCsvFeed } from './csv-feed.ts';
+import { type CsvColumn, csvFeedSteps } from './csv-feed.ts';
 import { canonicalBareHost, expressionLineExpression, urlExpression, wholeHostExpression } from './entry-expression.ts';
 import { badEntryReason, FeedCollector, type ParsedFeed } from './feed-collector.ts';
-import { forEachLine, isBlankOrComment, withoutByteOrderMark } from './feed-lines.ts';
+import { eachLine, isBlankOrComment, withoutByteOrderMark } from './feed-lines.ts';
 import { hostsLineNames, isLocalName } from './hosts-file.ts';
 
 export type { ParsedFeed } from './feed-collector.ts';
@@ -30,33 +30,51 @@ export interface FeedOptions {
 /**
  * Reads a feed: every entry becomes its canonical expression (SB-5/SB-6: a URL names its host, path and
  * query; a bare host the whole host, `host/`), duplicates dropped, first-seen order kept. A line that
- * cannot become an expression is counted and reported, never fatal. Linear in the length of the text.
+ * cannot become an expression is counted and reported, never fatal. Linear in the length of the text,
+ * and all in one go: for small texts (tests, tools); the server reads feeds in turns (source-text.ts).
  * Throws FeedFormatError only when the feed cannot be read at all: a CSV whose URL column is unknown.
  */
 export function parseFeed(text: string, format: FeedFormat, options: FeedOptions = {}): ParsedFeed {
-  const collector = new FeedCollector();
+  const seen = new Set<string>();
+  const collector = new FeedCollector((expression) => seen.add(expression));
+  const steps = feedSteps(text, format, options, collector);
+  while (!steps.next().done);
+  // A Set iterates in insertion order: first-seen order for free.
+  return { expressions: [...seen], ...collector.tally() };
+}
+
+/**
+ * Gives every entry of a feed to `collector` as its canonical expression (see parseFeed), yielding every
+ * so many lines: the points where a long read may let the event loop answer requests (S5).
+ * Throws FeedFormatError as parseFeed does, and what the collector throws (FeedEntryLimitError).
+ */
+export function* feedSteps(
+  text: string,
+  format: FeedFormat,
+  options: FeedOptions,
+  collector: FeedCollector,
+): Generator<void, void, undefined> {
   const body = withoutByteOrderMark(text);
   switch (format) {
     case 'urls':
-      parseLines(body, collector, (line) => collector.add(urlExpression(line)));
+      yield* lineSteps(body, collector, (line) => collector.add(urlExpression(line)));
       break;
     case 'expressions':
-      parseLines(body, collector, (line) => collector.add(expressionLineExpression(line)));
+      yield* lineSteps(body, collector, (line) => collector.add(expressionLineExpression(line)));
       break;
     case 'hosts':
-      parseLines(body, collector, (line) => addHostsLine(line, collector));
+      yield* lineSteps(body, collector, (line) => addHostsLine(line, collector));
       break;
     case 'csv':
     case 'domains':
-      parseCsvFeed(body, format, options.csvColumn, collector);
+      yield* csvFeedSteps(body, format, options.csvColumn, collector);
       break;
   }
-  return collector.result();
 }
 
 /** Runs `take` on every line that is neither blank nor a comment, reporting the lines it rejects. */
-function parseLines(text: string, collector: FeedCollector, take: (line: string) => void): void {
-  forEachLine(text, (line, number) => {
+function lineSteps(text: string, collector: FeedCollector, take: (line: string) => void): Generator<void, void, undefined> {
+  return eachLine(text, (line, number) => {
     if (isBlankOrComment(line)) return;
     collector.line();
     try {

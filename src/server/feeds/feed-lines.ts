@@ -34,12 +34,19 @@ export function isBlankOrComment(line: string): boolean {
   return first < 0 || line.charCodeAt(first) === 0x23;
 }
 
-/** Calls `visit` with every line of the text and its 1-based number, in one pass. */
-export function forEachLine(text: string, visit: (line: string, number: number) => void): void {
+/** Lines between the points where a long parse may give the event loop a turn (event-loop-turns.ts). */
+export const LINES_PER_STEP = 1024;
+
+/**
+ * Calls `visit` with every line of the text and its 1-based number, in one pass, yielding after every
+ * LINES_PER_STEP lines: the points where whoever drives it may pause.
+ */
+export function* eachLine(text: string, visit: (line: string, number: number) => void): Generator<void, void, undefined> {
   let number = 1;
   for (let start = 0; start < text.length; number++) {
     const end = lineEnd(text, start);
     visit(lineAt(text, start, end), number);
     start = end + 1;
+    if (number % LINES_PER_STEP === 0) yield;
   }
 }

@@ -1,4 +1,5 @@
-import type { FeedFormat, ParsedFeed } from './feed-formats.ts';
+import type { FeedTally } from './feed-collector.ts';
+import type { FeedFormat } from './feed-formats.ts';
 
 /** Below this many lines, a feed is judged no feed only when every line is bad: a short hand-kept list with typos is still a list. */
 export const MIN_LINES_TO_JUDGE = 20;
@@ -11,7 +12,7 @@ export const MAX_BAD_LINE_SHARE = 0.9;
  * gives almost nothing but bad lines; publishing the few lines that happen to parse would replace the
  * list with them, so the source fails instead, as a failed download does.
  */
-export function notAFeedReason(feed: ParsedFeed, format: FeedFormat): string | undefined {
+export function notAFeedReason(feed: FeedTally, format: FeedFormat): string | undefined {
   const { lineCount, badLineCount } = feed;
   const everyLine = lineCount > 0 && badLineCount === lineCount;
   const almostEvery = lineCount >= MIN_LINES_TO_JUDGE && badLineCount > MAX_BAD_LINE_SHARE * lineCount;

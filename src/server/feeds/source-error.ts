@@ -22,6 +22,8 @@ const SOURCE_FAILURES = [
   'format',
   /** Almost every line is bad (feed-plausibility.ts): an error page, or a feed of another format. */
   'not-a-feed',
+  /** More entries than the source may hold (`feedMaxEntries`, `maxEntries`; FeedEntryLimitError). */
+  'too-many-entries',
 ] as const;
 export type SourceFailure = (typeof SOURCE_FAILURES)[number];
 

@@ -22,14 +22,14 @@ import { SourceError } from './source-error.ts';
 /** The settings that raise a limit, as messages name them. */
 const LIMIT_SETTINGS = { size: 'maxMegabytes (or feedMaxMegabytes)', time: 'timeoutSeconds (or feedTimeoutSeconds)' };
 
-/** Feeds are UTF-8 text; the decoder drops a byte order mark and replaces invalid bytes with U+FFFD. */
-function decodeText(chunks: Uint8Array[], size: number): string {
-  return new TextDecoder('utf-8').decode(Buffer.concat(chunks, size));
-}
-
-/** Collects chunks until the end, or throws 'too-large' as soon as more than `maxBytes` arrived. */
+/**
+ * Collects chunks until the end, or throws 'too-large' as soon as more than `maxBytes` arrived. Feeds are
+ * UTF-8 text; the decoder drops a byte order mark and replaces invalid bytes with U+FFFD. Each chunk is
+ * decoded as it arrives: decoding hundreds of megabytes at the end would hold the event loop (S5).
+ */
 async function collect(chunks: AsyncIterable<Uint8Array>, maxBytes: number, label: string): Promise<string> {
-  const parts: Uint8Array[] = [];
+  const decoder = new TextDecoder('utf-8');
+  const parts: string[] = [];
   let size = 0;
   for await (const chunk of chunks) {
     size += chunk.length;
@@ -40,9 +40,10 @@ async function collect(chunks: AsyncIterable<Uint8Array>, maxBytes: number, labe
         'too-large',
         `is larger than the ${maxBytes} bytes allowed; raise ${LIMIT_SETTINGS.size} if it is right`,
       );
-    parts.push(chunk);
+    parts.push(decoder.decode(chunk, { stream: true }));
   }
-  return decodeText(parts, size);
+  parts.push(decoder.decode());
+  return parts.join('');
 }
 
 /** The text of a local file, at most `limits.maxBytes` long. */

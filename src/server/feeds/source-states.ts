@@ -4,16 +4,17 @@
 // changed costs one 304 and no parse (conditional-fetch.ts), and one that fails is tried again on its
 // own back-off (source-backoff.ts) rather than at every refresh of its list.
 
-import { createHash } from 'node:crypto';
 import { type Clock, systemClock } from '../../client/clock.ts';
-import { sortFullHashes, sortedFullHashes } from '../lists/full-hashes.ts';
+import { FULL_HASH_BYTES, sortFullHashes } from '../lists/full-hashes.ts';
 import type { FeedLimits, SourceConfig } from './config.ts';
 import type { FeedValidators } from './conditional-fetch.ts';
+import { DEFAULT_MAX_FEED_ENTRIES } from './feed-limits-config.ts';
 import type { BadLine } from './feed-collector.ts';
 import { retryDelayMs } from './source-backoff.ts';
 import { SourceError, type SourceFailure } from './source-error.ts';
 import { readFileSource, readUrlSource } from './source-reader.ts';
-import { parseSourceText, sourceShownName } from './source-text.ts';
+import { EventLoopTurns } from './event-loop-turns.ts';
+import { digestOf, hashSourceText, sourceShownName } from './source-text.ts';
 
 /** One good version of a source, as the list uses it. */
 export interface SourceCopy {
@@ -132,8 +133,6 @@ export function copiesKey(copies: readonly SourceCopy[]): string {
 export function sourceRefreshMs(source: SourceConfig): number | undefined {
   return source.kind === 'entries' || source.refreshMinutes === undefined ? undefined : source.refreshMinutes * 60_000;
 }
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest('base64');
 
 /** The states of every source of every list, in the order they were first read. */
 export class SourceStates {
@@ -281,22 +280,30 @@ export class SourceStates {
         break;
       }
     }
-    const digest = sha256(text);
+    // S5: a feed is digested, parsed and hashed in turns of the event loop, so that requests are answered meanwhile.
+    const turns = new EventLoopTurns();
+    const { digest, bytes } = await digestOf(text, turns);
     state.lastUnchanged = state.copy?.digest === digest;
-    if (!state.lastUnchanged) state.copy = this.copyOf(state.source, text, digest);
+    if (!state.lastUnchanged) state.copy = await this.copyOf(state.source, text, { digest, bytes }, limits, turns);
     // Kept only with the version they describe: a text that failed to parse leaves the old ones.
     state.validators = validators;
   }
 
-  private copyOf(source: SourceConfig, text: string, digest: string): SourceCopy {
-    const feed = parseSourceText(source, text);
+  private async copyOf(
+    source: SourceConfig,
+    text: string,
+    { digest, bytes }: { digest: string; bytes: number },
+    limits: FeedLimits,
+    turns: EventLoopTurns,
+  ): Promise<SourceCopy> {
+    const feed = await hashSourceText(source, text, limits.maxEntries ?? DEFAULT_MAX_FEED_ENTRIES, turns);
     return {
-      fullHashes: sortedFullHashes(feed.expressions),
+      fullHashes: feed.fullHashes,
       entryCount: feed.entryCount,
-      expressionCount: feed.expressions.length,
+      expressionCount: feed.fullHashes.length / FULL_HASH_BYTES,
       badLineCount: feed.badLineCount,
       badLines: feed.badLines,
-      bytes: Buffer.byteLength(text),
+      bytes,
       digest,
       since: this.clock.now(),
       generation: ++this.generation,
@@ -321,8 +328,9 @@ export class SourceStates {
 
 /** A copy of `source` without its own limits, which `limits` of the state carry (source-text.ts sourceLimits). */
 function sourceWithoutLimits(source: SourceConfig): SourceConfig {
-  const copy = structuredClone(source) as SourceConfig & { timeoutMs?: number; maxBytes?: number };
+  const copy = structuredClone(source) as SourceConfig & { timeoutMs?: number; maxBytes?: number; maxEntries?: number };
   delete copy.timeoutMs;
   delete copy.maxBytes;
+  delete copy.maxEntries;
   return copy;
 }

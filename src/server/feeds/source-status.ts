@@ -85,6 +85,8 @@ function failureReason(error: SourceError, state: SourceState): string {
       return `not readable as ${format}`;
     case 'not-a-feed':
       return `does not look like a ${format} feed`;
+    case 'too-many-entries':
+      return `more entries than its limit of ${(state.limits.maxEntries ?? 0).toLocaleString('en')}`;
   }
 }
 

@@ -291,8 +291,9 @@ describe('parseServerConfig', () => {
   });
 
   it('turns the feed limits into milliseconds and bytes', () => {
-    const config = parseServerConfig({ feedTimeoutSeconds: 5, feedMaxMegabytes: 2 }, BASE);
-    assert.deepEqual(config.feedLimits, { timeoutMs: 5000, maxBytes: 2 * 1024 * 1024 });
+    const config = parseServerConfig({ feedTimeoutSeconds: 5, feedMaxMegabytes: 2, feedMaxEntries: 1000 }, BASE);
+    assert.deepEqual(config.feedLimits, { timeoutMs: 5000, maxBytes: 2 * 1024 * 1024, maxEntries: 1000 });
+    assert.equal(parseServerConfig({}, BASE).feedLimits.maxEntries, 2_000_000);
   });
 
   it("reads a source's own limits and name, leaving the others to the configuration's", () => {
@@ -304,7 +305,7 @@ describe('parseServerConfig', () => {
             threatTypes: ['MALWARE'],
             sources: [
               { url: 'https://feeds.example/a', format: 'urls', name: 'feed-a', timeoutSeconds: 10, maxMegabytes: 0.5 },
-              { file: 'local.txt', format: 'urls', maxMegabytes: 3 },
+              { file: 'local.txt', format: 'urls', maxMegabytes: 3, maxEntries: 10 },
               { url: 'https://feeds.example/b', format: 'urls' },
             ],
           },
@@ -315,6 +316,7 @@ describe('parseServerConfig', () => {
     const [a, local, b] = config.lists[0]!.sources;
     assert.deepEqual([a!.name, a!.kind === 'url' && a!.timeoutMs, a!.kind !== 'entries' && a!.maxBytes], ['feed-a', 10_000, 512 * 1024]);
     assert.equal(local!.kind === 'file' && local!.maxBytes, 3 * 1024 * 1024);
+    assert.equal(local!.kind === 'file' && local!.maxEntries, 10);
     assert.deepEqual([b!.name, b!.kind === 'url' && b!.timeoutMs, b!.kind === 'url' && b!.maxBytes], [undefined, undefined, undefined]);
   });
 
@@ -364,6 +366,7 @@ describe('parseServerConfig', () => {
       /true or false/,
     ],
     ['a huge feed limit', (c) => (c.feedMaxMegabytes = 4096), 'feedMaxMegabytes', /from 1 to 500/],
+    ['no entries allowed', (c) => (c.feedMaxEntries = 0), 'feedMaxEntries', /whole number from 1/],
     [
       'a source timeout past an hour',
       (c) => (c.lists[0].sources[1].timeoutSeconds = 7200),

@@ -64,6 +64,20 @@ describe('entry edit stores', () => {
     assert.match(await readFile(join(folder, editsFileName('se-4b')), 'utf8'), /"list":"se-4b"/);
   });
 
+  it('check the cap in the same step as the write: concurrent updates near it cannot all pass', async () => {
+    for (const store of [memoryEntryEdits(), await diskEntryEdits(join(dir, 'capped'))]) {
+      await store.update('se-4b', ['a.example/', 'b.example/'], [], 4);
+      const answers = await Promise.all([
+        store.update('se-4b', ['c.example/', 'd.example/'], [], 4),
+        store.update('se-4b', ['e.example/', 'f.example/'], [], 4),
+        store.update('se-4b', ['a.example/'], ['b.example/'], 4),
+      ]);
+      assert.equal(answers.filter((answer) => answer === 'too-many').length, 1, store.keeping);
+      const edits = await store.read('se-4b');
+      assert.equal(edits.added.length + edits.removed.length, 4, store.keeping);
+    }
+  });
+
   it('refuse a file that is not a list of edits, rather than forget them', async () => {
     const folder = join(dir, 'damaged');
     const store = await diskEntryEdits(folder);

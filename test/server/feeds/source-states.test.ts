@@ -97,7 +97,7 @@ describe('conditional GETs', () => {
     assert.equal(loaded.expressions, 1);
     assert.deepEqual(
       states.all()[0]!.limits,
-      { timeoutMs: 9_000, maxBytes: 2 * 1024 * 1024 },
+      { timeoutMs: 9_000, maxBytes: 2 * 1024 * 1024, maxEntries: 2_000_000 },
       'the next read is bounded by the new limits',
     );
     await loadList(list(fromUrl('/limits', { maxBytes: 1000 })), LIMITS, states, 'now');
