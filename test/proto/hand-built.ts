@@ -19,7 +19,7 @@ function key(field: number, wireType: 0 | 1 | 2 | 5): number[] {
 }
 
 /** A varint field (int32, int64, uint32, uint64, bool, enum). */
-function varintField(field: number, value: number | bigint): number[] {
+export function varintField(field: number, value: number | bigint): number[] {
   return [...key(field, 0), ...varint(value)];
 }
 
