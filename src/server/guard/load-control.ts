@@ -1,8 +1,8 @@
-// The load-control gate of the server (LC-1..5), put in front of every route as a fastify onRequest
-// hook, so that refusing happens before any body is read: who asks (request-clients.ts), the
-// decision (load-gate.ts over a hit store in memory or Redis), the 503 (refusal.ts), and metrics.
+// The load-control gate of the server (LC-1..5), put in front of every route by fastify hooks
+// (request-gate.ts: where in a request it decides): who asks (request-clients.ts), the decision
+// (load-gate.ts over a hit store in memory or Redis), the 503 (refusal.ts), and metrics.
 
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { type AgentClass, AgentClassifier } from './agent-class.ts';
 import { clientAddress, TrustedProxies } from './client-address.ts';
@@ -11,11 +11,11 @@ import { type LoadControlSettings, loadControlSettings } from './load-control-se
 import { RecentCache } from './recent-cache.ts';
 import { type AskedRequest, RequestClients } from './request-clients.ts';
 import { acceptedKey, keyId } from './requester.ts';
-import { type Decision, LoadGate, type Sleep } from './load-gate.ts';
+import { type Decision, LoadGate, type RefusalReason, type Sleep } from './load-gate.ts';
 import { RedisHitStore } from './redis-hit-store.ts';
 import type { RedisWatch } from '../redis-connection.ts';
-import { refusal, retryAfterSeconds } from './refusal.ts';
-import { INNER_REQUEST_ADDRESS } from '../ohttp/gateway-routes.ts';
+import { retryAfterSeconds } from './refusal.ts';
+import { type AdminCheck, type GateDecisions, type Outcome, registerGate, type Slot } from './request-gate.ts';
 
 export interface LoadControlOptions {
   settings?: Partial<LoadControlSettings>;
@@ -27,17 +27,6 @@ export interface LoadControlOptions {
   sleep?: Sleep;
 }
 
-const ADMIN_PATH = /^\/admin\/(?:pause|resume|reload)(?:\?|$)/;
-const MONITORING_PATH = /^\/(?:healthz|readyz|metrics)(?:\?|$)/;
-
-/**
- * The operator's paths pass by the gate: the admin endpoints (behind their token) must resume a paused
- * service and pause an overloaded one, and health checks and metrics are most needed exactly under load.
- * Without an admin token there are no admin endpoints, so nothing under /admin passes by.
- */
-export function isOperatorPath(url: string, adminEndpoints: boolean): boolean {
-  return MONITORING_PATH.test(url) || (adminEndpoints && ADMIN_PATH.test(url));
-}
 const GATEWAY_PATH = /^\/ohttp-gateway(?:\?|$)/;
 
 /** The class of an Oblivious HTTP relay's requests: a program's, to which only the load rules apply. */
@@ -49,14 +38,6 @@ function newSlot(): Slot {
 /** Addresses whose requests under way are counted at once; a newcomer beyond them pushes out the oldest. */
 const RECENT_ADDRESSES_KEPT = 4096;
 
-/**
- * The requests of one address admitted and not yet answered: one object per address, shared by its
- * clients, so that counting a request in and out touches no table.
- */
-interface Slot {
-  underWay: number;
-}
-
 /** Who asks, as the gate sees it: agent class, client key, the budgets the request counts in, and its address's slot. */
 interface Asking {
   agent: AgentClass;
@@ -64,29 +45,6 @@ interface Asking {
   budgets: readonly Budget[];
   /** The address's requests under way, which this one counts in; none for a request budgeted by its API key. */
   slot: Slot | undefined;
-}
-
-const GATE = Symbol('sbkit load control');
-const SLOT = Symbol('sbkit load-control slot');
-/**
- * An answer to an admitted request, carrying what gives its place back when it closes: one listener
- * function serves every answer, rather than a closure and a once-wrapper made for each.
- */
-interface AdmittedAnswer {
-  [GATE]?: LoadControl;
-  [SLOT]?: Slot | undefined;
-}
-
-/** The 'close' listener of an admitted request's answer. */
-function givePlaceBack(this: AdmittedAnswer): void {
-  this[GATE]?.finished(this[SLOT]);
-}
-
-/** A decision and whom it concerns; an admitted request's `slot` goes back to `finished()`. */
-interface Outcome {
-  decision: Decision;
-  agent: AgentClass;
-  slot?: Slot;
 }
 
 /** What load control has done since the server started, for the status page. */
@@ -105,7 +63,7 @@ export interface LoadControlSummary {
  * for a client over its rate. Give it to {@link createServer} as `loadControl`; with `redis`, instances
  * share the limits.
  */
-export class LoadControl {
+export class LoadControl implements GateDecisions {
   /** Prometheus metrics of what it admitted and refused, served at `/metrics`. */
   readonly metrics = new Registry();
   private readonly admitted: Counter<'class'>;
@@ -220,14 +178,19 @@ export class LoadControl {
 
   /**
    * Puts the gate in front of every route of `app`; `paused` is the operator's switch (LC-5
-   * service_paused); `adminEndpoints` says whether the admin endpoints exist and so pass by; `apiKeys`
-   * are the keys the server accepts, whose clients are budgeted by key.
+   * service_paused); `admin` checks the admin token of `/admin/` requests, which pass by once it holds
+   * (none: no admin endpoints here); `apiKeys` are the keys the server accepts, whose clients are
+   * budgeted by key.
    *
    * @internal
    */
-  register(app: FastifyInstance, paused: () => boolean, adminEndpoints: boolean, apiKeys: ReadonlySet<string> = new Set()): void {
-    // A callback hook, not an async one: most requests are decided without a promise.
-    app.addHook('onRequest', (request, reply, done) => this.guard(request, reply, done, paused(), adminEndpoints, apiKeys));
+  register(app: FastifyInstance, paused: () => boolean, admin: AdminCheck | undefined, apiKeys: ReadonlySet<string> = new Set()): void {
+    registerGate(app, this, paused, admin, apiKeys);
+  }
+
+  /** @internal */
+  retryAfterSeconds(reason: RefusalReason): number {
+    return retryAfterSeconds(reason, this.settings);
   }
 
   /** Closes the Redis connection, if any. */
@@ -340,57 +303,5 @@ export class LoadControl {
     if (decision.admit) this.admittedByClass[agent.kind]++;
     else this.refused.inc({ class: agent.kind, reason: decision.reason });
     if (agent.kind === 'crawler') this.crawlers.inc({ crawler: agent.crawler, outcome: decision.admit ? 'admitted' : decision.reason });
-  }
-
-  /**
-   * The gate in front of a request: operator paths pass by, as do the requests an OHTTP gateway serves
-   * from inside encapsulations (their encapsulating request passed already); others are decided at once
-   * when the gate can, else after what the decision waits for (Redis, load_defer's sleep).
-   */
-  private guard(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    done: HookHandlerDoneFunction,
-    paused: boolean,
-    adminEndpoints: boolean,
-    apiKeys: ReadonlySet<string>,
-  ): void {
-    const { socket } = request;
-    const peer = socket.remoteAddress ?? '';
-    if (isOperatorPath(request.url, adminEndpoints) || peer === INNER_REQUEST_ADDRESS) return done();
-    const asked: AskedRequest = { url: request.url, headers: request.headers, peer, connection: socket };
-    const now = this.decideNow(asked, paused, apiKeys);
-    if (now !== undefined) return this.conclude(request, reply, done, now, false);
-    // Watched from the start: a client that leaves while its request waits must not stay in the load.
-    let gone = false;
-    const leave = () => {
-      gone = true;
-    };
-    reply.raw.once('close', leave);
-    this.decide(asked, paused, () => gone, apiKeys).then(
-      (outcome) => {
-        reply.raw.off('close', leave);
-        this.conclude(request, reply, done, outcome, gone);
-      },
-      (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
-    );
-  }
-
-  /** Lets an admitted request through, to count in the load until its answer ends; answers a refused one with 503. */
-  private conclude(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, outcome: Outcome, gone: boolean): void {
-    const { decision, slot } = outcome;
-    if (decision.admit) {
-      if (gone) {
-        this.finished(slot);
-        return done();
-      }
-      const answer = reply.raw as typeof reply.raw & AdmittedAnswer;
-      answer[GATE] = this;
-      answer[SLOT] = slot;
-      answer.on('close', givePlaceBack);
-      return done();
-    }
-    const answer = refusal(decision.reason, retryAfterSeconds(decision.reason, this.settings), request.url, request.headers);
-    reply.code(answer.status).headers(answer.headers).send(Buffer.from(answer.body));
   }
 }
