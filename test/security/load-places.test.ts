@@ -19,7 +19,8 @@ import type { FastifyInstance } from 'fastify';
 import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
 import { parseServerConfig } from '../../src/server/feeds/config.ts';
 import { createRelayApp } from '../../src/server/ohttp/relay.ts';
-import { type Service, startService } from '../../src/server/service.ts';
+import type { Service } from '../../src/server/service.ts';
+import { startConfiguredService } from '../server/service-fixture.ts';
 
 const TOKEN = '4f0c9a2e7b1d63a8c5e0f2b94d7a1c36';
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0';
@@ -46,17 +47,8 @@ before(async () => {
     },
     '/etc/sbkit',
   );
-  service = await startService({
-    host: '127.0.0.1',
-    port: 0,
-    lists: { from: 'config', file: 'sbkit.json', config },
-    redis: undefined,
-    loadControl: true,
-    trustedProxies: [],
-    trustedRelays: [],
-    ohttp: { rotateMs: 3_600_000, overlapMs: 60_000 },
+  service = await startConfiguredService(config, {
     httpLimits: { headersTimeoutMs: 1000, requestTimeoutMs: REQUEST_DEADLINE_MS, keepAliveTimeoutMs: 300 },
-    log: () => undefined,
   });
   port = Number(new URL(service.url).port);
   relay = createRelayApp({ gateway: `${service.url}/ohttp-gateway` });

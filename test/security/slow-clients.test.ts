@@ -10,7 +10,7 @@ import type { HttpLimits } from '../../src/server/guard/http-limits.ts';
 import { LoadControl } from '../../src/server/guard/load-control.ts';
 import { parseServerConfig } from '../../src/server/feeds/config.ts';
 import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
-import { startService } from '../../src/server/service.ts';
+import { startConfiguredService } from '../server/service-fixture.ts';
 import { demoCatalog } from '../server/fixture.ts';
 
 const SHORT: Partial<HttpLimits> = { headersTimeoutMs: 300, requestTimeoutMs: 1000, keepAliveTimeoutMs: 300, idleTimeoutMs: 5000 };
@@ -232,18 +232,7 @@ describe('connection caps', () => {
       },
       '/etc/sbkit',
     );
-    const service = await startService({
-      host: '127.0.0.1',
-      port: 0,
-      lists: { from: 'config', file: 'sbkit.json', config },
-      redis: undefined,
-      loadControl: true,
-      trustedProxies: [],
-      trustedRelays: ['127.0.0.4'],
-      ohttp: { rotateMs: 3_600_000, overlapMs: 60_000 },
-      httpLimits: { maxConnectionsPerAddress: 3 },
-      log: () => undefined,
-    });
+    const service = await startConfiguredService(config, { trustedRelays: ['127.0.0.4'], httpLimits: { maxConnectionsPerAddress: 3 } });
     opened.push(service);
     const port = Number(new URL(service.url).port);
     const served = async (from: string, count: number) => {

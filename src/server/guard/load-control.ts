@@ -35,6 +35,9 @@ function newSlot(): Slot {
   return { underWay: 0 };
 }
 
+/** IPv6 neighbourhoods whose requests under way are counted at once, as addresses are. */
+const RECENT_NEIGHBOURHOODS_KEPT = 4096;
+
 /** Addresses whose requests under way are counted at once; a newcomer beyond them pushes out the oldest. */
 const RECENT_ADDRESSES_KEPT = 4096;
 
@@ -75,6 +78,8 @@ export class LoadControl implements GateDecisions {
    * gets a new slot: its next requests count from zero, those under way are counted out of the old one.
    */
   private readonly slots = new RecentCache<string, Slot>(RECENT_ADDRESSES_KEPT);
+  /** Each recent IPv6 neighbourhood's (/56's) requests under way, which its addresses' slots point at. */
+  private readonly neighbourhoods = new RecentCache<string, Slot>(RECENT_NEIGHBOURHOODS_KEPT);
   /** Who each request comes from. */
   private readonly clients: RequestClients;
 
@@ -93,7 +98,9 @@ export class LoadControl implements GateDecisions {
     private readonly redisStore: RedisHitStore | undefined,
     fallbacks: Counter,
   ) {
-    this.clients = new RequestClients(trusted, classifier, (client, address) => this.budgets(client, address));
+    this.clients = new RequestClients(trusted, classifier, (client, address, neighbourhood) =>
+      this.budgets(client, address, neighbourhood),
+    );
     // Counted in plain numbers per request and handed to the metric when it is read: labelled counting
     // costs a request of the busiest route more than the rest of the decision.
     const admittedByClass = this.admittedByClass;
@@ -236,15 +243,32 @@ export class LoadControl implements GateDecisions {
     if (GATEWAY_PATH.test(request.url) && this.relays.has(clientAddress(request.peer, request.headers['x-forwarded-for'], this.trusted))) {
       return { agent: RELAYED, client: '', budgets: [], slot: undefined };
     }
-    const { agent, address, client, budgets } = this.clients.of(request);
+    const { agent, address, neighbourhood, client, budgets } = this.clients.of(request);
     const key = acceptedKey(request, apiKeys);
-    const slot = key === undefined ? this.slots.getOrCompute(address, newSlot) : undefined;
-    if (slot !== undefined && !paused && slot.underWay >= this.settings.addressConcurrentMax) {
+    const slot = key === undefined ? this.slots.getOrCompute(address, () => this.newAddressSlot(neighbourhood)) : undefined;
+    if (slot !== undefined && !paused && this.busy(slot)) {
       const decision: Decision = { admit: false, reason: 'address-busy' };
       this.counted(decision, agent);
       return { decision, agent };
     }
     return { agent, client, budgets: key === undefined ? budgets : this.keyBudget(key), slot };
+  }
+
+  /** An address's slot, pointing at its neighbourhood's when it has one (IPv6). */
+  private newAddressSlot(neighbourhood: string | undefined): Slot {
+    return {
+      underWay: 0,
+      neighbourhood: neighbourhood === undefined ? undefined : this.neighbourhoods.getOrCompute(neighbourhood, newSlot),
+    };
+  }
+
+  /** Whether the address, or its neighbourhood, has as many requests under way as it may. */
+  private busy(slot: Slot): boolean {
+    const { neighbourhood } = slot;
+    return (
+      slot.underWay >= this.settings.addressConcurrentMax ||
+      (neighbourhood !== undefined && neighbourhood.underWay >= this.settings.neighbourhoodConcurrentMax)
+    );
   }
 
   /** The outcome of the gate's decision: counted, and an admitted request's place among its address's taken. */
@@ -253,6 +277,7 @@ export class LoadControl implements GateDecisions {
     this.counted(decision, agent);
     if (!decision.admit || slot === undefined) return { decision, agent };
     slot.underWay++;
+    if (slot.neighbourhood !== undefined) slot.neighbourhood.underWay++;
     return { decision, agent, slot };
   }
 
@@ -263,7 +288,9 @@ export class LoadControl implements GateDecisions {
    */
   finished(slot?: Slot): void {
     this.gate.finished();
-    if (slot !== undefined && slot.underWay > 0) slot.underWay--;
+    if (slot === undefined) return;
+    if (slot.underWay > 0) slot.underWay--;
+    if (slot.neighbourhood !== undefined && slot.neighbourhood.underWay > 0) slot.neighbourhood.underWay--;
   }
 
   /**
@@ -283,14 +310,19 @@ export class LoadControl implements GateDecisions {
   /**
    * The hit stacks a request counts in. A valid API key: the key's budget alone, wherever its requests
    * come from. Otherwise the client's own (address and User-Agent: people behind one NAT differ by
-   * agent) and its address's, which caps what one address gets however many User-Agents it claims. A
+   * agent) and its address's, which caps what one address gets however many User-Agents it claims; an
+   * IPv6 client's neighbourhood's too, which caps what one delegation gets however many /64s it uses. A
    * key only counts when the server accepts it: anyone can make keys up.
    */
-  private budgets(client: string, address: string): Budget[] {
-    return [
+  private budgets(client: string, address: string, neighbourhood: string | undefined): Budget[] {
+    const budgets: Budget[] = [
       { key: client, max: this.settings.burstMax, refusal: 'rate' },
       { key: `address:${address}`, max: this.settings.addressBurstMax, refusal: 'address-rate' },
     ];
+    if (neighbourhood !== undefined) {
+      budgets.push({ key: `neighbourhood:${neighbourhood}`, max: this.settings.neighbourhoodBurstMax, refusal: 'address-rate' });
+    }
+    return budgets;
   }
 
   /** The budget of a request with an accepted API key: the key's alone, wherever its requests come from. */
