@@ -25,6 +25,7 @@ import { Registry } from 'prom-client';
 import { decodeWireRequest, DEFAULT_MAX_BODY_BYTES } from '../wire/server-request.ts';
 import { WireError } from '../wire/wire-error.ts';
 import type { ListOperations } from './admin-entries.ts';
+import { type AdminGuard, adminGuard } from './admin-guard.ts';
 import { registerApiRoute } from './api/api-route.ts';
 import { registerCors } from './api/cors.ts';
 import { catalogFullHashes, type FullHashSource } from './api/full-hash-source.ts';
@@ -35,8 +36,9 @@ import type { FeedSourceStatus } from './feeds/source-status.ts';
 import { TrustedProxies } from './guard/client-address.ts';
 import { capConnections, closeStalledConnections, DEFAULT_HTTP_LIMITS, type HttpLimits, httpServerOptions } from './guard/http-limits.ts';
 import { limitSecureServer, secureServerOptions } from './guard/http2-limits.ts';
-import { isOperatorPath, type LoadControl } from './guard/load-control.ts';
+import type { LoadControl } from './guard/load-control.ts';
 import { refusal } from './guard/refusal.ts';
+import { isOperatorPath } from './guard/request-gate.ts';
 import { requesterOf } from './guard/requester.ts';
 import { registerGatewayRoutes } from './ohttp/gateway-routes.ts';
 import type { GatewayKeys } from './ohttp/key-ring.ts';
@@ -130,6 +132,7 @@ function registerOperatorSurface(
   pause: PauseSwitch,
   adminAndMetrics: boolean,
   access: LiveAccess,
+  guard = operatorGuard(options, access),
 ): void {
   app.get('/healthz', async () => ({ status: pause.paused ? 'paused' : 'ok' }));
   app.get('/readyz', async (_request, reply) => {
@@ -144,6 +147,7 @@ function registerOperatorSurface(
   }
   registerOperatorRoutes(app, {
     adminToken: () => access.adminToken,
+    guard,
     reload: options.reload,
     lists: options.lists,
     pause: () => {
@@ -152,10 +156,14 @@ function registerOperatorSurface(
     resume: () => {
       pause.paused = false;
     },
-    trustedProxies: options.trustedProxies,
     log: options.log,
     throttle: options.adminThrottle,
   });
+}
+
+/** The check of the admin token and of failed attempts, shared by load control's gate and the admin routes. */
+function operatorGuard(options: AppOptions, access: LiveAccess): AdminGuard {
+  return adminGuard({ adminToken: () => access.adminToken, trustedProxies: options.trustedProxies, log: options.log });
 }
 
 /**
@@ -203,6 +211,8 @@ export function createApp(
   const { loadControl } = options;
   const adminHere = !operator.apart;
   const adminEndpoints = adminHere && access.adminToken !== undefined;
+  // Asked first by load control's gate, so that an operator with the token passes by it (issue 26, S8).
+  const admin = adminEndpoints ? operatorGuard(options, access) : undefined;
   const apiKeys: ReadonlySet<string> = access.apiKeys;
   // Whose X-Forwarded-For names the requester: load control's proxies, or without it the server's.
   const trusted = loadControl?.trusted ?? new TrustedProxies(options.trustedProxies ?? []);
@@ -270,7 +280,7 @@ export function createApp(
   registerCors(app, options.corsOrigins ?? []);
 
   // 1. The gate. LC-5 `service_paused` is the operator's switch that refuses everything with 503.
-  if (loadControl !== undefined) loadControl.register(app, () => pause.paused, adminEndpoints, apiKeys);
+  if (loadControl !== undefined) loadControl.register(app, () => pause.paused, admin, apiKeys);
 
   // 2.–4. The operator's routes, people's pages and the Oblivious HTTP gateway, in a scope of their
   // own whose hooks add the pages' security headers and `no-store` to errors, and without load control
@@ -281,7 +291,7 @@ export function createApp(
     registerNoStoreOnErrors(scope);
     if (loadControl === undefined)
       scope.addHook('onRequest', (request, reply, done) => void (refusedWhilePaused(request, reply) || done()));
-    registerOperatorSurface(scope, options, pause, adminHere, access);
+    registerOperatorSurface(scope, options, pause, adminHere, access, admin);
     registerWebRoutes(scope, {
       catalog: options.catalog,
       source,

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { readServerConfig } from '../../src/server/feeds/config.ts';
 import { LoadControl } from '../../src/server/guard/load-control.ts';
 import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
-import { startService } from '../../src/server/service.ts';
+import { startConfiguredService } from '../server/service-fixture.ts';
 import { demoCatalog } from '../server/fixture.ts';
 
 const TOKEN = '7e4b2c9f1a6d08e3b5c7f2a9d4e1b6c0';
@@ -102,17 +102,7 @@ describe('public answers', () => {
       file,
       JSON.stringify({ lists: [{ name: 'mw-4b', threatTypes: ['MALWARE'], sources: [{ entries: ['evil.example/'] }] }] }),
     );
-    const service = await startService({
-      host: '127.0.0.1',
-      port: 0,
-      lists: { from: 'config', file, config: await readServerConfig(file) },
-      redis: undefined,
-      loadControl: true,
-      trustedProxies: [],
-      trustedRelays: [],
-      ohttp: { rotateMs: 3_600_000, overlapMs: 60_000 },
-      log: () => undefined,
-    });
+    const service = await startConfiguredService(await readServerConfig(file), {}, file);
     try {
       for (const path of ['/status.json', '/status', '/no-such-path', '/v5/hashLists/nope']) {
         const text = await (await fetch(`${service.url}${path}`)).text();

@@ -40,6 +40,8 @@ const FIELDS = [
   'keyBurstMax',
   'keyBudgets',
   'maxConcurrentPerAddress',
+  'neighbourhoodBurstMax',
+  'maxConcurrentPerNeighbourhood',
 ] as const;
 
 export function parseLoadControlConfig(value: unknown, field: string): LoadControlConfig {
@@ -64,6 +66,8 @@ export function parseLoadControlConfig(value: unknown, field: string): LoadContr
   assign('addressBurstMax', number('addressBurstMax', 0, 1_000_000));
   assign('keyBurstMax', number('keyBurstMax', 0, 1_000_000));
   assign('addressConcurrentMax', number('maxConcurrentPerAddress', 1, 100_000));
+  assign('neighbourhoodBurstMax', number('neighbourhoodBurstMax', 0, 1_000_000));
+  assign('neighbourhoodConcurrentMax', number('maxConcurrentPerNeighbourhood', 1, 100_000));
   if (section.keyBudgets !== undefined) {
     const at = fieldOf(field, 'keyBudgets');
     const budgets = expectObject(section.keyBudgets, at);

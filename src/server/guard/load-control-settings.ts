@@ -34,10 +34,23 @@ export interface LoadControlSettings extends RateRules, LoadRules {
    * requests with a valid API key are counted by their key's budget instead.
    */
   addressConcurrentMax: number;
+  /**
+   * Requests one IPv6 neighbourhood (a /56, the delegation one customer gets: up to 256 /64s) may make in
+   * the burst window, however many of its /64s they come from; 2 × `addressBurstMax` by default. IPv4
+   * addresses have no wider tier.
+   */
+  neighbourhoodBurstMax: number;
+  /** Requests of one IPv6 neighbourhood (a /56) admitted and not yet answered, at most; 2 × `addressConcurrentMax` by default. */
+  neighbourhoodConcurrentMax: number;
 }
 
-/** The defaults; `addressBurstMax` and `keyBurstMax` follow `burstMax`, `addressConcurrentMax` follows `loadMax`, unless set. */
-function defaultSettings(burstMax: number, loadMax: number): LoadControlSettings {
+/**
+ * The defaults; `addressBurstMax` and `keyBurstMax` follow `burstMax`, `addressConcurrentMax` follows
+ * `loadMax`, and the neighbourhood's follow the address's, unless set.
+ */
+function defaultSettings(burstMax: number, loadMax: number, chosen: Partial<LoadControlSettings>): LoadControlSettings {
+  const addressBurstMax = chosen.addressBurstMax ?? 3 * burstMax;
+  const addressConcurrentMax = chosen.addressConcurrentMax ?? Math.max(1, Math.ceil(loadMax / 3));
   return {
     ...LC_RATE_RULES,
     ...LC_LOAD_RULES,
@@ -46,14 +59,16 @@ function defaultSettings(burstMax: number, loadMax: number): LoadControlSettings
     trustedProxies: [],
     trustedRelays: [],
     extraCrawlers: [],
-    addressBurstMax: 3 * burstMax,
+    addressBurstMax,
     keyBurstMax: 10 * burstMax,
     keyBudgets: {},
-    addressConcurrentMax: Math.max(1, Math.ceil(loadMax / 3)),
+    addressConcurrentMax,
+    neighbourhoodBurstMax: 2 * addressBurstMax,
+    neighbourhoodConcurrentMax: 2 * addressConcurrentMax,
   };
 }
 
 /** `chosen` over the defaults, which follow the chosen `burstMax` and `loadMax`. */
 export function loadControlSettings(chosen: Partial<LoadControlSettings> = {}): LoadControlSettings {
-  return { ...defaultSettings(chosen.burstMax ?? LC_RATE_RULES.burstMax, chosen.loadMax ?? LC_LOAD_RULES.loadMax), ...chosen };
+  return { ...defaultSettings(chosen.burstMax ?? LC_RATE_RULES.burstMax, chosen.loadMax ?? LC_LOAD_RULES.loadMax, chosen), ...chosen };
 }

@@ -1,8 +1,8 @@
-// The load-control gate of the server (LC-1..5), put in front of every route as a fastify onRequest
-// hook, so that refusing happens before any body is read: who asks (request-clients.ts), the
-// decision (load-gate.ts over a hit store in memory or Redis), the 503 (refusal.ts), and metrics.
+// The load-control gate of the server (LC-1..5), put in front of every route by fastify hooks
+// (request-gate.ts: where in a request it decides): who asks (request-clients.ts), the decision
+// (load-gate.ts over a hit store in memory or Redis), the 503 (refusal.ts), and metrics.
 
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { type AgentClass, AgentClassifier } from './agent-class.ts';
 import { clientAddress, TrustedProxies } from './client-address.ts';
@@ -11,11 +11,11 @@ import { type LoadControlSettings, loadControlSettings } from './load-control-se
 import { RecentCache } from './recent-cache.ts';
 import { type AskedRequest, RequestClients } from './request-clients.ts';
 import { acceptedKey, keyId } from './requester.ts';
-import { type Decision, LoadGate, type Sleep } from './load-gate.ts';
+import { type Decision, LoadGate, type RefusalReason, type Sleep } from './load-gate.ts';
 import { RedisHitStore } from './redis-hit-store.ts';
 import type { RedisWatch } from '../redis-connection.ts';
-import { refusal, retryAfterSeconds } from './refusal.ts';
-import { INNER_REQUEST_ADDRESS } from '../ohttp/gateway-routes.ts';
+import { retryAfterSeconds } from './refusal.ts';
+import { type AdminCheck, type GateDecisions, type Outcome, registerGate, type Slot } from './request-gate.ts';
 
 export interface LoadControlOptions {
   settings?: Partial<LoadControlSettings>;
@@ -27,17 +27,6 @@ export interface LoadControlOptions {
   sleep?: Sleep;
 }
 
-const ADMIN_PATH = /^\/admin\/(?:pause|resume|reload)(?:\?|$)/;
-const MONITORING_PATH = /^\/(?:healthz|readyz|metrics)(?:\?|$)/;
-
-/**
- * The operator's paths pass by the gate: the admin endpoints (behind their token) must resume a paused
- * service and pause an overloaded one, and health checks and metrics are most needed exactly under load.
- * Without an admin token there are no admin endpoints, so nothing under /admin passes by.
- */
-export function isOperatorPath(url: string, adminEndpoints: boolean): boolean {
-  return MONITORING_PATH.test(url) || (adminEndpoints && ADMIN_PATH.test(url));
-}
 const GATEWAY_PATH = /^\/ohttp-gateway(?:\?|$)/;
 
 /** The class of an Oblivious HTTP relay's requests: a program's, to which only the load rules apply. */
@@ -46,16 +35,11 @@ function newSlot(): Slot {
   return { underWay: 0 };
 }
 
+/** IPv6 neighbourhoods whose requests under way are counted at once, as addresses are. */
+const RECENT_NEIGHBOURHOODS_KEPT = 4096;
+
 /** Addresses whose requests under way are counted at once; a newcomer beyond them pushes out the oldest. */
 const RECENT_ADDRESSES_KEPT = 4096;
-
-/**
- * The requests of one address admitted and not yet answered: one object per address, shared by its
- * clients, so that counting a request in and out touches no table.
- */
-interface Slot {
-  underWay: number;
-}
 
 /** Who asks, as the gate sees it: agent class, client key, the budgets the request counts in, and its address's slot. */
 interface Asking {
@@ -64,29 +48,6 @@ interface Asking {
   budgets: readonly Budget[];
   /** The address's requests under way, which this one counts in; none for a request budgeted by its API key. */
   slot: Slot | undefined;
-}
-
-const GATE = Symbol('sbkit load control');
-const SLOT = Symbol('sbkit load-control slot');
-/**
- * An answer to an admitted request, carrying what gives its place back when it closes: one listener
- * function serves every answer, rather than a closure and a once-wrapper made for each.
- */
-interface AdmittedAnswer {
-  [GATE]?: LoadControl;
-  [SLOT]?: Slot | undefined;
-}
-
-/** The 'close' listener of an admitted request's answer. */
-function givePlaceBack(this: AdmittedAnswer): void {
-  this[GATE]?.finished(this[SLOT]);
-}
-
-/** A decision and whom it concerns; an admitted request's `slot` goes back to `finished()`. */
-interface Outcome {
-  decision: Decision;
-  agent: AgentClass;
-  slot?: Slot;
 }
 
 /** What load control has done since the server started, for the status page. */
@@ -105,7 +66,7 @@ export interface LoadControlSummary {
  * for a client over its rate. Give it to {@link createServer} as `loadControl`; with `redis`, instances
  * share the limits.
  */
-export class LoadControl {
+export class LoadControl implements GateDecisions {
   /** Prometheus metrics of what it admitted and refused, served at `/metrics`. */
   readonly metrics = new Registry();
   private readonly admitted: Counter<'class'>;
@@ -117,6 +78,8 @@ export class LoadControl {
    * gets a new slot: its next requests count from zero, those under way are counted out of the old one.
    */
   private readonly slots = new RecentCache<string, Slot>(RECENT_ADDRESSES_KEPT);
+  /** Each recent IPv6 neighbourhood's (/56's) requests under way, which its addresses' slots point at. */
+  private readonly neighbourhoods = new RecentCache<string, Slot>(RECENT_NEIGHBOURHOODS_KEPT);
   /** Who each request comes from. */
   private readonly clients: RequestClients;
 
@@ -140,7 +103,9 @@ export class LoadControl {
     private readonly redisStore: RedisHitStore | undefined,
     fallbacks: Counter,
   ) {
-    this.clients = new RequestClients(trusted, classifier, (client, address) => this.budgets(client, address));
+    this.clients = new RequestClients(trusted, classifier, (client, address, neighbourhood) =>
+      this.budgets(client, address, neighbourhood),
+    );
     // Counted in plain numbers per request and handed to the metric when it is read: labelled counting
     // costs a request of the busiest route more than the rest of the decision.
     const admittedByClass = this.admittedByClass;
@@ -225,14 +190,19 @@ export class LoadControl {
 
   /**
    * Puts the gate in front of every route of `app`; `paused` is the operator's switch (LC-5
-   * service_paused); `adminEndpoints` says whether the admin endpoints exist and so pass by; `apiKeys`
-   * are the keys the server accepts, whose clients are budgeted by key.
+   * service_paused); `admin` checks the admin token of `/admin/` requests, which pass by once it holds
+   * (none: no admin endpoints here); `apiKeys` are the keys the server accepts, whose clients are
+   * budgeted by key.
    *
    * @internal
    */
-  register(app: FastifyInstance, paused: () => boolean, adminEndpoints: boolean, apiKeys: ReadonlySet<string> = new Set()): void {
-    // A callback hook, not an async one: most requests are decided without a promise.
-    app.addHook('onRequest', (request, reply, done) => this.guard(request, reply, done, paused(), adminEndpoints, apiKeys));
+  register(app: FastifyInstance, paused: () => boolean, admin: AdminCheck | undefined, apiKeys: ReadonlySet<string> = new Set()): void {
+    registerGate(app, this, paused, admin, apiKeys);
+  }
+
+  /** @internal */
+  retryAfterSeconds(reason: RefusalReason): number {
+    return retryAfterSeconds(reason, this.settings);
   }
 
   /** Closes the Redis connection, if any. */
@@ -278,15 +248,32 @@ export class LoadControl {
     if (GATEWAY_PATH.test(request.url) && this.relays.has(clientAddress(request.peer, request.headers['x-forwarded-for'], this.trusted))) {
       return { agent: RELAYED, client: '', budgets: [], slot: undefined };
     }
-    const { agent, address, client, budgets } = this.clients.of(request);
+    const { agent, address, neighbourhood, client, budgets } = this.clients.of(request);
     const key = acceptedKey(request, apiKeys);
-    const slot = key === undefined ? this.slots.getOrCompute(address, newSlot) : undefined;
-    if (slot !== undefined && !paused && slot.underWay >= this.settings.addressConcurrentMax) {
+    const slot = key === undefined ? this.slots.getOrCompute(address, () => this.newAddressSlot(neighbourhood)) : undefined;
+    if (slot !== undefined && !paused && this.busy(slot)) {
       const decision: Decision = { admit: false, reason: 'address-busy' };
       this.counted(decision, agent);
       return { decision, agent };
     }
     return { agent, client, budgets: key === undefined ? budgets : this.keyBudget(key), slot };
+  }
+
+  /** An address's slot, pointing at its neighbourhood's when it has one (IPv6). */
+  private newAddressSlot(neighbourhood: string | undefined): Slot {
+    return {
+      underWay: 0,
+      neighbourhood: neighbourhood === undefined ? undefined : this.neighbourhoods.getOrCompute(neighbourhood, newSlot),
+    };
+  }
+
+  /** Whether the address, or its neighbourhood, has as many requests under way as it may. */
+  private busy(slot: Slot): boolean {
+    const { neighbourhood } = slot;
+    return (
+      slot.underWay >= this.settings.addressConcurrentMax ||
+      (neighbourhood !== undefined && neighbourhood.underWay >= this.settings.neighbourhoodConcurrentMax)
+    );
   }
 
   /** The outcome of the gate's decision: counted, and an admitted request's place among its address's taken. */
@@ -295,6 +282,7 @@ export class LoadControl {
     this.counted(decision, agent);
     if (!decision.admit || slot === undefined) return { decision, agent };
     slot.underWay++;
+    if (slot.neighbourhood !== undefined) slot.neighbourhood.underWay++;
     return { decision, agent, slot };
   }
 
@@ -305,7 +293,9 @@ export class LoadControl {
    */
   finished(slot?: Slot): void {
     this.gate.finished();
-    if (slot !== undefined && slot.underWay > 0) slot.underWay--;
+    if (slot === undefined) return;
+    if (slot.underWay > 0) slot.underWay--;
+    if (slot.neighbourhood !== undefined && slot.neighbourhood.underWay > 0) slot.neighbourhood.underWay--;
   }
 
   /**
@@ -325,14 +315,19 @@ export class LoadControl {
   /**
    * The hit stacks a request counts in. A valid API key: the key's budget alone, wherever its requests
    * come from. Otherwise the client's own (address and User-Agent: people behind one NAT differ by
-   * agent) and its address's, which caps what one address gets however many User-Agents it claims. A
+   * agent) and its address's, which caps what one address gets however many User-Agents it claims; an
+   * IPv6 client's neighbourhood's too, which caps what one delegation gets however many /64s it uses. A
    * key only counts when the server accepts it: anyone can make keys up.
    */
-  private budgets(client: string, address: string): Budget[] {
-    return [
+  private budgets(client: string, address: string, neighbourhood: string | undefined): Budget[] {
+    const budgets: Budget[] = [
       { key: client, max: this.settings.burstMax, refusal: 'rate' },
       { key: `address:${address}`, max: this.settings.addressBurstMax, refusal: 'address-rate' },
     ];
+    if (neighbourhood !== undefined) {
+      budgets.push({ key: `neighbourhood:${neighbourhood}`, max: this.settings.neighbourhoodBurstMax, refusal: 'address-rate' });
+    }
+    return budgets;
   }
 
   /** The budget of a request with an accepted API key: the key's alone, wherever its requests come from. */
@@ -345,57 +340,5 @@ export class LoadControl {
     if (decision.admit) this.admittedByClass[agent.kind]++;
     else this.refused.inc({ class: agent.kind, reason: decision.reason });
     if (agent.kind === 'crawler') this.crawlers.inc({ crawler: agent.crawler, outcome: decision.admit ? 'admitted' : decision.reason });
-  }
-
-  /**
-   * The gate in front of a request: operator paths pass by, as do the requests an OHTTP gateway serves
-   * from inside encapsulations (their encapsulating request passed already); others are decided at once
-   * when the gate can, else after what the decision waits for (Redis, load_defer's sleep).
-   */
-  private guard(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    done: HookHandlerDoneFunction,
-    paused: boolean,
-    adminEndpoints: boolean,
-    apiKeys: ReadonlySet<string>,
-  ): void {
-    const { socket } = request;
-    const peer = socket.remoteAddress ?? '';
-    if (isOperatorPath(request.url, adminEndpoints) || peer === INNER_REQUEST_ADDRESS) return done();
-    const asked: AskedRequest = { url: request.url, headers: request.headers, peer, connection: socket };
-    const now = this.decideNow(asked, paused, apiKeys);
-    if (now !== undefined) return this.conclude(request, reply, done, now, false);
-    // Watched from the start: a client that leaves while its request waits must not stay in the load.
-    let gone = false;
-    const leave = () => {
-      gone = true;
-    };
-    reply.raw.once('close', leave);
-    this.decide(asked, paused, () => gone, apiKeys).then(
-      (outcome) => {
-        reply.raw.off('close', leave);
-        this.conclude(request, reply, done, outcome, gone);
-      },
-      (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
-    );
-  }
-
-  /** Lets an admitted request through, to count in the load until its answer ends; answers a refused one with 503. */
-  private conclude(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, outcome: Outcome, gone: boolean): void {
-    const { decision, slot } = outcome;
-    if (decision.admit) {
-      if (gone) {
-        this.finished(slot);
-        return done();
-      }
-      const answer = reply.raw as typeof reply.raw & AdmittedAnswer;
-      answer[GATE] = this;
-      answer[SLOT] = slot;
-      answer.on('close', givePlaceBack);
-      return done();
-    }
-    const answer = refusal(decision.reason, retryAfterSeconds(decision.reason, this.settings), request.url, request.headers);
-    reply.code(answer.status).headers(answer.headers).send(Buffer.from(answer.body));
   }
 }

@@ -1,11 +1,12 @@
 // Who a request comes from, as load control budgets it without an API key (LC-1): its agent class, its
-// address (an IPv6 client's /64), its key in the hit stores and the budgets it counts in. Worked out once
+// address (an IPv6 client's /64) and neighbourhood (its /56), its key in the hit stores and the budgets
+// it counts in. Worked out once
 // per recent peer, X-Forwarded-For and User-Agent, and once per kept-alive connection, not per request.
 
 import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AgentClass, AgentClassifier } from './agent-class.ts';
-import { addressKey, clientAddress, type TrustedProxies } from './client-address.ts';
+import { addressKey, clientAddress, neighbourhoodKey, type TrustedProxies } from './client-address.ts';
 import type { Budget } from './hit-store.ts';
 import { RecentCache } from './recent-cache.ts';
 
@@ -21,6 +22,8 @@ export interface RequestClient {
   agent: AgentClass;
   /** Its address, an IPv6 client's /64: the slot its requests under way count in. */
   address: string;
+  /** An IPv6 client's /56, where its /64's requests count too; none for IPv4, whose address is its own neighbourhood. */
+  neighbourhood: string | undefined;
   /** Its key in the hit stores: address and User-Agent hashed, so that what is remembered per client (and sent to Redis) stays small. */
   client: string;
   budgets: readonly Budget[];
@@ -50,11 +53,11 @@ export class RequestClients {
   /** Each open connection's latest client, forgotten with the connection. */
   private readonly connections = new WeakMap<object, ConnectionClient>();
 
-  /** `budgets` gives the budgets of a client (its key in the hit stores) at an address. */
+  /** `budgets` gives the budgets of a client (its key in the hit stores) at an address and in a neighbourhood. */
   constructor(
     private readonly trusted: TrustedProxies,
     private readonly classifier: AgentClassifier,
-    private readonly budgets: (client: string, address: string) => readonly Budget[],
+    private readonly budgets: (client: string, address: string, neighbourhood: string | undefined) => readonly Budget[],
   ) {}
 
   /**
@@ -77,13 +80,17 @@ export class RequestClients {
     const userAgent = userAgentHeader?.slice(0, MAX_AGENT_LENGTH) ?? '';
     const forwarded = typeof forwardedFor === 'string' ? forwardedFor : (forwardedFor?.join(',') ?? '');
     const work = (): RequestClient => {
-      const address = addressKey(clientAddress(peer, forwardedFor, this.trusted));
+      const origin = clientAddress(peer, forwardedFor, this.trusted);
+      const address = addressKey(origin);
+      const wider = neighbourhoodKey(origin);
+      const neighbourhood = wider === address ? undefined : wider;
       const client = hash('sha256', `${address}\n${userAgent}`, 'base64url').slice(0, 22);
       return {
         agent: this.classifier.classify(userAgentHeader === undefined ? undefined : userAgent),
         address,
+        neighbourhood,
         client,
-        budgets: this.budgets(client, address),
+        budgets: this.budgets(client, address, neighbourhood),
       };
     };
     const memo = `${peer}\n${forwarded}\n${userAgent}`;

@@ -45,7 +45,7 @@ export function createRelayApp(options: RelayOptions): FastifyInstance {
   closeStalledConnections(app.server, limits.idleTimeoutMs);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-  options.loadControl?.register(app, () => false, false);
+  options.loadControl?.register(app, () => false, undefined);
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   const relay = async (request: { headers: IncomingHttpHeaders; body: unknown }, reply: FastifyReply) => {
