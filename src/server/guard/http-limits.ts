@@ -1,7 +1,8 @@
 // What one connection may hold, and how many connections there may be. Node's HTTP server and fastify
 // wait for nothing by default: a client that sends its headers and one byte of body keeps its request,
 // and the load-control place it was admitted to, for ever, and 15 such clients refuse every program
-// (LC-5 load_defer). So every phase has a deadline, and the sockets a client may keep open are counted.
+// (LC-5 load_defer). So every phase has a deadline; the sockets a client may keep open are counted in
+// connection-caps.ts.
 //
 //   connect ─ head (headersTimeout) ─ body (requestTimeout, from the first byte) ─ answer ─ idle (keepAliveTimeout)
 //             └─ nothing moving either way for idleTimeout: closed (a client that stops reading its answer)
@@ -16,7 +17,6 @@
 
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { addressKey, peerAddress, type TrustedProxies } from './client-address.ts';
 import { sentBytes } from './sent-bytes.ts';
 
 /** Deadlines of a connection's phases and caps on connections, for `sbkit serve` and `sbkit relay`. */
@@ -33,6 +33,8 @@ export interface HttpLimits {
   maxConnections: number;
   /** Open connections of one client address at most (IPv6: of one /64), trusted proxies and relays aside. */
   maxConnectionsPerAddress: number;
+  /** Open connections of one neighbourhood at most (IPv6: of one /56; an IPv4 address is its own), trusted proxies and relays aside. */
+  maxConnectionsPerNeighbourhood: number;
   /** Each answer under way, past a grace of `idleTimeoutMs`, must be taken at this many bytes a second at least (answer-pace.ts). */
   minAnswerBytesPerSecond: number;
 }
@@ -54,6 +56,7 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   idleTimeoutMs: 30_000,
   maxConnections: 10_000,
   maxConnectionsPerAddress: 100,
+  maxConnectionsPerNeighbourhood: 400,
   minAnswerBytesPerSecond: 16 * 1024,
 };
 
@@ -80,33 +83,6 @@ export function httpServerOptions(limits: HttpLimits): {
       connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headersTimeout / 10))),
     },
   };
-}
-
-/**
- * Caps the connections of `server`: all of them, and those of each client address. A proxy or relay
- * in `trusted` carries many clients over its connections, so its address is not capped (the total
- * still is). A connection over a cap is closed before anything is read from it.
- */
-export function capConnections(server: Server, limits: HttpLimits, trusted: TrustedProxies): void {
-  // Node closes connections past maxConnections before they reach 'connection'.
-  server.maxConnections = limits.maxConnections;
-  const open = new Map<string, number>();
-  server.on('connection', (socket: Socket) => {
-    const peer = peerAddress(socket.remoteAddress ?? '');
-    if (trusted.has(peer)) return;
-    const key = addressKey(peer);
-    const count = open.get(key) ?? 0;
-    if (count >= limits.maxConnectionsPerAddress) {
-      socket.destroy();
-      return;
-    }
-    open.set(key, count + 1);
-    socket.once('close', () => {
-      const left = (open.get(key) ?? 1) - 1;
-      if (left === 0) open.delete(key);
-      else open.set(key, left);
-    });
-  });
 }
 
 /** How often the open connections are looked at, for a deadline of `idleTimeoutMs`: a tenth of it, at most a second. */

@@ -8,7 +8,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { TrustedProxies } from '../guard/client-address.ts';
-import { capConnections, closeStalledConnections, DEFAULT_HTTP_LIMITS, type HttpLimits, httpServerOptions } from '../guard/http-limits.ts';
+import { closeStalledConnections, DEFAULT_HTTP_LIMITS, type HttpLimits, httpServerOptions } from '../guard/http-limits.ts';
+import { capConnections } from '../guard/connection-caps.ts';
 import { paceAnswers } from '../guard/answer-pace.ts';
 import type { LoadControl } from '../guard/load-control.ts';
 
