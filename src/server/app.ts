@@ -34,8 +34,10 @@ import { LiveAccess } from './access.ts';
 import type { ListCatalog } from './catalog.ts';
 import type { FeedSourceStatus } from './feeds/source-status.ts';
 import { TrustedProxies } from './guard/client-address.ts';
-import { capConnections, closeStalledConnections, DEFAULT_HTTP_LIMITS, type HttpLimits, httpServerOptions } from './guard/http-limits.ts';
+import { closeStalledConnections, DEFAULT_HTTP_LIMITS, type HttpLimits, httpServerOptions } from './guard/http-limits.ts';
+import { capConnections } from './guard/connection-caps.ts';
 import { limitSecureServer, secureServerOptions } from './guard/http2-limits.ts';
+import { paceAnswers } from './guard/answer-pace.ts';
 import type { LoadControl } from './guard/load-control.ts';
 import { refusal } from './guard/refusal.ts';
 import { isOperatorPath } from './guard/request-gate.ts';
@@ -230,6 +232,7 @@ export function createApp(
   capConnections(app.server, limits, new TrustedProxies(options.trustedPeers ?? [], 'trusted proxy or relay'));
   // With TLS, the idle deadline is the secure server's own (guard/http2-limits.ts).
   if (options.tls === undefined) closeStalledConnections(app.server, limits.idleTimeoutMs);
+  paceAnswers(app.server, limits);
   // Bodies reach the wire layer as bytes, whatever their type: it decides what they are.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));

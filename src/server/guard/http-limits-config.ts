@@ -21,6 +21,8 @@ export const HTTP_LIMIT_FIELDS = {
   idleTimeoutSeconds: { limit: 'idleTimeoutMs', min: 0.1, max: 3600, seconds: true },
   maxConnections: { limit: 'maxConnections', min: 1, max: 1_000_000, seconds: false },
   maxConnectionsPerAddress: { limit: 'maxConnectionsPerAddress', min: 1, max: 1_000_000, seconds: false },
+  maxConnectionsPerNeighbourhood: { limit: 'maxConnectionsPerNeighbourhood', min: 1, max: 1_000_000, seconds: false },
+  minAnswerBytesPerSecond: { limit: 'minAnswerBytesPerSecond', min: 1, max: 1_000_000_000, seconds: false },
 } as const satisfies Record<string, Field>;
 
 /** A field of the `http` section. */

@@ -1,7 +1,8 @@
 // What one connection may hold, and how many connections there may be. Node's HTTP server and fastify
 // wait for nothing by default: a client that sends its headers and one byte of body keeps its request,
 // and the load-control place it was admitted to, for ever, and 15 such clients refuse every program
-// (LC-5 load_defer). So every phase has a deadline, and the sockets a client may keep open are counted.
+// (LC-5 load_defer). So every phase has a deadline; the sockets a client may keep open are counted in
+// connection-caps.ts.
 //
 //   connect ─ head (headersTimeout) ─ body (requestTimeout, from the first byte) ─ answer ─ idle (keepAliveTimeout)
 //             └─ nothing moving either way for idleTimeout: closed (a client that stops reading its answer)
@@ -16,7 +17,7 @@
 
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { addressKey, peerAddress, type TrustedProxies } from './client-address.ts';
+import { sentBytes } from './sent-bytes.ts';
 
 /** Deadlines of a connection's phases and caps on connections, for `sbkit serve` and `sbkit relay`. */
 export interface HttpLimits {
@@ -32,6 +33,10 @@ export interface HttpLimits {
   maxConnections: number;
   /** Open connections of one client address at most (IPv6: of one /64), trusted proxies and relays aside. */
   maxConnectionsPerAddress: number;
+  /** Open connections of one neighbourhood at most (IPv6: of one /56; an IPv4 address is its own), trusted proxies and relays aside. */
+  maxConnectionsPerNeighbourhood: number;
+  /** Each answer under way, past a grace of `idleTimeoutMs`, must be taken at this many bytes a second at least (answer-pace.ts). */
+  minAnswerBytesPerSecond: number;
 }
 
 /**
@@ -41,7 +46,8 @@ export interface HttpLimits {
  * connection is worth little after 5 s (Node's own default). No answer of this server takes 30 s to
  * start (an upstream's search is bounded at 10 s). 100 connections per address leave room for a
  * household or an office behind one NAT; 10,000 in all stay below the open-file limit Node raises itself
- * to on common systems.
+ * to on common systems. 16 KiB/s is a 128 kbit/s link, the slowest that mobile plans throttle to: a
+ * client that takes a 9 MB list more slowly holds a load-control place for more than nine minutes.
  */
 export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   headersTimeoutMs: 10_000,
@@ -50,6 +56,8 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   idleTimeoutMs: 30_000,
   maxConnections: 10_000,
   maxConnectionsPerAddress: 100,
+  maxConnectionsPerNeighbourhood: 400,
+  minAnswerBytesPerSecond: 16 * 1024,
 };
 
 /** fastify's options for `limits`: the deadlines, also given to Node's server as it is made. */
@@ -77,43 +85,15 @@ export function httpServerOptions(limits: HttpLimits): {
   };
 }
 
-/**
- * Caps the connections of `server`: all of them, and those of each client address. A proxy or relay
- * in `trusted` carries many clients over its connections, so its address is not capped (the total
- * still is). A connection over a cap is closed before anything is read from it.
- */
-export function capConnections(server: Server, limits: HttpLimits, trusted: TrustedProxies): void {
-  // Node closes connections past maxConnections before they reach 'connection'.
-  server.maxConnections = limits.maxConnections;
-  const open = new Map<string, number>();
-  server.on('connection', (socket: Socket) => {
-    const peer = peerAddress(socket.remoteAddress ?? '');
-    if (trusted.has(peer)) return;
-    const key = addressKey(peer);
-    const count = open.get(key) ?? 0;
-    if (count >= limits.maxConnectionsPerAddress) {
-      socket.destroy();
-      return;
-    }
-    open.set(key, count + 1);
-    socket.once('close', () => {
-      const left = (open.get(key) ?? 1) - 1;
-      if (left === 0) open.delete(key);
-      else open.set(key, left);
-    });
-  });
-}
-
 /** How often the open connections are looked at, for a deadline of `idleTimeoutMs`: a tenth of it, at most a second. */
-function stallSweepMs(idleTimeoutMs: number): number {
+export function stallSweepMs(idleTimeoutMs: number): number {
   return Math.max(10, Math.min(1000, Math.floor(idleTimeoutMs / 10)));
 }
 
-/** What has moved on a connection: bytes read, bytes written, and bytes written that the client has not taken yet. */
+/** What has moved on a connection: bytes read, and bytes written that the client has taken (sent-bytes.ts). */
 interface Movement {
   read: number;
-  written: number;
-  pending: number;
+  sent: number;
   /** When one of them last changed, or the connection last waited between requests. */
   at: number;
   /** The connection's latest answer: while it is not finished, the connection is under the idle deadline. */
@@ -131,7 +111,7 @@ interface Movement {
 export function closeStalledConnections(server: Server, idleTimeoutMs: number, now: () => number = () => performance.now()): void {
   const connections = new Map<Socket, Movement>();
   server.on('connection', (socket: Socket) => {
-    connections.set(socket, { read: 0, written: 0, pending: 0, at: now(), answer: undefined });
+    connections.set(socket, { read: 0, sent: 0, at: now(), answer: undefined });
     socket.once('close', () => connections.delete(socket));
   });
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
@@ -141,12 +121,12 @@ export function closeStalledConnections(server: Server, idleTimeoutMs: number, n
   const sweep = () => {
     const time = now();
     for (const [socket, moved] of connections) {
-      const { bytesRead: read, bytesWritten: written, writableLength: pending } = socket;
+      const { bytesRead: read } = socket;
+      const sent = sentBytes(socket);
       const waiting = moved.answer === undefined || moved.answer.writableFinished;
-      if (waiting || read !== moved.read || written !== moved.written || pending !== moved.pending) {
+      if (waiting || read !== moved.read || sent !== moved.sent) {
         moved.read = read;
-        moved.written = written;
-        moved.pending = pending;
+        moved.sent = sent;
         moved.at = time;
       } else if (time - moved.at >= idleTimeoutMs) {
         socket.destroy();

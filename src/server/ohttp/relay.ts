@@ -8,7 +8,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { TrustedProxies } from '../guard/client-address.ts';
-import { capConnections, closeStalledConnections, DEFAULT_HTTP_LIMITS, type HttpLimits, httpServerOptions } from '../guard/http-limits.ts';
+import { closeStalledConnections, DEFAULT_HTTP_LIMITS, type HttpLimits, httpServerOptions } from '../guard/http-limits.ts';
+import { capConnections } from '../guard/connection-caps.ts';
+import { paceAnswers } from '../guard/answer-pace.ts';
 import type { LoadControl } from '../guard/load-control.ts';
 
 /** What {@link createRelayApp} forwards to, and who it admits. */
@@ -43,6 +45,7 @@ export function createRelayApp(options: RelayOptions): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: MAX_REQUEST_BYTES, ...httpServerOptions(limits) });
   capConnections(app.server, limits, new TrustedProxies(options.trustedProxies ?? []));
   closeStalledConnections(app.server, limits.idleTimeoutMs);
+  paceAnswers(app.server, limits);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   options.loadControl?.register(app, () => false, undefined);
