@@ -159,13 +159,17 @@ function registerOperatorSurface(
       pause.paused = false;
     },
     log: options.log,
-    throttle: options.adminThrottle,
   });
 }
 
 /** The check of the admin token and of failed attempts, shared by load control's gate and the admin routes. */
 function operatorGuard(options: AppOptions, access: LiveAccess): AdminGuard {
-  return adminGuard({ adminToken: () => access.adminToken, trustedProxies: options.trustedProxies, log: options.log });
+  return adminGuard({
+    adminToken: () => access.adminToken,
+    trustedProxies: options.trustedProxies,
+    log: options.log,
+    throttle: options.adminThrottle,
+  });
 }
 
 /**
