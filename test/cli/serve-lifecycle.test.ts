@@ -139,10 +139,10 @@ async function serve(...args: string[]): Promise<Running> {
   return { ...started, url, port: Number(new URL(url).port) };
 }
 
-/** The requests load control has admitted and not yet answered, from /metrics. */
-async function inProgress(url: string): Promise<number> {
+/** The requests whose head is in and whose body is still arriving, from /metrics. */
+async function receiving(url: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  return Number(/^sbkit_requests_in_progress (\d+)/m.exec(text)?.[1] ?? NaN);
+  return Number(/^sbkit_requests_receiving (\d+)/m.exec(text)?.[1] ?? NaN);
 }
 
 async function until(ms: number, what: string, condition: () => Promise<boolean>): Promise<void> {
@@ -164,7 +164,7 @@ const LOOKUP = JSON.stringify({
 });
 
 /**
- * A v4 Lookup API request whose body is sent in two parts: it is under way (admitted, reading its body)
+ * A v4 Lookup API request whose body is sent in two parts: it is under way (its body arriving)
  * until `finish()`. Resolves to the raw socket and the answer's status line and body.
  */
 async function slowLookup(port: number): Promise<{ finish: () => void; answer: Promise<string>; socket: Socket }> {
@@ -187,7 +187,7 @@ describe('sbkit serve and signals', () => {
   it('on SIGTERM stops accepting, finishes the request under way, and exits 0', async () => {
     const server = await serve();
     const slow = await slowLookup(server.port);
-    await until(5000, 'the slow request admitted', async () => (await inProgress(server.url)) === 1);
+    await until(5000, 'the head of the slow request', async () => (await receiving(server.url)) === 1);
     server.child.kill('SIGTERM');
     await server.logged(/SIGTERM: stopping; requests under way have 10 s to finish/);
     await assert.rejects(fetch(`${server.url}/healthz`), 'no new connections once stopping');
@@ -217,7 +217,7 @@ describe('sbkit serve and signals', () => {
   it('cuts a request still under way at --shutdown-timeout and exits 0; a second signal exits at once', async () => {
     const bounded = await serve('--shutdown-timeout', '0.5');
     const stuck = await slowLookup(bounded.port);
-    await until(5000, 'the stuck request admitted', async () => (await inProgress(bounded.url)) === 1);
+    await until(5000, 'the head of the stuck request', async () => (await receiving(bounded.url)) === 1);
     const signalledAt = performance.now();
     bounded.child.kill('SIGINT');
     const { code, atMs } = await bounded.exited;
@@ -231,7 +231,7 @@ describe('sbkit serve and signals', () => {
 
     const impatient = await serve();
     const held = await slowLookup(impatient.port);
-    await until(5000, 'the held request admitted', async () => (await inProgress(impatient.url)) === 1);
+    await until(5000, 'the head of the held request', async () => (await receiving(impatient.url)) === 1);
     impatient.child.kill('SIGTERM');
     await impatient.logged(/SIGTERM: stopping/);
     impatient.child.kill('SIGTERM');

@@ -69,6 +69,8 @@ export interface LoadControlSummary {
 export class LoadControl implements GateDecisions {
   /** Prometheus metrics of what it admitted and refused, served at `/metrics`. */
   readonly metrics = new Registry();
+  /** @internal Requests whose body is still arriving (request-gate.ts counts them). */
+  receiving = 0;
   private readonly admitted: Counter<'class'>;
   private readonly admittedByClass: Record<AgentClass['kind'], number> = { browser: 0, bot: 0, crawler: 0 };
   private readonly refused: Counter<'class' | 'reason'>;
@@ -144,6 +146,11 @@ export class LoadControl implements GateDecisions {
         },
       });
     gauge('sbkit_requests_in_progress', 'Requests admitted and not yet answered (LC-5 load)', () => gate.load);
+    gauge(
+      'sbkit_requests_receiving',
+      'Requests whose body is still arriving: they hold no place in the load until it is in',
+      () => this.receiving,
+    );
     gauge('sbkit_requests_waiting', 'Crawler and bot requests waiting for the load to fall (LC-5 sleeping_count)', () => gate.waiting);
     gauge('sbkit_load_control_shared', "1 while limits are shared through Redis, 0 while kept in this instance's memory", () =>
       redisStore?.shared === true ? 1 : 0,

@@ -37,6 +37,8 @@ export interface GateDecisions {
   decide(request: AskedRequest, paused: boolean, gone: () => boolean, apiKeys: ReadonlySet<string>): Promise<Outcome>;
   /** An admitted request has been answered. */
   finished(slot?: Slot): void;
+  /** Requests whose head is in and whose body is still arriving, not yet decided (a gauge for operators). */
+  receiving: number;
   /** How long a client refused for `reason` is told to wait. */
   retryAfterSeconds(reason: RefusalReason): number;
 }
@@ -61,10 +63,18 @@ export function isOperatorPath(url: string, adminEndpoints: boolean): boolean {
 /** Methods whose requests carry no body, decided as soon as their head is in. */
 const BODYLESS = new Set(['GET', 'HEAD']);
 
-/** Marks a request whose decision waits for its body. */
+/** Marks a request whose decision waits for its body, and the gate that counts it among those receiving. */
 const AFTER_BODY = Symbol('sbkit load control after the body');
 interface DeferredRequest {
-  [AFTER_BODY]?: true;
+  [AFTER_BODY]?: GateDecisions | undefined;
+}
+
+/** Takes a deferred request out of the gate's count of those receiving, once: at its decision or when it ends first. */
+function bodyReceived(request: DeferredRequest): void {
+  const gate = request[AFTER_BODY];
+  if (gate === undefined) return;
+  request[AFTER_BODY] = undefined;
+  gate.receiving--;
 }
 
 const GATE = Symbol('sbkit load control');
@@ -105,11 +115,16 @@ export function registerGate(
     if (admin !== undefined && ADMIN_PATH.test(url)) return void (admin(request, reply) && done());
     const isPaused = paused();
     if (BODYLESS.has(request.method) || isPaused) return decideOn(gate, request, reply, done, isPaused, apiKeys);
-    (request as FastifyRequest & DeferredRequest)[AFTER_BODY] = true;
+    const deferred = request as FastifyRequest & DeferredRequest;
+    deferred[AFTER_BODY] = gate;
+    gate.receiving++;
+    reply.raw.once('close', () => bodyReceived(deferred));
     done();
   });
   app.addHook('preValidation', (request, reply, done) => {
-    if ((request as FastifyRequest & DeferredRequest)[AFTER_BODY] !== true) return done();
+    const deferred = request as FastifyRequest & DeferredRequest;
+    if (deferred[AFTER_BODY] === undefined) return done();
+    bodyReceived(deferred);
     decideOn(gate, request, reply, done, paused(), apiKeys);
   });
 }
