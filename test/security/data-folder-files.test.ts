@@ -47,7 +47,12 @@ async function folder(name: string): Promise<string> {
 }
 
 /** `sbkit serve --config <dir>/sbkit.json --data <dir>/data`, serving `entries` as list se-4b. */
-async function serve(dir: string, entries: readonly string[], log: (line: string) => void = () => {}): Promise<Service> {
+async function serve(
+  dir: string,
+  entries: readonly string[],
+  log: (line: string) => void = () => {},
+  onListReport?: (report: { errors: string[] }) => void,
+): Promise<Service> {
   const raw = { lists: [{ name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], sources: [{ entries }] }] };
   const file = join(dir, 'sbkit.json');
   await writeFile(file, JSON.stringify(raw));
@@ -61,6 +66,7 @@ async function serve(dir: string, entries: readonly string[], log: (line: string
     trustedRelays: [],
     ohttp: { rotateMs: 3_600_000, overlapMs: 60_000 },
     log,
+    onListReport,
   });
   services.push(service);
   return service;
@@ -199,5 +205,31 @@ describe('the files of the data folder (S12)', () => {
     assert.ok((await currentList(service.url)).version.length > 0, 'the list is served');
     assert.equal(await readFile(victim, 'utf8'), 'not sbkit’s');
     for (const name of names) assert.ok((await lstat(join(dir, 'data', name))).isFile(), `${name} is a file of its own`);
+  });
+});
+
+describe('the entry edits kept in the data folder (S12)', () => {
+  it('reports a FIFO in place of a list’s file of edits, and keeps serving the list, rather than wait on it', BOUNDED, async () => {
+    const dir = await folder('edits-fifo');
+    await (await serve(dir, SECOND)).close();
+    const edits = join(dir, 'data', 'se-4b.entries.json');
+    execFileSync('mkfifo', [edits]);
+    fifos.push(edits);
+    const errors: string[] = [];
+    const result = await Promise.race([
+      serve(dir, SECOND, undefined, (report) => errors.push(...report.errors)).then(
+        () => 'started',
+        (error: Error) => `refused: ${error.message}`,
+      ),
+      new Promise<string>((resolve) => setTimeout(() => resolve('hung'), 3_000).unref()),
+    ]);
+    // Before: hung (the publication waited on the FIFO). After: started on the kept version, the file reported.
+    assert.equal(result, 'started');
+    assert.ok(
+      errors.some((error) => error.includes(edits) && error.includes('is a FIFO, not a regular file')),
+      errors.join('\n'),
+    );
+    const service = services.at(-1)!;
+    assert.ok((await currentList(service.url)).version.length > 0, 'the list is served');
   });
 });
