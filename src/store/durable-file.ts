@@ -28,7 +28,9 @@ export function targetOfTemporary(name: string): string | undefined {
 export async function writeFileDurably(target: string, data: Uint8Array | readonly Uint8Array[]): Promise<void> {
   const temp = `${target}${TEMP_MARK}${randomBytes(8).toString('hex')}`;
   try {
-    const handle = await open(temp, 'w');
+    // Created, never opened if it exists: a link put in its place is not written through. The rename
+    // then replaces whatever is at `target` (a link too) rather than writing into what it points to.
+    const handle = await open(temp, 'wx');
     try {
       // Each writeFile on an open handle goes on from where the previous one ended.
       for (const part of data instanceof Uint8Array ? [data] : data) await handle.writeFile(part);

@@ -9,9 +9,9 @@
 // (configured − removed) ∪ added, so that a configuration edited later still counts. Adding an expression
 // takes it out of `removed`, removing one takes it out of `added`: the two never share one.
 
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeFolder, writeFileDurably } from '../../store/durable-file.ts';
+import { readRegularFile } from '../../store/regular-file.ts';
 
 /** Canonical expressions (SB-6) added and removed, each sorted, no expression in both. */
 export interface EntryEdits {
@@ -23,6 +23,9 @@ export const NO_EDITS: EntryEdits = { added: [], removed: [] };
 
 /** Edits one list may hold, added and removed together: an operator's hand-kept entries, not a feed (a file source is). */
 export const MAX_EDITS_PER_LIST = 100_000;
+
+/** The most a file of edits holds: MAX_EDITS_PER_LIST of the 4,096 characters an edit may have, as JSON. */
+const MAX_EDITS_FILE_BYTES = 512 * 1024 * 1024;
 
 /** What an update answers when the list would hold more than its cap of edits: nothing was changed. */
 type TooManyEdits = 'too-many';
@@ -94,7 +97,8 @@ export async function diskEntryEdits(directory: string): Promise<EntryEditStore>
   const read = async (list: string): Promise<EntryEdits> => {
     let text: string;
     try {
-      text = await readFile(pathOf(list), 'utf8');
+      // Regular, no link, bounded (store/regular-file.ts): a FIFO or /dev/zero in its place cannot hang a publication.
+      text = (await readRegularFile(pathOf(list), MAX_EDITS_FILE_BYTES)).toString('utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return NO_EDITS;
       throw error;

@@ -1,7 +1,9 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeWritableFolder, syncDirectory, targetOfTemporary, writeFileDurably } from '../../store/durable-file.ts';
-import { firstUnordered, hashBytes, hashesFromBytes, type SortedHashes } from '../../store/hash-list.ts';
+import { checksumOf, firstUnordered, hashBytes, hashesFromBytes, type SortedHashes } from '../../store/hash-list.ts';
+import { IrregularFileError, readRegularFile } from '../../store/regular-file.ts';
+import { nodeSha256 } from '../../url/hash.ts';
 import {
   DamagedFile,
   decodeIndex,
@@ -14,6 +16,8 @@ import {
   type IndexedVersion,
   indexFileName,
   isVersionFileOf,
+  MAX_INDEX_BYTES,
+  MAX_VERSION_FILE_BYTES,
   versionFileName,
 } from './history-files.ts';
 import { ListError } from './list-error.ts';
@@ -145,7 +149,8 @@ export class DiskSnapshotStore implements SnapshotStore {
     for (const snapshot of kept) {
       const holds: Holds = snapshot === current && current.kind === 'full' ? 'full' : 'served';
       const createdAt = snapshot instanceof Snapshot ? snapshot.createdAt : (previous.get(snapshot.id)?.createdAt ?? 0);
-      versions.push({ id: snapshot.id, createdAt, holds });
+      const checksum = previous.get(snapshot.id)?.checksum ?? servedChecksum(snapshot);
+      versions.push({ id: snapshot.id, createdAt, holds, checksum });
       if (previous.get(snapshot.id)?.holds === holds) continue;
       const hashes = holds === 'full' ? current.fullHashBytes() : hashBytes(snapshot.served());
       const width = holds === 'full' ? 32 : definition.hashLength;
@@ -221,12 +226,11 @@ export class DiskSnapshotStore implements SnapshotStore {
     const file = this.path(indexFileName(definition.name));
     let index: HistoryIndex;
     try {
-      index = decodeIndex(await readFile(file));
+      const data = await readHistoryFile(file, MAX_INDEX_BYTES);
+      if (data === undefined) return undefined;
+      index = decodeIndex(data);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      // A file that cannot be read (permissions, I/O) is not a damaged one: going on would let the next
-      // publication prune a history that may be intact. The start fails, saying which file.
-      if (!(error instanceof DamagedFile)) throw unreadable(file, error);
+      if (!(error instanceof DamagedFile)) throw error;
       this.log(`list ${definition.name}: ${file} cannot be used (${error.message}); it is not served: the list is loaded from its feeds`);
       return undefined;
     }
@@ -246,13 +250,8 @@ export class DiskSnapshotStore implements SnapshotStore {
    * intact, not the one the index names, or its content is not what its id says.
    */
   private async readVersion(definition: ListDefinition, kind: SnapshotKind, version: IndexedVersion, file: string): Promise<KeptSnapshot> {
-    let data: Buffer;
-    try {
-      data = await readFile(this.path(file));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw unreadable(this.path(file), error);
-      throw new DamagedFile('missing');
-    }
+    const data = await readHistoryFile(this.path(file), MAX_VERSION_FILE_BYTES);
+    if (data === undefined) throw new DamagedFile('missing');
     const stored = decodeVersionFile(data);
     if (stored.id !== version.id || stored.holds !== version.holds || stored.kind !== kind) {
       throw new DamagedFile('its header is not the version the index names');
@@ -271,6 +270,14 @@ export class DiskSnapshotStore implements SnapshotStore {
     }
     // The id of full hashes and of a mirror's served ones is derived from them: a check the checksum cannot fake.
     if (snapshot.id !== version.id) throw new DamagedFile(`its content is version ${snapshot.id}`);
+    // An older version of full hashes keeps only its served ones, from which its id cannot be derived: the
+    // index's checksum of them is what a changed file (its own checksum made to match) cannot pass.
+    if (version.checksum === undefined) {
+      if (!(snapshot instanceof Snapshot))
+        throw new DamagedFile('its index, written by an earlier sbkit, gives no checksum to check it by');
+    } else if (servedChecksum(snapshot) !== version.checksum) {
+      throw new DamagedFile(`its served hashes are not those of version ${version.id} (their checksum is not the index's)`);
+    }
     return snapshot;
   }
 
@@ -279,19 +286,36 @@ export class DiskSnapshotStore implements SnapshotStore {
   }
 }
 
+/** SB-9's checksum of a version's served hashes, in hex, as the index keeps it. */
+function servedChecksum(snapshot: KeptSnapshot): string {
+  const checksum = snapshot instanceof Snapshot ? snapshot.checksum : checksumOf(snapshot.served(), nodeSha256);
+  return Buffer.from(checksum).toString('hex');
+}
+
 /** An older version of a list of full hashes, as its served hashes: they must at least be in order. */
 function keptServed(id: string, served: SortedHashes): KeptSnapshot {
   if (firstUnordered(served) >= 0) throw new DamagedFile('its hashes are not in ascending order');
   return { id, served: () => served };
 }
 
-/** A file of the history that the file system will not give: the store cannot start without knowing it. */
-function unreadable(file: string, error: unknown): SnapshotStoreError {
-  return new SnapshotStoreError(
-    'storage',
-    `cannot read ${file} (${(error as Error).message}); fix its permissions or the disk, then start again`,
-    {
-      cause: error,
-    },
-  );
+/**
+ * The bytes of a file of the history, or undefined when there is none; DamagedFile when it is larger than
+ * sbkit writes one. Anything else is not damage (a file this user may not read, an I/O error, a link or a
+ * FIFO in a file's place): going on would let the next publication prune a history that may be intact,
+ * so the start fails, saying which file and what to do.
+ */
+async function readHistoryFile(file: string, maxBytes: number): Promise<Buffer | undefined> {
+  try {
+    return await readRegularFile(file, maxBytes);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (error instanceof IrregularFileError && error.reason === 'too-large') {
+      throw new DamagedFile(`larger than the ${maxBytes} bytes sbkit writes in such a file at most`);
+    }
+    const message =
+      error instanceof IrregularFileError
+        ? `${error.message}, then start again`
+        : `cannot read ${file} (${(error as Error).message}); fix its permissions or the disk, then start again`;
+    throw new SnapshotStoreError('storage', message, { cause: error });
+  }
 }

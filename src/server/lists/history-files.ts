@@ -9,7 +9,10 @@
 //
 // The index is a line `sbkit list history 1 <SHA-256 of the rest, hex>`, then JSON:
 //   {"list": name, "hashLength": 4, "kind": "full" | "served",
-//    "versions": [{"id": 32 hex digits, "createdAt": ms, "holds": "full" | "served"}, …]}
+//    "versions": [{"id": 32 hex digits, "createdAt": ms, "holds": "full" | "served", "checksum": 64 hex digits}, …]}
+// A version's `checksum` is SB-9's, the SHA-256 of its served hashes: what checks an older version of a
+// list of full hashes, whose id (derived from full hashes no longer kept) cannot. Indexes written before
+// it was added lack it.
 // `kind` is the snapshots' (Snapshot.kind: a list of full hashes, or a proxy's mirror of served ones).
 //
 // A version file is a 72-byte header, then its hashes (big-endian, sorted, concatenated):
@@ -33,6 +36,8 @@ export interface IndexedVersion {
   /** When it was published, ms since the epoch. */
   createdAt: number;
   holds: Holds;
+  /** SB-9's checksum of its served hashes, 64 hex digits; absent in indexes written by earlier sbkit versions. */
+  checksum?: string;
 }
 
 /** A list's index: its versions, oldest first, the last the current one. */
@@ -63,7 +68,18 @@ const DIGEST_BYTES = 32;
 const FIELD_BYTES = MAGIC.length + 4 + 4 + 8 + SNAPSHOT_ID_BYTES;
 const HEADER_BYTES = FIELD_BYTES + DIGEST_BYTES;
 const HOLDS_CODES: readonly Holds[] = ['full', 'served'];
+
+/**
+ * Bounds on the files of a history, checked before one is read (store/regular-file.ts): what sbkit
+ * writes stays far below them, a file put there in its place cannot make the start read without end.
+ * An index takes about 100 bytes per kept version; a version at most 2^25 hashes, twice the entries a
+ * client takes of one list (maxListEntries), 1 GiB of full hashes.
+ */
+export const MAX_INDEX_BYTES = 16 * 1024 * 1024;
+const MAX_VERSION_HASHES = 2 ** 25;
+export const MAX_VERSION_FILE_BYTES = HEADER_BYTES + MAX_VERSION_HASHES * 32;
 const ID = /^[0-9a-f]{32}$/;
+const CHECKSUM = /^[0-9a-f]{64}$/;
 
 /** The index file of a list. */
 export function indexFileName(list: string): string {
@@ -126,12 +142,16 @@ function isIndexedVersion(value: unknown): value is IndexedVersion {
     ID.test(version.id) &&
     typeof version.createdAt === 'number' &&
     Number.isFinite(version.createdAt) &&
-    HOLDS_CODES.includes(version.holds as Holds)
+    HOLDS_CODES.includes(version.holds as Holds) &&
+    (version.checksum === undefined || (typeof version.checksum === 'string' && CHECKSUM.test(version.checksum)))
   );
 }
 
 /** A version file: its header, then `hashes` (sorted, concatenated, `width` bytes each). */
 export function encodeVersionFile(version: Omit<VersionFile, 'hashes'>, hashes: Uint8Array): Uint8Array[] {
+  if (hashes.length / version.width > MAX_VERSION_HASHES) {
+    throw new RangeError(`${hashes.length / version.width} hashes are more than the ${MAX_VERSION_HASHES} a version file holds`);
+  }
   const header = Buffer.alloc(HEADER_BYTES);
   let offset = MAGIC.copy(header, 0);
   offset = header.writeUInt8(HOLDS_CODES.indexOf(version.holds) + 1, offset);
