@@ -9,6 +9,7 @@ import { ConfigError } from '../../src/server/feeds/config-error.ts';
 import { parseServerConfig } from '../../src/server/feeds/config.ts';
 import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
 import { LoadControl } from '../../src/server/guard/load-control.ts';
+import { ADMIN_THROTTLE_RULES, FailureThrottle } from '../../src/server/failure-throttle.ts';
 import { demoCatalog } from '../server/fixture.ts';
 
 const TOKEN = 'c3a91f5e07b24d68a1e9f0c27b5d83e4';
@@ -37,8 +38,11 @@ describe('the admin token', () => {
   const logged: string[] = [];
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 
+  // The throttle's clock stands still while the guesses arrive, however long a busy machine takes to send them.
+  const adminThrottle = new FailureThrottle(ADMIN_THROTTLE_RULES, () => 1_000_000);
+
   before(async () => {
-    server = createServer({ catalog: demoCatalog(), adminToken: TOKEN, port: 0, log: (message) => logged.push(message) });
+    server = createServer({ catalog: demoCatalog(), adminToken: TOKEN, port: 0, adminThrottle, log: (message) => logged.push(message) });
     base = await server.listen();
   });
   after(async () => {
@@ -60,7 +64,7 @@ describe('the admin token', () => {
     const refused = answers.filter((answer) => answer.status === 429);
     assert.equal(judged, 5, 'guesses whose token was compared');
     assert.equal(refused.length, GUESSES - 5);
-    assert.ok(refused.every((answer) => Number(answer.retryAfter) >= 55 && Number(answer.retryAfter) <= 60));
+    assert.ok(refused.every((answer) => answer.retryAfter === '60'));
     // Blocked: even the right token is refused from that address, so the answers tell nothing of the guesses.
     assert.equal((await post(base, '/admin/pause', { authorization: `Bearer ${TOKEN}` }, agent)).status, 429);
     // Another address is not blocked.
