@@ -74,25 +74,24 @@ function withoutPort(hop: string): string {
 /** The part of an address that identifies a client: the whole IPv4 address, the /64 of an IPv6 one. */
 export function addressKey(address: string): string {
   const groups = ipv6Groups(address);
-  if (groups === undefined) return address;
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.toString(16))
-    .join(':')}::/64`;
+  return groups === undefined ? address : ipv6Block(groups, 64);
 }
 
 /**
- * The neighbourhood an address belongs to, the second tier of shares: an IPv6 client's /56, the
- * smallest delegation an ISP hands one customer (RFC 6177), so that the ~256 /64s one subscriber can
- * use count once; an IPv4 address is its own neighbourhood (scarce enough that one costs an attacker).
+ * The neighbourhood an address belongs to, the second tier of shares: an IPv6 client's /56, what ISPs
+ * commonly delegate to one subscriber (RFC 6177 leaves /48 or /56 to them), so that the 256 /64s one
+ * subscriber can use count once; an IPv4 address is its own neighbourhood (scarce enough that one costs
+ * an attacker).
  */
 export function neighbourhoodKey(address: string): string {
   const groups = ipv6Groups(address);
-  if (groups === undefined) return address;
-  return `${groups
-    .slice(0, 3)
-    .map((g) => g.toString(16))
-    .join(':')}:${(groups[3]! & 0xff00).toString(16)}::/56`;
+  return groups === undefined ? address : ipv6Block(groups, 56);
+}
+
+/** The block of `bits` (64 or 56) that the address of these groups is in, written `2001:db8:1:200::/56`. */
+function ipv6Block(groups: readonly number[], bits: 64 | 56): string {
+  const fourth = bits === 64 ? groups[3]! : groups[3]! & 0xff00;
+  return `${[...groups.slice(0, 3), fourth].map((g) => g.toString(16)).join(':')}::/${bits}`;
 }
 
 /** An IPv4-mapped IPv6 address (`::ffff:192.0.2.1`, `::ffff:c000:201`, …), an IPv4 client on a dual-stack socket, as IPv4. */
