@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Dirent } from 'node:fs';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { listNameProblem, listNameReason } from '../lists/list-name.ts';
 import { nodeSha256 } from '../url/hash.ts';
 import { makeWritableFolder, syncDirectory, targetOfTemporary, writeFileDurably } from './durable-file.ts';
+import { readRegularFile } from './regular-file.ts';
 import { checksumOf, hashBytes, hashesFromBytes, HashList } from './hash-list.ts';
 import { DatabaseFileError, DatabaseStorageError, type ListStore, STATE_IGNORED, type StoredList } from './list-store.ts';
 
@@ -28,6 +29,14 @@ const DIGEST_BYTES = 8;
 const HEADER_BYTES = MAGIC.length + 1 + 4 + 4 + 8 + 32 + DIGEST_BYTES;
 const EXTENSION = '.sbl';
 const STATE_FILE = 'client-state.json';
+/**
+ * The most bytes read of one file, so that a file swapped into the folder (a link to /dev/zero, a FIFO,
+ * something huge) is refused rather than read for ever (store/regular-file.ts). A list file holds at most
+ * 2^25 hashes of up to 32 bytes (the client takes at most `maxListEntries`, 2^24 by default) and its
+ * version; the client state is a few kilobytes.
+ */
+const MAX_LIST_FILE_BYTES = 2 ** 30 + 2 ** 20;
+const MAX_STATE_FILE_BYTES = 2 ** 24;
 export interface OpenOptions {
   /** Called for each file that was not loaded (damaged, unreadable, not a list). */
   onDamaged?: (error: DatabaseFileError) => void;
@@ -128,9 +137,9 @@ export class LocalDatabase implements ListStore {
       const name = entry.name.slice(0, -EXTENSION.length);
       let data: Buffer;
       try {
-        data = await readFile(file);
+        data = await readRegularFile(file, MAX_LIST_FILE_BYTES);
       } catch (err) {
-        // Unreadable (permissions, I/O): reported and left alone, not taken for damage.
+        // Unreadable (permissions, I/O, a link, FIFO or oversized file swapped in since the listing): reported and left alone.
         onDamaged(new DatabaseFileError(file, `unreadable: ${(err as Error).message}`));
         continue;
       }
@@ -211,7 +220,7 @@ export class LocalDatabase implements ListStore {
     const file = this.stateFile;
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      text = (await readRegularFile(file, MAX_STATE_FILE_BYTES)).toString('utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw new DatabaseFileError(file, `unreadable: ${(err as Error).message}`, STATE_IGNORED);

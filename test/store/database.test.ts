@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -97,6 +98,26 @@ describe('LocalDatabase', () => {
       (err) => err instanceof DatabaseFileError && /client-state\.json was not loaded \(not JSON\); it is ignored/.test(err.message),
     );
   });
+
+  it(
+    'reports a FIFO or a link to /dev/zero in place of the client state, rather than wait on it or read it for ever',
+    { timeout: 5000 },
+    async () => {
+      const state = join(dir, 'client-state.json');
+      execFileSync('mkfifo', [state]);
+      const db = await LocalDatabase.open(dir);
+      await assert.rejects(
+        db.readState(),
+        (err) => err instanceof DatabaseFileError && /client-state\.json .*not a regular file/.test(err.message),
+      );
+      await rm(state);
+      await symlink('/dev/zero', state);
+      await assert.rejects(
+        db.readState(),
+        (err) => err instanceof DatabaseFileError && /client-state\.json .*symbolic link/.test(err.message),
+      );
+    },
+  );
 
   it('fails a write it cannot make with DatabaseStorageError, keeping the old list and leaving no temporary file', async () => {
     const db = await LocalDatabase.open(dir);
