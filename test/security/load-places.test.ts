@@ -144,20 +144,28 @@ async function setPaused(paused: boolean): Promise<void> {
   assert.equal(answer.status, 200);
 }
 
-/** Requests under way as load control counts them (LC-5 `load`), from /metrics. */
-async function load(): Promise<number> {
+/** A gauge of /metrics: `sbkit_requests_in_progress` (LC-5 `load`), `sbkit_requests_receiving`. */
+async function gauge(name: string): Promise<number> {
   const metrics = await (await fetch(`${service.url}/metrics`)).text();
-  return Number(/^sbkit_requests_in_progress (\d+)$/m.exec(metrics)?.[1] ?? -1);
+  return Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(metrics)?.[1] ?? -1);
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves once every attacking request has sent its head and the start of its body, as the server counts them. */
+async function attackUnderWay(): Promise<void> {
+  const deadline = performance.now() + 5000;
+  while ((await gauge('sbkit_requests_receiving')) < ATTACKERS.length * POSTS_PER_ATTACKER) {
+    if (performance.now() > deadline) throw new Error('the trickling requests did not all reach the server within 5 s');
+    await pause(20);
+  }
+}
 
 describe('S1: browsers trickling request bodies', () => {
   it('take no load-control place, so programs and relay users are served throughout', { timeout: 20_000 }, async (t) => {
     const attack = trickle();
     try {
-      // Every attacking request has sent its head and the start of its body.
-      await pause(300);
+      await attackUnderWay();
       const programs: number[] = [];
       const relayed: boolean[] = [];
       // Over more than a request deadline, so that the attack's reopened requests are under way too.
@@ -168,7 +176,7 @@ describe('S1: browsers trickling request bodies', () => {
       }
       const refused = programs.filter((status) => status === 503).length;
       const relayFailed = relayed.filter((ok) => !ok).length;
-      const inProgress = await load();
+      const inProgress = await gauge('sbkit_requests_in_progress');
       t.diagnostic(
         `${attack.opened()} trickling requests opened; programs refused ${refused}/20, relay users failed ${relayFailed}/15; load ${inProgress}`,
       );
@@ -209,7 +217,7 @@ describe("S8: the operator's entry edits", () => {
   it('pass during S1, and without the token get the failure throttle, not the bypass', { timeout: 20_000 }, async (t) => {
     const attack = trickle();
     try {
-      await pause(300);
+      await attackUnderWay();
       const statuses: number[] = [];
       for (let i = 0; i < 5; i++) statuses.push(await edit(TOKEN, `under-attack-${i}.example/`));
       t.diagnostic(`operator's edits under S1: ${statuses.filter((s) => s === 200).length}/5 served`);
