@@ -5,7 +5,7 @@ import { SafeBrowsingClient } from '../src/client/safe-browsing-client.ts';
 import { demoCatalog } from '../src/server/demo.ts';
 import { KeyRing } from '../src/server/ohttp/key-ring.ts';
 import { createRelayApp } from '../src/server/ohttp/relay.ts';
-import { createServer } from '../src/server/server.ts';
+import { createServer } from '../src/server/http/server.ts';
 import type { BenchCase } from './case.ts';
 
 export interface OhttpBench {

@@ -1,9 +1,9 @@
 // Keys and tokens from the environment, so that they stay off the command line that `ps` shows
 // (docs/configuration.md#keys-and-tokens): NAME holds the secret itself, NAME_FILE the path of a file
-// that holds it (server/secret-file.ts). A flag wins over both, and both over the configuration file;
+// that holds it (server/operator/secret-file.ts). A flag wins over both, and both over the configuration file;
 // what loses is not read. Messages name the variable and the path, never the secret.
 
-import { readSecretFile } from '../server/secret-file.ts';
+import { readSecretFile } from '../server/operator/secret-file.ts';
 import { UsageError } from './io.ts';
 
 /** The variables of each secret; each has a `_FILE` twin. */

@@ -9,20 +9,20 @@
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import type { ClientEvent } from '../client/options.ts';
-import type { ListLoadReport } from '../server/feed-lists.ts';
+import type { ListLoadReport } from '../server/feeds/feed-lists.ts';
 import { ConfigError } from '../server/feeds/config-error.ts';
-import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from '../server/connection-drain.ts';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from '../server/http/connection-drain.ts';
 import type { Service } from '../server/service.ts';
-import type { TlsFiles } from '../server/tls.ts';
+import type { TlsFiles } from '../server/http/tls.ts';
 import { TrustedProxies } from '../server/guard/client-address.ts';
 import { corsOriginProblem } from '../server/api/cors.ts';
-import { type ListenAddress, parseListenAddress } from '../server/listen-address.ts';
-import { DEFAULT_KEY_PREFIX } from '../server/redis-connection.ts';
+import { type ListenAddress, parseListenAddress } from '../server/http/listen-address.ts';
+import { DEFAULT_KEY_PREFIX } from '../server/redis/redis-connection.ts';
 import type { ListSource, ServiceConfig } from '../server/service.ts';
 import { reportDatabaseEvent } from './client-events.ts';
 import { httpLimitFlags, withHttpLimitFlags } from './http-limit-flags.ts';
 import { SbkitError } from '../sbkit-error.ts';
-import { adminTokenProblem } from '../server/admin-token.ts';
+import { adminTokenProblem } from '../server/operator/admin-token.ts';
 import { SECRET_VARIABLES, secretFromEnvironment } from './secret-variables.ts';
 import { EXIT, exitStatusOf, type CliIo, type ExitStatus, UsageError } from './io.ts';
 

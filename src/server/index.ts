@@ -6,27 +6,27 @@
  * @packageDocumentation
  * @module sbkit/server
  */
-export { createServer, type ServerOptions, type SafeBrowsingServer, ListenError } from './server.ts';
+export { createServer, type ServerOptions, type SafeBrowsingServer, ListenError } from './http/server.ts';
 export type { ListCatalog } from './catalog.ts';
 export { demoCatalog } from './demo.ts';
-export { FeedLists, type ListLoadReport, type ReportedBadLine } from './feed-lists.ts';
+export { FeedLists, type ListLoadReport, type ReportedBadLine } from './feeds/feed-lists.ts';
 export { readServerConfig, parseServerConfig, type ServerConfig } from './feeds/config.ts';
-export { UpstreamMirror, type UpstreamOptions } from './upstream-mirror.ts';
+export { UpstreamMirror, type UpstreamOptions } from './proxy/upstream-mirror.ts';
 export { LoadControl } from './guard/load-control.ts';
 export type { LoadControlSettings } from './guard/load-control-settings.ts';
 export { KeyRing, type GatewayKeys } from './ohttp/key-ring.ts';
 export { SharedKeyRing } from './ohttp/shared-key-ring.ts';
 export { createRelayApp, type RelayOptions } from './ohttp/relay.ts';
-export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './guard/http-limits.ts';
+export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/http-limits.ts';
 // Every error the server can meet or report, each with its stable code (docs/errors.md); those it answers
 // clients with carry the code in the body.
 export { SbkitError } from '../sbkit-error.ts';
 export { ConfigError } from './feeds/config-error.ts';
 export { FeedFormatError, FeedEntryLimitError, BadEntryError } from './feeds/feed-error.ts';
-export { SourceError } from './feeds/source-error.ts';
+export { SourceError } from './feeds/sources/source-error.ts';
 export { ListError } from './lists/list-error.ts';
 export { SnapshotStoreError } from './lists/snapshot-store-error.ts';
-export { RedisConnectionError } from './redis-connection.ts';
+export { RedisConnectionError } from './redis/redis-connection.ts';
 export { GatewayKeysUnavailableError } from './ohttp/key-ring.ts';
 export { WireError, type CanonicalStatus, OhttpError, BinaryHttpError } from '../wire/wire-error.ts';
 export { UnknownListError } from '../lists/unknown-list-error.ts';

@@ -1,5 +1,5 @@
 // A URL the server's threat lists hold, for the line `sbkit serve` prints to try the server with: a
-// check of it answers UNSAFE. The lists keep full hashes only (feeds/source-states.ts), which cannot be
+// check of it answers UNSAFE. The lists keep full hashes only (feeds/sources/source-states.ts), which cannot be
 // turned back into a URL; the entries written in the configuration itself (`entries` sources) can, and
 // each candidate is confirmed against what the list serves now, since an operator's edit may have
 // removed it. No URL rather than one that would answer SAFE.

@@ -3,11 +3,11 @@
 //   lists ─────── the embedded demo set (demo.ts)
 //               │ a configuration's feeds (feed-lists.ts), published through a snapshot store: this
 //               │   process's memory, a folder that keeps them across restarts (lists/disk-snapshot-store.ts),
-//               │   or Redis shared with the other instances (lists/redis-snapshot-store.ts)
+//               │   or Redis shared with the other instances (redis/redis-snapshot-store.ts)
 //               └ a mirror of an upstream (upstream-mirror.ts), its searches cached in Redis when shared
 //   load control (guard/load-control.ts), its limits shared through Redis when asked
 //   Oblivious HTTP gateway keys (ohttp/key-ring.ts, or ohttp/shared-key-ring.ts through Redis)
-//   the HTTP application (app.ts, server.ts), its deadlines and connection caps (guard/http-limits.ts), listening
+//   the HTTP application (app.ts, server.ts), its deadlines and connection caps (http/http-limits.ts), listening
 //     on plain HTTP, or with a certificate (tls.ts) on HTTPS with HTTP/2 and HTTP/1.1
 //
 // A reload (SIGHUP) reads the configuration file and the certificate again, checks both, and applies
@@ -27,30 +27,30 @@ import { basename } from 'node:path';
 import { Registry } from 'prom-client';
 import type { ClientEvent } from '../client/options.ts';
 import { SbkitError } from '../sbkit-error.ts';
-import { planReload } from './config-reload.ts';
-import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from './connection-drain.ts';
+import { planReload } from './operator/config-reload.ts';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from './http/connection-drain.ts';
 import { DEMO_LISTED_URL, demoCatalog } from './demo.ts';
-import { FeedLists, type ListLoadReport } from './feed-lists.ts';
+import { FeedLists, type ListLoadReport } from './feeds/feed-lists.ts';
 import { ConfigError } from './feeds/config-error.ts';
 import { configWarnings, readServerConfig, type ServerConfig } from './feeds/config.ts';
 import { diskEntryEdits, memoryEntryEdits } from './feeds/entry-edits.ts';
-import type { HttpLimits } from './guard/http-limits.ts';
+import type { HttpLimits } from './http/http-limits.ts';
 import { DEFAULT_LOAD_CONTROL_CONFIG, type LoadControlConfig } from './guard/load-control-config.ts';
 import { LoadControl } from './guard/load-control.ts';
 import { DiskSnapshotStore } from './lists/disk-snapshot-store.ts';
-import { RedisSnapshotStore } from './lists/redis-snapshot-store.ts';
+import { RedisSnapshotStore } from './redis/redis-snapshot-store.ts';
 import { hashCount } from '../store/hash-list.ts';
 import { type GatewayKeys, KeyRing } from './ohttp/key-ring.ts';
 import { SharedKeyRing } from './ohttp/shared-key-ring.ts';
-import type { ListenAddress } from './listen-address.ts';
-import { DEFAULT_KEY_PREFIX } from './redis-connection.ts';
-import { RedisEntryEdits } from './redis-entry-edits.ts';
-import { RedisMonitor } from './redis-monitor.ts';
-import { RedisSearchCache } from './redis-search-cache.ts';
+import type { ListenAddress } from './http/listen-address.ts';
+import { DEFAULT_KEY_PREFIX } from './redis/redis-connection.ts';
+import { RedisEntryEdits } from './redis/redis-entry-edits.ts';
+import { RedisMonitor } from './redis/redis-monitor.ts';
+import { RedisSearchCache } from './redis/redis-search-cache.ts';
 import { listedUrl } from './listed-url.ts';
-import { createServer, type SafeBrowsingServer, type ServerOptions } from './server.ts';
-import { describeCertificate, readTlsCredentials, type TlsCredentials, type TlsFiles } from './tls.ts';
-import { UpstreamMirror } from './upstream-mirror.ts';
+import { createServer, type SafeBrowsingServer, type ServerOptions } from './http/server.ts';
+import { describeCertificate, readTlsCredentials, type TlsCredentials, type TlsFiles } from './http/tls.ts';
+import { UpstreamMirror } from './proxy/upstream-mirror.ts';
 
 /** Where the lists come from. */
 export type ListSource =

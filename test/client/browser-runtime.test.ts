@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { ClientOptionError, SafeBrowsingClient, type Mode } from '../../src/browser.ts';
 import { KeyRing } from '../../src/server/ohttp/key-ring.ts';
 import { createRelayApp } from '../../src/server/ohttp/relay.ts';
-import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
+import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 import { demoCatalog } from '../server/fixture.ts';
 
 // The browser build's client, run here on Node's fetch and WebCrypto: the same verdicts as Node's client.

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { KeyRing } from '../../src/server/ohttp/key-ring.ts';
 import { createRelayApp } from '../../src/server/ohttp/relay.ts';
-import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
+import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 import { demoCatalog } from '../server/fixture.ts';
 import { deleteKeys, ensureRedis, uniqueKeyPrefix } from '../server/redis-fixture.ts';
 import { TestCa } from '../server/tls-fixture.ts';

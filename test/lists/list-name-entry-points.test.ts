@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { ClientOptionError } from '../../src/client/client-errors.ts';
 import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
 import { listNameProblem, listNameReason } from '../../src/lists/list-name.ts';
-import { createApp } from '../../src/server/app.ts';
+import { createApp } from '../../src/server/http/app.ts';
 import { ConfigError } from '../../src/server/feeds/config-error.ts';
 import { parseServerConfig } from '../../src/server/feeds/config.ts';
 import { LocalDatabase } from '../../src/store/database.ts';

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { ADMIN_THROTTLE_RULES, FailureThrottle } from '../../src/server/failure-throttle.ts';
-import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
+import { ADMIN_THROTTLE_RULES, FailureThrottle } from '../../src/server/operator/failure-throttle.ts';
+import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 import { demoCatalog } from '../server/fixture.ts';
 
 const TOKEN = 'c3a91f5e07b24d68a1e9f0c27b5d83e4';

@@ -7,9 +7,9 @@ import { Agent, request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError } from '../../src/server/feeds/config-error.ts';
 import { parseServerConfig } from '../../src/server/feeds/config.ts';
-import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
+import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 import { LoadControl } from '../../src/server/guard/load-control.ts';
-import { ADMIN_THROTTLE_RULES, FailureThrottle } from '../../src/server/failure-throttle.ts';
+import { ADMIN_THROTTLE_RULES, FailureThrottle } from '../../src/server/operator/failure-throttle.ts';
 import { demoCatalog } from '../server/fixture.ts';
 
 const TOKEN = 'c3a91f5e07b24d68a1e9f0c27b5d83e4';

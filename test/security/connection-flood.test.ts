@@ -1,13 +1,13 @@
 // Many addresses each holding as many silent or trickling connections as their cap allows, against a
-// real server on loopback (guard/connection-caps.ts). Issue 26, S6: 100 addresses × 100 slow
+// real server on loopback (http/connection-caps.ts). Issue 26, S6: 100 addresses × 100 slow
 // connections fill `maxConnections` (10,000), and browsers elsewhere were refused (16 of 19 tries).
 // Scaled down, the ratio kept: 10 addresses × 20 connections fill a server of 200.
 
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
-import type { HttpLimits } from '../../src/server/guard/http-limits.ts';
-import { createServer } from '../../src/server/server.ts';
+import type { HttpLimits } from '../../src/server/http/http-limits.ts';
+import { createServer } from '../../src/server/http/server.ts';
 import { demoCatalog } from '../server/fixture.ts';
 
 // Head and keep-alive deadlines past the test's length: the attack's connections stay as long as it needs.

@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { MAX_ENTRIES_PER_EDIT } from '../../src/server/admin-entries.ts';
+import { MAX_ENTRIES_PER_EDIT } from '../../src/server/operator/admin-entries.ts';
 import { parseServerConfig } from '../../src/server/feeds/config.ts';
 import { MAX_EDITS_PER_LIST } from '../../src/server/feeds/entry-edits.ts';
 import { type Service, startService } from '../../src/server/service.ts';

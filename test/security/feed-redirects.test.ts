@@ -15,9 +15,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FeedLimits, SourceConfig } from '../../src/server/feeds/config.ts';
 import { readServerConfig } from '../../src/server/feeds/config.ts';
-import { SourceError, type SourceFailure } from '../../src/server/feeds/source-error.ts';
-import { MAX_FEED_REDIRECTS } from '../../src/server/feeds/source-reader.ts';
-import { type SourceCopy, SourceStates } from '../../src/server/feeds/source-states.ts';
+import { SourceError, type SourceFailure } from '../../src/server/feeds/sources/source-error.ts';
+import { MAX_FEED_REDIRECTS } from '../../src/server/feeds/sources/source-reader.ts';
+import { type SourceCopy, SourceStates } from '../../src/server/feeds/sources/source-states.ts';
 import { startService } from '../../src/server/service.ts';
 
 const LIMITS: FeedLimits = { timeoutMs: 5_000, maxBytes: 1024 * 1024 };

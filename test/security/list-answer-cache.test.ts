@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { ListCatalog } from '../../src/server/catalog.ts';
 import { ListHistory } from '../../src/server/lists/list-history.ts';
-import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
+import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 
 const ENTRIES = 1_000_000;
 

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { get } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { LoadControl } from '../../src/server/guard/load-control.ts';
-import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
+import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 import { demoCatalog } from '../server/fixture.ts';
 
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0';

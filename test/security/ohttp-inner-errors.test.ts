@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { KeyRing } from '../../src/server/ohttp/key-ring.ts';
 import { createRelayApp } from '../../src/server/ohttp/relay.ts';
-import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
+import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 import { decodeBinaryHttpResponse, encodeBinaryHttpRequest } from '../../src/wire/binary-http.ts';
 import { decapsulateResponse, encapsulateRequest } from '../../src/wire/ohttp-client.ts';
 import { type KeyConfig, parseKeyConfigs } from '../../src/wire/ohttp-keys.ts';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readServerConfig } from '../../src/server/feeds/config.ts';
 import { LoadControl } from '../../src/server/guard/load-control.ts';
-import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
+import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 import { startConfiguredService } from '../server/service-fixture.ts';
 import { demoCatalog } from '../server/fixture.ts';
 

@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { LoadControl } from '../../src/server/guard/load-control.ts';
-import { createServer } from '../../src/server/server.ts';
-import { UpstreamMirror } from '../../src/server/upstream-mirror.ts';
+import { createServer } from '../../src/server/http/server.ts';
+import { UpstreamMirror } from '../../src/server/proxy/upstream-mirror.ts';
 import { demoCatalog } from '../server/fixture.ts';
 
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0';

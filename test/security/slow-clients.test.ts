@@ -1,4 +1,4 @@
-// Slow and idle clients against a real server on loopback (guard/http-limits.ts): requests that never
+// Slow and idle clients against a real server on loopback (http/http-limits.ts): requests that never
 // finish arriving, connections kept open doing nothing, a client that stops reading its answer, and
 // many connections from one address. Deadlines are set short (a few hundred ms) so that waiting for
 // the server's own timers, the behaviour under test, stays quick.
@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
-import type { HttpLimits } from '../../src/server/guard/http-limits.ts';
+import type { HttpLimits } from '../../src/server/http/http-limits.ts';
 import { LoadControl } from '../../src/server/guard/load-control.ts';
 import { parseServerConfig } from '../../src/server/feeds/config.ts';
-import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
+import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 import { startConfiguredService } from '../server/service-fixture.ts';
 import { demoCatalog } from '../server/fixture.ts';
 

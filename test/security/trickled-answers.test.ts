@@ -1,5 +1,5 @@
 // Readers that take a large answer a little at a time against a real server on loopback
-// (guard/answer-pace.ts): an HTTP/2 client with a small window that opens it a few KiB at a time moves
+// (http/answer-pace.ts): an HTTP/2 client with a small window that opens it a few KiB at a time moves
 // often enough for the idle deadline, and before answers had a pace it held its load-control place for
 // the whole answer (issue 26, S2: a 9 MB list, 64 KiB every 20 s, ~47 minutes). Deadlines and the pace
 // are scaled down (1 s of grace, 1 MiB/s) so that the server's own timers, under test, act quickly.
@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import http2, { type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import { after, describe, it } from 'node:test';
-import type { HttpLimits } from '../../src/server/guard/http-limits.ts';
+import type { HttpLimits } from '../../src/server/http/http-limits.ts';
 import { LoadControl } from '../../src/server/guard/load-control.ts';
-import { createServer, type ServerOptions } from '../../src/server/server.ts';
+import { createServer, type ServerOptions } from '../../src/server/http/server.ts';
 import { demoCatalog } from '../server/fixture.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));

@@ -17,7 +17,7 @@ import type { V4List } from '../../src/lists/v4-lists.ts';
 import * as v4 from '../../src/proto/v4.ts';
 import type * as v5 from '../../src/proto/v5.ts';
 import type { ListCatalog } from '../../src/server/catalog.ts';
-import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
+import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 import { HashList, hashBytes } from '../../src/store/hash-list.ts';
 import { nodeSha256 } from '../../src/url/hash.ts';
 import { catalogOf } from './api/fixtures.ts';

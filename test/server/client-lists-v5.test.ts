@@ -11,9 +11,9 @@ import { hashListUpdate } from '../../src/client/transport-v5.ts';
 import { widthOfListName } from '../../src/lists/list-name.ts';
 import * as v4 from '../../src/proto/v4.ts';
 import * as v5 from '../../src/proto/v5.ts';
-import { FeedLists } from '../../src/server/feed-lists.ts';
+import { FeedLists } from '../../src/server/feeds/feed-lists.ts';
 import { parseServerConfig } from '../../src/server/feeds/config.ts';
-import { createServer } from '../../src/server/server.ts';
+import { createServer } from '../../src/server/http/server.ts';
 import { HashList, hashBytes } from '../../src/store/hash-list.ts';
 import { nodeSha256 } from '../../src/url/hash.ts';
 import {

@@ -17,7 +17,7 @@ import * as v4 from '../../src/proto/v4.ts';
 import * as v5 from '../../src/proto/v5.ts';
 import { ListCatalog } from '../../src/server/catalog.ts';
 import { ListHistory } from '../../src/server/lists/list-history.ts';
-import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
+import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 import { expressionHashBytes } from '../../src/url/hash.ts';
 import { NGINX_SKIP, requireNginx } from './nginx-fixture.ts';
 

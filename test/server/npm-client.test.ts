@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { safebrowsing } from '@googleapis/safebrowsing';
 import * as v4 from '../../src/proto/v4.ts';
-import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
+import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 import { expressionHashString } from '../../src/url/hash.ts';
 import { demoCatalog } from './fixture.ts';
 

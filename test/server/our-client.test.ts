@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Mode } from '../../src/client/options.ts';
 import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
-import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
+import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 import { expressionHashString } from '../../src/url/hash.ts';
 import { demoCatalog } from './fixture.ts';
 

@@ -4,10 +4,10 @@ import { fromBinary } from '@bufbuild/protobuf';
 import * as v5 from '../../src/proto/v5.ts';
 import type { Mode } from '../../src/client/options.ts';
 import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
-import { createApp } from '../../src/server/app.ts';
-import { createServer, type SafeBrowsingServer } from '../../src/server/server.ts';
+import { createApp } from '../../src/server/http/app.ts';
+import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 import { ListCatalog } from '../../src/server/catalog.ts';
-import { UpstreamMirror } from '../../src/server/upstream-mirror.ts';
+import { UpstreamMirror } from '../../src/server/proxy/upstream-mirror.ts';
 import { demoCatalog } from './fixture.ts';
 import { waitUntil } from './redis-fixture.ts';
 

@@ -12,7 +12,7 @@ import type { TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { ListLoadReport } from '../../src/server/feed-lists.ts';
+import type { ListLoadReport } from '../../src/server/feeds/feed-lists.ts';
 import { readServerConfig } from '../../src/server/feeds/config.ts';
 import { type Service, type ServiceConfig, startService } from '../../src/server/service.ts';
 import { conditionalFeed, FeedServer } from './feeds/feed-server.ts';

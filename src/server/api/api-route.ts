@@ -10,17 +10,17 @@ import type { RpcCall } from '../../wire/routes.ts';
 import { encodeWireResponse } from '../../wire/server-response.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import type { ListCatalog } from '../catalog.ts';
-import { asBuffer, EVERY_ANSWER_HEADERS, sendWireError } from '../replies.ts';
+import { asBuffer, EVERY_ANSWER_HEADERS, sendWireError } from '../http/replies.ts';
 import { answerCall } from './dispatch.ts';
-import { SearchAnswers } from './search-answers.ts';
+import { SearchAnswers } from './answers/search-answers.ts';
 import { type FullHashSource, searchesOf } from './full-hash-source.ts';
 import type { Requester } from '../guard/requester.ts';
 import type { ApiSettings } from './settings.ts';
 import { listNameForV4 } from '../../lists/v4-lists.ts';
-import { cacheControlOf, ifNoneMatchMatches, listCacheControl, varyOf } from './answer-caching.ts';
-import { EncodedAnswers } from './encoded-answers.ts';
-import { ListAnswerTags } from './list-etag.ts';
-import { DecodedRequests } from './decoded-requests.ts';
+import { cacheControlOf, ifNoneMatchMatches, listCacheControl, varyOf } from './answers/answer-caching.ts';
+import { EncodedAnswers } from './answers/encoded-answers.ts';
+import { ListAnswerTags } from './answers/list-etag.ts';
+import { DecodedRequests } from './answers/decoded-requests.ts';
 import { refuseUnknownLists } from './unknown-lists.ts';
 
 /** RF-2 puts a mirror's first update within a minute of its start. */

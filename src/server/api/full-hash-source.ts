@@ -4,7 +4,7 @@ import type { FullHashMatch, ThreatDetail } from '../../client/threats.ts';
 import type { ListCatalog } from '../catalog.ts';
 import type { ApiSettings } from './settings.ts';
 import type { Requester } from '../guard/requester.ts';
-import { type SearchClock, type UpstreamSearchLimits, UpstreamSearches } from './upstream-searches.ts';
+import { type SearchClock, type UpstreamSearchLimits, UpstreamSearches } from '../proxy/upstream-searches.ts';
 
 /** Full hashes under 4-byte prefixes with their threat details, and how long the answer holds. */
 export interface FullHashAnswer {

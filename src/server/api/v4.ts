@@ -34,7 +34,7 @@ import { type ListCatalog, EMPTY_LIST_CHECKSUM, NO_LIST_VERSION } from '../catal
 import type { ListHistory, ServedUpdate } from '../lists/list-history.ts';
 import { type ApiSettings, minimumWaitOf } from './settings.ts';
 import type { FullHashSource } from './full-hash-source.ts';
-import { sizeConstraintsOf } from './list-requests.ts';
+import { sizeConstraintsOf } from './answers/list-requests.ts';
 import { expressionHashesOfUrl, matchesOfUrls } from './v5.ts';
 
 /**

@@ -38,7 +38,7 @@ import { WireError } from '../../wire/wire-error.ts';
 import { type ListCatalog, EMPTY_LIST_CHECKSUM, NO_LIST_VERSION } from '../catalog.ts';
 import type { ListDefinition } from '../lists/list-definition.ts';
 import type { ListHistory, ServedUpdate } from '../lists/list-history.ts';
-import { pairedVersions, sizeConstraintsOf } from './list-requests.ts';
+import { pairedVersions, sizeConstraintsOf } from './answers/list-requests.ts';
 import { type ApiSettings, minimumWaitOf } from './settings.ts';
 import type { FullHashAnswer, FullHashSource } from './full-hash-source.ts';
 import { unknownHashLists } from './unknown-list-error.ts';

@@ -49,10 +49,10 @@ import { MAX_CACHE_DURATION_MS } from '../../client/local-cache.ts';
 import { MAX_MINIMUM_WAIT_MS } from '../../client/schedule.ts';
 import { HASH_WIDTHS, type HashWidth, listNameProblem, listNameReason, widthOfListName } from '../../lists/list-name.ts';
 import { LIKELY_SAFE_TYPES, type LikelySafeTypeName, THREAT_TYPES, type ThreatTypeName } from '../../lists/threat-types.ts';
-import { adminTokenProblem } from '../admin-token.ts';
-import { readSecretFile } from '../secret-file.ts';
+import { adminTokenProblem } from '../operator/admin-token.ts';
+import { readSecretFile } from '../operator/secret-file.ts';
 import type { ListDefinition } from '../lists/list-definition.ts';
-import { type ListenAddress, parseListenAddress } from '../listen-address.ts';
+import { type ListenAddress, parseListenAddress } from '../http/listen-address.ts';
 import { ConfigError } from './config-error.ts';
 import {
   elementOf,
@@ -66,17 +66,17 @@ import {
   fieldOf,
   type JsonObject,
 } from './config-fields.ts';
-import type { CsvColumn } from './csv-feed.ts';
-import { FEED_FORMATS, type FeedFormat } from './feed-formats.ts';
+import type { CsvColumn } from './formats/csv-feed.ts';
+import { FEED_FORMATS, type FeedFormat } from './formats/feed-formats.ts';
 import { parseFeedLimits, parseSourceLimits, type FeedLimits, type SourceLimits } from './feed-limits-config.ts';
 import { keyStart, type LoadControlConfig, parseLoadControlConfig } from '../guard/load-control-config.ts';
-import type { UpstreamSearchLimits } from '../api/upstream-searches.ts';
-import { parseUpstreamSearches } from '../api/upstream-searches-config.ts';
+import type { UpstreamSearchLimits } from '../proxy/upstream-searches.ts';
+import { parseUpstreamSearches } from '../proxy/upstream-searches-config.ts';
 import { corsOriginProblem } from '../api/cors.ts';
 import { DEFAULT_API_SETTINGS } from '../api/settings.ts';
-import { parseHttpLimitsConfig } from '../guard/http-limits-config.ts';
-import type { HttpLimits } from '../guard/http-limits.ts';
-import { parseTlsConfig, type TlsPaths } from '../tls.ts';
+import { parseHttpLimitsConfig } from '../http/http-limits-config.ts';
+import type { HttpLimits } from '../http/http-limits.ts';
+import { parseTlsConfig, type TlsPaths } from '../http/tls.ts';
 
 const LIKELY_SAFE_TYPE_NAMES: readonly LikelySafeTypeName[] = Object.values(LIKELY_SAFE_TYPES);
 const THREAT_TYPE_NAMES: readonly ThreatTypeName[] = Object.values(THREAT_TYPES);

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { expressionHashString } from '../../url/hash.ts';
 import { sortFullHashes, sortedFullHashes } from '../lists/full-hashes.ts';
 import type { EntryEdits } from './entry-edits.ts';
-import type { MergedList, SourceCopy } from './source-states.ts';
+import type { MergedList, SourceCopy } from './sources/source-states.ts';
 
 /** How the operator's additions are named in reports. */
 export const EDITS_LABEL = 'entries added through /admin/lists';

@@ -1,5 +1,5 @@
 import { InvalidUrlError } from '../../url/invalid-url.ts';
-import { excerpt, MAX_EXCERPT_LENGTH, quotedExcerpt } from './excerpt.ts';
+import { excerpt, MAX_EXCERPT_LENGTH, quotedExcerpt } from './formats/excerpt.ts';
 import { BadEntryError, FeedEntryLimitError } from './feed-error.ts';
 
 /** A feed line (or CSV record) that could not become an expression, as reported to the operator. */

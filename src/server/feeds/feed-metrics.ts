@@ -16,8 +16,8 @@
 //   sbkit_feed_source_received_bytes_total{…}                      bytes received as sent, compressed
 
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { SourceState, SourceStates } from './source-states.ts';
-import { entryCount } from './source-status.ts';
+import type { SourceState, SourceStates } from './sources/source-states.ts';
+import { entryCount } from './sources/source-status.ts';
 
 type Labels = 'list' | 'source' | 'name';
 type Metric = Gauge<Labels> | Counter<Labels>;

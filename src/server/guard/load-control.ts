@@ -12,8 +12,8 @@ import { RecentCache } from './recent-cache.ts';
 import { type AskedRequest, RequestClients } from './request-clients.ts';
 import { acceptedKey, keyId } from './requester.ts';
 import { type Decision, LoadGate, type RefusalReason, type Sleep } from './load-gate.ts';
-import { RedisHitStore } from './redis-hit-store.ts';
-import type { RedisWatch } from '../redis-connection.ts';
+import { RedisHitStore } from '../redis/redis-hit-store.ts';
+import type { RedisWatch } from '../redis/redis-connection.ts';
 import { retryAfterSeconds } from './refusal.ts';
 import { type AdminCheck, type GateDecisions, type Outcome, registerGate, type Slot } from './request-gate.ts';
 

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { chooseResponseEncoding, type WireEncoding } from '../../wire/encoding.ts';
 import { type ErrorCode, errorCode, errorCodes, SbkitError } from '../../sbkit-error.ts';
 import { LOAD_CONTROL_STEM, renderWireError, WireError } from '../../wire/wire-error.ts';
-import { EVERY_ANSWER_HEADERS, NOT_KEPT } from '../replies.ts';
+import { EVERY_ANSWER_HEADERS, NOT_KEPT } from '../http/replies.ts';
 import type { RefusalReason } from './load-gate.ts';
 
 export interface Refusal {

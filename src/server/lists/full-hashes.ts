@@ -32,7 +32,7 @@ const TWO_32 = 2 ** 32;
  */
 export function sortFullHashes(input: Uint8Array): SortedFullHashes {
   const n = input.length / FULL_HASH_BYTES;
-  // Feeds' hashes arrive sorted already (feeds/hash-buckets.ts): one pass checks it, instead of a sort that
+  // Feeds' hashes arrive sorted already (feeds/formats/hash-buckets.ts): one pass checks it, instead of a sort that
   // holds the event loop for most of a second at a million hashes.
   if (isStrictlyAscending(input)) {
     const prefixes = new Uint32Array(n);

@@ -2,15 +2,15 @@
 // one gateway it is configured for, and the answers back. It sees who asks, never what: nothing of a
 // request but its size passes through its hands readably, nothing about the client (address,
 // User-Agent, cookies, any header) goes on to the gateway, and it logs nothing of either. What it
-// holds is bounded both ways: a client's request in size and time (guard/http-limits.ts), the
+// holds is bounded both ways: a client's request in size and time (http/http-limits.ts), the
 // gateway's answer in size as it streams in, and in time.
 
 import type { IncomingHttpHeaders } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { TrustedProxies } from '../guard/client-address.ts';
-import { closeStalledConnections, DEFAULT_HTTP_LIMITS, type HttpLimits, httpServerOptions } from '../guard/http-limits.ts';
-import { capConnections } from '../guard/connection-caps.ts';
-import { paceAnswers } from '../guard/answer-pace.ts';
+import { closeStalledConnections, DEFAULT_HTTP_LIMITS, type HttpLimits, httpServerOptions } from '../http/http-limits.ts';
+import { capConnections } from '../http/connection-caps.ts';
+import { paceAnswers } from '../http/answer-pace.ts';
 import type { LoadControl } from '../guard/load-control.ts';
 
 /** What {@link createRelayApp} forwards to, and who it admits. */

@@ -14,7 +14,7 @@
 import { ConfigError } from '../feeds/config-error.ts';
 import { randomBytes, randomInt } from 'node:crypto';
 import { type GatewayKey, importGatewayKey, type KeyConfig } from '../../wire/ohttp.ts';
-import { connectRedis, type RedisClient, type RedisConnection, type RedisWatch } from '../redis-connection.ts';
+import { connectRedis, type RedisClient, type RedisConnection, type RedisWatch } from '../redis/redis-connection.ts';
 import { type GatewayKeys, GatewayKeysUnavailableError, type KeyRingOptions } from './key-ring.ts';
 
 export interface SharedKeyRingOptions extends KeyRingOptions {

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { REFUSAL_STYLE } from '../guard/refusal.ts';
 import { INNER_REQUEST_ADDRESS } from '../ohttp/gateway-routes.ts';
-import { EVERY_ANSWER_HEADERS } from '../replies.ts';
+import { EVERY_ANSWER_HEADERS } from '../http/replies.ts';
 import { PAGE_STYLE } from './pages.ts';
 
 const styleHash = (css: string) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`;

@@ -3,7 +3,7 @@
 
 import { VERSION } from '../../version.ts';
 import type { ListCatalog } from '../catalog.ts';
-import type { FeedSourceStatus } from '../feeds/source-status.ts';
+import type { FeedSourceStatus } from '../feeds/sources/source-status.ts';
 import type { LoadControlSummary } from '../guard/load-control.ts';
 import { hashCount } from '../../store/hash-list.ts';
 import type { MinuteCounts, RequestHistory } from './request-history.ts';

@@ -8,7 +8,7 @@ import { WireError } from '../../wire/wire-error.ts';
 import { type FullHashSource, searchesOf } from '../api/full-hash-source.ts';
 import type { Requester } from '../guard/requester.ts';
 import type { ListCatalog } from '../catalog.ts';
-import type { FeedSourceStatus } from '../feeds/source-status.ts';
+import type { FeedSourceStatus } from '../feeds/sources/source-status.ts';
 import type { LoadControl } from '../guard/load-control.ts';
 import { lookUp } from './lookup.ts';
 import { advisoryPage, lookupPage, statusPage } from './pages.ts';

@@ -7,7 +7,7 @@ import * as v5 from '../../../src/proto/v5.ts';
 import { ListCatalog } from '../../../src/server/catalog.ts';
 import { LoadControl } from '../../../src/server/guard/load-control.ts';
 import { ListHistory } from '../../../src/server/lists/list-history.ts';
-import { createServer, type SafeBrowsingServer } from '../../../src/server/server.ts';
+import { createServer, type SafeBrowsingServer } from '../../../src/server/http/server.ts';
 import { expressionHashBytes } from '../../../src/url/hash.ts';
 
 const ADMIN_TOKEN = '3f0c9d1e7a5b42c8a9e6d0b1c2f3a4b5';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createApp } from '../../../src/server/app.ts';
+import { createApp } from '../../../src/server/http/app.ts';
 import { corsOriginProblem } from '../../../src/server/api/cors.ts';
 import { parseServerConfig } from '../../../src/server/feeds/config.ts';
 import { LoadControl } from '../../../src/server/guard/load-control.ts';

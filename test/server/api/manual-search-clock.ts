@@ -1,7 +1,7 @@
 // A SearchClock whose timers run only when a test moves it: the upstream searches' schedule (its
 // bucket, shares and waits) is driven by hand, in the unit tests and on loopback alike.
 
-import type { SearchClock } from '../../../src/server/api/upstream-searches.ts';
+import type { SearchClock } from '../../../src/server/proxy/upstream-searches.ts';
 
 export interface ManualSearchClock extends SearchClock {
   /** Moves time on by `ms`, running the timers that fall due on the way, in order. */

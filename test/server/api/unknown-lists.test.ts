@@ -12,7 +12,7 @@ import { KNOWN_LISTS } from '../../../src/lists/known-lists.ts';
 import type { V4List } from '../../../src/lists/v4-lists.ts';
 import * as v4 from '../../../src/proto/v4.ts';
 import * as v5 from '../../../src/proto/v5.ts';
-import { createApp } from '../../../src/server/app.ts';
+import { createApp } from '../../../src/server/http/app.ts';
 import { EMPTY_LIST_CHECKSUM, NO_LIST_VERSION } from '../../../src/server/catalog.ts';
 import { catalogOf } from './fixtures.ts';
 

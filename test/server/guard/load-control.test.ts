@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { createApp } from '../../../src/server/app.ts';
+import { createApp } from '../../../src/server/http/app.ts';
 import { LoadControl } from '../../../src/server/guard/load-control.ts';
 import type { LoadControlSettings } from '../../../src/server/guard/load-control-settings.ts';
 import { demoCatalog } from '../fixture.ts';

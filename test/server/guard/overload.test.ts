@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { LoadControl } from '../../../src/server/guard/load-control.ts';
-import { createServer, type SafeBrowsingServer } from '../../../src/server/server.ts';
+import { createServer, type SafeBrowsingServer } from '../../../src/server/http/server.ts';
 import { demoCatalog } from '../fixture.ts';
 
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0';

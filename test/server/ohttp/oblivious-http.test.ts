@@ -8,8 +8,8 @@ import { SafeBrowsingClient } from '../../../src/client/safe-browsing-client.ts'
 import { LoadControl } from '../../../src/server/guard/load-control.ts';
 import { KeyRing } from '../../../src/server/ohttp/key-ring.ts';
 import { createRelayApp } from '../../../src/server/ohttp/relay.ts';
-import { createApp } from '../../../src/server/app.ts';
-import { createServer, type SafeBrowsingServer } from '../../../src/server/server.ts';
+import { createApp } from '../../../src/server/http/app.ts';
+import { createServer, type SafeBrowsingServer } from '../../../src/server/http/server.ts';
 import { expressionHashString } from '../../../src/url/hash.ts';
 import { decodeBinaryHttpResponse, encodeBinaryHttpRequest } from '../../../src/wire/binary-http.ts';
 import { decapsulateResponse, encapsulateRequest } from '../../../src/wire/ohttp-client.ts';

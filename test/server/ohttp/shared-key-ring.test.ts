@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createApp } from '../../../src/server/app.ts';
+import { createApp } from '../../../src/server/http/app.ts';
 import { SharedKeyRing } from '../../../src/server/ohttp/shared-key-ring.ts';
 import { encodeBinaryHttpRequest } from '../../../src/wire/binary-http.ts';
 import { encapsulateRequest } from '../../../src/wire/ohttp-client.ts';

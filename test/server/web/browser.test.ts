@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { LoadControl } from '../../../src/server/guard/load-control.ts';
-import { createServer, type SafeBrowsingServer } from '../../../src/server/server.ts';
+import { createServer, type SafeBrowsingServer } from '../../../src/server/http/server.ts';
 import { demoCatalog } from '../fixture.ts';
 
 // Debian's chromium (.ci/run installs it): the pages must work in a real browser, not only in inject().

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createApp } from '../../../src/server/app.ts';
+import { createApp } from '../../../src/server/http/app.ts';
 import type { FullHashSource } from '../../../src/server/api/full-hash-source.ts';
 import { LoadControl } from '../../../src/server/guard/load-control.ts';
 import { WireError } from '../../../src/wire/wire-error.ts';

@@ -1,0 +1,104 @@
+import { basename } from 'node:path';
+import { createHash } from 'node:crypto';
+import type { FeedLimits, SourceConfig } from '../config.ts';
+import type { EventLoopTurns } from '../formats/event-loop-turns.ts';
+import { FeedCollector, type FeedTally } from '../feed-collector.ts';
+import { FeedEntryLimitError, FeedFormatError } from '../feed-error.ts';
+import { feedSteps } from '../formats/feed-formats.ts';
+import { DEFAULT_MAX_FEED_ENTRIES } from '../feed-limits-config.ts';
+import { notAFeedReason } from '../formats/feed-plausibility.ts';
+import { HashBuckets } from '../formats/hash-buckets.ts';
+import { SourceError } from './source-error.ts';
+import { urlLabel } from './source-reader.ts';
+
+/** How a source is named in logs and errors: its path, or its URL without credentials. Not for public pages. */
+export function sourceLabel(source: SourceConfig): string {
+  switch (source.kind) {
+    case 'file':
+      return source.path;
+    case 'url':
+      return urlLabel(source.url);
+    case 'entries':
+      return `inline entries (${source.entries.length})`;
+  }
+}
+
+/**
+ * How a source is named where anyone may read it (the status page, metric labels): the operator's
+ * `name`, else a URL's host (its path and query can hold a key), a file's name without its folder (the
+ * layout of the disk is not public), or "inline entries".
+ */
+export function sourceShownName(source: SourceConfig): string {
+  if (source.name !== undefined) return source.name;
+  switch (source.kind) {
+    case 'file':
+      return basename(source.path);
+    case 'url':
+      return new URL(source.url).host;
+    case 'entries':
+      return 'inline entries';
+  }
+}
+
+/** The bounds of reading one source: its own where it sets them, else the configuration's. */
+export function sourceLimits(source: SourceConfig, limits: FeedLimits): FeedLimits {
+  if (source.kind === 'entries') return { ...limits, maxEntries: limits.maxEntries ?? DEFAULT_MAX_FEED_ENTRIES };
+  return {
+    timeoutMs: (source.kind === 'url' ? source.timeoutMs : undefined) ?? limits.timeoutMs,
+    maxBytes: source.maxBytes ?? limits.maxBytes,
+    maxEntries: source.maxEntries ?? limits.maxEntries ?? DEFAULT_MAX_FEED_ENTRIES,
+    ...(limits.signal === undefined ? {} : { signal: limits.signal }),
+  };
+}
+
+/** A feed read into the full hashes of its expressions (hash-buckets.ts), and what else it held. */
+export interface HashedFeed extends FeedTally {
+  /** SHA-256 of each distinct expression, sorted, 32 bytes each, concatenated. */
+  fullHashes: Uint8Array;
+}
+
+/**
+ * A source's text as the full hashes of a feed of its format, read in turns of the event loop (S5), at
+ * most `maxEntries` entries. Throws SourceError (`format`, `not-a-feed`, `too-many-entries`) when the
+ * text as a whole gives nothing usable, a text of almost only bad lines included; other bad lines are
+ * counts.
+ */
+export async function hashSourceText(source: SourceConfig, text: string, maxEntries: number, turns: EventLoopTurns): Promise<HashedFeed> {
+  const buckets = new HashBuckets();
+  const collector = new FeedCollector((expression) => buckets.add(expression), maxEntries);
+  try {
+    const steps = feedSteps(text, source.format, { csvColumn: source.csvColumn }, collector);
+    while (!steps.next().done) await turns.pause();
+  } catch (error) {
+    if (error instanceof FeedFormatError)
+      throw new SourceError(sourceLabel(source), 'format', `cannot be read as ${source.format}: ${error.message}`, { cause: error });
+    if (error instanceof FeedEntryLimitError)
+      throw new SourceError(sourceLabel(source), 'too-many-entries', error.message, { cause: error });
+    throw error;
+  }
+  const tally = collector.tally();
+  const notAFeed = notAFeedReason(tally, source.format);
+  if (notAFeed !== undefined) throw new SourceError(sourceLabel(source), 'not-a-feed', notAFeed);
+  return { ...tally, fullHashes: await buckets.sorted(turns) };
+}
+
+/** Characters hashed in one turn: a few milliseconds' work. */
+const DIGEST_SLICE = 1 << 20;
+
+/** A text's SHA-256 (base64) and its size in UTF-8 bytes, a slice a turn: a feed may be hundreds of megabytes. */
+export async function digestOf(text: string, turns: EventLoopTurns): Promise<{ digest: string; bytes: number }> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for (let start = 0; start < text.length;) {
+    let end = Math.min(text.length, start + DIGEST_SLICE);
+    // Never between the two halves of a surrogate pair: each half alone would be encoded as U+FFFD.
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    const slice = text.slice(start, end);
+    hash.update(slice);
+    bytes += Buffer.byteLength(slice);
+    start = end;
+    await turns.pause();
+  }
+  return { digest: hash.digest('base64'), bytes };
+}

@@ -1,0 +1,199 @@
+import type { ClientEvent } from '../../client/options.ts';
+import { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST, KNOWN_LISTS, knownList } from '../../lists/known-lists.ts';
+import { SafeBrowsingClient } from '../../client/safe-browsing-client.ts';
+import { type FullHashSource, type SharedSearchCache, upstreamFullHashes } from '../api/full-hash-source.ts';
+import type { SearchClock, UpstreamSearchLimits } from './upstream-searches.ts';
+import { ListCatalog } from '../catalog.ts';
+import { ConfigError } from '../feeds/config-error.ts';
+import type { ListDefinition } from '../lists/list-definition.ts';
+import { hashCount } from '../../store/hash-list.ts';
+import { ListHistory } from '../lists/list-history.ts';
+import { memorySnapshotStore, type SnapshotStore } from '../lists/snapshot-store.ts';
+
+/** SB-11: a caching proxy keeps the lists it fetched "for at least a short while, e.g. five minutes". */
+const PROXY_LIST_CACHE_MS = 5 * 60_000;
+
+/** What {@link UpstreamMirror.start} mirrors, and how. */
+export interface UpstreamOptions {
+  /** The upstream's origin, e.g. https://safebrowsing.googleapis.com. */
+  url: string;
+  /** API key for the upstream. */
+  apiKey?: string | undefined;
+  /** Protocol spoken to the upstream; v5 by default. */
+  protocol?: 'v5' | 'v4';
+  /** Lists to mirror; by default the SB-11 threat lists, and the global cache over v5. */
+  lists?: readonly string[];
+  /** Where the mirror keeps its copy between restarts. */
+  dataDir?: string | undefined;
+  /** Versions of each list kept for diffs; 10 by default. */
+  keepVersions?: number;
+  /** RF-2 window of the mirror's first update (tests shorten it). */
+  firstUpdateWindowMs?: number;
+  /** The mirroring client's events (updates, failures, dropped lists, damaged files). */
+  onEvent?: (event: ClientEvent) => void;
+  /**
+   * Where the mirrored lists are published: this process's memory by default, or a store shared by
+   * several proxy instances (Redis), which then serve the same versions and diffs.
+   */
+  store?: SnapshotStore;
+  /** A cache of the upstream's search answers that proxy instances share, asked before the upstream. */
+  searchCache?: SharedSearchCache;
+  /** How searches spend the upstream's patience: its rate, each requester's share, the longest wait. */
+  searchLimits?: Partial<UpstreamSearchLimits>;
+  /** The clock of the searches' schedule and shares (tests drive it by hand); the system's by default. */
+  searchClock?: SearchClock;
+  /** Where to say that a mirrored list could not be published. */
+  log?: (message: string) => void;
+}
+
+/** How a mirrored list is published: as the known list of its name (the upstream sends hashes, not descriptions). */
+function definitionOf(name: string): ListDefinition {
+  const known = knownList(name);
+  if (known === undefined || known.name !== name) {
+    throw new ConfigError(
+      'lists',
+      `a proxy mirrors the lists of SB-11 (${KNOWN_LISTS.map((list) => list.name).join(', ')}); "${name}" is not one of them`,
+    );
+  }
+  const description = `${known.description} (mirrored)`;
+  return 'threatType' in known.holds
+    ? { name, hashLength: known.width, threatTypes: [known.holds.threatType], likelySafeTypes: [], description }
+    : { name, hashLength: known.width, threatTypes: [], likelySafeTypes: [known.holds.likelySafeType], description };
+}
+
+/**
+ * Proxy mode: the upstream's lists mirrored by sbkit's own client (which keeps the request-frequency
+ * rules towards the upstream) and republished with this server's own versions and diffs; searches go
+ * to the client's cache first and the upstream second (upstreamFullHashes).
+ */
+export class UpstreamMirror {
+  /** The mirrored lists, for {@link createServer}'s `catalog`. */
+  readonly catalog: ListCatalog;
+  /** Searches answered from the client's cache, then the upstream, for {@link createServer}'s `fullHashes`. */
+  readonly fullHashes: FullHashSource;
+  private readonly histories: Map<string, ListHistory>;
+  /** Lists published from a copy of the upstream's, by this instance. */
+  private readonly mirrored = new Set<string>();
+  /** Lists the upstream said it does not publish: not served, until it has them. */
+  private readonly withdrawn = new Set<string>();
+
+  private constructor(
+    /** The client that follows the upstream. */
+    readonly client: SafeBrowsingClient,
+    names: readonly string[],
+    keep: number,
+    private readonly store: SnapshotStore,
+    private readonly log: (message: string) => void,
+    searchCache: SharedSearchCache | undefined,
+    searchLimits: Partial<UpstreamSearchLimits> | undefined,
+    searchClock: SearchClock | undefined,
+  ) {
+    this.histories = new Map(names.map((name) => [name, new ListHistory(definitionOf(name), { keep })]));
+    this.catalog = new ListCatalog(this.histories.values());
+    this.fullHashes = upstreamFullHashes(client, searchCache, searchLimits, undefined, searchClock);
+  }
+
+  /**
+   * Opens the mirror's copy (serving it at once) and starts following the upstream.
+   *
+   * @throws ClientOptionError for options the client refuses; DatabaseStorageError when
+   *   `dataDir` cannot be used; SnapshotStoreError when `store` cannot be read.
+   */
+  static async start(options: UpstreamOptions): Promise<UpstreamMirror> {
+    const protocol = options.protocol ?? 'v5';
+    const threatLists = (options.lists ?? DEFAULT_THREAT_LISTS).filter((name) => name !== GLOBAL_CACHE_LIST);
+    const withGlobalCache = protocol === 'v5' && (options.lists === undefined || options.lists.includes(GLOBAL_CACHE_LIST));
+    let mirror: UpstreamMirror | undefined;
+    const client = new SafeBrowsingClient({
+      server: options.url,
+      apiKey: options.apiKey,
+      protocol,
+      mode: withGlobalCache ? 'realtime' : 'local',
+      lists: threatLists,
+      dataDir: options.dataDir,
+      firstUpdateWindowMs: options.firstUpdateWindowMs,
+      minimumUpdateWaitMs: PROXY_LIST_CACHE_MS,
+      onEvent: (event) => {
+        if (event.type === 'update' || event.type === 'list-dropped') void mirror?.republish();
+        if (event.type === 'lists-not-published') mirror?.withdraw(event.lists, event.available);
+        options.onEvent?.(event);
+      },
+    });
+    const names = [...threatLists, ...(withGlobalCache ? [GLOBAL_CACHE_LIST] : [])];
+    mirror = new UpstreamMirror(
+      client,
+      names,
+      options.keepVersions ?? 10,
+      options.store ?? memorySnapshotStore,
+      options.log ?? (() => {}),
+      options.searchCache,
+      options.searchLimits,
+      options.searchClock,
+    );
+    await mirror.store.follow([...mirror.histories.values()]);
+    await client.open();
+    await mirror.republish();
+    await client.start();
+    return mirror;
+  }
+
+  /** Fetches from the upstream now, as far as its waits allow, and republishes. */
+  async update(): Promise<void> {
+    await this.client.update();
+    await this.republish();
+  }
+
+  /**
+   * Publishes what the client holds, stamped with when the upstream sent it; unchanged lists keep their
+   * versions (content-derived ids). Lists never fetched are left as they are. Never rejects: a store
+   * that cannot take a list is reported, and the next update tries again.
+   */
+  private async republish(): Promise<void> {
+    for (const [name, history] of this.histories) {
+      // Content and stamp read together, after the previous list's publication: an update finishing
+      // meanwhile cannot pair new content with an old stamp.
+      const list = this.client.list(name);
+      const at = this.client.listInfo().find((info) => info.name === name)?.updatedAt;
+      if (list === undefined || at === undefined || list.width !== history.definition.hashLength) continue;
+      if (this.withdrawn.delete(name)) {
+        this.catalog.restore(history);
+        this.log(`the upstream publishes list ${name} now; it is served again`);
+      }
+      try {
+        await this.store.publishServed(history, list.sortedHashes(), at);
+        this.mirrored.add(name);
+      } catch (error) {
+        this.log(`mirrored list ${name} could not be published: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  /**
+   * Lists the upstream does not publish (its client asked it which it has): withdrawn from the catalog,
+   * so that they are answered as any list this server lacks rather than as an empty copy, or with 503
+   * "no copy yet" for ever; each logged once.
+   */
+  private withdraw(names: readonly string[], available: readonly string[]): void {
+    for (const name of names) {
+      if (this.withdrawn.has(name) || this.mirrored.has(name)) continue;
+      this.withdrawn.add(name);
+      this.catalog.withdraw(name);
+      this.log(`the upstream publishes no list ${name} (it has ${available.join(', ') || 'none'}); ${name} is not served`);
+    }
+  }
+
+  /**
+   * Whether a list holds a copy of the upstream's: mirrored here, or published by another instance
+   * through the shared store (an adopted list has entries). Before that it is the empty list a history
+   * starts with, which clients must not take for the upstream's.
+   */
+  listReady(name: string): boolean {
+    const history = this.histories.get(name);
+    return history !== undefined && (this.mirrored.has(name) || hashCount(history.current().served()) > 0);
+  }
+
+  /** Stops following the upstream and saves the client's request schedules. */
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}

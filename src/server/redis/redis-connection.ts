@@ -1,0 +1,237 @@
+// node-redis is loaded when a connection is first made: a server without Redis never loads it.
+
+import { type ErrorCode, errorCode, errorCodes, SbkitError } from '../../sbkit-error.ts';
+
+/** The start of every Redis key of sbkit's, unless the operator chooses another (`--redis-prefix`). */
+export const DEFAULT_KEY_PREFIX = 'sbkit:';
+
+/** Back-off between reconnection attempts once Redis went away, capped: it comes back when it comes back. */
+const MAX_RECONNECT_DELAY_MS = 2000;
+
+const REDIS_CONNECTION_FAILURES = ['invalid-url', 'unavailable'] as const;
+/** Why Redis could not be reached: an address that cannot be used, or a Redis that does not answer. */
+type RedisConnectionFailure = (typeof REDIS_CONNECTION_FAILURES)[number];
+
+/**
+ * Why Redis could not be reached: `invalid-url` for an address that cannot be used (a mistake of the
+ * configuration), `unavailable` when Redis did not answer in time or refused.
+ */
+export class RedisConnectionError extends SbkitError {
+  /** Always `"RedisConnectionError"`, as logs and stack traces show it. */
+  override readonly name = 'RedisConnectionError';
+  /** `SBKIT_REDIS_CONNECTION_` and the reason in capitals, underscores for hyphens (docs/errors.md). */
+  override readonly code: ErrorCode<'REDIS_CONNECTION', RedisConnectionFailure>;
+  /** Every code of this class. */
+  static readonly codes = errorCodes('REDIS_CONNECTION', REDIS_CONNECTION_FAILURES);
+
+  constructor(
+    /** A URL that cannot be used, or a Redis that does not answer. */
+    readonly reason: RedisConnectionFailure,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.code = errorCode('REDIS_CONNECTION', reason);
+  }
+}
+
+export type RedisClient = Awaited<ReturnType<typeof createRedisClient>>;
+
+/** Back-off between attempts to reach a Redis that did not answer at start: `firstMs`, doubling up to `maxMs`. */
+export interface RetrySchedule {
+  firstMs: number;
+  maxMs: number;
+}
+
+/** 1 s doubling to a minute: a Redis back within seconds is found within seconds, one down for long is asked once a minute. */
+export const DEFAULT_RETRY_SCHEDULE: RetrySchedule = { firstMs: 1000, maxMs: 60_000 };
+
+/**
+ * The wait before attempt `attempt` + 1 (0 for the wait after the first failure): `firstMs` · 2^attempt,
+ * at most `maxMs`, of which a random half is taken off (`random` uniform in [0, 1)), so that instances
+ * restarted together do not knock on Redis together.
+ */
+export function retryDelayMs(attempt: number, schedule: RetrySchedule, random: number): number {
+  const ceiling = Math.min(schedule.maxMs, schedule.firstMs * 2 ** Math.min(attempt, 30));
+  return Math.round(ceiling / 2 + (random * ceiling) / 2);
+}
+
+/**
+ * How a part of the service connects to Redis and tells of it (server/redis/redis-monitor.ts makes one per part):
+ * whether it starts without Redis, and what it reports for the metrics.
+ */
+export interface RedisWatch {
+  /** When Redis does not answer at start: resolve anyway and try again on this schedule; undefined: reject. */
+  readonly retry: RetrySchedule | undefined;
+  /** Each connection made, watched while it lives; `failure` says why Redis did not answer at start. */
+  opened(connection: RedisConnection, failure: Error | undefined): void;
+  /** Redis answers again: after failed attempts at start, or after it went away. */
+  reconnected(connection: RedisConnection): void;
+  /** A list's history of versions, which Redis had lost, was written back from this instance's memory. */
+  restored(list: string, versions: number): void;
+}
+
+/** A connection to Redis, which may be trying to reach it still. */
+export interface RedisConnection {
+  readonly client: RedisClient;
+  /** The URL without credentials, for messages. */
+  readonly label: string;
+  /** True while Redis answers commands. */
+  readonly ready: boolean;
+  /** While Redis has not answered since start: try now rather than at the next scheduled attempt. */
+  retryNow(): void;
+  /** Stops trying and disconnects. */
+  close(): Promise<void>;
+}
+
+async function createRedisClient(url: string, timeoutMs: number, hasConnected: () => boolean) {
+  const { createClient, RESP_TYPES } = await import('redis');
+  return createClient({
+    url,
+    // A command while Redis is away fails at once instead of waiting in a queue for it to come back:
+    // callers report the failure, or try again later.
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: timeoutMs,
+      // A first connection that fails fails at once (connect() rejects; a patient connection tries again
+      // on its own schedule); once connected, the client reconnects with back-off forever.
+      reconnectStrategy: (retries: number) => (hasConnected() ? Math.min(50 * 2 ** retries, MAX_RECONNECT_DELAY_MS) : false),
+    },
+    commandOptions: { timeout: timeoutMs },
+  }).withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
+}
+
+/**
+ * Connects to Redis at `url`, bounding the connection and every command by `timeoutMs`; replies come
+ * as Buffers. Rejects with RedisConnectionError: 'invalid-url' for an address that cannot be used,
+ * 'unavailable' when Redis does not answer, unless `watch.retry` says to start without it: then it
+ * resolves at once, commands fail until Redis answers, and attempts follow the schedule, with jitter.
+ */
+export async function connectRedis(url: string, timeoutMs: number, watch?: RedisWatch): Promise<RedisConnection> {
+  const label = redactedUrl(url);
+  let connection: Connection | undefined;
+  let client: RedisClient;
+  try {
+    client = await createRedisClient(url, timeoutMs, () => connection?.everConnected === true);
+  } catch (error) {
+    throw new RedisConnectionError('invalid-url', `${label} is not a Redis URL (redis://host:port): ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  connection = new Connection(client, label, timeoutMs, watch);
+  const failure = await connection.attempt();
+  if (failure !== undefined) {
+    const error = new RedisConnectionError('unavailable', `cannot connect to Redis at ${label}: ${failure.message}`, { cause: failure });
+    if (watch?.retry === undefined) throw error;
+    connection.retryLater(watch.retry);
+  }
+  watch?.opened(connection, failure);
+  return connection;
+}
+
+class Connection implements RedisConnection {
+  everConnected = false;
+  private attempts = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private schedule: RetrySchedule | undefined;
+  private closed = false;
+  private retrying = false;
+  private connecting: Promise<Error | undefined> | undefined;
+
+  constructor(
+    readonly client: RedisClient,
+    readonly label: string,
+    private readonly timeoutMs: number,
+    private readonly watch: RedisWatch | undefined,
+  ) {
+    // Once connected, node-redis reconnects by itself and says so with 'ready'.
+    client.on('ready', () => {
+      if (this.everConnected) this.watch?.reconnected(this);
+    });
+  }
+
+  get ready(): boolean {
+    return this.client.isReady;
+  }
+
+  /** One attempt to connect; resolves to why it failed, or undefined once connected. */
+  attempt(): Promise<Error | undefined> {
+    this.connecting ??= this.connectOnce().finally(() => (this.connecting = undefined));
+    return this.connecting;
+  }
+
+  retryLater(schedule: RetrySchedule): void {
+    this.schedule = schedule;
+    if (this.closed || this.everConnected) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.retry(), retryDelayMs(this.attempts - 1, schedule, Math.random()));
+    this.timer.unref();
+  }
+
+  retryNow(): void {
+    if (this.closed || this.everConnected || this.schedule === undefined) return;
+    clearTimeout(this.timer);
+    void this.retry();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.connecting;
+    if (this.client.isOpen) await this.client.close();
+  }
+
+  private async retry(): Promise<void> {
+    // One attempt at a time: asked to try while an attempt is under way, that attempt is the answer.
+    if (this.retrying) return;
+    this.retrying = true;
+    const failure = await this.attempt();
+    this.retrying = false;
+    if (this.closed) {
+      if (this.client.isOpen) await this.client.close();
+      return;
+    }
+    if (failure === undefined) this.watch?.reconnected(this);
+    else this.retryLater(this.schedule!);
+  }
+
+  private async connectOnce(): Promise<Error | undefined> {
+    if (this.everConnected) return undefined;
+    this.attempts += 1;
+    // node-redis reports connection failures as 'error' events too: the result says it.
+    const ignore = () => {};
+    this.client.on('error', ignore);
+    // node-redis bounds the TCP connection by connectTimeout, not the handshake after it (HELLO, CLIENT
+    // SETINFO): a server that accepts and never answers would hold the attempt, and a start, for ever.
+    let timer: NodeJS.Timeout | undefined;
+    const unanswered = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs / 1000} s`)), this.timeoutMs);
+    });
+    const connecting = this.client.connect();
+    try {
+      await Promise.race([connecting, unanswered]);
+    } catch (error) {
+      if (this.client.isOpen) {
+        // The attempt cut short rejects as the socket goes: that is this failure, already reported.
+        connecting.catch(() => undefined);
+        this.client.destroy();
+      }
+      return error instanceof Error ? error : new Error(String(error));
+    } finally {
+      clearTimeout(timer);
+      this.client.off('error', ignore);
+    }
+    this.everConnected = true;
+    return undefined;
+  }
+}
+
+/** The URL as it may appear in logs: without user and password. */
+function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
+  } catch {
+    return JSON.stringify(url);
+  }
+}

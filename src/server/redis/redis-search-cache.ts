@@ -1,0 +1,163 @@
+import { MAX_CACHE_DURATION_MS } from '../../client/local-cache.ts';
+import { type FullHashMatch, type ThreatDetail } from '../../client/threats.ts';
+import { THREAT_ATTRIBUTES, THREAT_TYPES, type ThreatAttributeName, type ThreatTypeName } from '../../lists/threat-types.ts';
+import type { CachedSearch, SharedSearchCache } from '../api/full-hash-source.ts';
+import { prefix32 } from '../../url/hash.ts';
+import { connectRedis, type RedisClient, type RedisConnection, type RedisWatch } from './redis-connection.ts';
+
+export interface RedisSearchCacheOptions {
+  /** `redis://[[user]:password@]host[:port][/db]`, or `rediss://` for TLS. */
+  url: string;
+  /** Starts every key: the proxy instances in front of one upstream share it. */
+  keyPrefix?: string;
+  /** Bound on connecting and on each command; a search waits at most this long for the cache. */
+  timeoutMs?: number;
+  /** Where to say that Redis failed, or answers again. */
+  log?: (message: string) => void;
+  /** Start without Redis when it does not answer, and report to the service's metrics (redis-monitor.ts). */
+  watch?: RedisWatch;
+}
+
+const DEFAULT_TIMEOUT_MS = 500;
+const KNOWN_TYPES: ReadonlySet<unknown> = new Set(Object.values(THREAT_TYPES));
+const KNOWN_ATTRIBUTES: ReadonlySet<unknown> = new Set(Object.values(THREAT_ATTRIBUTES));
+const isThreatType = (value: unknown): value is ThreatTypeName => KNOWN_TYPES.has(value);
+const isAttribute = (value: unknown): value is ThreatAttributeName => KNOWN_ATTRIBUTES.has(value);
+
+/** What one key holds: when the answer expires, and the full hashes (base64) with their details. */
+interface StoredSearch {
+  expiresAt: number;
+  fullHashes: { hash: string; details: ThreatDetail[] }[];
+}
+
+/**
+ * The upstream's answers to hashes:search, shared by the proxy instances in front of it (SB-11: a
+ * caching proxy answers from its cache first), one key per 4-byte prefix:
+ *   {prefix}search:{8 hex digits}    JSON of StoredSearch; Redis drops it when the answer expires
+ * Negative answers (no full hash under the prefix) are kept like the others. Searches never fail
+ * because of Redis: while it is away the cache knows nothing and keeps nothing, which it says once.
+ */
+export class RedisSearchCache implements SharedSearchCache {
+  private reachable = true;
+
+  private readonly client: RedisClient;
+  private readonly label: string;
+
+  private constructor(
+    private readonly connection: RedisConnection,
+    private readonly keyPrefix: string,
+    private readonly log: (message: string) => void,
+  ) {
+    this.client = connection.client;
+    this.label = connection.label;
+    this.client.on('error', (error: Error) => this.failed(error));
+    this.client.on('ready', () => this.answered());
+  }
+
+  /**
+   * Connects to Redis; rejects with RedisConnectionError when it cannot (when Redis does not answer,
+   * only without `watch.retry`: with it, the cache knows nothing until Redis answers).
+   */
+  static async connect(options: RedisSearchCacheOptions): Promise<RedisSearchCache> {
+    const connection = await connectRedis(options.url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.watch);
+    return new RedisSearchCache(connection, options.keyPrefix ?? 'sbkit:', options.log ?? (() => {}));
+  }
+
+  async lookup(prefixes: readonly number[], now: number): Promise<Map<number, CachedSearch>> {
+    const found = new Map<number, CachedSearch>();
+    if (prefixes.length === 0) return found;
+    let values: (Buffer | null)[];
+    try {
+      values = await this.client.mGet(prefixes.map((prefix) => this.key(prefix)));
+    } catch (error) {
+      this.failed(error);
+      return found;
+    }
+    this.answered();
+    values.forEach((value, i) => {
+      const prefix = prefixes[i]!;
+      const entry = value === null ? undefined : parseStoredSearch(value.toString('utf8'));
+      if (entry === undefined || entry.expiresAt <= now) return;
+      // Only what an upstream could have answered: hashes under this prefix, for at most 24 h (SB-4).
+      if (entry.expiresAt > now + MAX_CACHE_DURATION_MS || entry.fullHashes.some((match) => prefix32(match.fullHash) !== prefix)) return;
+      found.set(prefix, entry);
+    });
+    return found;
+  }
+
+  async store(prefixes: readonly number[], fullHashes: readonly FullHashMatch[], expiresAt: number): Promise<void> {
+    const writes = prefixes.map((prefix) => {
+      const under = fullHashes.filter((match) => match.fullHash.length === 32 && prefix32(match.fullHash) === prefix);
+      const stored: StoredSearch = {
+        expiresAt,
+        fullHashes: under.map((match) => ({ hash: Buffer.from(match.fullHash, 'latin1').toString('base64'), details: match.details })),
+      };
+      return this.client.set(this.key(prefix), JSON.stringify(stored), { expiration: { type: 'PXAT', value: Math.ceil(expiresAt) } });
+    });
+    try {
+      // Issued together, node-redis sends them in one round trip.
+      await Promise.all(writes);
+    } catch (error) {
+      this.failed(error);
+      return;
+    }
+    this.answered();
+  }
+
+  async close(): Promise<void> {
+    await this.connection.close();
+  }
+
+  private key(prefix: number): string {
+    return `${this.keyPrefix}search:${prefix.toString(16).padStart(8, '0')}`;
+  }
+
+  private answered(): void {
+    if (this.reachable) return;
+    this.reachable = true;
+    this.log(`the search cache in Redis at ${this.label} answers again`);
+  }
+
+  private failed(error: unknown): void {
+    if (!this.reachable) return;
+    this.reachable = false;
+    this.log(
+      `the search cache in Redis at ${this.label} failed (${error instanceof Error ? error.message : String(error)}): searches go to the upstream until it answers again`,
+    );
+  }
+}
+
+/** A stored answer, or undefined for anything that is not one (the key holds what anyone wrote there). */
+function parseStoredSearch(text: string): CachedSearch | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const { expiresAt, fullHashes } = parsed as Partial<StoredSearch>;
+  if (typeof expiresAt !== 'number' || !Array.isArray(fullHashes)) return undefined;
+  const matches: FullHashMatch[] = [];
+  for (const entry of fullHashes as unknown[]) {
+    const match = parseMatch(entry);
+    if (match === undefined) return undefined;
+    matches.push(match);
+  }
+  return { expiresAt, fullHashes: matches };
+}
+
+function parseMatch(entry: unknown): FullHashMatch | undefined {
+  if (typeof entry !== 'object' || entry === null) return undefined;
+  const { hash, details } = entry as { hash?: unknown; details?: unknown };
+  if (typeof hash !== 'string' || !Array.isArray(details)) return undefined;
+  const bytes = Buffer.from(hash, 'base64');
+  if (bytes.length !== 32) return undefined;
+  const known: ThreatDetail[] = [];
+  for (const detail of details as unknown[]) {
+    const { threatType, attributes } = (detail ?? {}) as { threatType?: unknown; attributes?: unknown };
+    if (!isThreatType(threatType) || !Array.isArray(attributes) || !attributes.every(isAttribute)) return undefined;
+    known.push({ threatType, attributes });
+  }
+  return { fullHash: bytes.toString('latin1'), details: known };
+}

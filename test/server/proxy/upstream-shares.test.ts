@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { UpstreamShares, type UpstreamShareLimits } from '../../../src/server/proxy/upstream-shares.ts';
+import type { Requester } from '../../../src/server/guard/requester.ts';
+import { WireError } from '../../../src/wire/wire-error.ts';
+
+const LIMITS: UpstreamShareLimits = {
+  anonymousPrefixesPerMinute: 120,
+  neighbourhoodPrefixesPerMinute: 480,
+  keyedPrefixesPerMinute: 2400,
+  relayedPrefixesPerMinute: 2400,
+};
+
+/** An address requester as requesterOf names one: its /64 and its /56. */
+const slash64 = (n: number): Requester => ({ id: `address:2001:db8:1:${n}::/64`, keyed: false, neighbourhood: '2001:db8:1:0::/56' });
+const RELAYED: Requester = { id: 'relay:192.0.2.50', keyed: false, relayed: true };
+
+/** The refusal `spend` throws, or undefined when it counted the prefixes. */
+function refusal(run: () => unknown): WireError | undefined {
+  try {
+    run();
+    return undefined;
+  } catch (error) {
+    assert.ok(error instanceof WireError, String(error));
+    return error;
+  }
+}
+
+describe('UpstreamShares', () => {
+  it('counts the /64s of one neighbourhood together: 256 /64s do not make 256 shares', () => {
+    const shares = new UpstreamShares(LIMITS);
+    for (let n = 0; n < 4; n++)
+      assert.equal(
+        refusal(() => shares.spend(slash64(n), 120, 0)),
+        undefined,
+        `/64 number ${n}`,
+      );
+    const refused = refusal(() => shares.spend(slash64(4), 1, 1000));
+    assert.match(refused!.message, /would send 481 prefixes of this network .* which accepts 480 of one network/);
+    assert.equal(refused!.retryAfterSeconds, 59, 'until the oldest prefixes leave the window');
+    assert.equal(
+      refusal(() => shares.spend({ ...slash64(0), neighbourhood: '2001:db8:2:0::/56' }, 1, 1000))?.message.includes('client'),
+      true,
+    );
+    assert.equal(
+      refusal(() => shares.spend({ id: 'address:2001:db8:2::/64', keyed: false, neighbourhood: '2001:db8:2:0::/56' }, 120, 1000)),
+      undefined,
+    );
+    assert.equal(
+      refusal(() => shares.spend(slash64(5), 1, 60_000)),
+      undefined,
+      'a minute later, the neighbourhood may send again',
+    );
+  });
+
+  it("gives a trusted relay's users one pool for many, each search no larger than a fresh address's", () => {
+    const shares = new UpstreamShares(LIMITS);
+    for (let i = 0; i < 20; i++)
+      assert.equal(
+        refusal(() => shares.spend(RELAYED, 120, i)),
+        undefined,
+        `relayed search ${i}`,
+      );
+    assert.match(refusal(() => shares.spend(RELAYED, 1, 100))!.message, /2401 prefixes of this relay .* 2400 of one relay/);
+    const fresh = new UpstreamShares(LIMITS);
+    assert.equal(
+      refusal(() => fresh.spend(RELAYED, 250, 0)),
+      undefined,
+      'as much as sbkit sends in one request',
+    );
+    assert.match(refusal(() => fresh.spend(RELAYED, 251, 0))!.message, /through an Oblivious HTTP relay, which accepts 250 of one search/);
+  });
+
+  it('places a search by what its requester or neighbourhood sent in the last minute, a relayed one by its own size', () => {
+    const shares = new UpstreamShares(LIMITS);
+    assert.equal(shares.spend(slash64(1), 4, 0), 4);
+    assert.equal(shares.spend(slash64(1), 4, 10), 8);
+    assert.equal(shares.spend(slash64(2), 4, 20), 12, "the neighbourhood's prefixes count: the larger of the two");
+    assert.equal(shares.spend(RELAYED, 200, 30), 200);
+    assert.equal(shares.spend(RELAYED, 3, 40), 3, "another relay user's small search is not placed behind the first's");
+    assert.equal(shares.spend(slash64(1), 4, 70_000), 4, 'a minute later the window has moved on');
+  });
+});
