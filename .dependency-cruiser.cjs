@@ -1,33 +1,37 @@
 // The layers of src/ (docs/architecture.md), checked by `npm run lint`: data flows down, never up.
 //
-//   url ───┐
+//   time ──┐
+//   url ───┤
 //   codec ─┼─▶ wire ─▶ store ─▶ client ─▶ server ─▶ cli
 //   proto ─┤
 //   lists ─┘
 //
-// url, codec, proto and lists are the ground floor (pure: no I/O; lists, the vocabulary of list names
-// and kinds every layer speaks, takes only the types of proto's enums); wire speaks
+// time, url, codec, proto and lists are the ground floor (no I/O; time, the one clock every layer reads
+// and sets its timers by; lists, the vocabulary of list names and kinds every layer speaks, takes only
+// the types of proto's enums); wire speaks
 // the REST surface both sides share; store keeps lists; the client uses all of them; the server reuses the
 // client (a proxy is a client of its upstream); only the CLI may use everything. Each layer may use only
 // the Node built-ins its work needs, so that the lower ones stay runnable outside Node.
 
-const LAYERS = ['url', 'codec', 'proto', 'lists', 'wire', 'store', 'client', 'server', 'cli'];
+const LAYERS = ['time', 'url', 'codec', 'proto', 'lists', 'wire', 'store', 'client', 'server', 'cli'];
 
 /** What each layer may import of ours: itself and the layers below it. */
 const ALLOWED = {
+  time: ['time'],
   url: ['url'],
   codec: ['codec'],
   proto: ['proto'],
-  lists: ['lists', 'proto'],
-  wire: ['wire', 'lists', 'proto', 'codec', 'url'],
-  store: ['store', 'lists', 'codec', 'url'],
-  client: ['client', 'store', 'wire', 'lists', 'proto', 'codec', 'url'],
-  server: ['server', 'client', 'store', 'wire', 'lists', 'proto', 'codec', 'url'],
+  lists: ['time', 'lists', 'proto'],
+  wire: ['time', 'wire', 'lists', 'proto', 'codec', 'url'],
+  store: ['time', 'store', 'lists', 'codec', 'url'],
+  client: ['time', 'client', 'store', 'wire', 'lists', 'proto', 'codec', 'url'],
+  server: ['time', 'server', 'client', 'store', 'wire', 'lists', 'proto', 'codec', 'url'],
   cli: LAYERS,
 };
 
 /** Node built-ins each layer may use; the server and the CLI may use any. */
 const BUILT_INS = {
+  time: [],
   url: ['crypto'],
   codec: [],
   proto: [],

@@ -6,6 +6,42 @@ import { defineConfig } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+const READS_THE_PROCESS = {
+  name: 'process',
+  message: 'Only src/cli reads the process (its arguments, environment, streams, exit): pass what a part needs as an option.',
+};
+const CLOCK_MESSAGE = 'Take a Clock (src/time/clock.ts) and use its now() and setTimeout(): one clock, which tests can move.';
+const TIME_OUTSIDE_THE_CLOCK = ['setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'clearImmediate'].map(
+  (name) => ({ name, message: CLOCK_MESSAGE }),
+);
+const NOT_YET_ON_THE_CLOCK = [
+  'src/client/transport/oblivious-http.ts',
+  'src/server/api/answers/list-etag.ts',
+  'src/server/api/full-hash-source.ts',
+  'src/server/api/v4.ts',
+  'src/server/api/v5.ts',
+  'src/server/feeds/feed-lists.ts',
+  'src/server/feeds/formats/event-loop-turns.ts',
+  'src/server/feeds/sources/source-reader.ts',
+  'src/server/guard/load-control.ts',
+  'src/server/http/answer-pace.ts',
+  'src/server/http/connection-drain.ts',
+  'src/server/http/http-limits.ts',
+  'src/server/http/http2-limits.ts',
+  'src/server/lists/disk-snapshot-store.ts',
+  'src/server/lists/list-history.ts',
+  'src/server/ohttp/key-ring.ts',
+  'src/server/ohttp/shared-key-ring.ts',
+  'src/server/operator/failure-throttle.ts',
+  'src/server/proxy/upstream-searches.ts',
+  'src/server/rate-limited-log.ts',
+  'src/server/redis/redis-connection.ts',
+  'src/server/redis/redis-snapshot-store.ts',
+  'src/server/service.ts',
+  'src/server/web/request-history.ts',
+  'src/server/web/web-routes.ts',
+];
+
 export default defineConfig(
   // test/package/consumer/ is type-checked by its test, against the installed package.
   { ignores: ['dist/', 'docs/api/', 'node_modules/', 'src/proto/gen/', 'test/package/consumer/'] },
@@ -50,13 +86,30 @@ export default defineConfig(
     ignores: ['src/cli/**'],
     rules: {
       'no-console': 'error',
-      'no-restricted-globals': [
+      'no-restricted-globals': ['error', READS_THE_PROCESS, ...TIME_OUTSIDE_THE_CLOCK],
+    },
+  },
+  // One clock (src/time/clock.ts): every wait and every reading of the time in src/ goes through a Clock, so
+  // that a test moves time for the whole program at once and a timer past 2^31 − 1 ms cannot overflow.
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/time/**'],
+    rules: {
+      'no-restricted-properties': [
         'error',
-        {
-          name: 'process',
-          message: 'Only src/cli reads the process (its arguments, environment, streams, exit): pass what a part needs as an option.',
-        },
+        { object: 'Date', property: 'now', message: CLOCK_MESSAGE },
+        { object: 'performance', property: 'now', message: CLOCK_MESSAGE },
+      ],
+      'no-restricted-imports': [
+        'error',
+        { paths: ['timers', 'node:timers', 'timers/promises', 'node:timers/promises'].map((name) => ({ name, message: CLOCK_MESSAGE })) },
       ],
     },
+  },
+  { files: ['src/cli/**/*.ts'], rules: { 'no-restricted-globals': ['error', ...TIME_OUTSIDE_THE_CLOCK] } },
+  // The clock itself, and the files not yet on it: each leaves this list when it takes a Clock.
+  {
+    files: ['src/time/**/*.ts', ...NOT_YET_ON_THE_CLOCK],
+    rules: { 'no-restricted-globals': ['error', READS_THE_PROCESS], 'no-restricted-properties': 'off', 'no-restricted-imports': 'off' },
   },
 );

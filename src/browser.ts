@@ -8,10 +8,10 @@
  * @module sbkit/browser
  */
 import { SafeBrowsingClientCore } from './client/client-core.ts';
-import { BROWSER_OPTION_RULES, type BrowserStorageOptions, browserRuntime } from './client/browser-runtime.ts';
+import { BROWSER_OPTION_RULES, type BrowserStorageOptions, browserRuntime } from './client/runtime/browser-runtime.ts';
 import { checkClientOptions } from './client/option-check.ts';
 import { ClientOptionError } from './client/client-errors.ts';
-import { isKeysUrl } from './client/oblivious-http.ts';
+import { isKeysUrl } from './client/transport/oblivious-http.ts';
 import type { SafeBrowsingClientOptions } from './client/options.ts';
 
 /**
@@ -63,8 +63,8 @@ export class SafeBrowsingClient extends SafeBrowsingClientCore {
 }
 
 export type { CheckResult, CheckedResult, UncheckedResult, ClientStats } from './client/client-core.ts';
-export type { ListInfo, UpdateSummary } from './client/list-updater.ts';
-export type { UpdateDeferral } from './client/update-schedule.ts';
+export type { ListInfo, UpdateSummary } from './client/updates/list-updater.ts';
+export type { UpdateDeferral } from './client/updates/update-schedule.ts';
 export { GOOGLE_SERVER, type Mode, type ClientEvent } from './client/options.ts';
 export type { Threat, Verdict, AnsweredBy } from './client/check.ts';
 export type { FullHash, ThreatDetail } from './client/threats.ts';

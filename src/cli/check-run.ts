@@ -10,7 +10,7 @@ import { InvalidUrlError } from '../url/invalid-url.ts';
 import { reportDatabaseEvent } from './client-events.ts';
 import { type ClientFlags, clientOptions } from './client-options.ts';
 import { EXIT, type CliIo, type ExitStatus, UsageError } from './io.ts';
-import type { UpdateSummary } from '../client/list-updater.ts';
+import type { UpdateSummary } from '../client/updates/list-updater.ts';
 import { paint } from './terminal.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { connectionFailure } from '../client/connection-failure.ts';
+import { connectionFailure } from '../client/transport/connection-failure.ts';
 import { isHttpUrl } from '../client/options.ts';
 import type { ServerStatus } from '../server/web/status.ts';
 import { EMBEDDED_SERVER } from './client-options.ts';

@@ -21,12 +21,12 @@ import {
   type PreparedUrl,
   realTimeStep,
 } from './check.ts';
-import { ClientStateFile } from './client-state.ts';
-import { type Clock, systemClock } from './clock.ts';
+import { ClientStateFile } from './updates/client-state.ts';
+import { type Clock, systemClock } from '../time/clock.ts';
 import { HashSearcher } from './hash-searcher.ts';
 import { type CheckError, SearchDeferredError, ClientOptionError, ListsNotCurrentError, UnexpectedError } from './client-errors.ts';
 import { UnknownListError } from '../lists/unknown-list-error.ts';
-import { type ListInfo, ListUpdater, type UpdateSummary } from './list-updater.ts';
+import { type ListInfo, ListUpdater, type UpdateSummary } from './updates/list-updater.ts';
 import { LocalCache } from './local-cache.ts';
 import {
   type ClientEvent,
@@ -38,9 +38,9 @@ import {
 } from './options.ts';
 import type { FullHash } from './threats.ts';
 import { hexOfHashString } from '../url/hash-string.ts';
-import type { ClientRuntime } from './client-runtime.ts';
+import type { ClientRuntime } from './runtime/client-runtime.ts';
 import { checkClientOptions } from './option-check.ts';
-import type { Transport } from './transport.ts';
+import type { Transport } from './transport/transport.ts';
 
 /** URLs looked up in the local lists together in a bulk check (local mode), and the fewest that make one. */
 const BULK_CHECK_URLS = 8192;

@@ -4,11 +4,11 @@
 
 import { prefix32 } from '../url/hash-string.ts';
 import { retryAfterOfRefusal } from '../wire/retry-after.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../time/clock.ts';
 import type { LocalCache } from './local-cache.ts';
-import { RequestSchedule, type ScheduleState } from './schedule.ts';
+import { RequestSchedule, type ScheduleState } from './updates/schedule.ts';
 import type { FullHashMatch } from './threats.ts';
-import type { ListState, SearchResult, Transport } from './transport.ts';
+import type { ListState, SearchResult, Transport } from './transport/transport.ts';
 import { SearchDeferredError } from './client-errors.ts';
 import { boundedSearchAnswer } from './search-answer-bounds.ts';
 

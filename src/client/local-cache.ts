@@ -1,6 +1,6 @@
 import { prefix32 } from '../url/hash-string.ts';
 import { ClientOptionError } from './client-errors.ts';
-import type { SearchResponse } from './transport.ts';
+import type { SearchResponse } from './transport/transport.ts';
 import type { FullHashMatch } from './threats.ts';
 
 /**

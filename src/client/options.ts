@@ -2,11 +2,11 @@
 // that cannot work. Apart from the facade, nothing here loads any code: the CLI reads it to parse flags.
 
 import type { WireEncoding } from '../wire/encoding.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../time/clock.ts';
 import type { UpdateError } from './client-errors.ts';
 import type { LocalCacheOptions } from './local-cache.ts';
-import type { ObliviousHttpOptions } from './oblivious-http.ts';
-import type { SizeConstraints } from './transport.ts';
+import type { ObliviousHttpOptions } from './transport/oblivious-http.ts';
+import type { SizeConstraints } from './transport/transport.ts';
 
 /** SB-4's modes: `realtime` (global cache, local lists, then the server), `local` (local lists, the server on a match) or `nostorage` (the server for anything the memory cache cannot answer). */
 export type Mode = 'realtime' | 'local' | 'nostorage';

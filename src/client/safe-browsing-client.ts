@@ -3,7 +3,7 @@
 import { NoV4ListError, v4ListOf } from '../lists/v4-lists.ts';
 import { ClientOptionError } from './client-errors.ts';
 import { SafeBrowsingClientCore } from './client-core.ts';
-import { nodeRuntime } from './node-runtime.ts';
+import { nodeRuntime } from './runtime/node-runtime.ts';
 import type { SafeBrowsingClientOptions } from './options.ts';
 
 export type { CheckResult, CheckedResult, UncheckedResult, ClientStats } from './client-core.ts';

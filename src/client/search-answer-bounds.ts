@@ -6,7 +6,7 @@
 import { hexOfBytes, bytesOfPrefix32, prefix32 } from '../url/hash-string.ts';
 import { WireResponseError } from '../wire/wire-error.ts';
 import type { FullHashMatch, ThreatDetail } from './threats.ts';
-import type { SearchResult } from './transport.ts';
+import type { SearchResult } from './transport/transport.ts';
 
 /**
  * Distinct full hashes one 4-byte prefix may carry in an answer. Even 2^26 listed hashes (four times the

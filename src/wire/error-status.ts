@@ -5,7 +5,7 @@
 // answers with are named). From it come the status's name, the server's message and the reason of its
 // `google.rpc.ErrorInfo`, which for an sbkit server is the code of the failure behind the answer.
 
-import { readMessage } from './protobuf-reader.ts';
+import { readMessage } from './protobuf/protobuf-reader.ts';
 import { parseRetryAfter } from './retry-after.ts';
 import { errorCode } from '../sbkit-error.ts';
 import { canonicalStatusName, LOAD_CONTROL_STEM, WireResponseError } from './wire-error.ts';

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { EXIT } from '../../src/cli/io.ts';
 import { deleteKeys, ensureRedis, keysUnder, REDIS_URL, RedisRelay, uniqueKeyPrefix } from '../server/redis-fixture.ts';
-import { encodeBinaryHttpRequest } from '../../src/wire/binary-http.ts';
-import { encapsulateRequest } from '../../src/wire/ohttp-client.ts';
-import { parseKeyConfigs } from '../../src/wire/ohttp-keys.ts';
+import { encodeBinaryHttpRequest } from '../../src/wire/ohttp/binary-http.ts';
+import { encapsulateRequest } from '../../src/wire/ohttp/ohttp-client.ts';
+import { parseKeyConfigs } from '../../src/wire/ohttp/ohttp-keys.ts';
 import { withEnvironment } from './environment.ts';
 import { run } from './run.ts';
 

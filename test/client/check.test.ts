@@ -12,7 +12,7 @@ import {
   prepareUrl as prepareWith,
   realTimeCheck,
 } from '../../src/client/check.ts';
-import type { SearchResponse } from '../../src/client/transport.ts';
+import type { SearchResponse } from '../../src/client/transport/transport.ts';
 import { LocalCache } from '../../src/client/local-cache.ts';
 import { ListsNotCurrentError, TransportError, UnexpectedError } from '../../src/client/client-errors.ts';
 import { knownDetail, type ThreatDetail } from '../../src/client/threats.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SafeBrowsingClientCore } from '../../src/client/client-core.ts';
-import type { ClientRuntime } from '../../src/client/client-runtime.ts';
+import type { ClientRuntime } from '../../src/client/runtime/client-runtime.ts';
 import type { SafeBrowsingClientOptions } from '../../src/client/options.ts';
 import type { HashList } from '../../src/store/hash-list.ts';
 import type { ListStore, StoredList } from '../../src/store/list-store.ts';

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { encodeWireResponse } from '../../src/wire/server-response.ts';
-import { decodeWireRequest, type DecodedWireRequest } from '../../src/wire/server-request.ts';
-import type { RpcId, RpcResponse } from '../../src/wire/routes.ts';
+import { encodeWireResponse } from '../../src/wire/rest/server-response.ts';
+import { decodeWireRequest, type DecodedWireRequest } from '../../src/wire/rest/server-request.ts';
+import type { RpcId, RpcResponse } from '../../src/wire/rest/routes.ts';
 import { renderWireError, WireError } from '../../src/wire/wire-error.ts';
 import { create } from '@bufbuild/protobuf';
 import { ListHashListsResponseSchema } from '../../src/proto/v5.ts';

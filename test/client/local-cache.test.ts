@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { SearchResponse } from '../../src/client/transport.ts';
+import type { SearchResponse } from '../../src/client/transport/transport.ts';
 import { LocalCache, MAX_CACHE_DURATION_MS } from '../../src/client/local-cache.ts';
 import type { FullHashMatch } from '../../src/client/threats.ts';
 import { expressionHashString, prefix32 } from '../../src/url/hash.ts';

@@ -19,7 +19,7 @@ import { v4ListOf } from '../../src/lists/v4-lists.ts';
 import { checksumOf } from '../../src/store/hash-list.ts';
 import { expressionHashString, nodeSha256 } from '../../src/url/hash.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
-import type { DecodedWireRequest } from '../../src/wire/server-request.ts';
+import type { DecodedWireRequest } from '../../src/wire/rest/server-request.ts';
 import { startFakeServer, type Answer, type FakeServer } from './fake-server.ts';
 import { prefixList, prefixesOf } from './lists-fixture.ts';
 

@@ -11,13 +11,13 @@ import { ClientOptionError } from '../../src/client/client-errors.ts';
 import type { ClientEvent, SafeBrowsingClientOptions } from '../../src/client/options.ts';
 import { SEARCH_PREFIXES_PER_REQUEST } from '../../src/client/hash-searcher.ts';
 import { type CheckResult, SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
-import type { Clock } from '../../src/client/clock.ts';
+import type { Clock } from '../../src/time/clock.ts';
 import { DatabaseStorageError, LocalDatabase } from '../../src/store/database.ts';
 import { checksumOf, HashList as StoredHashList } from '../../src/store/hash-list.ts';
 import { urlExpressions } from '../../src/url/expressions.ts';
 import { expressionHashString, nodeSha256, prefix32 } from '../../src/url/hash.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
-import type { DecodedWireRequest } from '../../src/wire/server-request.ts';
+import type { DecodedWireRequest } from '../../src/wire/rest/server-request.ts';
 import { startFakeServer, type Answer, type FakeServer } from './fake-server.ts';
 import { fullHashesOf, fullHashList, prefixList, prefixesOf } from './lists-fixture.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { describeV4List } from '../../src/client/transport-v4.ts';
+import { describeV4List } from '../../src/client/transport/transport-v4.ts';
 import {
   canonicalV4ListName,
   listNameForV4,

@@ -12,12 +12,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type SearchHashesResponse, ThreatType } from '../../src/proto/v5.ts';
-import type { Clock } from '../../src/client/clock.ts';
+import type { Clock } from '../../src/time/clock.ts';
 import { SearchDeferredError } from '../../src/client/client-errors.ts';
 import { SafeBrowsingClient, type CheckResult } from '../../src/client/index.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
-import { encodeSearchHashesResponse } from '../../src/wire/search-hashes-binary.ts';
-import { decodeWireRequest } from '../../src/wire/server-request.ts';
+import { encodeSearchHashesResponse } from '../../src/wire/protobuf/search-hashes-binary.ts';
+import { decodeWireRequest } from '../../src/wire/rest/server-request.ts';
 import { WireResponseError } from '../../src/wire/wire-error.ts';
 
 setFlagsFromString('--expose-gc');

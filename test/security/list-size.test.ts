@@ -15,7 +15,7 @@ import { BatchGetHashListsResponseSchema } from '../../src/proto/v5.ts';
 import { ListTooLargeError } from '../../src/client/client-errors.ts';
 import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
-import { encodeWireResponse } from '../../src/wire/server-response.ts';
+import { encodeWireResponse } from '../../src/wire/rest/server-response.ts';
 
 const ENTRIES = 60_000_000;
 /** Rice parameter 3: an entry is a 0 bit (quotient 0) and 3 bits of remainder, 1 here: 0x22 holds two. */

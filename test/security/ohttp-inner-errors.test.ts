@@ -9,9 +9,9 @@ import type { FastifyInstance } from 'fastify';
 import { KeyRing } from '../../src/server/ohttp/key-ring.ts';
 import { createRelayApp } from '../../src/server/ohttp/relay.ts';
 import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
-import { decodeBinaryHttpResponse, encodeBinaryHttpRequest } from '../../src/wire/binary-http.ts';
-import { decapsulateResponse, encapsulateRequest } from '../../src/wire/ohttp-client.ts';
-import { type KeyConfig, parseKeyConfigs } from '../../src/wire/ohttp-keys.ts';
+import { decodeBinaryHttpResponse, encodeBinaryHttpRequest } from '../../src/wire/ohttp/binary-http.ts';
+import { decapsulateResponse, encapsulateRequest } from '../../src/wire/ohttp/ohttp-client.ts';
+import { type KeyConfig, parseKeyConfigs } from '../../src/wire/ohttp/ohttp-keys.ts';
 import { demoCatalog } from '../server/fixture.ts';
 
 /** Stands for what a client asks: none of it may reach the relay readably. */

@@ -21,9 +21,9 @@ import { KeyRing } from '../../src/server/ohttp/key-ring.ts';
 import { createRelayApp } from '../../src/server/ohttp/relay.ts';
 import { createServer, type ServerOptions } from '../../src/server/http/server.ts';
 import { UpstreamMirror } from '../../src/server/proxy/upstream-mirror.ts';
-import { decodeBinaryHttpResponse, encodeBinaryHttpRequest } from '../../src/wire/binary-http.ts';
-import { decapsulateResponse, encapsulateRequest } from '../../src/wire/ohttp-client.ts';
-import { parseKeyConfigs } from '../../src/wire/ohttp-keys.ts';
+import { decodeBinaryHttpResponse, encodeBinaryHttpRequest } from '../../src/wire/ohttp/binary-http.ts';
+import { decapsulateResponse, encapsulateRequest } from '../../src/wire/ohttp/ohttp-client.ts';
+import { parseKeyConfigs } from '../../src/wire/ohttp/ohttp-keys.ts';
 import { demoCatalog } from '../server/fixture.ts';
 import { type ManualSearchClock, manualSearchClock } from '../server/api/manual-search-clock.ts';
 

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before } from 'node:test';
 import { decodeV4RiceHashes, prefixesToBytes } from '../../src/codec/index.ts';
-import { hashListUpdate } from '../../src/client/transport-v5.ts';
+import { hashListUpdate } from '../../src/client/transport/transport-v5.ts';
 import { CLIENT_LISTS, type ClientForm, type ClientList, listAnswering } from '../../src/lists/client-lists.ts';
 import { type HashWidth, widthOfListName } from '../../src/lists/list-name.ts';
 import type { V4List } from '../../src/lists/v4-lists.ts';

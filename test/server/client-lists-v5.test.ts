@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { createHash } from 'node:crypto';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { safebrowsing } from '@googleapis/safebrowsing';
-import { hashListUpdate } from '../../src/client/transport-v5.ts';
+import { hashListUpdate } from '../../src/client/transport/transport-v5.ts';
 import { widthOfListName } from '../../src/lists/list-name.ts';
 import * as v4 from '../../src/proto/v4.ts';
 import * as v5 from '../../src/proto/v5.ts';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fromBinary } from '@bufbuild/protobuf';
-import type { Clock } from '../../src/client/clock.ts';
+import type { Clock } from '../../src/time/clock.ts';
 import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
 import * as v5 from '../../src/proto/v5.ts';
 import { parseServerConfig } from '../../src/server/feeds/config.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { decodeBase64, encodeBase64Url } from '../../src/wire/base64.ts';
-import { parseQueryString } from '../../src/wire/query-string.ts';
+import { parseQueryString } from '../../src/wire/rest/query-string.ts';
 import { WireError } from '../../src/wire/wire-error.ts';
 
 const PREFIX = new Uint8Array([0xbf, 0xd0, 0x0f, 0x8e]); // malware.sbtest.example/ (docs/api.md §3)

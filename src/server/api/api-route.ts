@@ -6,8 +6,8 @@
 // 304 without the answer being computed.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { RpcCall } from '../../wire/routes.ts';
-import { encodeWireResponse } from '../../wire/server-response.ts';
+import type { RpcCall } from '../../wire/rest/routes.ts';
+import { encodeWireResponse } from '../../wire/rest/server-response.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import type { ListCatalog } from '../catalog.ts';
 import { asBuffer, EVERY_ANSWER_HEADERS, sendWireError } from '../http/replies.ts';

@@ -1,6 +1,6 @@
 import { create, type Message } from '@bufbuild/protobuf';
 import { EmptySchema } from '@bufbuild/protobuf/wkt';
-import type { RpcCall } from '../../wire/routes.ts';
+import type { RpcCall } from '../../wire/rest/routes.ts';
 import type { ListCatalog } from '../catalog.ts';
 import type { FullHashSource } from './full-hash-source.ts';
 import type { ApiSettings } from './settings.ts';

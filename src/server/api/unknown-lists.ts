@@ -12,7 +12,7 @@
 import { clientsAskFor, clientsFetch, clientsSearchFor } from '../../lists/client-lists.ts';
 import { listNameForV4 } from '../../lists/v4-lists.ts';
 import { PlatformType, ThreatEntryType, type ThreatType } from '../../proto/v4.ts';
-import type { RpcCall } from '../../wire/routes.ts';
+import type { RpcCall } from '../../wire/rest/routes.ts';
 import type { ListCatalog } from '../catalog.ts';
 import { unknownHashLists, unknownTriples } from './unknown-list-error.ts';
 import { listThreatLists } from './v4.ts';

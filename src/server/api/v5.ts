@@ -33,7 +33,7 @@ import { expressionsOf } from '../../url/expressions.ts';
 import { expressionHashString, prefix32, prefix32OfBytes } from '../../url/hash.ts';
 import { InvalidUrlError } from '../../url/invalid-url.ts';
 import { durationFromMs } from '../../wire/duration.ts';
-import { parseSearchFilter } from '../../wire/search-filter.ts';
+import { parseSearchFilter } from '../../wire/rest/search-filter.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import { type ListCatalog, EMPTY_LIST_CHECKSUM, NO_LIST_VERSION } from '../catalog.ts';
 import type { ListDefinition } from '../lists/list-definition.ts';

@@ -1,4 +1,4 @@
-import { callAt, type Clock, systemClock } from '../../client/clock.ts';
+import { callAt, type Clock, systemClock } from '../../time/clock.ts';
 import type { Registry } from 'prom-client';
 import type { ServerConfig } from './config.ts';
 import { type EntryEdits, type EntryEditStore, MAX_EDITS_PER_LIST, memoryEntryEdits } from './entry-edits.ts';

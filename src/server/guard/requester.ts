@@ -6,7 +6,7 @@
 
 import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { apiKeyOf } from '../../wire/server-request.ts';
+import { apiKeyOf } from '../../wire/rest/server-request.ts';
 import { addressKey, clientAddress, neighbourhoodKey, TrustedProxies } from './client-address.ts';
 import { INNER_REQUEST_ADDRESS, OUTER_FORWARDED_FOR_HEADER, OUTER_PEER_HEADER } from '../ohttp/gateway-routes.ts';
 

@@ -22,7 +22,7 @@
 import type { ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Registry } from 'prom-client';
-import { decodeWireRequest, DEFAULT_MAX_BODY_BYTES } from '../../wire/server-request.ts';
+import { decodeWireRequest, DEFAULT_MAX_BODY_BYTES } from '../../wire/rest/server-request.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import type { ListOperations } from '../operator/admin-entries.ts';
 import { type AdminGuard, adminGuard } from '../operator/admin-guard.ts';

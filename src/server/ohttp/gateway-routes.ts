@@ -12,8 +12,8 @@
 // read the answer, and even it is told what is wrong, not shown its bytes again.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { decapsulateRequest, encapsulateResponse, encodeKeyConfigs, KEY_PROBLEM_TYPE } from '../../wire/ohttp.ts';
-import { type BinaryHttpResponse, decodeBinaryHttpRequest, encodeBinaryHttpResponse, padded } from '../../wire/binary-http.ts';
+import { decapsulateRequest, encapsulateResponse, encodeKeyConfigs, KEY_PROBLEM_TYPE } from '../../wire/ohttp/ohttp.ts';
+import { type BinaryHttpResponse, decodeBinaryHttpRequest, encodeBinaryHttpResponse, padded } from '../../wire/ohttp/binary-http.ts';
 import { BinaryHttpError, OhttpError, WireError } from '../../wire/wire-error.ts';
 import { RecentCache } from '../guard/recent-cache.ts';
 import { type GatewayKeys, GatewayKeysUnavailableError } from './key-ring.ts';

@@ -3,7 +3,7 @@
 // refused the moment it changes. Rotation happens as time passes, checked whenever keys are used.
 
 import { randomInt } from 'node:crypto';
-import { type GatewayKey, generateGatewayKey, type KeyConfig } from '../../wire/ohttp.ts';
+import { type GatewayKey, generateGatewayKey, type KeyConfig } from '../../wire/ohttp/ohttp.ts';
 import { type ErrorCode, errorCode, SbkitError } from '../../sbkit-error.ts';
 
 /** The keys a gateway publishes and accepts: one instance's own (KeyRing) or shared ones (SharedKeyRing). */

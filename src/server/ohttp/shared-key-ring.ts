@@ -13,7 +13,7 @@
 
 import { ConfigError } from '../feeds/config-error.ts';
 import { randomBytes, randomInt } from 'node:crypto';
-import { type GatewayKey, importGatewayKey, type KeyConfig } from '../../wire/ohttp.ts';
+import { type GatewayKey, importGatewayKey, type KeyConfig } from '../../wire/ohttp/ohttp.ts';
 import { connectRedis, type RedisClient, type RedisConnection, type RedisWatch } from '../redis/redis-connection.ts';
 import { type GatewayKeys, GatewayKeysUnavailableError, type KeyRingOptions } from './key-ring.ts';
 

@@ -3,7 +3,7 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Clock } from '../../../src/client/clock.ts';
+import type { Clock } from '../../../src/time/clock.ts';
 
 export type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 

@@ -11,9 +11,9 @@ import { createRelayApp } from '../../../src/server/ohttp/relay.ts';
 import { createApp } from '../../../src/server/http/app.ts';
 import { createServer, type SafeBrowsingServer } from '../../../src/server/http/server.ts';
 import { expressionHashString } from '../../../src/url/hash.ts';
-import { decodeBinaryHttpResponse, encodeBinaryHttpRequest } from '../../../src/wire/binary-http.ts';
-import { decapsulateResponse, encapsulateRequest } from '../../../src/wire/ohttp-client.ts';
-import { encodeKeyConfigs, parseKeyConfigs } from '../../../src/wire/ohttp-keys.ts';
+import { decodeBinaryHttpResponse, encodeBinaryHttpRequest } from '../../../src/wire/ohttp/binary-http.ts';
+import { decapsulateResponse, encapsulateRequest } from '../../../src/wire/ohttp/ohttp-client.ts';
+import { encodeKeyConfigs, parseKeyConfigs } from '../../../src/wire/ohttp/ohttp-keys.ts';
 import { demoCatalog } from '../fixture.ts';
 
 const URLS = [

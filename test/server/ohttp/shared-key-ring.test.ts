@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createApp } from '../../../src/server/http/app.ts';
 import { SharedKeyRing } from '../../../src/server/ohttp/shared-key-ring.ts';
-import { encodeBinaryHttpRequest } from '../../../src/wire/binary-http.ts';
-import { encapsulateRequest } from '../../../src/wire/ohttp-client.ts';
-import { parseKeyConfigs } from '../../../src/wire/ohttp-keys.ts';
-import { decapsulateRequest } from '../../../src/wire/ohttp.ts';
+import { encodeBinaryHttpRequest } from '../../../src/wire/ohttp/binary-http.ts';
+import { encapsulateRequest } from '../../../src/wire/ohttp/ohttp-client.ts';
+import { parseKeyConfigs } from '../../../src/wire/ohttp/ohttp-keys.ts';
+import { decapsulateRequest } from '../../../src/wire/ohttp/ohttp.ts';
 import { demoCatalog } from '../fixture.ts';
 import { deleteKeys, ensureRedis, RedisRelay, REDIS_URL, uniqueKeyPrefix, waitUntil } from '../redis-fixture.ts';
 

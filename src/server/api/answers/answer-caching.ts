@@ -15,7 +15,7 @@ import type { Duration } from '@bufbuild/protobuf/wkt';
 import type { FindFullHashesResponse, FindThreatMatchesResponse } from '../../../proto/v4.ts';
 import type { SearchHashesResponse, SearchUrlsResponse } from '../../../proto/v5.ts';
 import { durationToMs } from '../../../wire/duration.ts';
-import type { RpcId } from '../../../wire/routes.ts';
+import type { RpcId } from '../../../wire/rest/routes.ts';
 import { LIST_RPCS } from '../dispatch.ts';
 import type { ApiSettings } from '../settings.ts';
 

@@ -4,15 +4,15 @@
 // answer itself is kept (encoded-answers.ts). A GET without a body is decoded from its URL and the
 // headers the answer varies on (answer-caching.ts `Vary`), nothing else, so the same URL and headers
 // decode alike. Searches are not kept: their prefixes differ from request to request, and their GET
-// takes a shortcut already (wire/search-request-fast.ts).
+// takes a shortcut already (wire/protobuf/search-request-fast.ts).
 
-import { isSearchUrl } from '../../../wire/search-request-fast.ts';
+import { isSearchUrl } from '../../../wire/protobuf/search-request-fast.ts';
 import {
   type DecodedWireRequest,
   type DecodeWireRequestOptions,
   decodeWireRequest,
   type WireRequest,
-} from '../../../wire/server-request.ts';
+} from '../../../wire/rest/server-request.ts';
 
 /** The request headers that decoding reads: the answer's encoding, the method override and the API key. */
 const DECODING_HEADERS = ['accept', 'content-type', 'x-goog-api-client', 'x-goog-api-key', 'x-http-method-override'] as const;

@@ -24,7 +24,7 @@ import { hash } from 'node:crypto';
 import { listNameForV4 } from '../../../lists/v4-lists.ts';
 import { CompressionType } from '../../../proto/v4.ts';
 import type { WireEncoding } from '../../../wire/encoding.ts';
-import type { RpcCall } from '../../../wire/routes.ts';
+import type { RpcCall } from '../../../wire/rest/routes.ts';
 import type { ListCatalog } from '../../catalog.ts';
 import type { ListHistory, SizeConstraints } from '../../lists/list-history.ts';
 import { pairedVersions, sizeConstraintsOf } from './list-requests.ts';

@@ -9,8 +9,8 @@
 import { prefix32OfBytes } from '../../../url/hash.ts';
 import type { WireEncoding } from '../../../wire/encoding.ts';
 import type { EncodedPayload } from '../../../wire/payload.ts';
-import { encodeWireResponse } from '../../../wire/server-response.ts';
-import type { RpcCall } from '../../../wire/routes.ts';
+import { encodeWireResponse } from '../../../wire/rest/server-response.ts';
+import type { RpcCall } from '../../../wire/rest/routes.ts';
 import type { ListCatalog } from '../../catalog.ts';
 import { cacheControlOf } from './answer-caching.ts';
 import type { FullHashSource } from '../full-hash-source.ts';

@@ -17,7 +17,7 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { type Clock, systemClock } from '../../../client/clock.ts';
+import { type Clock, systemClock } from '../../../time/clock.ts';
 
 export interface FileWatchOptions {
   /** Time for the stat poll and the settle wait; the system's by default. */

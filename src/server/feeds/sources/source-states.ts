@@ -4,7 +4,7 @@
 // changed costs one 304 and no parse (conditional-fetch.ts), and one that fails is tried again on its
 // own back-off (source-backoff.ts) rather than at every refresh of its list.
 
-import { type Clock, systemClock } from '../../../client/clock.ts';
+import { type Clock, systemClock } from '../../../time/clock.ts';
 import { FULL_HASH_BYTES, sortFullHashes } from '../../lists/full-hashes.ts';
 import type { FeedLimits, SourceConfig } from '../config.ts';
 import type { FeedValidators } from './conditional-fetch.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DecodedRequests } from '../../../../src/server/api/answers/decoded-requests.ts';
-import { decodeWireRequest, type WireRequest } from '../../../../src/wire/server-request.ts';
+import { decodeWireRequest, type WireRequest } from '../../../../src/wire/rest/server-request.ts';
 import { WireError } from '../../../../src/wire/wire-error.ts';
 
 const EMPTY = new Uint8Array(0);

@@ -11,8 +11,8 @@ import { EncodedAnswers } from '../../../../src/server/api/answers/encoded-answe
 import { DEFAULT_API_SETTINGS } from '../../../../src/server/api/settings.ts';
 import { ListCatalog } from '../../../../src/server/catalog.ts';
 import { ListHistory } from '../../../../src/server/lists/list-history.ts';
-import { decodeWireRequest } from '../../../../src/wire/server-request.ts';
-import { encodeWireResponse } from '../../../../src/wire/server-response.ts';
+import { decodeWireRequest } from '../../../../src/wire/rest/server-request.ts';
+import { encodeWireResponse } from '../../../../src/wire/rest/server-response.ts';
 import { ownSource } from '../fixtures.ts';
 
 const payload = (bytes: number) => ({ contentType: 'application/x-protobuf', body: new Uint8Array(bytes) });

@@ -11,8 +11,8 @@ import { type ApiSettings, DEFAULT_API_SETTINGS } from '../../../../src/server/a
 import { ListCatalog } from '../../../../src/server/catalog.ts';
 import { ListHistory } from '../../../../src/server/lists/list-history.ts';
 import type { WireEncoding } from '../../../../src/wire/encoding.ts';
-import type { RpcCall } from '../../../../src/wire/routes.ts';
-import { encodeWireResponse } from '../../../../src/wire/server-response.ts';
+import type { RpcCall } from '../../../../src/wire/rest/routes.ts';
+import { encodeWireResponse } from '../../../../src/wire/rest/server-response.ts';
 import { listChanges, ownSource, playListChange } from '../fixtures.ts';
 
 const fullHash = (n: number) => createHash('sha256').update(`entry ${n}`).digest();

@@ -3,7 +3,7 @@ import { appendFile, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Clock } from '../../../../src/client/clock.ts';
+import type { Clock } from '../../../../src/time/clock.ts';
 import { FileWatch } from '../../../../src/server/feeds/sources/file-watch.ts';
 
 let dir: string;

@@ -1,0 +1,222 @@
+// The route table of the REST surface (docs/api.md, docs/api.md §1 and §2): which method and
+// path reach which RPC, and the message schemas of its request and response. The server dispatches on
+// it and the client builds its URLs from it, so the two cannot disagree about a path.
+
+import type { GenMessage } from '@bufbuild/protobuf/codegenv2';
+import type { Empty } from '@bufbuild/protobuf/wkt';
+import { EmptySchema } from '@bufbuild/protobuf/wkt';
+import * as v4 from '../../proto/v4.ts';
+import * as v5 from '../../proto/v5.ts';
+import { checkListName } from '../list-name.ts';
+import { WireError } from '../wire-error.ts';
+
+/** Request and response message of each RPC. */
+interface RpcMessages {
+  SearchHashes: { request: v5.SearchHashesRequest; response: v5.SearchHashesResponse };
+  GetHashList: { request: v5.GetHashListRequest; response: v5.HashList };
+  ListHashLists: { request: v5.ListHashListsRequest; response: v5.ListHashListsResponse };
+  BatchGetHashLists: { request: v5.BatchGetHashListsRequest; response: v5.BatchGetHashListsResponse };
+  SearchUrls: { request: v5.SearchUrlsRequest; response: v5.SearchUrlsResponse };
+  FetchThreatListUpdates: { request: v4.FetchThreatListUpdatesRequest; response: v4.FetchThreatListUpdatesResponse };
+  FindFullHashes: { request: v4.FindFullHashesRequest; response: v4.FindFullHashesResponse };
+  FindThreatMatches: { request: v4.FindThreatMatchesRequest; response: v4.FindThreatMatchesResponse };
+  ListThreatLists: { request: Empty; response: v4.ListThreatListsResponse };
+  CreateThreatHit: { request: v4.ThreatHit; response: Empty };
+}
+
+/** An RPC by its method name in our .proto services (unique across v5 and v4). */
+export type RpcId = keyof RpcMessages;
+export type RpcRequest<R extends RpcId> = RpcMessages[R]['request'];
+export type RpcResponse<R extends RpcId> = RpcMessages[R]['response'];
+
+/** The path prefix a request used; v5alpha1 serves the v5 RPCs (docs/api.md §1, last note). */
+export type ApiVersion = 'v5' | 'v5alpha1' | 'v4';
+
+/** A request message together with the RPC it is for, narrowed by `rpc`. */
+export type RpcCall = { [R in RpcId]: { rpc: R; apiVersion: ApiVersion; request: RpcRequest<R> } }[RpcId];
+
+export interface Rpc<R extends RpcId> {
+  id: R;
+  protocol: 'v5' | 'v4';
+  httpMethod: 'GET' | 'POST';
+  /** Paths after `/{version}/`; a trailing `{name}` is the list name segment. The first is canonical. */
+  paths: readonly [string, ...string[]];
+  requestSchema: GenMessage<RpcRequest<R>>;
+  responseSchema: GenMessage<RpcResponse<R>>;
+}
+
+export type AnyRpc = { [R in RpcId]: Rpc<R> }[RpcId];
+
+export const RPCS: { readonly [R in RpcId]: Rpc<R> } = {
+  SearchHashes: {
+    id: 'SearchHashes',
+    protocol: 'v5',
+    httpMethod: 'GET',
+    paths: ['hashes:search'],
+    requestSchema: v5.SearchHashesRequestSchema,
+    responseSchema: v5.SearchHashesResponseSchema,
+  },
+  GetHashList: {
+    id: 'GetHashList',
+    protocol: 'v5',
+    httpMethod: 'GET',
+    // The published path is singular `hashList/{name}` (the npm client uses it); the resource pattern
+    // is `hashLists/{hash_list}` (docs/api.md §1), so sbkit serves both.
+    paths: ['hashList/{name}', 'hashLists/{name}'],
+    requestSchema: v5.GetHashListRequestSchema,
+    responseSchema: v5.HashListSchema,
+  },
+  ListHashLists: {
+    id: 'ListHashLists',
+    protocol: 'v5',
+    httpMethod: 'GET',
+    paths: ['hashLists'],
+    requestSchema: v5.ListHashListsRequestSchema,
+    responseSchema: v5.ListHashListsResponseSchema,
+  },
+  BatchGetHashLists: {
+    id: 'BatchGetHashLists',
+    protocol: 'v5',
+    httpMethod: 'GET',
+    paths: ['hashLists:batchGet'],
+    requestSchema: v5.BatchGetHashListsRequestSchema,
+    responseSchema: v5.BatchGetHashListsResponseSchema,
+  },
+  SearchUrls: {
+    id: 'SearchUrls',
+    protocol: 'v5',
+    httpMethod: 'GET',
+    paths: ['urls:search'],
+    requestSchema: v5.SearchUrlsRequestSchema,
+    responseSchema: v5.SearchUrlsResponseSchema,
+  },
+  FetchThreatListUpdates: {
+    id: 'FetchThreatListUpdates',
+    protocol: 'v4',
+    httpMethod: 'POST',
+    paths: ['threatListUpdates:fetch'],
+    requestSchema: v4.FetchThreatListUpdatesRequestSchema,
+    responseSchema: v4.FetchThreatListUpdatesResponseSchema,
+  },
+  FindFullHashes: {
+    id: 'FindFullHashes',
+    protocol: 'v4',
+    httpMethod: 'POST',
+    paths: ['fullHashes:find'],
+    requestSchema: v4.FindFullHashesRequestSchema,
+    responseSchema: v4.FindFullHashesResponseSchema,
+  },
+  FindThreatMatches: {
+    id: 'FindThreatMatches',
+    protocol: 'v4',
+    httpMethod: 'POST',
+    paths: ['threatMatches:find'],
+    requestSchema: v4.FindThreatMatchesRequestSchema,
+    responseSchema: v4.FindThreatMatchesResponseSchema,
+  },
+  ListThreatLists: {
+    id: 'ListThreatLists',
+    protocol: 'v4',
+    httpMethod: 'GET',
+    paths: ['threatLists'],
+    requestSchema: EmptySchema,
+    responseSchema: v4.ListThreatListsResponseSchema,
+  },
+  CreateThreatHit: {
+    id: 'CreateThreatHit',
+    protocol: 'v4',
+    httpMethod: 'POST',
+    paths: ['threatHits'],
+    requestSchema: v4.ThreatHitSchema,
+    responseSchema: EmptySchema,
+  },
+};
+
+const ALL_RPCS: readonly AnyRpc[] = Object.values(RPCS);
+
+export interface RouteMatch {
+  rpc: AnyRpc;
+  apiVersion: ApiVersion;
+  /** The `{name}` path segment of GetHashList, checked by checkListName. */
+  listName: string | undefined;
+  /** The serialized request of a v4 `encodedUpdates/…` or `encodedFullHashes/…` GET, base64. */
+  encodedRequest?: string;
+}
+
+/**
+ * v4 REST also offers GET forms with the serialized request, base64, as the last path segment
+ * (`encodedUpdates.get`, `encodedFullHashes.get`; Google's npm client has both).
+ */
+const ENCODED_PATHS: readonly (readonly [string, 'FetchThreatListUpdates' | 'FindFullHashes'])[] = [
+  ['encodedUpdates/', 'FetchThreatListUpdates'],
+  ['encodedFullHashes/', 'FindFullHashes'],
+];
+
+const VERSIONED_PATH = /^\/(v5|v5alpha1|v4)\/(.*)$/s;
+const NAME_SEGMENT = '{name}';
+
+/**
+ * Finds the RPC for a request. `path` is the request path without its query string, as sent
+ * (percent-escapes are decoded here). Throws NOT_FOUND for unknown paths, 405 for a known path with
+ * the wrong method, and INVALID_ARGUMENT for an unusable list name.
+ */
+export function matchRoute(method: string, path: string): RouteMatch {
+  const decoded = decodePath(path);
+  const versioned = VERSIONED_PATH.exec(decoded);
+  if (versioned === null) throw notFound(path);
+  const apiVersion = versioned[1] as ApiVersion;
+  const rest = versioned[2] ?? '';
+  const protocol = apiVersion === 'v4' ? 'v4' : 'v5';
+  for (const [prefix, id] of protocol === 'v4' ? ENCODED_PATHS : []) {
+    if (!rest.startsWith(prefix) || rest.length === prefix.length) continue;
+    if (method !== 'GET') throw WireError.methodNotAllowed(method, path, ['GET']);
+    return { rpc: RPCS[id], apiVersion, listName: undefined, encodedRequest: rest.slice(prefix.length) };
+  }
+  for (const rpc of ALL_RPCS) {
+    if (rpc.protocol !== protocol) continue;
+    for (const pattern of rpc.paths) {
+      const listName = matchPattern(pattern, rest);
+      if (listName === null) continue;
+      if (method !== rpc.httpMethod) throw WireError.methodNotAllowed(method, path, [rpc.httpMethod]);
+      if (listName !== undefined) checkListName(listName, 'the list name in the path');
+      return { rpc, apiVersion, listName };
+    }
+  }
+  throw notFound(path);
+}
+
+// null: no match; undefined: a match without a name; a string: the name segment (maybe invalid).
+function matchPattern(pattern: string, rest: string): string | undefined | null {
+  if (!pattern.endsWith(NAME_SEGMENT)) return pattern === rest ? undefined : null;
+  const prefix = pattern.slice(0, -NAME_SEGMENT.length);
+  return rest.startsWith(prefix) && rest.length > prefix.length ? rest.slice(prefix.length) : null;
+}
+
+/** The path of an RPC for a client to call, e.g. `/v5/hashList/se-4b`. */
+export function rpcPath(rpc: AnyRpc, apiVersion: ApiVersion, listName?: string): string {
+  if ((rpc.protocol === 'v4') !== (apiVersion === 'v4')) {
+    throw new TypeError(`${rpc.id} is a ${rpc.protocol} RPC; it has no ${apiVersion} path`);
+  }
+  const pattern = rpc.paths[0];
+  if (!pattern.endsWith(NAME_SEGMENT)) return `/${apiVersion}/${pattern}`;
+  if (listName === undefined) throw new TypeError(`${rpc.id} needs a list name for its path`);
+  checkListName(listName, 'the list name');
+  return `/${apiVersion}/${pattern.slice(0, -NAME_SEGMENT.length)}${listName}`;
+}
+
+function decodePath(path: string): string {
+  if (!path.includes('%')) return path;
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    throw new WireError('INVALID_ARGUMENT', 'the request path has a malformed percent-escape');
+  }
+}
+
+function notFound(path: string): WireError {
+  const shown = path.length > 100 ? `${path.slice(0, 100)}…` : path;
+  return new WireError(
+    'NOT_FOUND',
+    `no Safe Browsing method at ${JSON.stringify(shown)}; paths look like /v5/hashes:search, /v5/hashLists:batchGet or /v4/threatListUpdates:fetch`,
+  );
+}

@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { RPCS, matchRoute, rpcPath } from '../../../src/wire/rest/routes.ts';
+import type { AnyRpc, ApiVersion } from '../../../src/wire/rest/routes.ts';
+import { WireError } from '../../../src/wire/wire-error.ts';
+
+function hasStatus(httpStatus: number, status: string) {
+  return (error: unknown) => error instanceof WireError && error.httpStatus === httpStatus && error.status === status;
+}
+
+describe('matchRoute: every path of the REST surface (docs/api.md)', () => {
+  const v5Paths: Array<[string, string]> = [
+    ['hashes:search', 'SearchHashes'],
+    ['hashList/se-4b', 'GetHashList'],
+    ['hashLists/se-4b', 'GetHashList'],
+    ['hashLists:batchGet', 'BatchGetHashLists'],
+    ['hashLists', 'ListHashLists'],
+    ['urls:search', 'SearchUrls'],
+  ];
+
+  for (const version of ['v5', 'v5alpha1'] as const) {
+    for (const [rest, rpc] of v5Paths) {
+      it(`GET /${version}/${rest} → ${rpc}`, () => {
+        const match = matchRoute('GET', `/${version}/${rest}`);
+        assert.equal(match.rpc.id, rpc);
+        assert.equal(match.apiVersion, version);
+        assert.equal(match.listName, rpc === 'GetHashList' ? 'se-4b' : undefined);
+      });
+    }
+  }
+
+  const v4Paths: Array<[string, string, string]> = [
+    ['POST', 'threatListUpdates:fetch', 'FetchThreatListUpdates'],
+    ['POST', 'fullHashes:find', 'FindFullHashes'],
+    ['POST', 'threatMatches:find', 'FindThreatMatches'],
+    ['GET', 'threatLists', 'ListThreatLists'],
+    ['POST', 'threatHits', 'CreateThreatHit'],
+  ];
+  for (const [method, rest, rpc] of v4Paths) {
+    it(`${method} /v4/${rest} → ${rpc}`, () => {
+      const match = matchRoute(method, `/v4/${rest}`);
+      assert.equal(match.rpc.id, rpc);
+      assert.equal(match.apiVersion, 'v4');
+    });
+  }
+
+  it('does not take :batchGet for a list name', () => {
+    assert.equal(matchRoute('GET', '/v5/hashLists:batchGet').rpc.id, 'BatchGetHashLists');
+    assert.throws(() => matchRoute('GET', '/v5/hashList/:batchGet'), hasStatus(400, 'INVALID_ARGUMENT'));
+    assert.throws(() => matchRoute('GET', '/v5/hashLists/se-4b:batchGet'), hasStatus(400, 'INVALID_ARGUMENT'));
+    assert.throws(() => matchRoute('GET', '/v5/hashList:batchGet'), hasStatus(404, 'NOT_FOUND'));
+  });
+
+  it('decodes percent-escapes in the path (some clients escape ":")', () => {
+    assert.equal(matchRoute('GET', '/v5/hashLists%3AbatchGet').rpc.id, 'BatchGetHashLists');
+    assert.equal(matchRoute('GET', '/v5/hashList/se%2D4b').listName, 'se-4b');
+  });
+
+  it('checks list names in the path', () => {
+    for (const path of ['/v5/hashList/se%2F4b', '/v5/hashList/se 4b', `/v5/hashList/${'a'.repeat(65)}`, '/v5/hashList/%C3%A9']) {
+      assert.throws(() => matchRoute('GET', path), hasStatus(400, 'INVALID_ARGUMENT'), path);
+    }
+    assert.throws(() => matchRoute('GET', '/v5/hashList/%E0%A4%A'), hasStatus(400, 'INVALID_ARGUMENT'));
+  });
+
+  it('answers 404 NOT_FOUND for unknown paths', () => {
+    for (const path of [
+      '/',
+      '/v5',
+      '/v5/',
+      '/v3/hashes:search',
+      '/v4/hashes:search',
+      '/v5/threatLists',
+      '/v5/hashList/',
+      '/v5/hashes:search/',
+      '/V5/hashes:search',
+      'v5/hashes:search',
+      '/v5/hashes:find',
+    ]) {
+      assert.throws(() => matchRoute('GET', path), hasStatus(404, 'NOT_FOUND'), path);
+    }
+  });
+
+  it('answers 405 with the allowed method for a known path and the wrong method', () => {
+    assert.throws(
+      () => matchRoute('POST', '/v5/hashes:search'),
+      (error: unknown) => {
+        assert.ok(hasStatus(405, 'UNIMPLEMENTED')(error));
+        assert.deepEqual((error as WireError).allow, ['GET']);
+        return true;
+      },
+    );
+    assert.throws(
+      () => matchRoute('GET', '/v4/fullHashes:find'),
+      (error: unknown) => {
+        assert.deepEqual((error as WireError).allow, ['POST']);
+        return true;
+      },
+    );
+    assert.throws(() => matchRoute('DELETE', '/v4/threatLists'), hasStatus(405, 'UNIMPLEMENTED'));
+  });
+
+  it('property: any path and method match, or fail with 400, 404 or 405', () => {
+    const segment = fc.constantFrom(
+      'v5',
+      'v5alpha1',
+      'v4',
+      'hashList',
+      'hashLists',
+      ':batchGet',
+      'hashes:search',
+      'se-4b',
+      '%3A',
+      '%',
+      '',
+      '..',
+      'threatLists',
+    );
+    const path = fc.array(segment, { maxLength: 4 }).map((parts) => `/${parts.join('/')}`);
+    fc.assert(
+      fc.property(fc.constantFrom('GET', 'POST', 'PUT', 'HEAD'), fc.oneof(path, fc.string()), (method, candidate) => {
+        try {
+          matchRoute(method, candidate);
+        } catch (error) {
+          assert.ok(error instanceof WireError && [400, 404, 405].includes(error.httpStatus), String(error));
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('rpcPath', () => {
+  it('gives the canonical path of each RPC: singular hashList/{name}', () => {
+    assert.equal(rpcPath(RPCS.SearchHashes, 'v5'), '/v5/hashes:search');
+    assert.equal(rpcPath(RPCS.GetHashList, 'v5alpha1', 'se-4b'), '/v5alpha1/hashList/se-4b');
+    assert.equal(rpcPath(RPCS.FetchThreatListUpdates, 'v4'), '/v4/threatListUpdates:fetch');
+  });
+
+  it('refuses a path the server would refuse', () => {
+    assert.throws(() => rpcPath(RPCS.GetHashList, 'v5'), TypeError);
+    assert.throws(() => rpcPath(RPCS.GetHashList, 'v5', 'a/b'), WireError);
+    assert.throws(() => rpcPath(RPCS.SearchHashes, 'v4'), TypeError);
+    assert.throws(() => rpcPath(RPCS.FindFullHashes, 'v5'), TypeError);
+  });
+
+  it('matchRoute inverts it for every RPC', () => {
+    for (const rpc of Object.values(RPCS) as AnyRpc[]) {
+      const versions: ApiVersion[] = rpc.protocol === 'v4' ? ['v4'] : ['v5', 'v5alpha1'];
+      for (const version of versions) {
+        const match = matchRoute(rpc.httpMethod, rpcPath(rpc, version, 'gc-32b'));
+        assert.equal(match.rpc, rpc);
+        assert.equal(match.apiVersion, version);
+      }
+    }
+  });
+});
