@@ -21,6 +21,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { TestCa } from '../server/tls-fixture.ts';
 import { deleteKeys, ensureRedis, REDIS_URL, uniqueKeyPrefix } from '../server/redis-fixture.ts';
+import { until } from '../support/waiting.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const BIN = join(ROOT, 'dist', 'cli', 'bin.js');
@@ -366,6 +367,9 @@ describe("docs/operations.md's backup commands", () => {
     const copies: string[] = [];
     try {
       for (let round = 0; round < 8; round++) {
+        // Each copy meets a publication of its own, however slow the machine makes them.
+        const before = published;
+        await until(30_000, `publication ${before + 1}`, () => published > before);
         const backups = join(dir, `backups-${round}`);
         // Not spawnSync: the publications go on meanwhile, in this process.
         await execFileAsync('bash', ['-e', '-c', script.replaceAll('/var/lib/sbkit', data).replaceAll('/var/backups/sbkit', backups)], {

@@ -12,6 +12,7 @@ import { parseServerConfig } from '../../src/server/feeds/config.ts';
 import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 import { startConfiguredService } from '../server/service-fixture.ts';
 import { demoCatalog } from '../server/fixture.ts';
+import { until, within } from '../support/waiting.ts';
 
 const SHORT: Partial<HttpLimits> = { headersTimeoutMs: 300, requestTimeoutMs: 1000, keepAliveTimeoutMs: 300, idleTimeoutMs: 5000 };
 const SEARCH = '/v5/hashes:search?hashPrefixes=WwuJdQ';
@@ -53,26 +54,6 @@ function statusAnswered(socket: Connection): Promise<number> {
     ),
     socket.closedAt.then(() => 0),
   ]);
-}
-
-/** `promise`, or a failure saying `what` did not happen within `ms`. */
-async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} not within ${ms} ms`)), ms)));
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Waits, a few ms at a time, until `condition` holds: for state the server reaches on its own. */
-async function until(ms: number, what: string, condition: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!(await condition())) {
-    if (performance.now() > deadline) throw new Error(`${what} not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /** The connections `server` has open, as it counts them. */
