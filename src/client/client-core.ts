@@ -192,7 +192,7 @@ export class SafeBrowsingClientCore {
     // Lists the caller did not name are kept only where the server publishes them; named ones it must.
     const optional = new Set<string>(options.lists === undefined ? threatLists : []);
     if (this.globalCacheName !== undefined) optional.add(this.globalCacheName);
-    const connection = () => (this.transport ??= runtime.connect(this.protocol, settings, this.threatListNames, options.ohttp));
+    const connection = () => (this.transport ??= runtime.connect(this.protocol, settings, this.threatListNames, options.ohttp, clock));
     const saveSchedules = () => this.stateFile?.save() ?? Promise.resolve(undefined);
     this.updater = new ListUpdater({
       names: this.globalCacheName === undefined ? threatLists : [...threatLists, this.globalCacheName],

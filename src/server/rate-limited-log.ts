@@ -1,18 +1,20 @@
 // A log that an attacker cannot flood: at most `maxLines` lines per `windowMs`; what is left out is
 // counted and said with the next line that is written.
 
-/** A log function that writes at most `maxLines` lines per `windowMs` through `log`. */
+import { type Clock, systemClock } from '../time/clock.ts';
+
+/** A log function that writes at most `maxLines` lines per `windowMs` of `clock` through `log`. */
 export function rateLimitedLog(
   log: (message: string) => void,
+  clock: Clock = systemClock,
   maxLines = 10,
   windowMs = 60_000,
-  now: () => number = Date.now,
 ): (message: string) => void {
   let windowStart = -Infinity;
   let written = 0;
   let leftOut = 0;
   return (message) => {
-    const time = now();
+    const time = clock.now();
     if (time - windowStart >= windowMs) {
       windowStart = time;
       written = 0;

@@ -1,12 +1,37 @@
+// The one clock of src/: every reading of the time and every timer goes through a Clock, so that a test
+// moves time for a whole part at once (test/support/fake-clock.ts), and a timer past 2^31 − 1 ms cannot
+// overflow (callAt). ESLint forbids the global timers, Date.now() and performance.now() elsewhere.
+//
+// What a clock offers, and why no more:
+// - now(): wall time, milliseconds since the epoch. Moments that mean something outside this process
+//   (a snapshot's stamp, an expiry another instance reads, an HTTP date, a list's schedule saved to disk).
+// - monotonic() (MonotonicClock): milliseconds from no particular moment that never step back. The
+//   server measures intervals on it (rate windows, stall and pace sweeps, a token bucket): a wall clock
+//   set forward by NTP or a resumed VM would cut every slow connection at once, or set back would starve
+//   a bucket. It is a separate interface because a client's `clock` option is a public Clock of three
+//   members, and the client measures no such interval.
+// - setTimeout()/clearTimeout(): timers on this clock's time. The system's are unref'd: a timer never
+//   keeps a process alive (servers are kept alive by their sockets, a pending request by its own).
+// A turn of the event loop (nextTurn) is not on the clock: it is no time a test could move, only a
+// chance for I/O to be handled, and a fake clock has nothing to fake about it.
+
 /** Time as the client sees it: real by default, a fake one in tests of the timing rules. */
 export interface Clock {
+  /** Wall time, milliseconds since the epoch. */
   now(): number;
   setTimeout(callback: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
 }
 
-export const systemClock: Clock = {
+/** A Clock that also measures intervals on a reading that never steps back. */
+export interface MonotonicClock extends Clock {
+  /** Milliseconds from no particular moment, never smaller than before (performance.now()). */
+  monotonic(): number;
+}
+
+export const systemClock: MonotonicClock = {
   now: () => Date.now(),
+  monotonic: () => performance.now(),
   setTimeout: (callback, ms) => {
     const handle: unknown = setTimeout(callback, ms);
     // A pending update must not keep a Node process alive that is otherwise done; browsers' timers are numbers.
@@ -33,4 +58,31 @@ export function callAt(clock: Clock, at: number, callback: () => void): () => vo
   };
   arm();
   return () => clock.clearTimeout(handle);
+}
+
+/** Calls `callback` every `ms` on `clock`, the first time `ms` from now, until the returned function is called. */
+export function every(clock: Clock, ms: number, callback: () => void): () => void {
+  let handle: unknown;
+  const arm = () => {
+    handle = clock.setTimeout(() => {
+      // Re-armed before the call, as setInterval does: the period does not grow by the callback's time.
+      arm();
+      callback();
+    }, ms);
+  };
+  arm();
+  return () => clock.clearTimeout(handle);
+}
+
+/** Resolves after `ms` on `clock`. */
+export function sleep(clock: Clock, ms: number): Promise<void> {
+  return new Promise((resolve) => clock.setTimeout(resolve, ms));
+}
+
+/**
+ * Resolves on the next turn of Node's event loop, after the I/O that waits has been handled
+ * (setImmediate): how a long piece of work lets requests be answered. Not a timer, so no clock's.
+ */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { ADMIN_THROTTLE_RULES, FailureThrottle } from '../../src/server/operator/failure-throttle.ts';
 import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 import { demoCatalog } from '../server/fixture.ts';
+import { FakeClock } from '../support/fake-clock.ts';
 
 const TOKEN = 'c3a91f5e07b24d68a1e9f0c27b5d83e4';
 const BLOCKED = '127.0.0.1';
@@ -49,12 +50,12 @@ async function failUntilBlocked(base: string, address: string): Promise<number> 
 const other = (i: number) => `127.1.${i >> 8}.${i & 255}`;
 
 describe('the admin failure throttle under 10,000 one-off failures (S9)', () => {
-  let time = 1_000_000;
+  const clock = new FakeClock();
   let server: SafeBrowsingServer;
   let base: string;
 
   before(async () => {
-    const adminThrottle = new FailureThrottle(ADMIN_THROTTLE_RULES, () => time);
+    const adminThrottle = new FailureThrottle(ADMIN_THROTTLE_RULES, clock);
     server = createServer({ catalog: demoCatalog(), adminToken: TOKEN, port: 0, adminThrottle, log: () => undefined });
     base = await server.listen();
   });
@@ -74,7 +75,7 @@ describe('the admin failure throttle under 10,000 one-off failures (S9)', () => 
     assert.equal(after.status, 429);
     assert.equal(after.retryAfter, 60);
     // When the block ends, the next block is twice as long.
-    time += 60_000;
+    clock.advance(60_000);
     const next = await failUntilBlocked(base, BLOCKED);
     t.diagnostic(`its next block: ${next} s`);
     assert.equal(next, 120);

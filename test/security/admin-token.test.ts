@@ -11,6 +11,7 @@ import { createServer, type SafeBrowsingServer } from '../../src/server/http/ser
 import { LoadControl } from '../../src/server/guard/load-control.ts';
 import { ADMIN_THROTTLE_RULES, FailureThrottle } from '../../src/server/operator/failure-throttle.ts';
 import { demoCatalog } from '../server/fixture.ts';
+import { FakeClock } from '../support/fake-clock.ts';
 
 const TOKEN = 'c3a91f5e07b24d68a1e9f0c27b5d83e4';
 const GUESSES = 5000;
@@ -39,7 +40,7 @@ describe('the admin token', () => {
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 
   // The throttle's clock stands still while the guesses arrive, however long a busy machine takes to send them.
-  const adminThrottle = new FailureThrottle(ADMIN_THROTTLE_RULES, () => 1_000_000);
+  const adminThrottle = new FailureThrottle(ADMIN_THROTTLE_RULES, new FakeClock());
 
   before(async () => {
     server = createServer({ catalog: demoCatalog(), adminToken: TOKEN, port: 0, adminThrottle, log: (message) => logged.push(message) });

@@ -205,7 +205,8 @@ describe('cache durations of years (SB-8: never past 24 hours)', () => {
     handler = (call) => v5Search(YEARS, isBadSearch(call));
     const clock = fakeClock();
     const upstream = client({ mode: 'nostorage', clock });
-    const proxy = upstreamFullHashes(upstream, undefined, {}, () => clock.now());
+    // The client's time for the answers' expiries; the searches' own schedule on the system's timers.
+    const proxy = upstreamFullHashes(upstream, undefined, {}, { ...systemClock, now: () => clock.now() });
     const prefix = prefix32(expressionHashString(BAD));
     const first = await proxy.find([prefix]);
     assert.equal(first.fullHashes.length, 1);

@@ -25,7 +25,7 @@ import { decodeBinaryHttpResponse, encodeBinaryHttpRequest } from '../../src/wir
 import { decapsulateResponse, encapsulateRequest } from '../../src/wire/ohttp/ohttp-client.ts';
 import { parseKeyConfigs } from '../../src/wire/ohttp/ohttp-keys.ts';
 import { demoCatalog } from '../server/fixture.ts';
-import { type ManualSearchClock, manualSearchClock } from '../server/api/manual-search-clock.ts';
+import { FakeClock } from '../support/fake-clock.ts';
 
 const closers: (() => Promise<unknown>)[] = [];
 after(async () => {
@@ -34,7 +34,7 @@ after(async () => {
 
 interface Chain {
   proxyUrl: string;
-  clock: ManualSearchClock;
+  clock: FakeClock;
   /** Searches the upstream answered. */
   upstreamSearches: () => number;
   /** Searches that reached the proxy's full-hash source (answered or refused there). */
@@ -50,7 +50,7 @@ async function chain(proxyOptions: Partial<ServerOptions> = {}): Promise<Chain> 
   });
   const upstreamUrl = await upstream.listen();
   closers.push(() => upstream.close());
-  const clock = manualSearchClock();
+  const clock = new FakeClock();
   const mirror = await UpstreamMirror.start({ url: upstreamUrl, firstUpdateWindowMs: 0, searchClock: clock });
   closers.push(() => mirror.close());
   await mirror.update();
@@ -133,7 +133,7 @@ describe('a caching proxy behind a trusted Oblivious HTTP relay (S3)', () => {
         const arrivedBefore = proxy.arrived();
         const answer = send(relayUrl, user, message);
         await untilArrived(proxy, arrivedBefore + 1);
-        await proxy.clock.advance(100);
+        await proxy.clock.advanceAsync(100);
         const outer = await answer;
         assert.equal(outer.status, 200, 'the relay passed an encapsulated answer');
         return decodeBinaryHttpResponse(await decapsulateResponse(context, outer.body)).status;
@@ -142,7 +142,7 @@ describe('a caching proxy behind a trusted Oblivious HTTP relay (S3)', () => {
       assert.equal(await relayedSearch('127.0.3.1', 120), 200, "the big search itself is served: it is within a fresh address's allowance");
       const others: number[] = [];
       for (let user = 2; user <= 5; user++) others.push(await relayedSearch(`127.0.3.${user}`, 4));
-      await proxy.clock.advance(20_000);
+      await proxy.clock.advanceAsync(20_000);
       const later: number[] = [];
       for (let user = 6; user <= 7; user++) later.push(await relayedSearch(`127.0.3.${user}`, 4));
       t.diagnostic(
@@ -179,9 +179,9 @@ describe('a caching proxy under full batches from many addresses (S4)', () => {
           sent++;
         }
         await untilArrived(proxy, before + sent);
-        await proxy.clock.advance(1000);
+        await proxy.clock.advanceAsync(1000);
       }
-      await proxy.clock.advance(10_000);
+      await proxy.clock.advanceAsync(10_000);
       const peopleStatuses = await Promise.all(served);
       const attackStatuses = await Promise.all(attacks);
       const share = peopleStatuses.filter((status) => status === 200).length / people;

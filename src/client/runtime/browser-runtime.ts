@@ -36,7 +36,7 @@ export function browserRuntime(storage: BrowserStorageOptions): ClientRuntime {
       const { IndexedDbListStore } = await import('../../store/indexeddb-list-store.ts');
       return IndexedDbListStore.open(storage.databaseName ?? 'sbkit', { onDamaged });
     },
-    async connect(protocol, settings, _lists, ohttp) {
+    async connect(protocol, settings, _lists, ohttp, clock) {
       if (protocol !== 'v5' || settings.encoding !== 'protobuf')
         throw new ClientOptionError('sbkit/browser speaks v5 in binary protobuf; v4 and JSON need Node');
       const [{ V5Transport }, { binaryV5Rpcs }] = await Promise.all([
@@ -46,7 +46,7 @@ export function browserRuntime(storage: BrowserStorageOptions): ClientRuntime {
       if (ohttp === undefined) return new V5Transport(settings, binaryV5Rpcs(settings, sendWithFetch));
       // SB-2: only searches go through the relay; list updates say nothing about what is visited.
       const { ObliviousHttp } = await import('../transport/oblivious-http.ts');
-      const oblivious = new ObliviousHttp(ohttp, sendWithFetch);
+      const oblivious = new ObliviousHttp(ohttp, sendWithFetch, clock);
       return new V5Transport(
         settings,
         binaryV5Rpcs(settings, sendWithFetch, { searchSender: (request, http) => oblivious.send(request, http) }),

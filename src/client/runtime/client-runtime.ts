@@ -9,6 +9,7 @@ import type { ObliviousHttpOptions } from '../transport/oblivious-http.ts';
 import type { SafeBrowsingClientOptions } from '../options.ts';
 import type { ServerSettings, Transport } from '../transport/transport.ts';
 import type { OptionRules } from '../option-check.ts';
+import type { Clock } from '../../time/clock.ts';
 
 export interface ClientRuntime {
   /** SB-7 for the expressions of a URL. */
@@ -20,12 +21,13 @@ export interface ClientRuntime {
    * memory only. Rejects with DatabaseStorageError; damaged entries are reported, never thrown.
    */
   openStore(options: SafeBrowsingClientOptions, onDamaged: (error: DatabaseFileError) => void): Promise<ListStore | undefined>;
-  /** A transport of the protocol, its code loaded at the first request. */
+  /** A transport of the protocol, its code loaded at the first request; `clock` is the client's. */
   connect(
     protocol: 'v5' | 'v4',
     settings: ServerSettings,
     lists: readonly string[],
     ohttp: ObliviousHttpOptions | undefined,
+    clock: Clock,
   ): Promise<Transport>;
   /** `User-Agent` unless the options name one (SB-14); browsers send their own whatever this says. */
   userAgent: string;

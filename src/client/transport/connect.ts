@@ -2,6 +2,7 @@
 // client, or checks URLs its cache and lists answer, loads no HPKE code, and one speaking v5 in binary
 // protobuf (the default) no protobuf runtime either.
 
+import type { Clock } from '../../time/clock.ts';
 import type { ObliviousHttpOptions } from './oblivious-http.ts';
 import type { Sender } from './rpc.ts';
 import type { ServerSettings, Transport } from './transport.ts';
@@ -47,6 +48,7 @@ export async function connect(
   settings: ServerSettings,
   lists: readonly string[],
   ohttp: ObliviousHttpOptions | undefined,
+  clock: Clock,
 ): Promise<Transport> {
   if (protocol === 'v4') {
     const { V4Transport } = await import('./transport-v4.ts');
@@ -55,6 +57,6 @@ export async function connect(
   const [{ V5Transport }, { sendRequest }] = await Promise.all([import('./transport-v5.ts'), import('./http.ts')]);
   if (ohttp === undefined) return new V5Transport(settings, await v5Rpcs(settings, sendRequest, sendRequest));
   const [{ ObliviousHttp }, { readFile }] = await Promise.all([import('./oblivious-http.ts'), import('node:fs/promises')]);
-  const oblivious = new ObliviousHttp(ohttp, sendRequest, readFile);
+  const oblivious = new ObliviousHttp(ohttp, sendRequest, clock, readFile);
   return new V5Transport(settings, await v5Rpcs(settings, sendRequest, (request, http) => oblivious.send(request, http)));
 }

@@ -14,6 +14,7 @@ import { OhttpError } from '../../wire/wire-error.ts';
 import type { HttpSettings } from './http.ts';
 import type { Sender } from './rpc.ts';
 import { ClientOptionError, TransportError } from '../client-errors.ts';
+import type { Clock } from '../../time/clock.ts';
 
 export interface ObliviousHttpOptions {
   /** The relay's URL, e.g. https://relay.example/ohttp-relay. */
@@ -32,12 +33,13 @@ export class ObliviousHttp {
   private configsExpireAt = Infinity;
 
   /**
-   * `transmit` carries the requests to the relay and to the gateway's key URL; `readKeyFile` reads a key
-   * file, where the runtime has files (Node).
+   * `transmit` carries the requests to the relay and to the gateway's key URL; `clock` says when a
+   * configuration read from a URL is old; `readKeyFile` reads a key file, where the runtime has files (Node).
    */
   constructor(
     private readonly options: ObliviousHttpOptions,
     private readonly transmit: Sender,
+    private readonly clock: Clock,
     private readonly readKeyFile?: (path: string) => Promise<Uint8Array>,
   ) {}
 
@@ -96,7 +98,7 @@ export class ObliviousHttp {
   }
 
   private async keyConfigs(settings: HttpSettings): Promise<KeyConfig[]> {
-    if (this.configs !== undefined && Date.now() < this.configsExpireAt) return this.configs;
+    if (this.configs !== undefined && this.clock.now() < this.configsExpireAt) return this.configs;
     const { keys } = this.options;
     let bytes: Uint8Array;
     let expireAt = Infinity;
@@ -107,7 +109,7 @@ export class ObliviousHttp {
         throw new TransportError('network', `the gateway's key configuration at ${keys} answered HTTP ${response.httpStatus}`);
       bytes = response.body;
       // Read again when the gateway says it may rotate (Cache-Control max-age), an hour at most.
-      expireAt = Date.now() + Math.min(response.maxAgeSeconds ?? 3600, 3600) * 1000;
+      expireAt = this.clock.now() + Math.min(response.maxAgeSeconds ?? 3600, 3600) * 1000;
     } else if (this.readKeyFile !== undefined) {
       try {
         bytes = await this.readKeyFile(keys);

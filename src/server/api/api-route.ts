@@ -6,6 +6,7 @@
 // 304 without the answer being computed.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../../time/clock.ts';
 import type { RpcCall } from '../../wire/rest/routes.ts';
 import { encodeWireResponse } from '../../wire/rest/server-response.ts';
 import { WireError } from '../../wire/wire-error.ts';
@@ -39,6 +40,8 @@ export interface ApiRouteOptions {
   listReady: ((name: string) => boolean) | undefined;
   /** Who a request comes from, for the searches it makes of the source. */
   requesterOf: (request: FastifyRequest) => Requester;
+  /** Whose time decides whether a list is changing (its minimum wait, SB-12). */
+  clock: Clock;
 }
 
 /**
@@ -74,7 +77,7 @@ function listsAskedFor(call: RpcCall, catalog: ListCatalog): string[] {
 }
 
 export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions): void {
-  const { catalog, source, settings, apiKeys, maxBodyBytes, listReady, requesterOf, refusedWhilePaused } = options;
+  const { catalog, source, settings, apiKeys, maxBodyBytes, listReady, requesterOf, refusedWhilePaused, clock } = options;
   const answers = new EncodedAnswers();
   const decoded = new DecodedRequests();
   const tags = new ListAnswerTags();
@@ -104,8 +107,9 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
           retryAfterSeconds: LISTS_PENDING_RETRY_AFTER_SECONDS,
         });
       }
-      // The tag and the answer see the same catalog: a list answer is computed without awaiting anything.
-      const tag = tags.tagOf(catalog, call, call.responseEncoding, settings);
+      // The tag and the answer see the same catalog at the same moment: a list answer is computed without awaiting anything.
+      const now = clock.now();
+      const tag = tags.tagOf(catalog, call, call.responseEncoding, settings, now);
       if (tag !== undefined) {
         // Only GETs (and HEADs) carry the tag: caches keep nothing else, and a conditional POST would ask
         // for 412, not 304 (RFC 9110 §13.1.2). POSTs still get the encoded answer kept under it.
@@ -124,7 +128,7 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
         }
         let payload = answers.get(tag);
         if (payload === undefined) {
-          const answer = await answerCall(catalog, searchesOf(source, requesterOf(request)), call, settings);
+          const answer = await answerCall(catalog, searchesOf(source, requesterOf(request)), call, settings, now);
           payload = answers.keep(tag, encodeWireResponse(call.rpc, answer as never, call.responseEncoding));
         }
         if (conditional) reply.header('etag', tag);
@@ -140,7 +144,7 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
           .headers(answerHeaders(searched.payload.contentType, searched.cacheControl, varyOf(reply.getHeader('vary'))))
           .send(asBuffer(searched.payload.body));
       }
-      const answer = await answerCall(catalog, searchesOf(source, requesterOf(request)), call, settings);
+      const answer = await answerCall(catalog, searchesOf(source, requesterOf(request)), call, settings, now);
       const payload = encodeWireResponse(call.rpc, answer as never, call.responseEncoding);
       return reply
         .code(200)

@@ -16,21 +16,27 @@ export const LIST_RPCS: ReadonlySet<RpcCall['rpc']> = new Set([
   'ListThreatLists',
 ]);
 
-/** Answers one decoded API call: lists from the catalog, full hashes from the source. */
-export async function answerCall(catalog: ListCatalog, source: FullHashSource, call: RpcCall, settings: ApiSettings): Promise<Message> {
+/** Answers one decoded API call at `now` (wall time, ms; list waits depend on it): lists from the catalog, full hashes from the source. */
+export async function answerCall(
+  catalog: ListCatalog,
+  source: FullHashSource,
+  call: RpcCall,
+  settings: ApiSettings,
+  now: number,
+): Promise<Message> {
   switch (call.rpc) {
     case 'SearchHashes':
       return v5.searchHashes(source, call.request);
     case 'GetHashList':
-      return v5.getHashList(catalog, call.request, settings);
+      return v5.getHashList(catalog, call.request, settings, now);
     case 'BatchGetHashLists':
-      return v5.batchGetHashLists(catalog, call.request, settings);
+      return v5.batchGetHashLists(catalog, call.request, settings, now);
     case 'ListHashLists':
       return v5.listHashLists(catalog, call.request);
     case 'SearchUrls':
       return v5.searchUrls(source, call.request, settings);
     case 'FetchThreatListUpdates':
-      return v4.fetchThreatListUpdates(catalog, call.request, settings);
+      return v4.fetchThreatListUpdates(catalog, call.request, settings, now);
     case 'FindFullHashes':
       return v4.findFullHashes(catalog, source, call.request);
     case 'FindThreatMatches':

@@ -4,7 +4,8 @@ import type { FullHashMatch, ThreatDetail } from '../../client/threats.ts';
 import type { ListCatalog } from '../catalog.ts';
 import type { ApiSettings } from './settings.ts';
 import type { Requester } from '../guard/requester.ts';
-import { type SearchClock, type UpstreamSearchLimits, UpstreamSearches } from '../proxy/upstream-searches.ts';
+import { type UpstreamSearchLimits, UpstreamSearches } from '../proxy/upstream-searches.ts';
+import { type MonotonicClock, systemClock } from '../../time/clock.ts';
 
 /** Full hashes under 4-byte prefixes with their threat details, and how long the answer holds. */
 export interface FullHashAnswer {
@@ -103,14 +104,13 @@ export function upstreamFullHashes(
   client: SafeBrowsingClient,
   shared?: SharedSearchCache,
   limits?: Partial<UpstreamSearchLimits>,
-  now: () => number = Date.now,
-  clock?: SearchClock,
+  clock: MonotonicClock = systemClock,
 ): FullHashSource {
   const searches = new UpstreamSearches(client, limits, clock);
   return {
     find: async (prefixes, requester = UNATTRIBUTED) => {
       const asked = [...new Set(prefixes)];
-      const at = now();
+      const at = clock.now();
       const cached = shared === undefined ? new Map<number, CachedSearch>() : await shared.lookup(asked, at);
       const fullHashes: FullHashMatch[] = [];
       let expiresAt = Infinity;
@@ -128,7 +128,7 @@ export function upstreamFullHashes(
         if (shared !== undefined && answer.cacheDurationMs > 0) void shared.store(missing, answer.fullHashes, at + answer.cacheDurationMs);
       }
       // What is left of the shortest duration now, after the lookups took their time; never past 24 h (SB-4).
-      const validForMs = Number.isFinite(expiresAt) ? expiresAt - now() : 0;
+      const validForMs = Number.isFinite(expiresAt) ? expiresAt - clock.now() : 0;
       return { fullHashes, cacheDurationMs: Math.min(MAX_CACHE_DURATION_MS, Math.max(0, validForMs)) };
     },
   };

@@ -106,9 +106,9 @@ export function fetchThreatListUpdates(
   catalog: ListCatalog,
   request: FetchThreatListUpdatesRequest,
   settings: ApiSettings,
+  now: number,
 ): FetchThreatListUpdatesResponse {
   let complete = true;
-  const now = Date.now();
   // v4 has one wait for the whole answer: the shortest of its lists', so that a changing one is come back for.
   let minimumWaitMs = settings.minimumWaitMs;
   const listUpdateResponses = request.listUpdateRequests.map((listRequest) => {

@@ -101,9 +101,9 @@ function hashListMessage(name: string, served: ServedUpdate, minimumWaitMs: numb
 }
 
 /** `GET /v5/hashList/{name}`: a list the server does not publish is NOT_FOUND, stand-ins being for batches only. */
-export function getHashList(catalog: ListCatalog, request: GetHashListRequest, settings: ApiSettings): HashList {
+export function getHashList(catalog: ListCatalog, request: GetHashListRequest, settings: ApiSettings, now: number): HashList {
   const history = listOrNotFound(catalog, request.name);
-  const wait = minimumWaitOf(history, settings, Date.now());
+  const wait = minimumWaitOf(history, settings, now);
   return hashListMessage(request.name, history.updateFor(request.version, sizeConstraintsOf(request.sizeConstraints)), wait);
 }
 
@@ -126,11 +126,11 @@ export function batchGetHashLists(
   catalog: ListCatalog,
   request: BatchGetHashListsRequest,
   settings: ApiSettings,
+  now: number,
 ): BatchGetHashListsResponse {
   const histories = request.names.map((name) => catalog.get(name));
   const versions = pairedVersions(histories, request.version);
   const constraints = sizeConstraintsOf(request.sizeConstraints);
-  const now = Date.now();
   const hashLists = histories.map((history, i) =>
     history === undefined
       ? noSuchList(request.names[i]!, settings)

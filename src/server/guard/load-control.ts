@@ -4,6 +4,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Registry } from 'prom-client';
+import { type MonotonicClock, sleep, systemClock } from '../../time/clock.ts';
 import { type AgentClass, AgentClassifier } from './agent-class.ts';
 import { clientAddress, TrustedProxies } from './client-address.ts';
 import { type Budget, type HitStore, MemoryHitStore } from './hit-store.ts';
@@ -11,7 +12,7 @@ import { type LoadControlSettings, loadControlSettings } from './load-control-se
 import { RecentCache } from './recent-cache.ts';
 import { type AskedRequest, RequestClients } from './request-clients.ts';
 import { acceptedKey, keyId } from './requester.ts';
-import { type Decision, LoadGate, type RefusalReason, type Sleep } from './load-gate.ts';
+import { type Decision, LoadGate, type RefusalReason } from './load-gate.ts';
 import { RedisHitStore } from '../redis/redis-hit-store.ts';
 import type { RedisWatch } from '../redis/redis-connection.ts';
 import { retryAfterSeconds } from './refusal.ts';
@@ -22,9 +23,8 @@ export interface LoadControlOptions {
   /** Share the limits with other instances through this Redis (`watch`: start without it, see redis-connection.ts). */
   redis?: { url: string; keyPrefix?: string; watch?: RedisWatch };
   log?: (message: string) => void;
-  /** Monotonic milliseconds for the memory store; tests pass a fake clock. */
-  now?: () => number;
-  sleep?: Sleep;
+  /** The memory store's windows (on its monotonic reading) and load_defer's waits; the system's by default. */
+  clock?: MonotonicClock;
 }
 
 const GATEWAY_PATH = /^\/ohttp-gateway(?:\?|$)/;
@@ -165,7 +165,8 @@ export class LoadControl implements GateDecisions {
    */
   static async create(options: LoadControlOptions = {}): Promise<LoadControl> {
     const settings = loadControlSettings(options.settings);
-    const memory = new MemoryHitStore(settings, settings.maxClients, options.now ?? (() => performance.now()));
+    const clock = options.clock ?? systemClock;
+    const memory = new MemoryHitStore(settings, settings.maxClients, () => clock.monotonic());
     const fallbacks = new Counter({
       name: 'sbkit_load_control_fallbacks_total',
       help: 'Load-control decisions made in memory because Redis failed',
@@ -183,13 +184,12 @@ export class LoadControl implements GateDecisions {
       });
       store = redisStore;
     }
-    const sleep: Sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     return new LoadControl(
       settings,
       new AgentClassifier(settings.extraCrawlers),
       new TrustedProxies(settings.trustedProxies),
       new TrustedProxies(settings.trustedRelays, 'trusted relay'),
-      new LoadGate(settings, store, sleep),
+      new LoadGate(settings, store, (ms) => sleep(clock, ms)),
       redisStore,
       fallbacks,
     );

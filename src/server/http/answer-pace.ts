@@ -16,6 +16,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { constants, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { Socket } from 'node:net';
+import { every, type MonotonicClock, systemClock } from '../../time/clock.ts';
 import { type HttpLimits, stallSweepMs } from './http-limits.ts';
 import { type Sending, sentBytes } from './sent-bytes.ts';
 
@@ -53,12 +54,12 @@ export function owedBetween(started: Iterable<number>, from: number, to: number,
  * Closes the connections of `server` (plain HTTP/1.1, or TLS with HTTP/2 and HTTP/1.1) whose clients
  * take their answers more slowly than `limits.minAnswerBytesPerSecond` each, past a grace of
  * `limits.idleTimeoutMs`. Looked at every tenth of the grace, at most every second; per request this
- * notes the answer on its connection's account. `now` is a monotonic clock in milliseconds.
+ * notes the answer on its connection's account. Time is `clock`'s monotonic reading; the sweeps are its timers.
  */
 export function paceAnswers(
   server: Server | Http2SecureServer,
   limits: Pick<HttpLimits, 'idleTimeoutMs' | 'minAnswerBytesPerSecond'>,
-  now: () => number = () => performance.now(),
+  clock: MonotonicClock = systemClock,
 ): void {
   const accounts = new Map<object, Account>();
   const accountOf = (request: IncomingMessage | Http2ServerRequest): Account | undefined => {
@@ -73,7 +74,7 @@ export function paceAnswers(
         : // ENHANCE_YOUR_CALM: the GOAWAY code for a peer that costs the server too much.
           () => session.destroy(undefined, constants.NGHTTP2_ENHANCE_YOUR_CALM);
     const sending = (session?.socket ?? request.socket) as unknown as Sending;
-    account = { sending, cut, answers: new Map(), owed: 0, lookedAt: now() };
+    account = { sending, cut, answers: new Map(), owed: 0, lookedAt: clock.monotonic() };
     accounts.set(connection, account);
     (session ?? (connection as Socket)).once('close', () => accounts.delete(connection));
     return account;
@@ -86,7 +87,7 @@ export function paceAnswers(
     response.once('close', settle);
   });
   const sweep = () => {
-    const time = now();
+    const time = clock.monotonic();
     for (const account of accounts.values()) {
       const started: number[] = [];
       for (const [answer, at] of account.answers) {
@@ -98,11 +99,10 @@ export function paceAnswers(
       if (started.length > 0 && sentBytes(account.sending) < account.owed) account.cut();
     }
   };
-  let timer: NodeJS.Timeout | undefined;
+  let stop: (() => void) | undefined;
   server.on('listening', () => {
-    clearInterval(timer);
-    timer = setInterval(sweep, stallSweepMs(limits.idleTimeoutMs));
-    timer.unref();
+    stop?.();
+    stop = every(clock, stallSweepMs(limits.idleTimeoutMs), sweep);
   });
-  server.on('close', () => clearInterval(timer));
+  server.on('close', () => stop?.());
 }

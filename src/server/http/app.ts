@@ -22,6 +22,7 @@
 import type { ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Registry } from 'prom-client';
+import { type MonotonicClock, systemClock } from '../../time/clock.ts';
 import { decodeWireRequest, DEFAULT_MAX_BODY_BYTES } from '../../wire/rest/server-request.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import type { ListOperations } from '../operator/admin-entries.ts';
@@ -108,6 +109,8 @@ export interface AppOptions {
   metrics?: Registry;
   /** Serve HTTPS with this certificate and key: HTTP/2 and HTTP/1.1 on one port, chosen by ALPN. */
   tls?: TlsCredentials;
+  /** Time and timers of every part of the application (deadlines, sweeps, waits, counts); the system's by default. */
+  clock?: MonotonicClock;
 }
 
 /** The operator's pause switch (LC-5 `service_paused`), shared by the public and the operator's application. */
@@ -159,6 +162,7 @@ function registerOperatorSurface(
       pause.paused = false;
     },
     log: options.log,
+    clock: options.clock,
   });
 }
 
@@ -169,6 +173,7 @@ function operatorGuard(options: AppOptions, access: LiveAccess): AdminGuard {
     trustedProxies: options.trustedProxies,
     log: options.log,
     throttle: options.adminThrottle,
+    clock: options.clock,
   });
 }
 
@@ -188,14 +193,14 @@ export function createOperatorApp(options: AppOptions, pause: PauseSwitch, acces
 }
 
 /** fastify for `limits`: plain HTTP/1.1, or with `tls` HTTPS with HTTP/2 and HTTP/1.1 on one port. */
-function newFastify(limits: HttpLimits, bodyLimit: number, tls: TlsCredentials | undefined): FastifyInstance {
+function newFastify(limits: HttpLimits, bodyLimit: number, tls: TlsCredentials | undefined, clock: MonotonicClock): FastifyInstance {
   const timeouts = httpServerOptions(limits);
   if (tls === undefined) {
     return Fastify({ logger: false, bodyLimit, ...timeouts, http: { ...timeouts.http, maxHeaderSize: MAX_REQUEST_HEAD_BYTES } });
   }
   const secure = secureServerOptions(limits, MAX_REQUEST_HEAD_BYTES);
   const app = Fastify({ logger: false, bodyLimit, ...secure, https: { ...secure.https, cert: tls.cert, key: tls.key } });
-  limitSecureServer(app.server, limits, MAX_REQUEST_HEAD_BYTES);
+  limitSecureServer(app.server, limits, MAX_REQUEST_HEAD_BYTES, clock);
   // The routes use only what HTTP/1.1 and HTTP/2 requests share (method, URL, headers, the socket's
   // address, the reply's 'close'), so one application type serves both.
   return app as unknown as FastifyInstance;
@@ -215,6 +220,7 @@ export function createApp(
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const source = options.fullHashes ?? catalogFullHashes(options.catalog, settings);
   const { loadControl } = options;
+  const clock = options.clock ?? systemClock;
   const adminHere = !operator.apart;
   const adminEndpoints = adminHere && access.adminToken !== undefined;
   // Asked first by load control's gate, so that an operator with the token passes by it (issue 26, S8).
@@ -232,11 +238,11 @@ export function createApp(
   // docs/api.md allows 1000 prefixes in one hashes:search, a GET: about 26 KB of query string, over Node's
   // 16 KB default for the request head.
   const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits };
-  const app = newFastify(limits, maxBodyBytes, options.tls);
+  const app = newFastify(limits, maxBodyBytes, options.tls, clock);
   capConnections(app.server, limits, new TrustedProxies(options.trustedPeers ?? [], 'trusted proxy or relay'));
   // With TLS, the idle deadline is the secure server's own (http/http2-limits.ts).
-  if (options.tls === undefined) closeStalledConnections(app.server, limits.idleTimeoutMs);
-  paceAnswers(app.server, limits);
+  if (options.tls === undefined) closeStalledConnections(app.server, limits.idleTimeoutMs, clock);
+  paceAnswers(app.server, limits, clock);
   // Bodies reach the wire layer as bytes, whatever their type: it decides what they are.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
@@ -265,7 +271,7 @@ export function createApp(
   // Requests per minute by outcome, for the status page: counted as each answer ends, by a listener on
   // Node's server rather than a hook on every route. (An Oblivious HTTP gateway's inner requests do not
   // pass there: each is counted once, as its encapsulating request.)
-  const history = new RequestHistory();
+  const history = new RequestHistory(clock);
   // One listener function for every answer, not a closure made for each.
   function recordAnswer(this: ServerResponse): void {
     history.record(this.statusCode);
@@ -308,6 +314,7 @@ export function createApp(
       googleData: options.googleData ?? false,
       requesterOf: requester,
       history,
+      clock,
     });
     if (options.ohttpKeys !== undefined) registerGatewayRoutes(scope, options.ohttpKeys, app);
   });
@@ -322,6 +329,7 @@ export function createApp(
     maxBodyBytes,
     listReady: options.listReady,
     requesterOf: requester,
+    clock,
   });
 
   return app;

@@ -14,6 +14,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse, Http2Session } from 'node:http2';
 import type { Server, Socket } from 'node:net';
+import { type Clock, systemClock } from '../../time/clock.ts';
 
 /**
  * How long requests under way may take to finish when the server stops, unless told: past any answer's
@@ -49,7 +50,11 @@ export class ConnectionDrain {
   private readonly latest = new WeakMap<Socket, ServerResponse>();
   private draining = false;
 
-  constructor(private readonly server: Server & { closeIdleConnections?: () => void }) {
+  /** `clock` times the drain's deadline. */
+  constructor(
+    private readonly server: Server & { closeIdleConnections?: () => void },
+    private readonly clock: Clock = systemClock,
+  ) {
     server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
@@ -95,16 +100,17 @@ export class ConnectionDrain {
     this.server.closeIdleConnections?.();
     for (const session of this.sessions) session.close();
     if (this.sockets.size === 0) return { forced: 0 };
-    let timer: NodeJS.Timeout | undefined;
+    let timer: unknown;
     const closed = new Promise<'closed'>((resolve) => {
       const check = () => {
         if (this.sockets.size === 0) resolve('closed');
       };
       for (const socket of this.sockets) socket.once('close', check);
     });
-    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), timeoutMs)));
+    // Unref'd like every timer of the system's clock: the connections it waits for keep the process alive.
+    const late = new Promise<'late'>((resolve) => (timer = this.clock.setTimeout(() => resolve('late'), timeoutMs)));
     const outcome = await Promise.race([closed, late]);
-    clearTimeout(timer);
+    this.clock.clearTimeout(timer);
     if (outcome === 'closed') return { forced: 0 };
     const forced = this.sockets.size;
     for (const session of this.sessions) session.destroy();

@@ -17,6 +17,7 @@
 
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { every, type MonotonicClock, systemClock } from '../../time/clock.ts';
 import { sentBytes } from './sent-bytes.ts';
 
 /** Deadlines of a connection's phases and caps on connections, for `sbkit serve` and `sbkit relay`. */
@@ -106,12 +107,12 @@ interface Movement {
  * client that stops reading its answer). Between requests a connection is the keep-alive deadline's,
  * before its first request the head deadline's. The connections are looked at every tenth of the
  * deadline (at most every second), so one is closed within 110 % of it; per request this only notes the
- * connection's answer. `now` is a monotonic clock in milliseconds (tests pass a fake).
+ * connection's answer. Time is `clock`'s monotonic reading; the sweeps are its timers.
  */
-export function closeStalledConnections(server: Server, idleTimeoutMs: number, now: () => number = () => performance.now()): void {
+export function closeStalledConnections(server: Server, idleTimeoutMs: number, clock: MonotonicClock = systemClock): void {
   const connections = new Map<Socket, Movement>();
   server.on('connection', (socket: Socket) => {
-    connections.set(socket, { read: 0, sent: 0, at: now(), answer: undefined });
+    connections.set(socket, { read: 0, sent: 0, at: clock.monotonic(), answer: undefined });
     socket.once('close', () => connections.delete(socket));
   });
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
@@ -119,7 +120,7 @@ export function closeStalledConnections(server: Server, idleTimeoutMs: number, n
     if (moved !== undefined) moved.answer = response;
   });
   const sweep = () => {
-    const time = now();
+    const time = clock.monotonic();
     for (const [socket, moved] of connections) {
       const { bytesRead: read } = socket;
       const sent = sentBytes(socket);
@@ -133,11 +134,10 @@ export function closeStalledConnections(server: Server, idleTimeoutMs: number, n
       }
     }
   };
-  let timer: NodeJS.Timeout | undefined;
+  let stop: (() => void) | undefined;
   server.on('listening', () => {
-    clearInterval(timer);
-    timer = setInterval(sweep, stallSweepMs(idleTimeoutMs));
-    timer.unref();
+    stop?.();
+    stop = every(clock, stallSweepMs(idleTimeoutMs), sweep);
   });
-  server.on('close', () => clearInterval(timer));
+  server.on('close', () => stop?.());
 }

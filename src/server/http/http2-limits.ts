@@ -15,6 +15,7 @@
 // load-control place (load-control.ts) as a socket's closing does for HTTP/1.1.
 
 import { constants, type Http2SecureServer, type Http2Session, type SecureServerOptions, type ServerHttp2Stream } from 'node:http2';
+import { type Clock, systemClock } from '../../time/clock.ts';
 import { type HttpLimits, httpServerOptions } from './http-limits.ts';
 
 /**
@@ -50,49 +51,47 @@ export function secureServerOptions(
 /**
  * Puts `limits` on `server` (made with {@link secureServerOptions}): the HTTP/1.1 deadlines and head size
  * on the server object, where Node's HTTP/1 code reads them, and the HTTP/2 deadlines on each session
- * and stream. Call before the server listens.
+ * and stream, on `clock`'s timers. Call before the server listens.
  */
-export function limitSecureServer(server: Http2SecureServer, limits: HttpLimits, maxHeaderBytes: number): void {
+export function limitSecureServer(server: Http2SecureServer, limits: HttpLimits, maxHeaderBytes: number, clock: Clock = systemClock): void {
   const { http } = httpServerOptions(limits);
   Object.assign(server, { ...http, maxHeaderSize: maxHeaderBytes });
-  server.on('session', (session: Http2Session) => limitSession(session, limits));
-  server.on('stream', (stream: ServerHttp2Stream) => limitStream(stream, limits));
+  server.on('session', (session: Http2Session) => limitSession(session, limits, clock));
+  server.on('stream', (stream: ServerHttp2Stream) => limitStream(stream, limits, clock));
 }
 
 /** A session with no stream open is closed after the head deadline (before its first) or the keep-alive one (after an answer). */
-function limitSession(session: Http2Session, limits: HttpLimits): void {
+function limitSession(session: Http2Session, limits: HttpLimits, clock: Clock): void {
   let open = 0;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: unknown;
   const wait = (ms: number) => {
-    timer = setTimeout(() => {
+    timer = clock.setTimeout(() => {
       session.close();
       // A client that does not read the GOAWAY's way out keeps the connection only this much longer.
-      setTimeout(() => session.destroy(), limits.idleTimeoutMs).unref();
+      clock.setTimeout(() => session.destroy(), limits.idleTimeoutMs);
     }, ms);
-    timer.unref();
   };
   wait(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs));
   session.on('stream', (stream: ServerHttp2Stream) => {
     open++;
-    clearTimeout(timer);
+    clock.clearTimeout(timer);
     stream.once('close', () => {
       open--;
       if (open === 0 && !session.closed && !session.destroyed) wait(limits.keepAliveTimeoutMs);
     });
   });
-  session.once('close', () => clearTimeout(timer));
+  session.once('close', () => clock.clearTimeout(timer));
 }
 
 /** A stream's request must arrive in full within the request deadline, and something must move on it within the idle one. */
-function limitStream(stream: ServerHttp2Stream, limits: HttpLimits): void {
+function limitStream(stream: ServerHttp2Stream, limits: HttpLimits, clock: Clock): void {
   const reset = () => {
     if (!stream.closed) stream.close(constants.NGHTTP2_CANCEL);
   };
   stream.setTimeout(limits.idleTimeoutMs, reset);
   // A request without a body is whole with its headers.
   if (stream.endAfterHeaders) return;
-  const timer = setTimeout(reset, limits.requestTimeoutMs);
-  timer.unref();
-  stream.once('end', () => clearTimeout(timer));
-  stream.once('close', () => clearTimeout(timer));
+  const timer = clock.setTimeout(reset, limits.requestTimeoutMs);
+  stream.once('end', () => clock.clearTimeout(timer));
+  stream.once('close', () => clock.clearTimeout(timer));
 }

@@ -106,7 +106,7 @@ export function createServer(options: ServerOptions): SafeBrowsingServer {
   const access = new LiveAccess(options);
   const app = createApp(options, { pause, apart: adminListen !== undefined }, access);
   const operatorApp = adminListen === undefined ? undefined : createOperatorApp(options, pause, access);
-  const drains = [app, operatorApp].filter((part) => part !== undefined).map((part) => new ConnectionDrain(part.server));
+  const drains = [app, operatorApp].filter((part) => part !== undefined).map((part) => new ConnectionDrain(part.server, options.clock));
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
   let adminUrl: string | undefined;
   return {

@@ -1,5 +1,6 @@
 import { checksumOf, type SortedHashes, hashCount, emptyHashes, hashRange } from '../../store/hash-list.ts';
 import { nodeSha256 } from '../../url/hash.ts';
+import { type Clock, systemClock } from '../../time/clock.ts';
 import { BoundedCache } from './bounded-cache.ts';
 import { ListError } from './list-error.ts';
 import type { ListDefinition } from './list-definition.ts';
@@ -40,7 +41,8 @@ export interface KeptSnapshot {
 export interface ListHistoryOptions {
   /** How many snapshots to keep, the current one included: clients at older versions get a full update. */
   keep: number;
-  now?: () => number;
+  /** What stamps each snapshot with its creation (its list's minimum wait depends on it, SB-12); the system's by default. */
+  clock?: Clock;
 }
 
 /** Diffs are the expensive part of an update, and a publish sends every client after the same few. */
@@ -71,7 +73,7 @@ export class ListHistory {
   readonly definition: ListDefinition;
   /** How many snapshots are kept, the current one included. */
   readonly keep: number;
-  private readonly now: () => number;
+  private readonly clock: Clock;
   private latest: Snapshot;
   /** Served lists of the kept snapshots by id, oldest first (a Map iterates in insertion order). */
   private readonly kept = new Map<string, SortedHashes>();
@@ -90,8 +92,8 @@ export class ListHistory {
     }
     this.definition = definition;
     this.keep = options.keep;
-    this.now = options.now ?? Date.now;
-    this.latest = Snapshot.of(definition, new Uint8Array(0), this.now());
+    this.clock = options.clock ?? systemClock;
+    this.latest = this.snapshotOf(new Uint8Array(0));
     this.kept.set(this.latest.id, this.latest.served());
   }
 
@@ -101,11 +103,16 @@ export class ListHistory {
    * nothing and returns the current snapshot. Throws ListError ('ragged-full-hashes').
    */
   publish(fullHashes: Uint8Array): Snapshot {
-    return this.publishSnapshot(Snapshot.of(this.definition, fullHashes, this.now()));
+    return this.publishSnapshot(this.snapshotOf(fullHashes));
+  }
+
+  /** `fullHashes` as a snapshot of this list made now, not yet published (a store publishes it). Throws ListError ('ragged-full-hashes'). */
+  snapshotOf(fullHashes: Uint8Array): Snapshot {
+    return Snapshot.of(this.definition, fullHashes, this.clock.now());
   }
 
   /** Publishes a list known only as its served hashes (a proxy's mirror of its upstream), received at `receivedAt`. */
-  publishServed(served: SortedHashes, receivedAt = this.now()): Snapshot {
+  publishServed(served: SortedHashes, receivedAt = this.clock.now()): Snapshot {
     return this.publishSnapshot(Snapshot.ofServed(this.definition, served, receivedAt));
   }
 

@@ -5,6 +5,7 @@
 import { randomInt } from 'node:crypto';
 import { type GatewayKey, generateGatewayKey, type KeyConfig } from '../../wire/ohttp/ohttp.ts';
 import { type ErrorCode, errorCode, SbkitError } from '../../sbkit-error.ts';
+import { type Clock, systemClock } from '../../time/clock.ts';
 
 /** The keys a gateway publishes and accepts: one instance's own (KeyRing) or shared ones (SharedKeyRing). */
 export interface GatewayKeys {
@@ -31,7 +32,8 @@ export interface KeyRingOptions {
   rotateMs?: number;
   /** How long a replaced key is still accepted; an hour by default. */
   overlapMs?: number;
-  now?: () => number;
+  /** Whose time rotates the keys; the system's by default. */
+  clock?: Clock;
 }
 
 interface HeldKey {
@@ -53,17 +55,21 @@ export class KeyRing implements GatewayKeys {
     first: GatewayKey,
     private readonly rotateMs: number,
     private readonly overlapMs: number,
-    private readonly now: () => number,
+    private readonly clock: Clock,
   ) {
-    this.current = { key: first, until: now() + rotateMs };
+    this.current = { key: first, until: clock.now() + rotateMs };
   }
 
   /** Makes the first key (X25519, HKDF-SHA256, AES-128-GCM). */
   static async create(options: KeyRingOptions = {}): Promise<KeyRing> {
-    const now = options.now ?? Date.now;
     // A random first key ID: after a restart, clients holding the previous process's configuration
     // are told "unknown key" (and fetch it again) rather than failing to decrypt under a reused ID.
-    return new KeyRing(await generateGatewayKey(randomInt(256)), options.rotateMs ?? 24 * 3_600_000, options.overlapMs ?? 3_600_000, now);
+    return new KeyRing(
+      await generateGatewayKey(randomInt(256)),
+      options.rotateMs ?? 24 * 3_600_000,
+      options.overlapMs ?? 3_600_000,
+      options.clock ?? systemClock,
+    );
   }
 
   /** The configurations to publish: the current key first, then replaced ones still accepted. */
@@ -74,22 +80,22 @@ export class KeyRing implements GatewayKeys {
   /** The keys a request may use. */
   async keys(): Promise<GatewayKey[]> {
     await this.rotateIfDue();
-    const now = this.now();
+    const now = this.clock.now();
     this.replaced = this.replaced.filter((held) => held.until > now);
     return [this.current.key, ...this.replaced.map((held) => held.key)];
   }
 
   /** Seconds until the published configuration may change: what clients may cache it for. */
   secondsUntilRotation(): number {
-    return Math.max(0, Math.floor((this.current.until - this.now()) / 1000));
+    return Math.max(0, Math.floor((this.current.until - this.clock.now()) / 1000));
   }
 
   private async rotateIfDue(): Promise<void> {
-    while (this.now() >= this.current.until) {
+    while (this.clock.now() >= this.current.until) {
       // One rotation at a time, however many requests notice that it is due.
       this.rotating ??= (async () => {
         const next = await generateGatewayKey((this.current.key.config.keyId + 1) % 256);
-        const at = this.now();
+        const at = this.clock.now();
         this.replaced.unshift({ key: this.current.key, until: at + this.overlapMs });
         this.current = { key: next, until: at + this.rotateMs };
       })().finally(() => {

@@ -14,6 +14,7 @@
 import { ConfigError } from '../feeds/config-error.ts';
 import { randomBytes, randomInt } from 'node:crypto';
 import { type GatewayKey, importGatewayKey, type KeyConfig } from '../../wire/ohttp/ohttp.ts';
+import { type Clock, systemClock } from '../../time/clock.ts';
 import { connectRedis, type RedisClient, type RedisConnection, type RedisWatch } from '../redis/redis-connection.ts';
 import { type GatewayKeys, GatewayKeysUnavailableError, type KeyRingOptions } from './key-ring.ts';
 
@@ -59,7 +60,7 @@ export class SharedKeyRing implements GatewayKeys {
     private readonly keyPrefix: string,
     private readonly rotateMs: number,
     private readonly overlapMs: number,
-    private readonly now: () => number,
+    private readonly clock: Clock,
     private readonly log: (message: string) => void,
     private readonly random: () => number,
   ) {
@@ -75,20 +76,21 @@ export class SharedKeyRing implements GatewayKeys {
     const overlapMs = options.overlapMs ?? 3_600_000;
     if (!(overlapMs < rotateMs))
       throw new ConfigError('overlapMs', `the overlap (${overlapMs} ms) must be shorter than the rotation period (${rotateMs} ms)`);
-    const connection = await connectRedis(options.url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.watch);
+    const clock = options.clock ?? systemClock;
+    const connection = await connectRedis(options.url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.watch, clock);
     return new SharedKeyRing(
       connection,
       options.keyPrefix ?? 'sbkit:',
       rotateMs,
       overlapMs,
-      options.now ?? Date.now,
+      clock,
       options.log ?? (() => {}),
       options.random ?? (() => randomInt(2 ** 32) / 2 ** 32),
     );
   }
 
   async keys(): Promise<GatewayKey[]> {
-    const now = this.now();
+    const now = this.clock.now();
     const current = Math.floor(now / this.rotateMs);
     for (const generation of this.held.keys()) if (generation < current - 1) this.held.delete(generation);
     const keys = [(await this.key(current, now, true))!];
@@ -106,7 +108,7 @@ export class SharedKeyRing implements GatewayKeys {
   }
 
   secondsUntilRotation(): number {
-    const now = this.now();
+    const now = this.clock.now();
     return Math.max(0, Math.floor(((Math.floor(now / this.rotateMs) + 1) * this.rotateMs - now) / 1000));
   }
 

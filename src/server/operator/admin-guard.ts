@@ -6,6 +6,7 @@
 // read (guard/request-gate.ts), and each admin route, which asks again.
 
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../../time/clock.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import { bearerToken, tokenMatches } from './admin-token.ts';
 import { FailureThrottle } from './failure-throttle.ts';
@@ -23,6 +24,8 @@ export interface AdminGuardOptions {
   log?: ((message: string) => void) | undefined;
   /** The failure counts; a fresh one with ADMIN_THROTTLE_RULES by default. */
   throttle?: FailureThrottle | undefined;
+  /** The time of the default throttle and of the log's rate; the system's by default. */
+  clock?: Clock | undefined;
 }
 
 /**
@@ -32,9 +35,9 @@ export interface AdminGuardOptions {
 export type AdminGuard = (request: FastifyRequest, reply: FastifyReply) => boolean;
 
 export function adminGuard(options: AdminGuardOptions): AdminGuard {
-  const throttle = options.throttle ?? new FailureThrottle();
+  const throttle = options.throttle ?? new FailureThrottle(undefined, options.clock);
   const trusted = new TrustedProxies(options.trustedProxies ?? []);
-  const log = rateLimitedLog(options.log ?? (() => undefined));
+  const log = rateLimitedLog(options.log ?? (() => undefined), options.clock);
   return (request, reply) => {
     const address = clientAddress(request.socket.remoteAddress ?? '', request.headers['x-forwarded-for'], trusted);
     const client = addressKey(address);

@@ -6,6 +6,8 @@
 // other addresses cannot wipe a block and its doubling (issue 26, S9), and a crowd of blocked addresses
 // cannot leave no room to count the failures of the next.
 
+import { type Clock, systemClock } from '../../time/clock.ts';
+
 /** The rules of a {@link FailureThrottle}; {@link ADMIN_THROTTLE_RULES} are the operator endpoints'. */
 export interface ThrottleRules {
   /** Failures within `windowMs` that block a client (the attempt after the last of them is refused). */
@@ -55,18 +57,18 @@ export class FailureThrottle {
 
   constructor(
     private readonly rules: ThrottleRules = ADMIN_THROTTLE_RULES,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Milliseconds until `client` may try again; 0 when it may now. */
   retryAfterMs(client: string): number {
     const record = this.recordOf(client);
-    return record === undefined ? 0 : Math.max(0, record.blockedUntil - this.now());
+    return record === undefined ? 0 : Math.max(0, record.blockedUntil - this.clock.now());
   }
 
   /** Counts a failed attempt of `client`, blocking it when it is one too many. */
   failed(client: string): FailureOutcome {
-    const now = this.now();
+    const now = this.clock.now();
     let record = this.recordOf(client);
     this.forget(client);
     if (record === undefined || this.forgiven(record, now)) {

@@ -3,6 +3,7 @@
 // (admin-entries.ts). Without a token configured they do not exist.
 
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Clock } from '../../time/clock.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import { type ListOperations, registerEntryRoutes } from './admin-entries.ts';
 import type { AdminGuard } from './admin-guard.ts';
@@ -27,6 +28,8 @@ export interface OperatorOptions {
   resume(): void;
   /** Where entry edits are told. */
   log?: ((message: string) => void) | undefined;
+  /** The time the log's rate is counted in; the system's by default. */
+  clock?: Clock | undefined;
 }
 
 export function registerOperatorRoutes(app: FastifyInstance, options: OperatorOptions): void {
@@ -51,7 +54,8 @@ export function registerOperatorRoutes(app: FastifyInstance, options: OperatorOp
     }
     return { reloaded: await options.reload() };
   });
-  if (options.lists !== undefined) registerEntryRoutes(app, guard, options.lists, rateLimitedLog(options.log ?? (() => undefined)));
+  if (options.lists !== undefined)
+    registerEntryRoutes(app, guard, options.lists, rateLimitedLog(options.log ?? (() => undefined), options.clock));
 }
 
 const NO_FEEDS = 'this server has no feeds to reload (it serves the embedded demo lists, or mirrors an upstream)';

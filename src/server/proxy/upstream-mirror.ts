@@ -2,7 +2,8 @@ import type { ClientEvent } from '../../client/options.ts';
 import { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST, KNOWN_LISTS, knownList } from '../../lists/known-lists.ts';
 import { SafeBrowsingClient } from '../../client/safe-browsing-client.ts';
 import { type FullHashSource, type SharedSearchCache, upstreamFullHashes } from '../api/full-hash-source.ts';
-import type { SearchClock, UpstreamSearchLimits } from './upstream-searches.ts';
+import type { UpstreamSearchLimits } from './upstream-searches.ts';
+import type { MonotonicClock } from '../../time/clock.ts';
 import { ListCatalog } from '../catalog.ts';
 import { ConfigError } from '../feeds/config-error.ts';
 import type { ListDefinition } from '../lists/list-definition.ts';
@@ -40,8 +41,11 @@ export interface UpstreamOptions {
   searchCache?: SharedSearchCache;
   /** How searches spend the upstream's patience: its rate, each requester's share, the longest wait. */
   searchLimits?: Partial<UpstreamSearchLimits>;
-  /** The clock of the searches' schedule and shares (tests drive it by hand); the system's by default. */
-  searchClock?: SearchClock;
+  /**
+   * The clock of the searches' schedule and shares, and of the shared cache's expiries (tests drive it
+   * by hand); the system's by default. The mirroring client keeps the system's.
+   */
+  searchClock?: MonotonicClock;
   /** Where to say that a mirrored list could not be published. */
   log?: (message: string) => void;
 }
@@ -86,11 +90,11 @@ export class UpstreamMirror {
     private readonly log: (message: string) => void,
     searchCache: SharedSearchCache | undefined,
     searchLimits: Partial<UpstreamSearchLimits> | undefined,
-    searchClock: SearchClock | undefined,
+    searchClock: MonotonicClock | undefined,
   ) {
     this.histories = new Map(names.map((name) => [name, new ListHistory(definitionOf(name), { keep })]));
     this.catalog = new ListCatalog(this.histories.values());
-    this.fullHashes = upstreamFullHashes(client, searchCache, searchLimits, undefined, searchClock);
+    this.fullHashes = upstreamFullHashes(client, searchCache, searchLimits, searchClock);
   }
 
   /**

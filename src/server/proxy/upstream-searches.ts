@@ -16,6 +16,7 @@
 import { SEARCH_PREFIXES_PER_REQUEST } from '../../client/hash-searcher.ts';
 import type { FullHash } from '../../client/threats.ts';
 import { SbkitError } from '../../sbkit-error.ts';
+import { type MonotonicClock, systemClock } from '../../time/clock.ts';
 import { hashStringOfHex, prefix32 } from '../../url/hash.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import type { Requester } from '../guard/requester.ts';
@@ -66,14 +67,6 @@ export interface UpstreamSearchClient {
   searchPrefixes(prefixes: readonly number[]): Promise<{ fullHashes: FullHash[]; cacheDurationMs: number }>;
 }
 
-/** Timers, injectable so that tests drive the schedule by hand. */
-export interface SearchClock {
-  now(): number;
-  setTimeout(run: () => void, ms: number): unknown;
-}
-
-const SYSTEM_CLOCK: SearchClock = { now: () => performance.now(), setTimeout: (run, ms) => setTimeout(run, ms).unref() };
-
 /**
  * A prefix waiting for a request: whether a keyed requester asked for it, the best turn of the searches
  * that wait for it (upstream-shares.ts), how many wait, and their answer.
@@ -100,12 +93,13 @@ export class UpstreamSearches {
   constructor(
     private readonly client: UpstreamSearchClient,
     limits: Partial<UpstreamSearchLimits> = {},
-    private readonly clock: SearchClock = SYSTEM_CLOCK,
+    /** The bucket and the shares on its monotonic reading, the waits on its timers (tests drive it by hand). */
+    private readonly clock: MonotonicClock = systemClock,
   ) {
     this.limits = { ...DEFAULT_UPSTREAM_SEARCH_LIMITS, ...limits };
     this.shares = new UpstreamShares(this.limits);
     this.tokens = this.limits.burst;
-    this.refilledAt = clock.now();
+    this.refilledAt = clock.monotonic();
   }
 
   /**
@@ -123,7 +117,7 @@ export class UpstreamSearches {
     if (remaining.length === 0) return answer;
     const upstreamBound = remaining.filter((prefix) => !this.inFlight.has(prefix) && !this.pending.has(prefix)).length;
     // Refuses a requester over its share before anything is queued; a search whose prefixes others asked already spends nothing.
-    const turn = upstreamBound === 0 ? Infinity : this.shares.spend(requester, upstreamBound, this.clock.now());
+    const turn = upstreamBound === 0 ? Infinity : this.shares.spend(requester, upstreamBound, this.clock.monotonic());
     const queued: [number, Queued][] = [];
     const parts = remaining.map((prefix) => {
       const inFlight = this.inFlight.get(prefix);
@@ -242,7 +236,7 @@ export class UpstreamSearches {
         cacheDurationMs,
       }),
       (error: unknown) => {
-        throw upstreamFailure(error);
+        throw upstreamFailure(error, this.clock.now());
       },
     );
     request.catch(() => undefined);
@@ -256,7 +250,7 @@ export class UpstreamSearches {
   }
 
   private refill(): void {
-    const now = this.clock.now();
+    const now = this.clock.monotonic();
     const perMs = this.limits.requestsPerMinute / 60_000;
     this.tokens = Math.min(this.limits.burst, this.tokens + (now - this.refilledAt) * perMs);
     this.refilledAt = now;
@@ -276,12 +270,15 @@ function inTurn(a: Queued, b: Queued): number {
   return Number(b.keyed) - Number(a.keyed) || a.turn - b.turn;
 }
 
-/** A failed upstream search as the proxy answers it: 503, with Retry-After from the client's schedule when it has one. */
-function upstreamFailure(error: unknown): WireError {
+/**
+ * A failed upstream search as the proxy answers it at `now` (wall time): 503, with Retry-After from the
+ * client's schedule when it has one.
+ */
+function upstreamFailure(error: unknown, now: number): WireError {
   const cause = error instanceof SbkitError ? { cause: error } : {};
   // SearchDeferredError says until when RF-3 or RF-4 forbid asking; other failures are retried in a minute.
   const notBefore = (error as { notBefore?: unknown }).notBefore;
-  const seconds = typeof notBefore === 'number' ? Math.ceil((notBefore - Date.now()) / 1000) : 60;
+  const seconds = typeof notBefore === 'number' ? Math.ceil((notBefore - now) / 1000) : 60;
   return new WireError('UNAVAILABLE', `the upstream server cannot be asked now: ${(error as Error).message}`, {
     ...cause,
     retryAfterSeconds: Math.min(Math.max(1, seconds), 3600),

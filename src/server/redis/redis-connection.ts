@@ -1,6 +1,7 @@
 // node-redis is loaded when a connection is first made: a server without Redis never loads it.
 
 import { type ErrorCode, errorCode, errorCodes, SbkitError } from '../../sbkit-error.ts';
+import { type Clock, systemClock } from '../../time/clock.ts';
 
 /** The start of every Redis key of sbkit's, unless the operator chooses another (`--redis-prefix`). */
 export const DEFAULT_KEY_PREFIX = 'sbkit:';
@@ -106,8 +107,14 @@ async function createRedisClient(url: string, timeoutMs: number, hasConnected: (
  * as Buffers. Rejects with RedisConnectionError: 'invalid-url' for an address that cannot be used,
  * 'unavailable' when Redis does not answer, unless `watch.retry` says to start without it: then it
  * resolves at once, commands fail until Redis answers, and attempts follow the schedule, with jitter.
+ * The deadline of each attempt and the waits between them are `clock`'s timers.
  */
-export async function connectRedis(url: string, timeoutMs: number, watch?: RedisWatch): Promise<RedisConnection> {
+export async function connectRedis(
+  url: string,
+  timeoutMs: number,
+  watch?: RedisWatch,
+  clock: Clock = systemClock,
+): Promise<RedisConnection> {
   const label = redactedUrl(url);
   let connection: Connection | undefined;
   let client: RedisClient;
@@ -118,7 +125,7 @@ export async function connectRedis(url: string, timeoutMs: number, watch?: Redis
       cause: error,
     });
   }
-  connection = new Connection(client, label, timeoutMs, watch);
+  connection = new Connection(client, label, timeoutMs, watch, clock);
   const failure = await connection.attempt();
   if (failure !== undefined) {
     const error = new RedisConnectionError('unavailable', `cannot connect to Redis at ${label}: ${failure.message}`, { cause: failure });
@@ -132,7 +139,7 @@ export async function connectRedis(url: string, timeoutMs: number, watch?: Redis
 class Connection implements RedisConnection {
   everConnected = false;
   private attempts = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: unknown;
   private schedule: RetrySchedule | undefined;
   private closed = false;
   private retrying = false;
@@ -143,6 +150,7 @@ class Connection implements RedisConnection {
     readonly label: string,
     private readonly timeoutMs: number,
     private readonly watch: RedisWatch | undefined,
+    private readonly clock: Clock,
   ) {
     // Once connected, node-redis reconnects by itself and says so with 'ready'.
     client.on('ready', () => {
@@ -163,20 +171,19 @@ class Connection implements RedisConnection {
   retryLater(schedule: RetrySchedule): void {
     this.schedule = schedule;
     if (this.closed || this.everConnected) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.retry(), retryDelayMs(this.attempts - 1, schedule, Math.random()));
-    this.timer.unref();
+    this.clock.clearTimeout(this.timer);
+    this.timer = this.clock.setTimeout(() => void this.retry(), retryDelayMs(this.attempts - 1, schedule, Math.random()));
   }
 
   retryNow(): void {
     if (this.closed || this.everConnected || this.schedule === undefined) return;
-    clearTimeout(this.timer);
+    this.clock.clearTimeout(this.timer);
     void this.retry();
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.timer);
+    this.clock.clearTimeout(this.timer);
     await this.connecting;
     if (this.client.isOpen) await this.client.close();
   }
@@ -203,9 +210,10 @@ class Connection implements RedisConnection {
     this.client.on('error', ignore);
     // node-redis bounds the TCP connection by connectTimeout, not the handshake after it (HELLO, CLIENT
     // SETINFO): a server that accepts and never answers would hold the attempt, and a start, for ever.
-    let timer: NodeJS.Timeout | undefined;
+    // Unref'd like every timer of the system's clock: the attempt's socket keeps the process alive meanwhile.
+    let timer: unknown;
     const unanswered = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs / 1000} s`)), this.timeoutMs);
+      timer = this.clock.setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs / 1000} s`)), this.timeoutMs);
     });
     const connecting = this.client.connect();
     try {
@@ -218,7 +226,7 @@ class Connection implements RedisConnection {
       }
       return error instanceof Error ? error : new Error(String(error));
     } finally {
-      clearTimeout(timer);
+      this.clock.clearTimeout(timer);
       this.client.off('error', ignore);
     }
     this.everConnected = true;

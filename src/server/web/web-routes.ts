@@ -3,6 +3,7 @@
 
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { THREAT_TYPES, type ThreatTypeName } from '../../lists/threat-types.ts';
+import type { Clock } from '../../time/clock.ts';
 import { InvalidUrlError } from '../../url/invalid-url.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import { type FullHashSource, searchesOf } from '../api/full-hash-source.ts';
@@ -32,6 +33,8 @@ export interface WebOptions {
   googleData: boolean;
   /** Who a request comes from: a look-up costs what an API search of the same requester costs. */
   requesterOf: (request: FastifyRequest) => Requester;
+  /** The time the status page tells, and its uptime from. */
+  clock: Clock;
 }
 
 const THREAT_NAMES: ReadonlySet<string> = new Set(Object.values(THREAT_TYPES));
@@ -39,8 +42,8 @@ const THREAT_NAMES: ReadonlySet<string> = new Set(Object.values(THREAT_TYPES));
 const MAX_LOOKUP_LENGTH = 8192;
 
 export function registerWebRoutes(app: FastifyInstance, options: WebOptions): void {
-  const startedAt = Date.now();
-  const { history } = options;
+  const { history, clock } = options;
+  const startedAt = clock.now();
   const html = 'text/html; charset=utf-8';
   // Who may keep a page (as answer-caching.ts decides for the API): the empty form and the advisories
   // are the same for everyone; a lookup tells what someone checks, so no cache keeps it, nor an error;
@@ -109,7 +112,7 @@ export function registerWebRoutes(app: FastifyInstance, options: WebOptions): vo
       (await options.loadControl?.summary()) ?? null,
       options.serving,
       startedAt,
-      Date.now(),
+      clock.now(),
       options.feeds(),
     );
   app.get('/status', async (_request, reply) =>

@@ -13,16 +13,19 @@ import { ListCatalog } from '../../../src/server/catalog.ts';
 import { ListHistory } from '../../../src/server/lists/list-history.ts';
 import { durationToMs } from '../../../src/wire/duration.ts';
 import { expressionHashBytes } from '../../../src/url/hash.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
 
 const MIN = 60_000;
 const DAY = 24 * 60 * MIN;
 const LISTED = 'evil.example/';
+/** When the answers are made. */
+const NOW = new FakeClock().now();
 
-/** se-4b holding LISTED, its current version published `ageMs` ago. */
+/** se-4b holding LISTED, its current version published `ageMs` before NOW. */
 function seList(ageMs: number): ListHistory {
   const history = new ListHistory(
     { name: 'se-4b', hashLength: 4, threatTypes: ['SOCIAL_ENGINEERING'], likelySafeTypes: [], description: '' },
-    { keep: 3, now: () => Date.now() - ageMs },
+    { keep: 3, clock: new FakeClock(NOW - ageMs) },
   );
   history.publish(expressionHashBytes(LISTED));
   return history;
@@ -85,13 +88,12 @@ describe('cache durations of search answers', () => {
 
 describe('the minimum wait of a changing list', () => {
   it('is the short one while the newest version is younger than the window, the usual one after', () => {
-    const now = Date.now();
-    assert.equal(minimumWaitOf(seList(10 * MIN), CHANGING, now), 5 * MIN);
-    assert.equal(minimumWaitOf(seList(31 * MIN), CHANGING, now), 30 * MIN);
-    assert.equal(minimumWaitOf(undefined, CHANGING, now), 30 * MIN, 'a list not published here');
-    assert.equal(minimumWaitOf(seList(0), DEFAULT_API_SETTINGS, now), 30 * MIN, 'off unless set');
+    assert.equal(minimumWaitOf(seList(10 * MIN), CHANGING, NOW), 5 * MIN);
+    assert.equal(minimumWaitOf(seList(31 * MIN), CHANGING, NOW), 30 * MIN);
+    assert.equal(minimumWaitOf(undefined, CHANGING, NOW), 30 * MIN, 'a list not published here');
+    assert.equal(minimumWaitOf(seList(0), DEFAULT_API_SETTINGS, NOW), 30 * MIN, 'off unless set');
     assert.equal(
-      minimumWaitOf(seList(0), { ...CHANGING, changingMinimumWaitMs: 60 * MIN }, now),
+      minimumWaitOf(seList(0), { ...CHANGING, changingMinimumWaitMs: 60 * MIN }, NOW),
       30 * MIN,
       'never longer than the usual one',
     );
@@ -101,11 +103,11 @@ describe('the minimum wait of a changing list', () => {
     const fresh = seList(MIN);
     const old = new ListHistory(
       { name: 'mw-4b', hashLength: 4, threatTypes: ['MALWARE'], likelySafeTypes: [], description: '' },
-      { keep: 3, now: () => Date.now() - 2 * DAY },
+      { keep: 3, clock: new FakeClock(NOW - 2 * DAY) },
     );
     old.publish(expressionHashBytes('malware.example/'));
     const catalog = new ListCatalog([fresh, old]);
-    const v5 = batchGetHashLists(catalog, create(v5proto.BatchGetHashListsRequestSchema, { names: ['se-4b', 'mw-4b'] }), CHANGING);
+    const v5 = batchGetHashLists(catalog, create(v5proto.BatchGetHashListsRequestSchema, { names: ['se-4b', 'mw-4b'] }), CHANGING, NOW);
     assert.deepEqual(
       v5.hashLists.map((list) => ms(list.minimumWaitDuration)),
       [5 * MIN, 30 * MIN],
@@ -122,12 +124,14 @@ describe('the minimum wait of a changing list', () => {
         listUpdateRequests: [triple(v4proto.ThreatType.MALWARE), triple(v4proto.ThreatType.SOCIAL_ENGINEERING_INTERNAL)],
       }),
       CHANGING,
+      NOW,
     );
     assert.equal(ms(both.minimumWaitDuration), 5 * MIN);
     const oldOnly = fetchThreatListUpdates(
       catalog,
       create(v4proto.FetchThreatListUpdatesRequestSchema, { listUpdateRequests: [triple(v4proto.ThreatType.MALWARE)] }),
       CHANGING,
+      NOW,
     );
     assert.equal(ms(oldOnly.minimumWaitDuration), 30 * MIN);
   });

@@ -112,7 +112,7 @@ describe('threatLists', () => {
           threatEntryType: t.threatEntryType,
         })),
       });
-      for (const answer of fetchThreatListUpdates(catalog, request, DEFAULT_API_SETTINGS).listUpdateResponses) {
+      for (const answer of fetchThreatListUpdates(catalog, request, DEFAULT_API_SETTINGS, Date.now()).listUpdateResponses) {
         assert.notDeepEqual(answer.newClientState, NO_LIST_VERSION, `triple ${tripleOf(answer).join()} is served`);
       }
     }

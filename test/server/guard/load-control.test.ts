@@ -5,16 +5,17 @@ import { createApp } from '../../../src/server/http/app.ts';
 import { LoadControl } from '../../../src/server/guard/load-control.ts';
 import type { LoadControlSettings } from '../../../src/server/guard/load-control-settings.ts';
 import { demoCatalog } from '../fixture.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
 
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0';
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 const SEARCH = '/v5/hashes:search?hashPrefixes=WwuJdQ';
 
 async function app(settings: Partial<LoadControlSettings> = {}) {
-  let now = 0;
-  const loadControl = await LoadControl.create({ settings, now: () => now });
+  const clock = new FakeClock();
+  const loadControl = await LoadControl.create({ settings, clock });
   const built = createApp({ catalog: demoCatalog(), loadControl, adminToken: 'T' });
-  return { app: built, advance: (ms: number) => (now += ms) };
+  return { app: built, advance: (ms: number) => clock.advance(ms) };
 }
 
 describe('load control in front of the server', () => {
@@ -148,8 +149,8 @@ describe('load control in front of the server', () => {
   });
 
   it('budgets a valid API key by the key, wherever its requests come from, and an unknown key as nobody', async () => {
-    let now = 0;
-    const loadControl = await LoadControl.create({ settings: { keyBudgets: { 'key-of-a-proxy': 40 } }, now: () => now });
+    const clock = new FakeClock();
+    const loadControl = await LoadControl.create({ settings: { keyBudgets: { 'key-of-a-proxy': 40 } }, clock });
     const a = createApp({ catalog: demoCatalog(), loadControl, apiKeys: ['key-of-a-proxy', 'key-of-an-app'] });
     const ask = (key: string, address: string) =>
       a.inject({ url: `${SEARCH}&key=${key}`, remoteAddress: address, headers: { 'user-agent': 'api/1' } });
@@ -170,7 +171,7 @@ describe('load control in front of the server', () => {
       madeUp.push(reply.statusCode);
     }
     assert.deepEqual(madeUp, [...Array<number>(31).fill(400), ...Array<number>(4).fill(503)], 'made-up keys count as the address');
-    now += 15_000;
+    clock.advance(15_000);
     assert.equal((await ask('key-of-a-proxy', '192.0.2.61')).statusCode, 200, 'the window moved on');
   });
 

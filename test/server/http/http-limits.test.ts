@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { describe, it, type TestContext } from 'node:test';
+import { describe, it } from 'node:test';
 import { EventEmitter } from 'node:events';
 import type { Server } from 'node:http';
 import { closeStalledConnections, DEFAULT_HTTP_LIMITS, httpServerOptions } from '../../../src/server/http/http-limits.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
 
 describe('httpServerOptions', () => {
   it('gives fastify and Node every deadline but the idle one, which closeStalledConnections keeps', () => {
@@ -31,28 +32,27 @@ class FakeSocket extends EventEmitter {
   bytesWritten = 0;
   writableLength = 0;
   destroyedAt: number | undefined;
-  constructor(private readonly clock: { now: number }) {
+  constructor(private readonly clock: FakeClock) {
     super();
   }
   destroy(): void {
-    this.destroyedAt ??= this.clock.now;
+    this.destroyedAt ??= this.clock.monotonic();
     this.emit('close');
   }
 }
 
-/** A server, listening, whose connections closeStalledConnections watches for `idleTimeoutMs` on a clock the test moves, its sweeps on mocked timers. */
-function listening(t: TestContext, idleTimeoutMs: number): { clock: { now: number }; server: EventEmitter } {
-  t.mock.timers.enable({ apis: ['setInterval'] });
-  const clock = { now: 0 };
+/** A server, listening, whose connections closeStalledConnections watches for `idleTimeoutMs` on a clock the test moves, sweeps included. */
+function listening(idleTimeoutMs: number): { clock: FakeClock; server: EventEmitter } {
+  const clock = new FakeClock(0);
   const server = new EventEmitter();
-  closeStalledConnections(server as unknown as Server, idleTimeoutMs, () => clock.now);
+  closeStalledConnections(server as unknown as Server, idleTimeoutMs, clock);
   server.emit('listening');
   return { clock, server };
 }
 
 describe('closeStalledConnections', () => {
-  it('closes a connection whose request stands still for the idle deadline, and no other', (t) => {
-    const { clock, server } = listening(t, 1000);
+  it('closes a connection whose request stands still for the idle deadline, and no other', () => {
+    const { clock, server } = listening(1000);
     const idle = new FakeSocket(clock);
     const reading = new FakeSocket(clock);
     const slowReader = new FakeSocket(clock);
@@ -69,11 +69,10 @@ describe('closeStalledConnections', () => {
     slowReader.bytesWritten = 65_536;
     slowReader.writableLength = 40_000;
     for (let step = 1; step <= 40; step++) {
-      clock.now = step * 100;
       reading.bytesRead += 10;
       // The slow reader takes a little of its answer every half second.
       if (step % 5 === 0) slowReader.writableLength -= 100;
-      t.mock.timers.tick(100);
+      clock.advance(100);
     }
     assert.equal(idle.destroyedAt, 1000);
     // Moved at the first look (100 ms), then not: closed a deadline later.
@@ -84,27 +83,22 @@ describe('closeStalledConnections', () => {
     assert.equal(fresh.destroyedAt, undefined);
   });
 
-  it('closes a connection idle for the whole deadline and not before, and stops with the server', (t) => {
-    const { clock, server } = listening(t, 30_000);
+  it('closes a connection idle for the whole deadline and not before, and stops with the server', () => {
+    const { clock, server } = listening(30_000);
     const idle = new FakeSocket(clock);
     server.emit('connection', idle);
     server.emit('request', { socket: idle }, { writableFinished: false });
-    const advance = (ms: number) => {
-      for (let left = ms; left > 0; left -= 100) {
-        clock.now += 100;
-        t.mock.timers.tick(100);
-      }
-    };
-    advance(29_900);
+    clock.advance(29_900);
     assert.equal(idle.destroyedAt, undefined);
     // Looked at each second: the 30th look closes it.
-    advance(100);
+    clock.advance(100);
     assert.equal(idle.destroyedAt, 30_000);
     const later = new FakeSocket(clock);
     server.emit('connection', later);
     server.emit('request', { socket: later }, { writableFinished: false });
     server.emit('close');
-    advance(90_000);
+    assert.equal(clock.pending, 0, 'no sweep left');
+    clock.advance(90_000);
     assert.equal(later.destroyedAt, undefined);
   });
 });

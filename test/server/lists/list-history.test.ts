@@ -8,6 +8,7 @@ import { hashCount as count, emptyHashes, checksumOf, HashList } from '../../../
 import { nodeSha256 } from '../../../src/url/hash.ts';
 import type { HashWidth } from '../../../src/lists/list-name.ts';
 import { definition, hexList, POOL_SIZE, poolHashes, poolKeys } from './fixtures.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
 
 const NO_LIMITS: SizeConstraints = { maxUpdateEntries: 0, maxDatabaseEntries: 0 };
 const EMPTY = new Uint8Array(0);
@@ -19,7 +20,7 @@ function apply(list: HashList, update: ServedUpdate): HashList {
 
 /** A history of a test list with a fixed clock. */
 function history(keep = 3, width: HashWidth = 4) {
-  return new ListHistory(definition(width), { keep, now: () => 42 });
+  return new ListHistory(definition(width), { keep, clock: new FakeClock(42) });
 }
 
 describe('ListHistory', () => {

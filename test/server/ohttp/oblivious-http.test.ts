@@ -15,6 +15,7 @@ import { decodeBinaryHttpResponse, encodeBinaryHttpRequest } from '../../../src/
 import { decapsulateResponse, encapsulateRequest } from '../../../src/wire/ohttp/ohttp-client.ts';
 import { encodeKeyConfigs, parseKeyConfigs } from '../../../src/wire/ohttp/ohttp-keys.ts';
 import { demoCatalog } from '../fixture.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
 
 const URLS = [
   'http://testsafebrowsing.appspot.com/s/phishing.html',
@@ -192,19 +193,19 @@ describe('client → relay → gateway on loopback (SB-2)', () => {
 
 describe('KeyRing', () => {
   it('rotates keys and keeps accepting a replaced key for the overlap', async () => {
-    let now = 0;
-    const ring = await KeyRing.create({ rotateMs: 1000, overlapMs: 300, now: () => now });
+    const clock = new FakeClock(0);
+    const ring = await KeyRing.create({ rotateMs: 1000, overlapMs: 300, clock });
     const [first] = (await ring.configs()).map((c) => c.keyId);
     const next = (first! + 1) % 256;
-    now = 1000;
+    clock.advance(1000);
     assert.deepEqual(
       (await ring.configs()).map((c) => c.keyId),
       [next, first],
       'the new key first, the old one still accepted',
     );
-    now = 1299;
+    clock.advance(299);
     assert.equal((await ring.keys()).length, 2);
-    now = 1300;
+    clock.advance(1);
     assert.deepEqual(
       (await ring.configs()).map((c) => c.keyId),
       [next],
@@ -402,8 +403,8 @@ describe('the client through a relay', () => {
   });
 
   it("reads the gateway's keys again when its key is gone, and the search succeeds", async () => {
-    let now = 0;
-    const ring = await KeyRing.create({ rotateMs: 1000, overlapMs: 0, now: () => now });
+    const clock = new FakeClock(0);
+    const ring = await KeyRing.create({ rotateMs: 1000, overlapMs: 0, clock });
     const server = createServer({ catalog: demoCatalog(), ohttpKeys: ring, port: 0 });
     const url = await server.listen();
     const client = new SafeBrowsingClient({
@@ -412,7 +413,7 @@ describe('the client through a relay', () => {
       ohttp: { relay: `${url}/ohttp-gateway`, keys: `${url}/ohttp-keys` },
     });
     assert.equal((await client.checkUrl(URLS[0]!)).verdict, 'UNSAFE');
-    now = 5000;
+    clock.advance(5000);
     const after = await client.checkUrl(URLS[1]!);
     assert.equal(after.error, undefined);
     assert.equal(after.verdict, 'UNSAFE');

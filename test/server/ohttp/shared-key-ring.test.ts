@@ -8,14 +8,15 @@ import { parseKeyConfigs } from '../../../src/wire/ohttp/ohttp-keys.ts';
 import { decapsulateRequest } from '../../../src/wire/ohttp/ohttp.ts';
 import { demoCatalog } from '../fixture.ts';
 import { deleteKeys, ensureRedis, RedisRelay, REDIS_URL, uniqueKeyPrefix, waitUntil } from '../redis-fixture.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const prefix = uniqueKeyPrefix();
 const rings: SharedKeyRing[] = [];
 
-async function ring(now: () => number, url = REDIS_URL, random?: () => number): Promise<SharedKeyRing> {
-  const made = await SharedKeyRing.connect({ url, keyPrefix: prefix, rotateMs: DAY, overlapMs: HOUR, now, random });
+async function ring(clock: FakeClock, url = REDIS_URL, random?: () => number): Promise<SharedKeyRing> {
+  const made = await SharedKeyRing.connect({ url, keyPrefix: prefix, rotateMs: DAY, overlapMs: HOUR, clock, random });
   rings.push(made);
   return made;
 }
@@ -28,49 +29,49 @@ after(async () => {
 
 describe('gateway keys shared through Redis', () => {
   it("are the same on two instances: a request encapsulated to one instance's configuration opens on the other", async () => {
-    let now = 1000 * DAY + 5 * HOUR;
-    const first = await ring(() => now);
-    const second = await ring(() => now);
+    const clock = new FakeClock(1000 * DAY + 5 * HOUR);
+    const first = await ring(clock);
+    const second = await ring(clock);
     const [config] = await first.configs();
     assert.deepEqual(await second.configs(), await first.configs());
     const { message } = await encapsulateRequest(config!, new TextEncoder().encode('a search'));
     const opened = await decapsulateRequest(await second.keys(), message);
     assert.equal(new TextDecoder().decode(opened.request), 'a search');
     assert.equal(first.secondsUntilRotation(), 19 * 3600);
-    now += HOUR;
+    clock.advance(HOUR);
     assert.equal(second.secondsUntilRotation(), 18 * 3600);
   });
 
   it('rotate on the clock: the replaced key is accepted for the overlap and then no more', async () => {
-    let now = 2000 * DAY + 23 * HOUR;
+    const clock = new FakeClock(2000 * DAY + 23 * HOUR);
     // The lowest free key ID every time: 0 first, so the next period's must step aside.
     const lowest = () => 0;
-    const first = await ring(() => now, REDIS_URL, lowest);
-    const second = await ring(() => now, REDIS_URL, lowest);
+    const first = await ring(clock, REDIS_URL, lowest);
+    const second = await ring(clock, REDIS_URL, lowest);
     const [old] = await first.configs();
     assert.equal(old!.keyId, 0);
-    now = 2001 * DAY + 1;
+    clock.advance(HOUR + 1);
     const configs = await second.configs();
     assert.equal(configs.length, 2, 'the new key first, the old one still accepted');
     assert.deepEqual(configs[1], old);
     assert.equal(configs[0]!.keyId, 1, "not the old key's ID: a request's key ID picks one of the two");
     assert.deepEqual(await first.configs(), configs, 'both instances rotated to the same key');
-    now = 2001 * DAY + HOUR;
+    clock.advance(HOUR - 1);
     assert.deepEqual(await first.configs(), [configs[0]], 'the overlap is over');
     const { message } = await encapsulateRequest(old!, new Uint8Array([1]));
     await assert.rejects(decapsulateRequest(await first.keys(), message), /key/);
   });
 
   it('agree again within a minute when Redis loses the current key, under a new key ID that sends clients for the configuration', async () => {
-    let now = 4000 * DAY + 2 * HOUR;
+    const clock = new FakeClock(4000 * DAY + 2 * HOUR);
     const lowest = () => 0;
-    const first = await ring(() => now, REDIS_URL, lowest);
-    const second = await ring(() => now, REDIS_URL, lowest);
+    const first = await ring(clock, REDIS_URL, lowest);
+    const second = await ring(clock, REDIS_URL, lowest);
     const [lost] = await first.configs();
     assert.deepEqual(await second.configs(), [lost]);
     assert.equal(lost!.keyId, 0);
     await deleteKeys(prefix);
-    now += 61_000;
+    clock.advance(61_000);
     const [replacement] = await second.configs();
     assert.equal(replacement!.keyId, 1, "not the lost key's ID, though it is the lowest free one again");
     assert.deepEqual(await first.configs(), [replacement], 'the other instance reads the replacement');
@@ -83,20 +84,20 @@ describe('gateway keys shared through Redis', () => {
   });
 
   it("never make a replaced period's key afresh: during the overlap, a key Redis lost and this instance never held is left out", async () => {
-    let now = 5000 * DAY + 23 * HOUR;
-    const before = await ring(() => now);
+    const clock = new FakeClock(5000 * DAY + 23 * HOUR);
+    const before = await ring(clock);
     await before.configs();
     await deleteKeys(prefix);
-    now = 5001 * DAY + 1;
-    const fresh = await ring(() => now);
+    clock.advance(HOUR + 1);
+    const fresh = await ring(clock);
     assert.equal((await fresh.configs()).length, 1, 'only the current key: no client could hold one made now for the past period');
   });
 
   it('make the gateway answer 503 with Retry-After while Redis is away and a new key is due, and serve again when it is back', async () => {
     const relay = await RedisRelay.start();
     try {
-      let now = 3000 * DAY + 2 * HOUR;
-      const app = createApp({ catalog: demoCatalog(), ohttpKeys: await ring(() => now, relay.url) });
+      const clock = new FakeClock(3000 * DAY + 2 * HOUR);
+      const app = createApp({ catalog: demoCatalog(), ohttpKeys: await ring(clock, relay.url) });
       const [config] = parseKeyConfigs((await app.inject({ url: '/ohttp-keys' })).rawPayload);
       await relay.cut();
       const inner = encodeBinaryHttpRequest({
@@ -115,7 +116,7 @@ describe('gateway keys shared through Redis', () => {
           payload: Buffer.from((await encapsulateRequest(config!, inner)).message),
         });
       assert.equal((await post()).statusCode, 200, 'keys in hand serve on while Redis is away');
-      now = 3001 * DAY + 2 * HOUR;
+      clock.advance(DAY);
       const away = await app.inject({ url: '/ohttp-keys' });
       assert.deepEqual([away.statusCode, away.headers['retry-after']], [503, '10']);
       assert.equal((await post()).statusCode, 503);

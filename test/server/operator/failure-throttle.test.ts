@@ -1,11 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ADMIN_THROTTLE_RULES, FailureThrottle } from '../../../src/server/operator/failure-throttle.ts';
-
-function fakeClock(): { now: () => number; advance: (ms: number) => void } {
-  let time = 1_000_000;
-  return { now: () => time, advance: (ms) => void (time += ms) };
-}
+import { FakeClock } from '../../support/fake-clock.ts';
 
 /** Fails `client` until it is blocked; the block's length in ms. */
 function failUntilBlocked(throttle: FailureThrottle, client: string): number {
@@ -19,8 +15,8 @@ function failUntilBlocked(throttle: FailureThrottle, client: string): number {
 
 describe('FailureThrottle', () => {
   it('blocks a client at its fifth failure within a minute, for a minute', () => {
-    const clock = fakeClock();
-    const throttle = new FailureThrottle(ADMIN_THROTTLE_RULES, clock.now);
+    const clock = new FakeClock();
+    const throttle = new FailureThrottle(ADMIN_THROTTLE_RULES, clock);
     for (let i = 1; i <= 4; i++) assert.deepEqual(throttle.failed('a'), { failures: i, blockedMs: 0 });
     assert.deepEqual(throttle.failed('a'), { failures: 5, blockedMs: 60_000 });
     assert.equal(throttle.retryAfterMs('a'), 60_000);
@@ -32,8 +28,8 @@ describe('FailureThrottle', () => {
   });
 
   it('forgets failures spread wider than the window', () => {
-    const clock = fakeClock();
-    const throttle = new FailureThrottle(ADMIN_THROTTLE_RULES, clock.now);
+    const clock = new FakeClock();
+    const throttle = new FailureThrottle(ADMIN_THROTTLE_RULES, clock);
     for (let i = 0; i < 50; i++) {
       assert.equal(throttle.failed('slow').blockedMs, 0);
       clock.advance(15_000);
@@ -41,8 +37,8 @@ describe('FailureThrottle', () => {
   });
 
   it('doubles each next block up to a day, and starts again after a quiet day or a success', () => {
-    const clock = fakeClock();
-    const throttle = new FailureThrottle(ADMIN_THROTTLE_RULES, clock.now);
+    const clock = new FakeClock();
+    const throttle = new FailureThrottle(ADMIN_THROTTLE_RULES, clock);
     const blocks: number[] = [];
     for (let i = 0; i < 14; i++) {
       const blocked = failUntilBlocked(throttle, 'a');
@@ -60,7 +56,7 @@ describe('FailureThrottle', () => {
   });
 
   it('remembers at most maxClients clients, the least recent forgotten first', () => {
-    const throttle = new FailureThrottle({ ...ADMIN_THROTTLE_RULES, maxClients: 100 }, fakeClock().now);
+    const throttle = new FailureThrottle({ ...ADMIN_THROTTLE_RULES, maxClients: 100 }, new FakeClock());
     throttle.failed('early');
     for (let i = 0; i < 10_000; i++) throttle.failed(`client-${i}`);
     assert.equal(throttle.size, 100);
@@ -69,8 +65,8 @@ describe('FailureThrottle', () => {
   });
 
   it('forgets clients never blocked before a blocked one; blocked ones crowd out only each other, past half', () => {
-    const clock = fakeClock();
-    const throttle = new FailureThrottle({ ...ADMIN_THROTTLE_RULES, maxClients: 100 }, clock.now);
+    const clock = new FakeClock();
+    const throttle = new FailureThrottle({ ...ADMIN_THROTTLE_RULES, maxClients: 100 }, clock);
     failUntilBlocked(throttle, 'blocked');
     for (let i = 0; i < 10_000; i++) throttle.failed(`client-${i}`);
     assert.equal(throttle.size, 100);
@@ -88,8 +84,8 @@ describe('FailureThrottle', () => {
   });
 
   it('forgets a blocked client already forgiven before any other', () => {
-    const clock = fakeClock();
-    const throttle = new FailureThrottle({ ...ADMIN_THROTTLE_RULES, maxClients: 2 }, clock.now);
+    const clock = new FakeClock();
+    const throttle = new FailureThrottle({ ...ADMIN_THROTTLE_RULES, maxClients: 2 }, clock);
     failUntilBlocked(throttle, 'long ago');
     clock.advance(ADMIN_THROTTLE_RULES.forgiveMs + 60_000);
     throttle.failed('a');

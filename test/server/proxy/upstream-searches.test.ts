@@ -4,7 +4,7 @@ import { UpstreamSearches, type UpstreamSearchLimits } from '../../../src/server
 import type { FullHash } from '../../../src/client/threats.ts';
 import type { Requester } from '../../../src/server/guard/requester.ts';
 import { WireError } from '../../../src/wire/wire-error.ts';
-import { manualSearchClock } from '../api/manual-search-clock.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
 
 const ALICE: Requester = { id: 'address:192.0.2.1', keyed: false };
 const BOB: Requester = { id: 'address:192.0.2.2', keyed: false };
@@ -44,7 +44,7 @@ function match(prefix: number): FullHash {
 }
 
 function setUp(limits: Partial<UpstreamSearchLimits> = {}, cached?: ReadonlySet<number>) {
-  const clock = manualSearchClock();
+  const clock = new FakeClock();
   const client = fakeClient(cached);
   const searches = new UpstreamSearches(client, { burst: 2, requestsPerMinute: 6, maxWaitMs: 3000, ...limits }, clock);
   return { clock, client, searches };
@@ -66,7 +66,7 @@ describe('UpstreamSearches', () => {
     const { clock, client, searches } = setUp();
     const a = searches.search([1000, 7], ALICE);
     const b = searches.search([1000, 8], BOB);
-    await clock.advance(50);
+    await clock.advanceAsync(50);
     const [answerA, answerB] = await Promise.all([a, b]);
     assert.deepEqual(
       client.requests.map((request) => request.toSorted((x, y) => x - y)),
@@ -82,10 +82,10 @@ describe('UpstreamSearches', () => {
     const { clock, client, searches } = setUp();
     void client.hold();
     const first = searches.search([1000], ALICE);
-    await clock.advance(50);
+    await clock.advanceAsync(50);
     assert.equal(client.requests.length, 1, 'asked, not yet answered');
     const second = searches.search([1000], BOB);
-    await clock.advance(50);
+    await clock.advanceAsync(50);
     client.release();
     assert.equal((await first).fullHashes.length, 1);
     assert.equal((await second).fullHashes.length, 1);
@@ -95,7 +95,7 @@ describe('UpstreamSearches', () => {
   it('answers from the client cache without counting or asking', async () => {
     const { clock, client, searches } = setUp({ anonymousPrefixesPerMinute: 1 }, new Set([1000, 1001, 1002]));
     for (let i = 0; i < 5; i++) assert.equal((await searches.search([1000, 1001, 1002], ALICE)).fullHashes.length, 3);
-    await clock.advance(50);
+    await clock.advanceAsync(50);
     assert.deepEqual(client.requests, []);
   });
 
@@ -105,9 +105,9 @@ describe('UpstreamSearches', () => {
     const results: Promise<{ value?: unknown; error?: WireError }>[] = [];
     for (let i = 0; i < 10; i++) {
       results.push(outcome(searches.search([2000 + i], { id: `address:198.51.100.${i}`, keyed: false })));
-      await clock.advance(1000);
+      await clock.advanceAsync(1000);
     }
-    await clock.advance(60_000);
+    await clock.advanceAsync(60_000);
     const settled = await Promise.all(results);
     // Two at once from the bucket; the next token comes 10 s after the start and takes the two then waiting.
     assert.deepEqual(client.requests, [[2000], [2001], [2008, 2009]]);
@@ -125,17 +125,17 @@ describe('UpstreamSearches', () => {
     const { clock, client, searches } = setUp({ anonymousPrefixesPerMinute: 10, keyedPrefixesPerMinute: 1000, maxWaitMs: 20_000 });
     const many = Array.from({ length: 10 }, (_, i) => 5000 + i);
     const spent = searches.search([4999], ALICE);
-    await clock.advance(50);
+    await clock.advanceAsync(50);
     await spent;
     const refused = await outcome(searches.search(many, ALICE));
     assert.match(refused.error!.message, /would send 11 prefixes .* which accepts 10 of one client/);
     assert.ok(refused.error!.retryAfterSeconds! >= 1 && refused.error!.retryAfterSeconds! <= 60);
     assert.deepEqual(client.requests, [[4999]], 'nothing of the refused search went up');
     const partner = searches.search(many, PARTNER);
-    await clock.advance(50);
+    await clock.advanceAsync(50);
     assert.equal((await partner).fullHashes.length, 10, 'a keyed requester has a larger share');
     const within = searches.search([6000], BOB);
-    await clock.advance(10_000);
+    await clock.advanceAsync(10_000);
     assert.equal((await within).fullHashes.length, 1);
   });
 
@@ -145,11 +145,11 @@ describe('UpstreamSearches', () => {
     const a = outcome(searches.search(anonymous.slice(0, 120), ALICE));
     const b = outcome(searches.search(anonymous.slice(120), BOB));
     const keyed = outcome(searches.search([20_000], PARTNER));
-    await clock.advance(20);
+    await clock.advanceAsync(20);
     assert.equal(client.requests.length, 1);
     assert.equal(client.requests[0]![0], 20_000, 'the keyed prefix leads the first request');
     assert.equal(client.requests[0]!.length, 250, 'filled up with anonymous prefixes');
-    await clock.advance(60_000);
+    await clock.advanceAsync(60_000);
     assert.equal(client.requests.length, 2, 'the last anonymous prefix goes with the next token');
     assert.ok((await keyed).value !== undefined && (await a).value !== undefined && (await b).value !== undefined);
   });
@@ -158,10 +158,10 @@ describe('UpstreamSearches', () => {
     const { clock, client, searches } = setUp({ burst: 1, requestsPerMinute: 30, maxWaitMs: 3000 });
     const full = (n: number) => Array.from({ length: 250 }, (_, i) => 100_000 * (n + 1) + i);
     const batches = [1, 2, 3].map((n) => outcome(searches.search(full(n), { id: `address:198.51.100.${n}`, keyed: false })));
-    await clock.advance(20);
+    await clock.advanceAsync(20);
     assert.equal(client.requests.length, 1, 'the one token went to the first batch');
     const small = outcome(searches.search([5000, 5001, 5002, 5003], BOB));
-    await clock.advance(2000);
+    await clock.advanceAsync(2000);
     assert.equal(client.requests.length, 2);
     assert.deepEqual(
       client.requests[1]!.slice(0, 4),
@@ -169,7 +169,7 @@ describe('UpstreamSearches', () => {
       "the small search leads the next request, ahead of the batches' prefixes",
     );
     assert.equal((await small).value?.fullHashes.length, 4);
-    await clock.advance(5000);
+    await clock.advanceAsync(5000);
     assert.ok((await batches[0]!).value !== undefined);
   });
 
@@ -178,27 +178,27 @@ describe('UpstreamSearches', () => {
     const { clock, client, searches } = setUp({ burst: 1, requestsPerMinute: 30, maxWaitMs: 3000 });
     const full = (n: number) => Array.from({ length: 250 }, (_, i) => 100_000 * n + i);
     const first = outcome(searches.search(full(1), ALICE));
-    await clock.advance(500);
+    await clock.advanceAsync(500);
     const split = outcome(searches.search(full(2), { id: 'address:198.51.100.2', keyed: false }));
-    await clock.advance(500);
+    await clock.advanceAsync(500);
     const small = outcome(searches.search([5000, 5001, 5002, 5003], BOB));
-    await clock.advance(1500);
+    await clock.advanceAsync(1500);
     assert.equal(client.requests.length, 2, 'at 2 s: the small search and 246 of the second');
     assert.deepEqual(client.requests[1]!.slice(0, 4), [5000, 5001, 5002, 5003]);
-    await clock.advance(2000);
+    await clock.advanceAsync(2000);
     assert.equal(client.requests.length, 3);
     assert.deepEqual(client.requests[2], full(2).slice(246), 'at 4 s, after its wait ran out at 3.5 s: the rest of it');
-    await clock.advance(50);
+    await clock.advanceAsync(50);
     assert.equal((await split).value?.fullHashes.length, 250, 'served whole');
     assert.ok((await first).value !== undefined && (await small).value !== undefined);
   });
 
   it("answers 503 with the upstream client's own Retry-After when it cannot ask", async () => {
     const { clock, client, searches } = setUp();
-    const deferred = Object.assign(new Error('the server may not be asked again before …'), { notBefore: Date.now() + 90_000 });
+    const deferred = Object.assign(new Error('the server may not be asked again before …'), { notBefore: clock.now() + 90_000 });
     client.failWith(deferred);
     const result = outcome(searches.search([1000], ALICE));
-    await clock.advance(50);
+    await clock.advanceAsync(50);
     const { error } = await result;
     assert.equal(error?.status, 'UNAVAILABLE');
     assert.ok(error.retryAfterSeconds! >= 89 && error.retryAfterSeconds! <= 90, String(error.retryAfterSeconds));
@@ -209,16 +209,16 @@ describe('UpstreamSearches', () => {
     const { clock, client, searches } = setUp({ burst: 1, requestsPerMinute: 6, maxWaitMs: 3000 });
     void client.hold();
     const a = outcome(searches.search([10], ALICE));
-    await clock.advance(7000);
+    await clock.advanceAsync(7000);
     // 10 is in flight: A's second search joins it and queues 11, which waits for the token at 10 s.
     const a2 = outcome(searches.search([10, 11], ALICE));
     client.release();
-    await clock.advance(1000);
+    await clock.advanceAsync(1000);
     // 10 was answered; B queues 10 afresh, at 8 s.
     const b = outcome(searches.search([10], BOB));
-    await clock.advance(2005);
+    await clock.advanceAsync(2005);
     assert.ok((await a2).error !== undefined, "A's search of 11 could not wait its turn");
-    await clock.advance(100);
+    await clock.advanceAsync(100);
     assert.ok((await b).value !== undefined, "B's 10 went up with the token at 10 s: A did not withdraw it");
     assert.deepEqual(client.requests, [[10], [10]]);
     assert.ok((await a).value !== undefined);
@@ -228,9 +228,9 @@ describe('UpstreamSearches', () => {
     const { clock, client, searches } = setUp({ maxWaitMs: 500 });
     void client.hold();
     const slow = outcome(searches.search([1000], ALICE));
-    await clock.advance(2000);
+    await clock.advanceAsync(2000);
     client.release();
-    await clock.advance(10);
+    await clock.advanceAsync(10);
     assert.equal((await slow).value?.fullHashes.length, 1);
   });
 
@@ -238,12 +238,12 @@ describe('UpstreamSearches', () => {
     const { clock, client, searches } = setUp({ anonymousPrefixesPerMinute: 10 });
     const big = Array.from({ length: 30 }, (_, i) => 7000 + i);
     const first = outcome(searches.search(big, ALICE));
-    await clock.advance(50);
+    await clock.advanceAsync(50);
     assert.ok((await first).value !== undefined);
     assert.ok((await outcome(searches.search([8000], ALICE))).error !== undefined, 'and then the share is spent');
-    await clock.advance(60_000);
+    await clock.advanceAsync(60_000);
     const later = outcome(searches.search([8001], ALICE));
-    await clock.advance(50);
+    await clock.advanceAsync(50);
     assert.ok((await later).value !== undefined);
     assert.equal(client.requests.length, 2);
   });

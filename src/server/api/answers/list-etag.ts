@@ -99,7 +99,7 @@ function isTagged(call: RpcCall): call is Extract<RpcCall, { rpc: 'GetHashList' 
 
 /**
  * The strong ETag of the answer to a list call (GetHashList, BatchGetHashLists, FetchThreatListUpdates)
- * in `encoding`, as the catalog stands; undefined for other calls and for a list this server does not
+ * in `encoding`, as the catalog stands at `now` (wall time, ms); undefined for other calls and for a list this server does not
  * publish asked for by `hashList/{name}` (that is a 404, which carries no tag).
  */
 export function listAnswerTag(
@@ -107,7 +107,7 @@ export function listAnswerTag(
   call: RpcCall,
   encoding: WireEncoding,
   settings: ApiSettings,
-  now = Date.now(),
+  now: number,
 ): string | undefined {
   if (!isTagged(call)) return undefined;
   const determinants = new Determinants().add(DERIVATION).add(call.rpc).add(encoding).add(settings.minimumWaitMs);
@@ -180,9 +180,8 @@ function namesAskedFor(call: RpcCall): readonly (string | undefined)[] {
 export class ListAnswerTags {
   private readonly kept = new WeakMap<RpcCall, TagInputs>();
 
-  tagOf(catalog: ListCatalog, call: RpcCall, encoding: WireEncoding, settings: ApiSettings): string | undefined {
+  tagOf(catalog: ListCatalog, call: RpcCall, encoding: WireEncoding, settings: ApiSettings, now: number): string | undefined {
     if (!isTagged(call)) return undefined;
-    const now = Date.now();
     const kept = this.kept.get(call);
     if (kept !== undefined && kept.encoding === encoding && kept.minimumWaitMs === settings.minimumWaitMs) {
       const names = namesAskedFor(call);

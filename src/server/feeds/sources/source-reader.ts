@@ -4,6 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { pipeline, type Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { type Clock, systemClock } from '../../../time/clock.ts';
 import { VERSION } from '../../../version.ts';
 import type { FeedLimits } from '../config.ts';
 import { conditionalHeaders, type FeedValidators, hasValidators, refreshedValidators, validatorsOf } from './conditional-fetch.ts';
@@ -210,7 +211,7 @@ export type UrlAnswer =
 /** A longer Retry-After than this is no hint for a feed reader (its refresh interval caps the wait anyway). */
 const MAX_RETRY_AFTER_SECONDS = 7 * 24 * 3600;
 
-/** RFC 9110 §10.2.3: seconds or an HTTP date; undefined when absent or neither. Clamped to a week. */
+/** RFC 9110 §10.2.3: seconds or an HTTP date (counted from `now`, wall time); undefined when absent or neither. Clamped to a week. */
 function retryAfterSeconds(value: string | undefined, now: number): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
@@ -226,7 +227,8 @@ function retryAfterSeconds(value: string | undefined, now: number): number | und
  * 304 comes back as `modified: false`. At most MAX_FEED_REDIRECTS redirects are followed, never from
  * https to http; no connection goes to a loopback, private, link-local, unique-local or unspecified
  * address unless `allowPrivateAddresses` or the operator wrote that address in the URL (AddressPolicy).
- * The body's bytes as sent (compressed) are counted into `received`, also when the answer fails.
+ * The body's bytes as sent (compressed) are counted into `received`, also when the answer fails. An HTTP
+ * date in Retry-After is read on `clock`.
  */
 export async function readUrlSource(
   url: string,
@@ -234,6 +236,7 @@ export async function readUrlSource(
   allowPrivateAddresses = false,
   validators?: FeedValidators,
   received: { bytes: number } = { bytes: 0 },
+  clock: Clock = systemClock,
 ): Promise<UrlAnswer> {
   const configured = new URL(url);
   const label = withoutCredentials(configured).href;
@@ -263,7 +266,7 @@ export async function readUrlSource(
       }
       if (status < 200 || status > 299) {
         response.destroy();
-        const retryAfter = retryAfterSeconds(response.headers['retry-after'], Date.now());
+        const retryAfter = retryAfterSeconds(response.headers['retry-after'], clock.now());
         // The status text is the server's words: left out.
         throw new SourceError(label, 'http-status', `the server answered HTTP ${status}; check the URL`, {
           httpStatus: status,

@@ -264,7 +264,7 @@ export class SourceStates {
         const received = { bytes: 0 };
         let answer;
         try {
-          answer = await readUrlSource(source.url, limits, source.allowPrivateAddresses, sent, received);
+          answer = await readUrlSource(source.url, limits, source.allowPrivateAddresses, sent, received, this.clock);
         } finally {
           // Bytes that arrived count, whether the answer was good or not.
           state.receivedBytes += received.bytes;

@@ -14,6 +14,7 @@ import { ListHistory } from '../../../../src/server/lists/list-history.ts';
 import { decodeWireRequest } from '../../../../src/wire/rest/server-request.ts';
 import { encodeWireResponse } from '../../../../src/wire/rest/server-response.ts';
 import { ownSource } from '../fixtures.ts';
+import { FakeClock } from '../../../support/fake-clock.ts';
 
 const payload = (bytes: number) => ({ contentType: 'application/x-protobuf', body: new Uint8Array(bytes) });
 
@@ -144,13 +145,14 @@ describe('list answers kept once encoded', () => {
     );
     await fc.assert(
       fc.asyncProperty(steps, async (script) => {
+        const clock = new FakeClock();
         const list = (name: string, hashLength: 4 | 32) =>
           new ListHistory(
             { name, hashLength, threatTypes: hashLength === 4 ? ['SOCIAL_ENGINEERING'] : [], likelySafeTypes: [], description: '' },
-            { keep: 3 },
+            { keep: 3, clock },
           );
         const catalog = new ListCatalog([list('se-4b', 4), list('gc-32b', 32)]);
-        const app = createApp({ catalog });
+        const app = createApp({ catalog, clock });
         const seen = new Map<string, Uint8Array>();
         for (const step of script) {
           if ('publish' in step) {
@@ -173,7 +175,7 @@ describe('list answers kept once encoded', () => {
             const call = decodeWireRequest({ method: asked.method, url: asked.url, headers, body });
             const fresh = encodeWireResponse(
               call.rpc,
-              (await answerCall(catalog, ownSource(catalog), call, DEFAULT_API_SETTINGS)) as never,
+              (await answerCall(catalog, ownSource(catalog), call, DEFAULT_API_SETTINGS, clock.now())) as never,
               call.responseEncoding,
             );
             assert.equal(answer.rawPayload.toString('hex'), Buffer.from(fresh.body).toString('hex'), `${asked.method} ${asked.url}`);

@@ -13,6 +13,7 @@ import { ListHistory } from '../../../../src/server/lists/list-history.ts';
 import type { WireEncoding } from '../../../../src/wire/encoding.ts';
 import type { RpcCall } from '../../../../src/wire/rest/routes.ts';
 import { encodeWireResponse } from '../../../../src/wire/rest/server-response.ts';
+import { FakeClock } from '../../../support/fake-clock.ts';
 import { listChanges, ownSource, playListChange } from '../fixtures.ts';
 
 const fullHash = (n: number) => createHash('sha256').update(`entry ${n}`).digest();
@@ -24,11 +25,14 @@ const SETTINGS: ApiSettings[] = [
   { ...DEFAULT_API_SETTINGS, changingMinimumWaitMs: 300_000, changingWindowMs: 3_600_000 },
 ];
 
-function catalog(): ListCatalog {
+/** The time of every catalog's publications and of every answer, unless a test moves one of its own. */
+const CLOCK = new FakeClock();
+
+function catalog(clock = CLOCK): ListCatalog {
   const list = (name: string, hashLength: 4 | 32, keep: number) =>
     new ListHistory(
       { name, hashLength, threatTypes: hashLength === 4 ? ['SOCIAL_ENGINEERING'] : [], likelySafeTypes: [], description: '' },
-      { keep },
+      { keep, clock },
     );
   return new ListCatalog([list('se-4b', 4, 3), list('gc-32b', 32, 2)]);
 }
@@ -146,13 +150,17 @@ async function play(steps: readonly { list: string; content: number }[]): Promis
   for (const { list, content } of steps) {
     lists.get(list)!.publish(CONTENTS[content]!);
     for (const { call, encoding, settings, constrained } of grid([...settled.values()], [...transfers.values()])) {
-      const tag = listAnswerTag(lists, call, encoding, settings);
+      const tag = listAnswerTag(lists, call, encoding, settings, CLOCK.now());
       if (tag === undefined) {
         // Only hashList/{name} of a list not published goes without a tag: it is a 404.
         assert.ok(call.rpc === 'GetHashList' && lists.get(call.request.name) === undefined);
         continue;
       }
-      const body = encodeWireResponse(call.rpc, (await answerCall(lists, ownSource(lists), call, settings)) as never, encoding).body;
+      const body = encodeWireResponse(
+        call.rpc,
+        (await answerCall(lists, ownSource(lists), call, settings, CLOCK.now())) as never,
+        encoding,
+      ).body;
       answers.push({ tag, bytes: Buffer.from(body).toString('hex'), request: `${encoding} ${JSON.stringify(call, bytesAsHex)}` });
       if (encoding !== 'protobuf') continue;
       for (const version of versionsIn(call, body)) (constrained ? transfers : settled).set(Buffer.from(version).toString('hex'), version);
@@ -189,19 +197,19 @@ describe('listAnswerTag', () => {
     const lists = catalog();
     lists.get('se-4b')!.publish(CONTENTS[1]!);
     const call: RpcCall = { rpc: 'GetHashList', apiVersion: 'v5', request: create(v5.GetHashListRequestSchema, { name: 'se-4b' }) };
-    const tag = listAnswerTag(lists, call, 'protobuf', DEFAULT_API_SETTINGS);
+    const tag = listAnswerTag(lists, call, 'protobuf', DEFAULT_API_SETTINGS, CLOCK.now());
     assert.match(tag ?? '', /^"[A-Za-z0-9_-]{22}"$/, 'a strong tag: quoted, no W/');
-    assert.equal(listAnswerTag(lists, call, 'protobuf', DEFAULT_API_SETTINGS), tag);
-    assert.notEqual(listAnswerTag(lists, call, 'json', DEFAULT_API_SETTINGS), tag);
-    assert.notEqual(listAnswerTag(lists, call, 'protobuf', SETTINGS[1]!), tag);
+    assert.equal(listAnswerTag(lists, call, 'protobuf', DEFAULT_API_SETTINGS, CLOCK.now()), tag);
+    assert.notEqual(listAnswerTag(lists, call, 'json', DEFAULT_API_SETTINGS, CLOCK.now()), tag);
+    assert.notEqual(listAnswerTag(lists, call, 'protobuf', SETTINGS[1]!, CLOCK.now()), tag);
     // Another list's publish leaves this answer, and its tag, alone.
     lists.get('gc-32b')!.publish(CONTENTS[2]!);
-    assert.equal(listAnswerTag(lists, call, 'protobuf', DEFAULT_API_SETTINGS), tag);
+    assert.equal(listAnswerTag(lists, call, 'protobuf', DEFAULT_API_SETTINGS, CLOCK.now()), tag);
     // The same content again changes nothing; new content changes the answer.
     lists.get('se-4b')!.publish(CONTENTS[1]!);
-    assert.equal(listAnswerTag(lists, call, 'protobuf', DEFAULT_API_SETTINGS), tag);
+    assert.equal(listAnswerTag(lists, call, 'protobuf', DEFAULT_API_SETTINGS, CLOCK.now()), tag);
     lists.get('se-4b')!.publish(CONTENTS[2]!);
-    assert.notEqual(listAnswerTag(lists, call, 'protobuf', DEFAULT_API_SETTINGS), tag);
+    assert.notEqual(listAnswerTag(lists, call, 'protobuf', DEFAULT_API_SETTINGS, CLOCK.now()), tag);
   });
 
   it('is the same on every instance that published the same content', () => {
@@ -212,7 +220,10 @@ describe('listAnswerTag', () => {
       apiVersion: 'v5',
       request: create(v5.BatchGetHashListsRequestSchema, { names: ['se-4b', 'gc-32b'] }),
     };
-    assert.equal(listAnswerTag(one, call, 'protobuf', DEFAULT_API_SETTINGS), listAnswerTag(two, call, 'protobuf', DEFAULT_API_SETTINGS));
+    assert.equal(
+      listAnswerTag(one, call, 'protobuf', DEFAULT_API_SETTINGS, CLOCK.now()),
+      listAnswerTag(two, call, 'protobuf', DEFAULT_API_SETTINGS, CLOCK.now()),
+    );
   });
 
   it('gives no tag to searches and list metadata', () => {
@@ -225,7 +236,7 @@ describe('listAnswerTag', () => {
       },
       { rpc: 'ListHashLists', apiVersion: 'v5', request: create(v5.ListHashListsRequestSchema) },
     ] as RpcCall[]) {
-      assert.equal(listAnswerTag(lists, call, 'protobuf', DEFAULT_API_SETTINGS), undefined);
+      assert.equal(listAnswerTag(lists, call, 'protobuf', DEFAULT_API_SETTINGS, CLOCK.now()), undefined);
     }
   });
 });
@@ -240,16 +251,19 @@ describe('ListAnswerTags', () => {
     { minLength: 1, maxLength: 8 },
   );
 
-  it('gives the tag listAnswerTag works out, for the same call asked again through publishes, adoptions, waits, encodings and settings', (t) => {
-    t.mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
+  it('gives the tag listAnswerTag works out, for the same call asked again through publishes, adoptions, waits, encodings and settings', () => {
     fc.assert(
       fc.property(steps, (played) => {
-        const lists = catalog();
+        const clock = new FakeClock(1_000_000);
+        const lists = catalog(clock);
         const tags = new ListAnswerTags();
         // Every call object is asked again and again, as decoded-requests.ts hands it out.
         const asked = grid([], []).filter((_, i) => i % 7 === 0);
         const same = (call: RpcCall, encoding: WireEncoding, settings: ApiSettings) =>
-          assert.equal(tags.tagOf(lists, call, encoding, settings), listAnswerTag(lists, call, encoding, settings));
+          assert.equal(
+            tags.tagOf(lists, call, encoding, settings, clock.now()),
+            listAnswerTag(lists, call, encoding, settings, clock.now()),
+          );
         // Each call has an encoding and settings of its own, asked last at every check, so that the next
         // check finds its tag kept from before the step; in between, every other encoding and settings.
         const check = () => {
@@ -263,8 +277,8 @@ describe('ListAnswerTags', () => {
         };
         check();
         for (const step of played) {
-          if ('wait' in step) t.mock.timers.tick(step.wait);
-          else playListChange(lists, catalog, step, CONTENTS);
+          if ('wait' in step) clock.advance(step.wait);
+          else playListChange(lists, () => catalog(clock), step, CONTENTS);
           check();
         }
       }),
