@@ -1,25 +1,29 @@
 // The one clock of src/: every reading of the time and every timer goes through a Clock, so that a test
-// moves time for a whole part at once (test/support/fake-clock.ts), and a timer past 2^31 − 1 ms cannot
-// overflow (callAt). ESLint forbids the global timers, Date.now() and performance.now() elsewhere.
+// moves time for a whole part at once (test/support/fake-clock.ts) instead of sleeping, and a timer past
+// 2^31 − 1 ms cannot overflow (callAt). ESLint forbids the global timers, Date.now() and
+// performance.now() elsewhere in src/. A part takes its clock as an option from whoever makes it.
 //
 // What a clock offers, and why no more:
-// - now(): wall time, milliseconds since the epoch. Moments that mean something outside this process
-//   (a snapshot's stamp, an expiry another instance reads, an HTTP date, a list's schedule saved to disk).
-// - monotonic() (MonotonicClock): milliseconds from no particular moment that never step back. The
-//   server measures intervals on it (rate windows, stall and pace sweeps, a token bucket): a wall clock
-//   set forward by NTP or a resumed VM would cut every slow connection at once, or set back would starve
-//   a bucket. It is a separate interface because a client's `clock` option is a public Clock of three
-//   members, and the client measures no such interval.
-// - setTimeout()/clearTimeout(): timers on this clock's time. The system's are unref'd: a timer never
-//   keeps a process alive (servers are kept alive by their sockets, a pending request by its own).
-// A turn of the event loop (nextTurn) is not on the clock: it is no time a test could move, only a
-// chance for I/O to be handled, and a fake clock has nothing to fake about it.
+// - now(): wall time, milliseconds since the epoch, for moments that mean something outside this
+//   process (a snapshot's stamp, an expiry another instance reads, an HTTP date, a schedule on disk).
+// - monotonic(), on a MonotonicClock: milliseconds from no particular moment, never stepping back. The
+//   server measures intervals on it (rate windows, stall and pace sweeps, the proxy's token bucket): a
+//   wall clock set forward by NTP or a resumed VM would cut every slow connection at once, one set back
+//   would starve a bucket. It is an interface of its own because the client's `clock` option is a public
+//   Clock of three members, and the client measures no such interval.
+// - setTimeout()/clearTimeout(): timers on the clock's time, the rest built on them (callAt, every,
+//   sleep). The system's timers are unref'd: none keeps a process alive that is otherwise done (a server
+//   is kept alive by its listening socket, a request or a connection attempt under way by its own).
+// A turn of the event loop (nextTurn) is no part of a clock: it is no time a test could move, only a
+// chance for waiting I/O to be handled, and a fake clock would have nothing to fake about it.
 
-/** Time as the client sees it: real by default, a fake one in tests of the timing rules. */
+/** Time and timers: the system's by default (systemClock), a fake one in tests of timing rules. */
 export interface Clock {
   /** Wall time, milliseconds since the epoch. */
   now(): number;
+  /** Calls `callback` once, `ms` from now; returns the handle that clearTimeout takes. */
   setTimeout(callback: () => void, ms: number): unknown;
+  /** Cancels a timer not yet run. */
   clearTimeout(handle: unknown): void;
 }
 

@@ -11,7 +11,8 @@ import { memorySnapshotStore, type SnapshotStore } from '../../../src/server/lis
 import { SnapshotStoreError } from '../../../src/server/lists/snapshot-store-error.ts';
 import { expressionHashString } from '../../../src/url/hash.ts';
 import { RedisEntryEdits } from '../../../src/server/redis/redis-entry-edits.ts';
-import { conditionalFeed, FakeClock, FeedServer } from './feed-server.ts';
+import { conditionalFeed, FeedServer } from './feed-server.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
 import { deleteKeys, ensureRedis, REDIS_URL, uniqueKeyPrefix, waitUntil } from '../redis-fixture.ts';
 
 let dir: string;

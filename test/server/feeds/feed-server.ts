@@ -3,7 +3,6 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Clock } from '../../../src/time/clock.ts';
 
 export type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -84,43 +83,4 @@ export function conditionalFeed(feed: { text: string; version: number }): Handle
     if (request.headers['if-none-match'] === etag) response.writeHead(304, headers).end();
     else response.writeHead(200, { ...headers, 'content-type': 'text/plain' }).end(feed.text);
   };
-}
-
-/** A clock whose time moves only when told; `advance` runs the timers that fall due, in order. */
-export class FakeClock implements Clock {
-  private timers: { at: number; callback: () => void; id: number }[] = [];
-  private nextId = 0;
-
-  constructor(private time = Date.UTC(2026, 10, 25, 10, 0, 0)) {}
-
-  now(): number {
-    return this.time;
-  }
-
-  setTimeout(callback: () => void, ms: number): unknown {
-    const id = ++this.nextId;
-    this.timers.push({ at: this.time + ms, callback, id });
-    return id;
-  }
-
-  clearTimeout(handle: unknown): void {
-    this.timers = this.timers.filter((timer) => timer.id !== handle);
-  }
-
-  /** When the next timer is due, if any. */
-  nextTimerAt(): number | undefined {
-    return this.timers.length === 0 ? undefined : Math.min(...this.timers.map((timer) => timer.at));
-  }
-
-  advance(ms: number): void {
-    const end = this.time + ms;
-    for (;;) {
-      const due = this.timers.filter((timer) => timer.at <= end).sort((a, b) => a.at - b.at)[0];
-      if (due === undefined) break;
-      this.timers = this.timers.filter((timer) => timer !== due);
-      this.time = Math.max(this.time, due.at);
-      due.callback();
-    }
-    this.time = end;
-  }
 }

@@ -3,8 +3,8 @@ import { appendFile, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Clock } from '../../../../src/time/clock.ts';
 import { FileWatch } from '../../../../src/server/feeds/sources/file-watch.ts';
+import { FakeClock } from '../../../support/fake-clock.ts';
 
 let dir: string;
 before(async () => {
@@ -13,33 +13,6 @@ before(async () => {
 after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-/** A clock whose timers run only when it is advanced past them. */
-function manualClock(): Clock & { advance(ms: number): void; pending(): number } {
-  let now = 0;
-  let next = 0;
-  const timers = new Map<number, { at: number; run: () => void }>();
-  return {
-    now: () => now,
-    setTimeout: (run, ms) => {
-      timers.set(++next, { at: now + ms, run });
-      return next;
-    },
-    clearTimeout: (handle) => void timers.delete(handle as number),
-    advance(ms) {
-      const until = now + ms;
-      for (;;) {
-        const due = [...timers].filter(([, t]) => t.at <= until).sort((a, b) => a[1].at - b[1].at)[0];
-        if (due === undefined) break;
-        timers.delete(due[0]);
-        now = due[1].at;
-        due[1].run();
-      }
-      now = until;
-    },
-    pending: () => timers.size,
-  };
-}
 
 /** Waits, in short real steps and at most `ms`, for `condition`; the stats of the watch are real I/O. */
 async function until(condition: () => boolean, ms = 3000): Promise<boolean> {
@@ -51,8 +24,10 @@ async function until(condition: () => boolean, ms = 3000): Promise<boolean> {
   return true;
 }
 
-/** Lets the stats under way finish (real I/O), without any timer of the watch running. */
-const settleIo = () => new Promise((resolve) => setTimeout(resolve, 50));
+// The watch's timers run on a fake clock: what it must not do is shown by moving the clock past the
+// moment it would, and its stats (real I/O) are waited for through what they leave behind: a settle
+// timer set, a report made. A file's stats run one after another, so a report of a later change also
+// says that every look before it is over.
 
 describe('FileWatch', () => {
   it('reports a file replaced by a rename within 2 s, through fs.watch', async () => {
@@ -73,58 +48,66 @@ describe('FileWatch', () => {
   it('finds a change with the stat poll alone, and waits until the file stands still', async () => {
     const file = join(dir, 'polled.txt');
     await writeFile(file, 'a.example/\n');
-    const clock = manualClock();
+    const clock = new FakeClock(0);
     const changes: string[] = [];
-    const watch = new FileWatch([file], (path) => changes.push(path), { clock, watch: false, pollMs: 1000, settleMs: 250 });
+    // A settle wait longer than the poll: moving to the next poll never runs a settle timer just set.
+    const watch = new FileWatch([file], (path) => changes.push(path), { clock, watch: false, pollMs: 1000, settleMs: 2500 });
     await watch.ready;
-    clock.advance(1000);
-    await settleIo();
-    assert.deepEqual(changes, [], 'an unchanged file is not reported');
-
+    const settling = () => clock.pending === 2;
     await appendFile(file, 'half.exa');
     clock.advance(1000);
-    await settleIo();
-    assert.deepEqual(changes, [], 'a change just seen waits for the file to stand still');
+    assert.ok(await until(settling), 'the change is seen: the poll waits for the file to stand still');
+    assert.deepEqual(changes, [], 'a change just seen is not reported');
     await appendFile(file, 'mple/\n');
-    clock.advance(250);
-    await settleIo();
+    clock.advance(2500);
+    assert.ok(await until(settling), 'still growing: the wait starts again');
     assert.deepEqual(changes, [], 'a file still growing is not reported');
-    clock.advance(250);
+    clock.advance(2500);
     assert.ok(await until(() => changes.length === 1), 'the file is reported once it stood still');
     clock.advance(5000);
-    await settleIo();
-    assert.deepEqual(changes, [file], 'once only');
+    await appendFile(file, 'later.example/\n');
+    clock.advance(1000);
+    assert.ok(await until(settling), 'a later change is seen, after the looks of the 5 s before it');
+    assert.deepEqual(changes, [file], 'the unchanged file, looked at since, was not reported again');
     watch.close();
-    assert.equal(clock.pending(), 0, 'close leaves no timer');
+    assert.equal(clock.pending, 0, 'close leaves no timer');
   });
 
   it('turns a burst of writes into one report', async () => {
     const file = join(dir, 'burst.txt');
     await writeFile(file, '');
+    const clock = new FakeClock(0);
     const changes: string[] = [];
-    const watch = new FileWatch([file], (path) => changes.push(path), { pollMs: 60_000 });
+    const watch = new FileWatch([file], (path) => changes.push(path), { clock, pollMs: 60_000, settleMs: 250 });
     await watch.ready;
     for (let i = 0; i < 20; i++) await appendFile(file, `e${i}.example/\n`);
-    assert.ok(await until(() => changes.length > 0));
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    assert.deepEqual(changes, [file]);
+    // The settle wait, a step at a time, until the file has stood still through one.
+    const reported = await until(() => {
+      clock.advance(250);
+      return changes.length > 0;
+    });
+    assert.ok(reported);
+    await appendFile(file, 'later.example/\n');
+    assert.ok(await until(() => clock.pending === 2), 'a later write is seen, after every look the burst caused');
+    assert.deepEqual(changes, [file], 'the burst was reported once');
     watch.close();
   });
 
   it('reports a file that appears, and one that goes away', async () => {
     const file = join(dir, 'later.txt');
-    const clock = manualClock();
+    const clock = new FakeClock(0);
     const changes: string[] = [];
     const watch = new FileWatch([file], (path) => changes.push(path), { clock, watch: false, pollMs: 1000, settleMs: 250 });
     await watch.ready;
+    const settling = () => clock.pending === 2;
     await writeFile(file, 'a.example/\n');
     clock.advance(1000);
-    await settleIo();
+    assert.ok(await until(settling));
     clock.advance(250);
     assert.ok(await until(() => changes.length === 1));
     await rm(file);
     clock.advance(1000);
-    await settleIo();
+    assert.ok(await until(settling));
     clock.advance(250);
     assert.ok(await until(() => changes.length === 2));
     watch.close();
@@ -133,12 +116,24 @@ describe('FileWatch', () => {
   it('says nothing after close', async () => {
     const file = join(dir, 'closed.txt');
     await writeFile(file, 'a.example/\n');
+    const clock = new FakeClock(0);
     const changes: string[] = [];
-    const watch = new FileWatch([file], (path) => changes.push(path), { pollMs: 100, settleMs: 20 });
+    const watch = new FileWatch([file], (path) => changes.push(path), { clock, pollMs: 100, settleMs: 20 });
     await watch.ready;
     watch.close();
+    assert.equal(clock.pending, 0, 'close leaves no timer');
+    // A watch of the same file left open is told of the write: by then the closed one would have been.
+    const witnessed: string[] = [];
+    const witness = new FileWatch([file], (path) => witnessed.push(path), { clock, pollMs: 100, settleMs: 20 });
+    await witness.ready;
     await writeFile(file, 'b.example/\n');
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    assert.ok(
+      await until(() => {
+        clock.advance(20);
+        return witnessed.length > 0;
+      }),
+    );
+    witness.close();
     assert.deepEqual(changes, []);
   });
 });

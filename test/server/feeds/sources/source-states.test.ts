@@ -11,7 +11,8 @@ import type { FeedLimits, ListConfig, SourceConfig } from '../../../../src/serve
 import { loadList } from '../../../../src/server/feeds/sources/feed-source.ts';
 import { SourceStates } from '../../../../src/server/feeds/sources/source-states.ts';
 import { sourceStatus } from '../../../../src/server/feeds/sources/source-status.ts';
-import { conditionalFeed, FakeClock, FeedServer } from '../feed-server.ts';
+import { conditionalFeed, FeedServer } from '../feed-server.ts';
+import { FakeClock } from '../../../support/fake-clock.ts';
 
 const LIMITS: FeedLimits = { timeoutMs: 5_000, maxBytes: 1024 * 1024 };
 const REFRESH_MINUTES = 5;
