@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { createServer, type ServerOptions } from '../../../src/server/http/server.ts';
 import { demoCatalog } from '../fixture.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
+import { within } from '../../support/waiting.ts';
 import { TestCa } from '../tls-fixture.ts';
 
 let dir: string;
@@ -40,17 +41,6 @@ async function slowServer(options: Partial<ServerOptions> = {}) {
   });
   const url = await server.listen();
   return { server, url, release, arrival };
-}
-
-/** Resolves when `promise` settles, or rejects naming `what` after `ms`. */
-async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} not within ${ms} ms`)), ms)));
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** An HTTP/1.1 GET over `agent`: status, `connection` header, body, and when its socket closed. */

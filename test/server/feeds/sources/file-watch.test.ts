@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FileWatch } from '../../../../src/server/feeds/sources/file-watch.ts';
 import { FakeClock } from '../../../support/fake-clock.ts';
+import { until } from '../../../support/waiting.ts';
 
 let dir: string;
 before(async () => {
@@ -13,16 +14,6 @@ before(async () => {
 after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-/** Waits, in short real steps and at most `ms`, for `condition`; the stats of the watch are real I/O. */
-async function until(condition: () => boolean, ms = 3000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > end) return false;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return true;
-}
 
 // The watch's timers run on a fake clock: what it must not do is shown by moving the clock past the
 // moment it would, and its stats (real I/O) are waited for through what they leave behind: a settle
@@ -39,7 +30,7 @@ describe('FileWatch', () => {
     const started = Date.now();
     await writeFile(`${file}.tmp`, 'a.example/\nb.example/\n');
     await rename(`${file}.tmp`, file);
-    assert.ok(await until(() => changes.length > 0), 'the change is reported');
+    await until(3000, 'the change is reported', () => changes.length > 0);
     assert.ok(Date.now() - started < 2000, `reported after ${Date.now() - started} ms`);
     assert.deepEqual(changes, [file]);
     watch.close();
@@ -56,18 +47,18 @@ describe('FileWatch', () => {
     const settling = () => clock.pending === 2;
     await appendFile(file, 'half.exa');
     clock.advance(1000);
-    assert.ok(await until(settling), 'the change is seen: the poll waits for the file to stand still');
+    await until(3000, 'the change is seen: the poll waits for the file to stand still', settling);
     assert.deepEqual(changes, [], 'a change just seen is not reported');
     await appendFile(file, 'mple/\n');
     clock.advance(2500);
-    assert.ok(await until(settling), 'still growing: the wait starts again');
+    await until(3000, 'still growing: the wait starts again', settling);
     assert.deepEqual(changes, [], 'a file still growing is not reported');
     clock.advance(2500);
-    assert.ok(await until(() => changes.length === 1), 'the file is reported once it stood still');
+    await until(3000, 'the file is reported once it stood still', () => changes.length === 1);
     clock.advance(5000);
     await appendFile(file, 'later.example/\n');
     clock.advance(1000);
-    assert.ok(await until(settling), 'a later change is seen, after the looks of the 5 s before it');
+    await until(3000, 'a later change is seen, after the looks of the 5 s before it', settling);
     assert.deepEqual(changes, [file], 'the unchanged file, looked at since, was not reported again');
     watch.close();
     assert.equal(clock.pending, 0, 'close leaves no timer');
@@ -82,13 +73,12 @@ describe('FileWatch', () => {
     await watch.ready;
     for (let i = 0; i < 20; i++) await appendFile(file, `e${i}.example/\n`);
     // The settle wait, a step at a time, until the file has stood still through one.
-    const reported = await until(() => {
+    await until(3000, 'the burst reported', () => {
       clock.advance(250);
       return changes.length > 0;
     });
-    assert.ok(reported);
     await appendFile(file, 'later.example/\n');
-    assert.ok(await until(() => clock.pending === 2), 'a later write is seen, after every look the burst caused');
+    await until(3000, 'a later write is seen, after every look the burst caused', () => clock.pending === 2);
     assert.deepEqual(changes, [file], 'the burst was reported once');
     watch.close();
   });
@@ -102,14 +92,14 @@ describe('FileWatch', () => {
     const settling = () => clock.pending === 2;
     await writeFile(file, 'a.example/\n');
     clock.advance(1000);
-    assert.ok(await until(settling));
+    await until(3000, 'the new file is seen', settling);
     clock.advance(250);
-    assert.ok(await until(() => changes.length === 1));
+    await until(3000, 'the new file is reported', () => changes.length === 1);
     await rm(file);
     clock.advance(1000);
-    assert.ok(await until(settling));
+    await until(3000, 'the file gone is seen', settling);
     clock.advance(250);
-    assert.ok(await until(() => changes.length === 2));
+    await until(3000, 'the file gone is reported', () => changes.length === 2);
     watch.close();
   });
 
@@ -127,12 +117,10 @@ describe('FileWatch', () => {
     const witness = new FileWatch([file], (path) => witnessed.push(path), { clock, pollMs: 100, settleMs: 20 });
     await witness.ready;
     await writeFile(file, 'b.example/\n');
-    assert.ok(
-      await until(() => {
-        clock.advance(20);
-        return witnessed.length > 0;
-      }),
-    );
+    await until(3000, 'the open watch told', () => {
+      clock.advance(20);
+      return witnessed.length > 0;
+    });
     witness.close();
     assert.deepEqual(changes, []);
   });
