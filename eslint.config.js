@@ -20,7 +20,6 @@ const NOT_YET_ON_THE_CLOCK = [
   'src/server/api/full-hash-source.ts',
   'src/server/api/v4.ts',
   'src/server/api/v5.ts',
-  'src/server/feeds/feed-lists.ts',
   'src/server/feeds/formats/event-loop-turns.ts',
   'src/server/feeds/sources/source-reader.ts',
   'src/server/guard/load-control.ts',
