@@ -1,7 +1,7 @@
 import { ConfigError } from './config-error.ts';
 
 // Typed reads of JSON values with errors that name the field: the configuration is checked by hand
-// against its documented shape (config.ts) rather than with a schema library, for messages that say
+// against its documented shape (docs/configuration.md) rather than with a schema library, for messages that say
 // exactly which setting is wrong and what it may be.
 
 export type JsonObject = Record<string, unknown>;

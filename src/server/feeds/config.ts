@@ -1,74 +1,21 @@
 /**
- * The server configuration file (JSON; docs/configuration.md has the full description):
- *
- * {
- *   "minimumWaitSeconds": 1800,      // minimum_wait_duration of complete list updates (SB-12); 1..86400
- *   "cacheDurationSeconds": 300,     // cache_duration of search answers; 0..86400
- *   "positiveCacheDurationSeconds": 300,   // of answers with a full hash; default cacheDurationSeconds
- *   "negativeCacheDurationSeconds": 30,    // of answers without; default 30, or cacheDurationSeconds when shorter
- *   "changingMinimumWaitSeconds": 300,   // minimum_wait_duration while a list is changing; 1..minimumWaitSeconds; none: off
- *   "changingWindowSeconds": 1800,       // a list is changing this long after its last change; default minimumWaitSeconds
- *   "listCacheSeconds": 300,         // Cache-Control max-age of list answers (edge caches); 0..3600
- *   "keepVersions": 10,              // snapshots kept per list for diffs (SB-9); whole number ≥ 1
- *   "dataDir": "/var/lib/sbkit",     // keep them on disk across restarts (sbkit serve --data); relative to this file's folder
- *   "apiKeys": ["k1", "k2"],         // when non-empty, requests need key=one of these
- *   "adminToken": "…",               // operator endpoints; ≥ 32 random characters (admin-token.ts); none: endpoints off
- *   "adminTokenFile": "admin-token", // or a file that holds it (secret-file.ts), relative to this file's folder
- *   "upstreamKey": "…",              // with sbkit serve --upstream, its API key; or "upstreamKeyFile"
- *   "adminListen": "127.0.0.1:9090", // serve /admin/* and /metrics only on this address and port
- *   "feedTimeoutSeconds": 60,        // per download of an http(s) source
- *   "feedMaxMegabytes": 256,         // largest source read, 1..500 (MiB)
- *   "feedMaxEntries": 2000000,       // most entries of one source (feed-limits-config.ts)
- *   "http": { "requestTimeoutSeconds": 30, "maxConnectionsPerAddress": 100 },  // deadlines, connection caps
- *   "tls": { "cert": "tls/fullchain.pem", "key": "tls/privkey.pem" },        // HTTPS and HTTP/2; relative to this file's folder
- *   "lists": [
- *     { "name": "se-4b",                          // a list name (lists/list-name.ts), unique
- *       "threatTypes": ["SOCIAL_ENGINEERING"],    // or "likelySafeTypes": ["GENERAL_BROWSING"]; exactly one
- *       "hashLength": 4,                          // 4, 8, 16 or 32; default from a -4b/-8b/-16b/-32b suffix, else 4
- *       "description": "phishing",                // optional
- *       "sources": [
- *         { "file": "feeds/openphish.txt", "format": "urls" },           // relative to this file's folder
- *         { "url": "https://urlhaus.abuse.ch/downloads/csv_recent/", "format": "csv", "refreshMinutes": 60,
- *           "name": "urlhaus", "timeoutSeconds": 20, "maxMegabytes": 50 },
- *         { "url": "http://10.0.0.5/feed.txt", "format": "urls", "allowPrivateAddresses": true }, // a feed on your network
- *         { "entries": ["evil.example/", "bad.example/login"] }         // inline, format "expressions" by default
- *       ] }
- *   ]
- * }
- *
- * A source has exactly one of `file`, `url`, `entries`; `format` is one of FEED_FORMATS (required for
- * files and URLs); `csvColumn` (a header name or 0-based index) only for `csv` and `domains`;
- * `refreshMinutes` 1..10080, default 60 for URLs, none (load at start and on reload) for files, and not
- * for inline entries; `allowPrivateAddresses` and `timeoutSeconds` (over feedTimeoutSeconds) only for
- * URLs, `maxMegabytes` (over feedMaxMegabytes) and `maxEntries` (over feedMaxEntries) for URLs and files; `name` (a label for metrics and the
- * status page) for any. Unknown fields are errors, so a misspelt setting cannot silently disable a list.
+ * The server configuration file: checked against its one account, docs/configuration.md, which says
+ * every field, its default and its bounds. The top level is read here; the lists and their sources in
+ * config-lists.ts and config-sources.ts, the other sections in the files of what they configure (load
+ * control, the proxy's upstream searches, HTTP limits, TLS, feed limits). Unknown fields are errors, so
+ * that a misspelt setting cannot silently disable a list.
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { MAX_CACHE_DURATION_MS } from '../../client/local-cache.ts';
 import { MAX_MINIMUM_WAIT_MS } from '../../client/updates/schedule.ts';
-import { HASH_WIDTHS, type HashWidth, listNameProblem, listNameReason, widthOfListName } from '../../lists/list-name.ts';
-import { LIKELY_SAFE_TYPES, type LikelySafeTypeName, THREAT_TYPES, type ThreatTypeName } from '../../lists/threat-types.ts';
 import { adminTokenProblem } from '../operator/admin-token.ts';
 import { readSecretFile } from '../operator/secret-file.ts';
-import type { ListDefinition } from '../lists/list-definition.ts';
 import { type ListenAddress, parseListenAddress } from '../http/listen-address.ts';
 import { ConfigError } from './config-error.ts';
-import {
-  elementOf,
-  expectArray,
-  expectChoices,
-  expectKnownFields,
-  expectNumber,
-  expectObject,
-  describe,
-  expectString,
-  fieldOf,
-  type JsonObject,
-} from './config-fields.ts';
-import type { CsvColumn } from './formats/csv-feed.ts';
-import { FEED_FORMATS, type FeedFormat } from './formats/feed-formats.ts';
-import { parseFeedLimits, parseSourceLimits, type FeedLimits, type SourceLimits } from './feed-limits-config.ts';
+import { elementOf, expectArray, expectKnownFields, expectNumber, expectObject, expectString, type JsonObject } from './config-fields.ts';
+import { type ListConfig, parseLists } from './config-lists.ts';
+import { parseFeedLimits, type FeedLimits } from './feed-limits-config.ts';
 import { keyStart, type LoadControlConfig, parseLoadControlConfig } from '../guard/load-control-config.ts';
 import type { UpstreamSearchLimits } from '../proxy/upstream-searches.ts';
 import { parseUpstreamSearches } from '../proxy/upstream-searches-config.ts';
@@ -78,50 +25,8 @@ import { parseHttpLimitsConfig } from '../http/http-limits-config.ts';
 import type { HttpLimits } from '../http/http-limits.ts';
 import { parseTlsConfig, type TlsPaths } from '../http/tls.ts';
 
-const LIKELY_SAFE_TYPE_NAMES: readonly LikelySafeTypeName[] = Object.values(LIKELY_SAFE_TYPES);
-const THREAT_TYPE_NAMES: readonly ThreatTypeName[] = Object.values(THREAT_TYPES);
-/** docs/api.md `HashListMetadata.HashLength`: the widths a list can serve. */
-
-interface FeedReading {
-  format: FeedFormat;
-  /** Only for the `csv` and `domains` formats. */
-  csvColumn: CsvColumn | undefined;
-  /** How the status page and metrics name the source, when the operator gave it a name. */
-  name?: string;
-}
-
-interface FileSource extends FeedReading, SourceLimits {
-  kind: 'file';
-  /** Absolute: relative paths are resolved against the configuration file's folder. */
-  path: string;
-  /** Minutes between reloads, or undefined to load at start and on an operator's reload only. */
-  refreshMinutes: number | undefined;
-}
-
-interface UrlSource extends FeedReading, SourceLimits {
-  kind: 'url';
-  /** An http: or https: URL. */
-  url: string;
-  refreshMinutes: number;
-  /** Present when the operator lets this feed and its redirects reach loopback and private addresses (source-reader.ts). */
-  allowPrivateAddresses?: true;
-  /** Whole download, redirects included, in ms. */
-  timeoutMs?: number;
-}
-
-interface EntriesSource extends FeedReading {
-  kind: 'entries';
-  /** One entry per element, read like the lines of a feed in `format`. */
-  entries: string[];
-}
-
-export type SourceConfig = FileSource | UrlSource | EntriesSource;
-
-/** One published list: what it is (exactly one of threatTypes and likelySafeTypes is non-empty) and where its entries come from. */
-export interface ListConfig extends ListDefinition {
-  sources: SourceConfig[];
-}
-
+export type { ListConfig } from './config-lists.ts';
+export type { SourceConfig } from './config-sources.ts';
 export { DEFAULT_FEED_LIMITS, type FeedLimits } from './feed-limits-config.ts';
 
 /** A server configuration file (docs/configuration.md), checked, with its defaults filled in. */
@@ -183,9 +88,6 @@ const DEFAULT_KEEP_VERSIONS = 10;
 const MAX_MINIMUM_WAIT_SECONDS = MAX_MINIMUM_WAIT_MS / 1000;
 /** No more than sbkit's own clients keep an answer (SB-8: never past 24 hours). */
 const MAX_CACHE_DURATION_SECONDS = MAX_CACHE_DURATION_MS / 1000;
-const DEFAULT_URL_REFRESH_MINUTES = 60;
-/** A week: far beyond any feed's publishing cycle, and well inside what Node timers hold (24.8 days). */
-const MAX_REFRESH_MINUTES = 7 * 24 * 60;
 
 const TOP_FIELDS = [
   'minimumWaitSeconds',
@@ -213,11 +115,6 @@ const TOP_FIELDS = [
   'http',
   'tls',
 ] as const;
-const LIST_FIELDS = ['name', 'threatTypes', 'likelySafeTypes', 'hashLength', 'description', 'sources'] as const;
-const SOURCE_KINDS = ['file', 'url', 'entries'] as const;
-const READING_FIELDS = ['format', 'csvColumn', 'name'] as const;
-/** A source's name is a metric label and a word on the status page: short, plain. */
-const SOURCE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /**
  * Checks a parsed JSON configuration and gives it its typed form, defaults filled in. `baseDir` is the
@@ -247,14 +144,7 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
 
   const tls = parseTlsConfig(top.tls, 'tls', baseDir);
 
-  const lists =
-    top.lists === undefined ? [] : expectArray(top.lists, 'lists').map((list, i) => parseList(list, elementOf('lists', i), baseDir));
-  const names = new Set<string>();
-  lists.forEach((list, i) => {
-    if (names.has(list.name))
-      throw new ConfigError(fieldOf(elementOf('lists', i), 'name'), `repeats the list name ${list.name}; list names must be unique`);
-    names.add(list.name);
-  });
+  const lists = parseLists(top.lists, baseDir);
 
   const loadControl = parseLoadControlConfig(top.loadControl, 'loadControl');
   for (const key of Object.keys(loadControl.settings.keyBudgets ?? {})) {
@@ -337,42 +227,6 @@ export async function readServerConfig(file: string): Promise<ServerConfig> {
   }
 }
 
-function parseList(value: unknown, field: string, baseDir: string): ListConfig {
-  const list = expectObject(value, field);
-  expectKnownFields(list, LIST_FIELDS, field);
-  const nameField = fieldOf(field, 'name');
-  if (typeof list.name !== 'string') throw new ConfigError(nameField, `must be a list name such as se-4b, not ${describe(list.name)}`);
-  const name = list.name;
-  const problem = listNameProblem(name);
-  if (problem !== undefined) throw new ConfigError(nameField, listNameReason(name, problem));
-
-  if ((list.threatTypes === undefined) === (list.likelySafeTypes === undefined)) {
-    throw new ConfigError(
-      field,
-      'needs exactly one of threatTypes (a threat list) and likelySafeTypes (a likely-safe list such as the global cache)',
-    );
-  }
-  const threatTypes =
-    list.threatTypes === undefined ? [] : expectChoices(list.threatTypes, fieldOf(field, 'threatTypes'), THREAT_TYPE_NAMES);
-  const likelySafeTypes =
-    list.likelySafeTypes === undefined
-      ? []
-      : expectChoices(list.likelySafeTypes, fieldOf(field, 'likelySafeTypes'), LIKELY_SAFE_TYPE_NAMES);
-
-  const description = list.description === undefined ? '' : expectString(list.description, fieldOf(field, 'description'));
-  const sources = expectArray(list.sources, fieldOf(field, 'sources')).map((source, i) =>
-    parseSource(source, elementOf(fieldOf(field, 'sources'), i), baseDir),
-  );
-  return {
-    name,
-    threatTypes,
-    likelySafeTypes,
-    hashLength: parseHashLength(list.hashLength, name, fieldOf(field, 'hashLength')),
-    description,
-    sources,
-  };
-}
-
 /** Firefox ignores a `minimum_wait_duration` under this and then waits 30 minutes (docs/api.md §3 pitfall 6). */
 const FIREFOX_LEAST_WAIT_SECONDS = 300;
 
@@ -418,124 +272,6 @@ function parseChanging(
   }
   const wait = expectNumber(top.changingMinimumWaitSeconds, 'changingMinimumWaitSeconds', { min: 1, max: minimumWaitSeconds });
   return { changingMinimumWaitSeconds: wait, changingWindowSeconds: window };
-}
-
-/** The configured width, or the one the name states; the two must agree, as clients pick lists by name. */
-function parseHashLength(value: unknown, name: string, field: string): HashWidth {
-  // v5 names state their hash width: `se-4b`, `gc-32b`.
-  const named = widthOfListName(name);
-  if (value === undefined) return named ?? 4;
-  if (!HASH_WIDTHS.includes(value as HashWidth)) {
-    throw new ConfigError(field, `must be one of ${HASH_WIDTHS.join(', ')} (bytes), not ${JSON.stringify(value)}`);
-  }
-  if (named !== undefined && named !== value) {
-    throw new ConfigError(field, `is ${JSON.stringify(value)} but the list name ${name} says ${named} bytes; change one of them`);
-  }
-  return value as HashWidth;
-}
-
-function parseSource(value: unknown, field: string, baseDir: string): SourceConfig {
-  const source = expectObject(value, field);
-  const kinds = SOURCE_KINDS.filter((kind) => source[kind] !== undefined);
-  if (kinds.length !== 1) {
-    throw new ConfigError(
-      field,
-      `needs exactly one of "file", "url" and "entries"${kinds.length > 1 ? `, not ${kinds.join(' and ')}` : ''}`,
-    );
-  }
-  const kind = kinds[0]!;
-  const kindFields = {
-    file: ['refreshMinutes', 'maxMegabytes', 'maxEntries'],
-    url: ['refreshMinutes', 'allowPrivateAddresses', 'timeoutSeconds', 'maxMegabytes', 'maxEntries'],
-    entries: [],
-  }[kind];
-  expectKnownFields(source, [kind, ...READING_FIELDS, ...kindFields], field);
-  const reading = parseReading(source, field, kind === 'entries' ? 'expressions' : undefined);
-  const refreshField = fieldOf(field, 'refreshMinutes');
-  const refreshMinutes =
-    source.refreshMinutes === undefined
-      ? undefined
-      : expectNumber(source.refreshMinutes, refreshField, { min: 1, max: MAX_REFRESH_MINUTES });
-
-  const { timeoutMs, ...limits } = parseSourceLimits(source, field);
-
-  switch (kind) {
-    case 'file':
-      return { kind, path: resolve(baseDir, expectString(source.file, fieldOf(field, 'file'))), ...reading, ...limits, refreshMinutes };
-    case 'url':
-      return {
-        kind,
-        url: parseFeedUrl(source.url, fieldOf(field, 'url')),
-        ...reading,
-        ...limits,
-        ...(timeoutMs === undefined ? {} : { timeoutMs }),
-        refreshMinutes: refreshMinutes ?? DEFAULT_URL_REFRESH_MINUTES,
-        ...(parseAllowPrivate(source.allowPrivateAddresses, fieldOf(field, 'allowPrivateAddresses'))
-          ? { allowPrivateAddresses: true }
-          : {}),
-      };
-    case 'entries':
-      return { kind, entries: parseEntries(source.entries, fieldOf(field, 'entries')), ...reading };
-  }
-}
-
-function parseReading(source: JsonObject, field: string, defaultFormat: FeedFormat | undefined): FeedReading {
-  const formatField = fieldOf(field, 'format');
-  if (source.format === undefined && defaultFormat === undefined) {
-    throw new ConfigError(formatField, `is required: one of ${FEED_FORMATS.join(', ')}`);
-  }
-  const format = source.format === undefined ? defaultFormat : source.format;
-  if (!FEED_FORMATS.includes(format as FeedFormat)) {
-    throw new ConfigError(formatField, `must be one of ${FEED_FORMATS.join(', ')}, not ${JSON.stringify(format)}`);
-  }
-  const columnField = fieldOf(field, 'csvColumn');
-  let csvColumn: CsvColumn | undefined;
-  if (source.csvColumn !== undefined) {
-    if (format !== 'csv' && format !== 'domains') {
-      throw new ConfigError(columnField, `only csv and domains feeds have columns; this source's format is ${JSON.stringify(format)}`);
-    }
-    csvColumn =
-      typeof source.csvColumn === 'number'
-        ? expectNumber(source.csvColumn, columnField, { min: 0, max: 10_000, integer: true })
-        : expectString(source.csvColumn, columnField);
-  }
-  const nameField = fieldOf(field, 'name');
-  const name = source.name === undefined ? undefined : expectString(source.name, nameField);
-  if (name !== undefined && !SOURCE_NAME.test(name)) {
-    throw new ConfigError(
-      nameField,
-      'must be 1 to 64 letters, digits, ".", "_" and "-", starting with a letter or digit (it labels metrics)',
-    );
-  }
-  return { format: format as FeedFormat, csvColumn, ...(name === undefined ? {} : { name }) };
-}
-
-function parseFeedUrl(value: unknown, field: string): string {
-  const text = expectString(value, field);
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new ConfigError(field, `${JSON.stringify(text)} is not an absolute URL; a file path goes in "file"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(field, `must be an http: or https: URL, not ${url.protocol}; a local file goes in "file"`);
-  }
-  return url.href;
-}
-
-function parseAllowPrivate(value: unknown, field: string): boolean {
-  if (value === undefined || typeof value === 'boolean') return value === true;
-  throw new ConfigError(field, `must be true or false, not ${describe(value)}`);
-}
-
-/** Inline entries are feed lines, so each must be one line. */
-function parseEntries(value: unknown, field: string): string[] {
-  return expectArray(value, field).map((entry, i) => {
-    const text = expectString(entry, elementOf(field, i));
-    if (/[\r\n]/.test(text)) throw new ConfigError(elementOf(field, i), 'must be one line: put each entry in its own string');
-    return text;
-  });
 }
 
 /** The `cors` section: `{ "origins": [...] }`, each an origin as corsOriginProblem accepts. */

@@ -3,7 +3,8 @@ import { mkdtemp, open, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { FeedLists, type ListLoadReport, REPORTED_BAD_LINES_PER_SOURCE } from '../../../src/server/feeds/feed-lists.ts';
+import { FeedLists, type FeedListsOptions, type ListLoadReport } from '../../../src/server/feeds/feed-lists.ts';
+import { REPORTED_BAD_LINES_PER_SOURCE } from '../../../src/server/feeds/list-load-report.ts';
 import { MAX_EDITS_PER_LIST } from '../../../src/server/feeds/entry-edits.ts';
 import { parseServerConfig } from '../../../src/server/feeds/config.ts';
 import { diskEntryEdits } from '../../../src/server/feeds/entry-edits.ts';
@@ -24,13 +25,17 @@ after(async () => {
 });
 
 /** FeedLists over one file feed of expressions, published through `store`. */
-async function start(feed: string, store: SnapshotStore): Promise<{ lists: FeedLists; reports: ListLoadReport[] }> {
+async function start(
+  feed: string,
+  store: SnapshotStore,
+  options: FeedListsOptions = {},
+): Promise<{ lists: FeedLists; reports: ListLoadReport[] }> {
   const config = parseServerConfig(
     { lists: [{ name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], sources: [{ file: feed, format: 'expressions' }] }] },
     dir,
   );
   const reports: ListLoadReport[] = [];
-  const lists = await FeedLists.start(config, (report) => reports.push(report), store);
+  const lists = await FeedLists.start(config, (report) => reports.push(report), store, options);
   return { lists, reports };
 }
 
@@ -126,19 +131,26 @@ describe('FeedLists and a store that is away (Redis down)', () => {
     }
   }
 
+  /** The watch stays off: these tests move the clock, and a load a write starts would only blur them. */
+  const onTheClock = (clock: FakeClock): FeedListsOptions => ({ clock, watch: false });
+
   it('publishes content read while it was away once it is back, without another reload', async () => {
     const feed = join(dir, 'outage.txt');
     await writeFile(feed, 'before.example/\n');
+    const clock = new FakeClock();
     const { store, away, refusals } = awayStore();
-    const { lists, reports } = await start(feed, store);
+    const { lists, reports } = await start(feed, store, onTheClock(clock));
     away(true);
     await writeFile(feed, 'during.example/\n');
     const [report] = await lists.reload();
     assert.equal(report!.published, false);
     assert.match(report!.errors.join('\n'), /The client is offline/);
     assert.ok(holds(lists, 'before.example/'), 'the previous version serves meanwhile');
-    await until(() => refusals() >= 2, 'tried again while away');
+    clock.advance(1000);
+    await until(() => refusals() >= 2 && clock.nextTimerAt() !== undefined, 'tried again a second later while away');
+    assert.equal(clock.nextTimerAt(), clock.now() + 2000, 'the next try waits twice as long');
     away(false);
+    clock.advance(2000);
     await until(() => holds(lists, 'during.example/'), 'the content read during the outage published');
     assert.ok(!holds(lists, 'before.example/'));
     const told = reports.at(-1)!;
@@ -150,17 +162,21 @@ describe('FeedLists and a store that is away (Redis down)', () => {
   it('drops the waiting content when newer content is read, and publishes the newer', async () => {
     const feed = join(dir, 'superseded.txt');
     await writeFile(feed, 'first.example/\n');
+    const clock = new FakeClock();
     const { store, away } = awayStore();
-    const { lists } = await start(feed, store);
+    const { lists } = await start(feed, store, onTheClock(clock));
     away(true);
     await writeFile(feed, 'second.example/\n');
     await lists.reload();
     await writeFile(feed, 'third.example/\n');
     await lists.reload();
     away(false);
+    clock.advance(1000);
     await until(() => holds(lists, 'third.example/'), 'the newest content published');
     // Were the older content still waiting, it would be published over the newer one within its wait.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    assert.equal(clock.nextTimerAt(), undefined, 'no publication waits');
+    clock.advance(60_000);
+    await settled();
     assert.ok(holds(lists, 'third.example/'));
     assert.ok(!holds(lists, 'second.example/'));
     lists.close();
@@ -169,14 +185,18 @@ describe('FeedLists and a store that is away (Redis down)', () => {
   it('stops trying once closed', async () => {
     const feed = join(dir, 'closed.txt');
     await writeFile(feed, 'open.example/\n');
+    const clock = new FakeClock();
     const { store, away, refusals } = awayStore();
-    const { lists } = await start(feed, store);
+    const { lists } = await start(feed, store, onTheClock(clock));
     away(true);
     await writeFile(feed, 'late.example/\n');
     await lists.reload();
+    assert.notEqual(clock.nextTimerAt(), undefined, 'a publication waits to be tried again');
     lists.close();
+    assert.equal(clock.nextTimerAt(), undefined, 'and no longer once closed');
     const after = refusals();
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    clock.advance(60_000);
+    await settled();
     assert.equal(refusals(), after);
   });
 });
@@ -206,7 +226,10 @@ describe('FeedLists.reconfigure', () => {
     const other = join(dir, 'closing-after.txt');
     await writeFile(feed, 'before.example/\n');
     await writeFile(other, 'after.example/\n');
-    const { lists, reports } = await start(feed, memorySnapshotStore);
+    // The watches poll on this clock: a watch left running would leave its timer.
+    const clock = new FakeClock();
+    const { lists, reports } = await start(feed, memorySnapshotStore, { clock });
+    assert.notEqual(clock.nextTimerAt(), undefined, 'the watch polls');
     const config = parseServerConfig(
       { lists: [{ name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], sources: [{ file: other, format: 'expressions' }] }] },
       dir,
@@ -219,10 +242,7 @@ describe('FeedLists.reconfigure', () => {
     assert.deepEqual(await lists.reconfigure(config), [], 'and after');
     assert.equal(reports.length, before, 'nothing was loaded');
     assert.ok(holds(lists, 'before.example/') && !holds(lists, 'after.example/'));
-    // No watch was left running: a change to the new file is not published.
-    await writeFile(other, 'later.example/\n');
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    assert.equal(reports.length, before);
+    assert.equal(clock.nextTimerAt(), undefined, 'no watch was left running');
   });
 
   it('refuses a configuration of other lists: those take a restart', async () => {
@@ -411,6 +431,11 @@ describe('FeedLists with URL feeds', () => {
   });
 });
 
+/** Lets the work that timers run on a fake clock finish: the snapshot store's promises, not the file system. */
+async function settled(): Promise<void> {
+  for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+}
+
 /** Waits, in short real steps and at most `ms`, for `condition`: the file system's events take real time. */
 async function until(condition: () => boolean, ms = 3000): Promise<number> {
   const started = Date.now();
@@ -456,13 +481,12 @@ describe('FeedLists watches file sources', () => {
   it('stops watching on close', async () => {
     const feed = join(dir, 'closed-watch.txt');
     await writeFile(feed, 'old.example/\n');
-    const { lists, reports } = await start(feed, memorySnapshotStore);
+    // The watch polls on this clock: once it is closed, no timer is left to read the file again.
+    const clock = new FakeClock();
+    const { lists } = await start(feed, memorySnapshotStore, { clock });
+    assert.notEqual(clock.nextTimerAt(), undefined, 'the watch polls');
     lists.close();
-    const before = reports.length;
-    await writeFile(feed, 'late.example/\n');
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    assert.equal(reports.length, before);
-    assert.ok(!holds(lists, 'late.example/'));
+    assert.equal(clock.nextTimerAt(), undefined);
   });
 });
 
