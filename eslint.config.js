@@ -7,8 +7,9 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  // test/package/consumer/ is type-checked by its test, against the installed package.
-  { ignores: ['dist/', 'docs/api/', 'node_modules/', 'src/proto/gen/', 'test/package/consumer/'] },
+  // test/package/consumer/ is type-checked by its test, against the installed package; .test-build/ is the
+  // tests compiled by scripts/test.mjs.
+  { ignores: ['dist/', '.test-build/', 'docs/api/', 'node_modules/', 'src/proto/gen/', 'test/package/consumer/'] },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {

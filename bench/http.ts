@@ -90,9 +90,9 @@ interface Served {
   variedBytes?: number;
 }
 
-/** Starts bench/http-server.ts in `role`; resolves once it serves. */
+/** Starts bench/http-server.ts in `role`, in the form this process runs (under tsx, or compiled by the tests); resolves once it serves. */
 async function serve(role: 'sbkit' | 'guarded' | 'bare', args: string[] = []): Promise<{ child: ChildProcess; served: Served }> {
-  const child = fork(new URL('./http-server.ts', import.meta.url), [role, ...args], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const child = fork(new URL(import.meta.resolve('./http-server.ts')), [role, ...args], { stdio: 'inherit' });
   const served = await new Promise<Served>((resolve, reject) => {
     child.once('message', (m) => resolve(m as Served));
     child.once('exit', (code) => reject(new Error(`the ${role} benchmark server exited with ${code}`)));
