@@ -68,8 +68,8 @@ const RELATIVE_TS = /^\.\.?\/.*\.ts$/;
  * - a relative import of a file that is not compiled (bench/http-server.ts imports `../dist/…`, the built
  *   package) names the file beside the source;
  * - `import.meta.resolve('./x.ts')` names `./x.js`, the compiled module, as TypeScript rewrites
- *   `import('./x.ts')`: a test starts a child (`process.execArgv` and the resolved file) in the form it
- *   runs in itself, compiled here or under tsx from source.
+ *   `import('./x.ts')`: a test that starts a child on a module of the repository resolves it so, and
+ *   runs it compiled here, or from source under tsx (`--import tsx`) when the test itself runs so.
  */
 function asFromSource(context) {
   const { factory } = context;
