@@ -17,8 +17,9 @@ const TIME_OUTSIDE_THE_CLOCK = ['setTimeout', 'setInterval', 'setImmediate', 'cl
 const NOT_YET_ON_THE_CLOCK = ['src/server/redis/redis-snapshot-store.ts', 'src/server/service.ts'];
 
 export default defineConfig(
-  // test/package/consumer/ is type-checked by its test, against the installed package.
-  { ignores: ['dist/', 'docs/api/', 'node_modules/', 'src/proto/gen/', 'test/package/consumer/'] },
+  // test/package/consumer/ is type-checked by its test, against the installed package; .test-build/ is the
+  // tests compiled by scripts/test.mjs.
+  { ignores: ['dist/', '.test-build/', 'docs/api/', 'node_modules/', 'src/proto/gen/', 'test/package/consumer/'] },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {

@@ -90,9 +90,13 @@ interface Served {
   variedBytes?: number;
 }
 
+/** bench/http-server.ts in the form this module runs in: compiled by the tests (.js), or from source under tsx. */
+const HTTP_SERVER = new URL(import.meta.resolve('./http-server.ts'));
+
 /** Starts bench/http-server.ts in `role`; resolves once it serves. */
 async function serve(role: 'sbkit' | 'guarded' | 'bare', args: string[] = []): Promise<{ child: ChildProcess; served: Served }> {
-  const child = fork(new URL('./http-server.ts', import.meta.url), [role, ...args], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const execArgv = HTTP_SERVER.pathname.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = fork(HTTP_SERVER, [role, ...args], { execArgv, stdio: 'inherit' });
   const served = await new Promise<Served>((resolve, reject) => {
     child.once('message', (m) => resolve(m as Served));
     child.once('exit', (code) => reject(new Error(`the ${role} benchmark server exited with ${code}`)));

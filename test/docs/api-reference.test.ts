@@ -1,5 +1,6 @@
 // The API reference (`npm run docs`) is TypeDoc over the package's entry points. Its validation fails on
 // any public export, or member of one, that has no documentation comment, and on links that lead nowhere.
+// TypeDoc's own type check of the program is skipped: `npm test` type-checks it (scripts/test.mjs).
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -12,7 +13,7 @@ const TYPEDOC = join(ROOT, 'node_modules', 'typedoc', 'bin', 'typedoc');
 
 describe('the API reference', () => {
   it('documents every public export of every entry point, with no broken links', { timeout: 120_000 }, async () => {
-    const result = await promisify(execFile)(process.execPath, [TYPEDOC, '--emit', 'none'], {
+    const result = await promisify(execFile)(process.execPath, [TYPEDOC, '--emit', 'none', '--skipErrorChecking'], {
       cwd: ROOT,
       env: { ...process.env, NO_COLOR: '1' },
     }).then(

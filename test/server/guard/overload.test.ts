@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -9,7 +10,9 @@ import { createServer, type SafeBrowsingServer } from '../../../src/server/http/
 import { demoCatalog } from '../fixture.ts';
 
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0';
-const FLOOD = new URL('./flood.ts', import.meta.url).pathname;
+/** flood.ts in the form this test runs in: compiled by scripts/test.mjs (.js), or from source under tsx. */
+const FLOOD = fileURLToPath(import.meta.resolve('./flood.ts'));
+const LOADER = FLOOD.endsWith('.ts') ? ['--import', 'tsx'] : [];
 let server: SafeBrowsingServer;
 let url: string;
 let loadControl: LoadControl;
@@ -43,7 +46,7 @@ describe('overload on loopback', () => {
       const search = `${url}/v5/hashes:search?hashPrefixes=WwuJdQ`;
       // 200 distinct API clients whose budgets (LC-1: 10 requests in 15 s each) admit 2 000 requests: 4 s of
       // flood, and on until at least 6 000 were sent, so that most of it is over budget on any machine.
-      const flood = promisify(execFile)(process.execPath, ['--import', 'tsx', FLOOD, search, '4', '6000', '20000', '200']);
+      const flood = promisify(execFile)(process.execPath, [...LOADER, FLOOD, search, '4', '6000', '20000', '200']);
       const browser: number[] = [];
       // A person browsing: a lookup every 400 ms, eight in all, under the LC-1 limit.
       for (let i = 0; i < 8; i++) {

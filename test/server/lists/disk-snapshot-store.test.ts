@@ -349,9 +349,11 @@ describe('DiskSnapshotStore', () => {
 /** Kills of the publishing process at random moments; then more, up to MAX_ROUNDS, until one has landed in the middle of a write. */
 const ROUNDS = 8;
 const MAX_ROUNDS = 16;
-const STORE = new URL('../../../src/server/lists/disk-snapshot-store.ts', import.meta.url).href;
-const HISTORY = new URL('../../../src/server/lists/list-history.ts', import.meta.url).href;
-const SNAPSHOT = new URL('../../../src/server/lists/snapshot.ts', import.meta.url).href;
+// The modules in the form this test runs in, for its child: compiled by scripts/test.mjs (.js), or from source under tsx.
+const STORE = import.meta.resolve('../../../src/server/lists/disk-snapshot-store.ts');
+const HISTORY = import.meta.resolve('../../../src/server/lists/list-history.ts');
+const SNAPSHOT = import.meta.resolve('../../../src/server/lists/snapshot.ts');
+const LOADER = STORE.endsWith('.ts') ? ['--import', 'tsx'] : [];
 
 /**
  * A child process that restores the history in `dir` and publishes new content (100 000 full hashes,
@@ -381,7 +383,7 @@ async function publishUntilKilled(
       process.stdout.write('done ' + published.id + '\\n');
     }
   `;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+  const child = spawn(process.execPath, [...LOADER, '--input-type=module', '-e', code], {
     env: { ...process.env, SBKIT_TEST_DIR: dir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
