@@ -36,7 +36,7 @@ import {
   type Mode,
   type SafeBrowsingClientOptions,
 } from './options.ts';
-import type { FullHash } from './threats.ts';
+import type { FullHash } from '../lists/threat-details.ts';
 import { hexOfHashString } from '../url/hash-string.ts';
 import type { ClientRuntime } from './runtime/client-runtime.ts';
 import { checkClientOptions } from './option-check.ts';

@@ -7,7 +7,7 @@ import { retryAfterOfRefusal } from '../wire/retry-after.ts';
 import type { Clock } from '../time/clock.ts';
 import type { LocalCache } from './local-cache.ts';
 import { RequestSchedule, type ScheduleState } from './updates/schedule.ts';
-import type { FullHashMatch } from './threats.ts';
+import type { FullHashMatch } from '../lists/threat-details.ts';
 import type { ListState, SearchResult, Transport } from './transport/transport.ts';
 import { SearchDeferredError } from './client-errors.ts';
 import { boundedSearchAnswer } from './search-answer-bounds.ts';

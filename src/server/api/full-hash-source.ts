@@ -1,6 +1,6 @@
 import type { SafeBrowsingClient } from '../../client/safe-browsing-client.ts';
-import { MAX_CACHE_DURATION_MS } from '../../client/local-cache.ts';
-import type { FullHashMatch, ThreatDetail } from '../../client/threats.ts';
+import { MAX_CACHE_DURATION_MS } from '../../wire/duration-caps.ts';
+import type { FullHashMatch, ThreatDetail } from '../../lists/threat-details.ts';
 import type { ListCatalog } from '../catalog.ts';
 import type { ApiSettings } from './settings.ts';
 import type { Requester } from '../guard/requester.ts';

@@ -45,8 +45,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { MAX_CACHE_DURATION_MS } from '../../client/local-cache.ts';
-import { MAX_MINIMUM_WAIT_MS } from '../../client/updates/schedule.ts';
+import { MAX_CACHE_DURATION_MS, MAX_MINIMUM_WAIT_MS } from '../../wire/duration-caps.ts';
 import { HASH_WIDTHS, type HashWidth, listNameProblem, listNameReason, widthOfListName } from '../../lists/list-name.ts';
 import { LIKELY_SAFE_TYPES, type LikelySafeTypeName, THREAT_TYPES, type ThreatTypeName } from '../../lists/threat-types.ts';
 import { adminTokenProblem } from '../operator/admin-token.ts';

@@ -14,7 +14,7 @@
 // Only prefixes that neither the shared cache nor the client's memory cache answer count or go up.
 
 import { SEARCH_PREFIXES_PER_REQUEST } from '../../client/hash-searcher.ts';
-import type { FullHash } from '../../client/threats.ts';
+import type { FullHash } from '../../lists/threat-details.ts';
 import { SbkitError } from '../../sbkit-error.ts';
 import { type MonotonicClock, systemClock } from '../../time/clock.ts';
 import { hashStringOfHex, prefix32 } from '../../url/hash.ts';

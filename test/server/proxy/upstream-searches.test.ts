@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { UpstreamSearches, type UpstreamSearchLimits } from '../../../src/server/proxy/upstream-searches.ts';
-import type { FullHash } from '../../../src/client/threats.ts';
+import type { FullHash } from '../../../src/lists/threat-details.ts';
 import type { Requester } from '../../../src/server/guard/requester.ts';
 import { WireError } from '../../../src/wire/wire-error.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
