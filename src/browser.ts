@@ -62,7 +62,8 @@ export class SafeBrowsingClient extends SafeBrowsingClientCore {
   }
 }
 
-export type { CheckResult, CheckedResult, UncheckedResult, ClientStats } from './client/client-core.ts';
+export type { ClientStats } from './client/client-core.ts';
+export type { CheckResult, CheckedResult, UncheckedResult } from './client/url-checks.ts';
 export type { ListInfo, UpdateSummary } from './client/updates/list-updater.ts';
 export type { UpdateDeferral } from './client/updates/update-schedule.ts';
 export { GOOGLE_SERVER, type Mode, type ClientEvent } from './client/options.ts';
