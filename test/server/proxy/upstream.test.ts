@@ -9,20 +9,16 @@ import { BatchGetHashListsResponseSchema, SearchHashesResponseSchema } from '../
 import { ClientOptionError } from '../../../src/client/client-errors.ts';
 import { SEARCH_PREFIXES_PER_REQUEST } from '../../../src/client/hash-searcher.ts';
 import { clientUpstream } from '../../../src/server/proxy/upstream.ts';
-import type { Clock } from '../../../src/time/clock.ts';
 import { expressionHashString, prefix32 } from '../../../src/url/hash.ts';
 import { durationFromMs } from '../../../src/wire/duration.ts';
 import type { DecodedWireRequest } from '../../../src/wire/rest/server-request.ts';
 import { startFakeServer, type Answer, type FakeServer } from '../../client/fake-server.ts';
 import { prefixList, prefixesOf } from '../../client/lists-fixture.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
 
 const MIN = 60_000;
 const BAD = 'malware.sbtest.example/';
 const listed = expressionHashString(BAD);
-
-/** Time moves only when a test moves `now`; timers are never run. */
-let now = 1_700_000_000_000;
-const clock: Clock = { now: () => now, setTimeout: () => 0, clearTimeout: () => undefined };
 
 /** A v5 search answer holding `listed` when it was asked about, for five minutes. */
 function searchAnswer(call: DecodedWireRequest): Answer {
@@ -58,7 +54,7 @@ const searches = () => server.requests.filter((r) => r.rpc === 'SearchHashes' ||
 describe('clientUpstream searches', () => {
   it('asks about many prefixes in several requests of SEARCH_PREFIXES_PER_REQUEST, and finds threats in every one', async () => {
     handler = searchAnswer;
-    const upstream = clientUpstream({ server: server.url, mode: 'nostorage', clock });
+    const upstream = clientUpstream({ server: server.url, mode: 'nostorage', clock: new FakeClock() });
     const prefixes = Array.from({ length: 2 * SEARCH_PREFIXES_PER_REQUEST }, (_, i) => i + 1);
     prefixes.push(prefix32(listed));
     const answer = await upstream.searchPrefixes(prefixes);
@@ -78,11 +74,12 @@ describe('clientUpstream searches', () => {
 
   it("answers from its memory cache what it was told, and names the prefixes it knows nothing of, for what is left of the answer's time", async () => {
     handler = searchAnswer;
+    const clock = new FakeClock();
     const upstream = clientUpstream({ server: server.url, mode: 'nostorage', clock });
     const known = prefix32(listed);
     assert.deepEqual(upstream.cachedSearch([known, 7]), { fullHashes: [], remaining: [known, 7], cacheDurationMs: 0 });
     await upstream.searchPrefixes([known, 7]);
-    now += MIN;
+    clock.advance(MIN);
     const cached = upstream.cachedSearch([known, 7, 8]);
     assert.deepEqual(
       cached.fullHashes.map((f) => f.fullHash),
@@ -99,7 +96,7 @@ describe('clientUpstream searches', () => {
       rpc: 'FindFullHashes',
       message: create(FindFullHashesResponseSchema, { minimumWaitDuration: durationFromMs(60 * MIN) }),
     });
-    const upstream = clientUpstream({ server: server.url, protocol: 'v4', mode: 'nostorage', lists: ['mw-4b'], clock });
+    const upstream = clientUpstream({ server: server.url, protocol: 'v4', mode: 'nostorage', lists: ['mw-4b'], clock: new FakeClock() });
     const answer = await upstream.searchPrefixes(Array.from({ length: SEARCH_PREFIXES_PER_REQUEST + 50 }, (_, i) => i));
     assert.deepEqual(answer.fullHashes, []);
     assert.equal(searches().length, 2);
@@ -117,12 +114,13 @@ describe('clientUpstream lists', () => {
         hashLists: [prefixList('mw-4b', 'v1', prefixesOf(BAD), { minimumWaitMs: 30 * MIN })],
       }),
     });
+    const clock = new FakeClock();
     const upstream = clientUpstream({ server: server.url, mode: 'local', lists: ['mw-4b'], clock });
     await upstream.open();
     assert.equal(upstream.list('mw-4b'), undefined);
     await upstream.update();
     const sent = upstream.list('mw-4b');
-    assert.equal(sent?.updatedAt, now);
+    assert.equal(sent?.updatedAt, clock.now());
     assert.deepEqual(sent.hashes.sortedHashes(), { width: 4, values: prefixesOf(BAD) });
     assert.equal(upstream.list('se-4b'), undefined, 'a list not followed');
     await upstream.close();
