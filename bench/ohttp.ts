@@ -1,7 +1,7 @@
-// What Oblivious HTTP adds to a search (SB-2): one search of one prefix by sbkit's client, directly and
-// through a relay and a gateway, all on loopback in this process.
+// What Oblivious HTTP adds to a search (SB-2): one search of one prefix by sbkit's client (its searcher,
+// as a caching proxy uses it), directly and through a relay and a gateway, all on loopback in this process.
 import type { AddressInfo } from 'node:net';
-import { SafeBrowsingClient } from '../src/client/safe-browsing-client.ts';
+import { clientUpstream, type Upstream } from '../src/server/proxy/upstream.ts';
 import { demoCatalog } from '../src/server/demo.ts';
 import { KeyRing } from '../src/server/ohttp/key-ring.ts';
 import { createRelayApp } from '../src/server/ohttp/relay.ts';
@@ -19,15 +19,15 @@ export async function ohttpBenchmarks(): Promise<OhttpBench> {
   const relay = createRelayApp({ gateway: `${gatewayUrl}/ohttp-gateway` });
   await relay.listen({ host: '127.0.0.1', port: 0 });
   const relayUrl = `http://127.0.0.1:${(relay.server.address() as AddressInfo).port}/ohttp-relay`;
-  const direct = new SafeBrowsingClient({ server: gatewayUrl, mode: 'nostorage' });
-  const oblivious = new SafeBrowsingClient({
+  const direct = clientUpstream({ server: gatewayUrl, mode: 'nostorage' });
+  const oblivious = clientUpstream({
     server: gatewayUrl,
     mode: 'nostorage',
     ohttp: { relay: relayUrl, keys: `${gatewayUrl}/ohttp-keys` },
   });
   // A new prefix for every search, so that no answer comes from the client's cache.
   let prefix = 1;
-  const search = (client: SafeBrowsingClient) => async () => {
+  const search = (client: Upstream) => async () => {
     await client.searchPrefixes([prefix++]);
   };
   return {

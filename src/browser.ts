@@ -62,12 +62,13 @@ export class SafeBrowsingClient extends SafeBrowsingClientCore {
   }
 }
 
-export type { CheckResult, CheckedResult, UncheckedResult, ClientStats } from './client/client-core.ts';
+export type { ClientStats } from './client/client-core.ts';
+export type { CheckResult, CheckedResult, UncheckedResult } from './client/url-checks.ts';
 export type { ListInfo, UpdateSummary } from './client/updates/list-updater.ts';
 export type { UpdateDeferral } from './client/updates/update-schedule.ts';
 export { GOOGLE_SERVER, type Mode, type ClientEvent } from './client/options.ts';
 export type { Threat, Verdict, AnsweredBy } from './client/check.ts';
-export type { FullHash, ThreatDetail } from './client/threats.ts';
+export type { FullHash, ThreatDetail } from './lists/threat-details.ts';
 export type { ThreatTypeName, ThreatAttributeName } from './lists/threat-types.ts';
 export { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST } from './lists/known-lists.ts';
 export { canonicalizeUrl, parseCanonicalUrl, formatCanonicalUrl, type CanonicalUrl } from './url/canonicalize.ts';

@@ -4,7 +4,7 @@ import { hexOfHashString, prefix32 } from '../url/hash-string.ts';
 import type { ExpressionHasher } from '../url/expression-hasher.ts';
 import type { LocalCache } from './local-cache.ts';
 import type { SearchResponse } from './transport/transport.ts';
-import { isEnforced, type FullHashMatch } from './threats.ts';
+import { isEnforced, type FullHashMatch } from '../lists/threat-details.ts';
 import type { ThreatAttributeName, ThreatTypeName } from '../lists/threat-types.ts';
 import { type CheckError, checkErrorOf } from './client-errors.ts';
 

@@ -1,13 +1,14 @@
 // Searches for full hashes (`hashes:search`, v4 `fullHashes:find`): the memory cache in front, the
 // search schedule that keeps RF-3 and RF-4 for searches, and the cutting of large searches into
-// requests a front end accepts.
+// requests a front end accepts. A caching proxy asks its upstream through `cached` and
+// `searchPrefixes` (server/proxy/upstream.ts); the client's checks through `search`.
 
 import { prefix32 } from '../url/hash-string.ts';
 import { retryAfterOfRefusal } from '../wire/retry-after.ts';
 import type { Clock } from '../time/clock.ts';
 import type { LocalCache } from './local-cache.ts';
 import { RequestSchedule, type ScheduleState } from './updates/schedule.ts';
-import type { FullHashMatch } from './threats.ts';
+import type { FullHashMatch } from '../lists/threat-details.ts';
 import type { ListState, SearchResult, Transport } from './transport/transport.ts';
 import { SearchDeferredError } from './client-errors.ts';
 import { boundedSearchAnswer } from './search-answer-bounds.ts';
@@ -104,6 +105,17 @@ export class HashSearcher {
   private async scheduleChanged(failuresBefore: number): Promise<void> {
     if (this.schedule.earliest > this.parts.clock.now() || this.schedule.consecutiveFailures !== failuresBefore)
       await this.parts.saveSchedules();
+  }
+
+  /**
+   * What the memory cache alone knows of these prefixes (SB-4): the full hashes it holds under them, the
+   * prefixes it has no answer for, and how long the answers it has stay valid. What a caching proxy
+   * looks at before it spends a request of its upstream on a search.
+   */
+  cached(prefixes: readonly number[]): { fullHashes: FullHashMatch[]; remaining: number[]; cacheDurationMs: number } {
+    const now = this.parts.clock.now();
+    const { remaining, fullHashes, expiresAt } = this.parts.cache.consult(prefixes, now);
+    return { fullHashes, remaining: [...remaining], cacheDurationMs: Number.isFinite(expiresAt) ? Math.max(0, expiresAt - now) : 0 };
   }
 
   /**

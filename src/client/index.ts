@@ -16,7 +16,7 @@ export type { ListInfo, UpdateSummary } from './updates/list-updater.ts';
 export type { UpdateDeferral } from './updates/update-schedule.ts';
 export { GOOGLE_SERVER, type SafeBrowsingClientOptions, type Mode, type ClientEvent } from './options.ts';
 export type { Threat, Verdict, AnsweredBy } from './check.ts';
-export type { FullHash, ThreatDetail } from './threats.ts';
+export type { FullHash, ThreatDetail } from '../lists/threat-details.ts';
 export type { ThreatTypeName, ThreatAttributeName } from '../lists/threat-types.ts';
 export { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST } from '../lists/known-lists.ts';
 // Every error a client can meet, each with its stable code (docs/errors.md).

@@ -1,13 +1,8 @@
 import { prefix32 } from '../url/hash-string.ts';
+import { MAX_CACHE_DURATION_MS } from '../wire/duration-caps.ts';
 import { ClientOptionError } from './client-errors.ts';
 import type { SearchResponse } from './transport/transport.ts';
-import type { FullHashMatch } from './threats.ts';
-
-/**
- * SB-8: a client may lengthen a cache duration only for empty responses, and never past 24 hours. sbkit
- * keeps no answer longer than that at all, whatever duration the server gives (SB-8's reading).
- */
-export const MAX_CACHE_DURATION_MS = 24 * 60 * 60 * 1000;
+import type { FullHashMatch } from '../lists/threat-details.ts';
 
 export interface CacheEntry {
   /** Milliseconds on the client's clock after which the entry is void. */

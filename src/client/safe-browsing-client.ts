@@ -1,12 +1,11 @@
 // The client as Node programs use it: the runtime-neutral client (client-core.ts) with Node's parts.
 
-import { NoV4ListError, v4ListOf } from '../lists/v4-lists.ts';
-import { ClientOptionError } from './client-errors.ts';
 import { SafeBrowsingClientCore } from './client-core.ts';
 import { nodeRuntime } from './runtime/node-runtime.ts';
 import type { SafeBrowsingClientOptions } from './options.ts';
 
-export type { CheckResult, CheckedResult, UncheckedResult, ClientStats } from './client-core.ts';
+export type { ClientStats } from './client-core.ts';
+export type { CheckResult, CheckedResult, UncheckedResult } from './url-checks.ts';
 
 /**
  * The Safe Browsing client: keeps the local lists current (RF and SB-12 rules), answers URL checks by
@@ -23,13 +22,5 @@ export class SafeBrowsingClient extends SafeBrowsingClientCore {
    */
   constructor(options: SafeBrowsingClientOptions = {}) {
     super(options, nodeRuntime);
-    // v4 asks for lists by their triples: a list without one cannot be kept. Checked here, where v4 is
-    // spoken, so that the browser build (v5 only) carries no table of v4 lists.
-    try {
-      if (this.protocol === 'v4') for (const name of options.lists ?? []) v4ListOf(name);
-    } catch (err) {
-      if (err instanceof NoV4ListError) throw new ClientOptionError(err.message, { cause: err, option: 'lists' });
-      throw err;
-    }
   }
 }

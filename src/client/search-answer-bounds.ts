@@ -5,7 +5,7 @@
 
 import { hexOfBytes, bytesOfPrefix32, prefix32 } from '../url/hash-string.ts';
 import { WireResponseError } from '../wire/wire-error.ts';
-import type { FullHashMatch, ThreatDetail } from './threats.ts';
+import type { FullHashMatch, ThreatDetail } from '../lists/threat-details.ts';
 import type { SearchResult } from './transport/transport.ts';
 
 /**

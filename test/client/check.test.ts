@@ -15,7 +15,7 @@ import {
 import type { SearchResponse } from '../../src/client/transport/transport.ts';
 import { LocalCache } from '../../src/client/local-cache.ts';
 import { ListsNotCurrentError, TransportError, UnexpectedError } from '../../src/client/client-errors.ts';
-import { knownDetail, type ThreatDetail } from '../../src/client/threats.ts';
+import type { ThreatDetail } from '../../src/lists/threat-details.ts';
 import { expressionHashString, nodeExpressionHasher, prefix32 } from '../../src/url/hash.ts';
 
 /** Node's hasher is synchronous: the URL comes back prepared, not as a promise. */
@@ -394,14 +394,5 @@ describe('noStorageCheck (SB-8)', () => {
     assert.equal(outcome.verdict, 'UNKNOWN');
     assert.equal(outcome.answeredBy, undefined);
     assert.equal(outcome.error, failure);
-  });
-});
-
-describe('knownDetail', () => {
-  it('voids a detail with an unknown threat type or attribute', () => {
-    assert.deepEqual(knownDetail(2, [1]), { threatType: 'SOCIAL_ENGINEERING', attributes: ['CANARY'] });
-    assert.equal(knownDetail(0, []), undefined);
-    assert.equal(knownDetail(99, []), undefined);
-    assert.equal(knownDetail(1, [2, 7]), undefined);
   });
 });

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SearchResponse } from '../../src/client/transport/transport.ts';
-import { LocalCache, MAX_CACHE_DURATION_MS } from '../../src/client/local-cache.ts';
-import type { FullHashMatch } from '../../src/client/threats.ts';
+import { LocalCache } from '../../src/client/local-cache.ts';
+import { MAX_CACHE_DURATION_MS } from '../../src/wire/duration-caps.ts';
+import type { FullHashMatch } from '../../src/lists/threat-details.ts';
 import { expressionHashString, prefix32 } from '../../src/url/hash.ts';
 
 const hash = expressionHashString('malware.sbtest.example/');

@@ -10,13 +10,8 @@ import { checksumOf } from '../../src/store/hash-list.ts';
 import { nodeSha256 } from '../../src/url/hash.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
 import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
-import {
-  BACKOFF_BASE_MS,
-  BACKOFF_CAP_MS,
-  MAX_MINIMUM_WAIT_MS,
-  RETRY_AFTER_MAX_MS,
-  RETRY_AFTER_MIN_MS,
-} from '../../src/client/updates/schedule.ts';
+import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, RETRY_AFTER_MAX_MS, RETRY_AFTER_MIN_MS } from '../../src/client/updates/schedule.ts';
+import { MAX_MINIMUM_WAIT_MS } from '../../src/wire/duration-caps.ts';
 import { startFakeServer, type Answer, type FakeServer } from './fake-server.ts';
 import { prefixList, prefixesOf } from './lists-fixture.ts';
 

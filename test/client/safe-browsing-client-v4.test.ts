@@ -13,7 +13,6 @@ import {
   ThreatEntryType,
 } from '../../src/proto/v4.ts';
 import { BatchGetHashListsResponseSchema } from '../../src/proto/v5.ts';
-import { SEARCH_PREFIXES_PER_REQUEST } from '../../src/client/hash-searcher.ts';
 import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
 import { v4ListOf } from '../../src/lists/v4-lists.ts';
 import { checksumOf } from '../../src/store/hash-list.ts';
@@ -116,19 +115,6 @@ describe('SafeBrowsingClient over v4', () => {
     now += 60 * MIN;
     await sb.checkUrl('http://other.sbtest.example/');
     assert.equal(finds, 2);
-  });
-
-  it('asks about many prefixes in requests sent together, which one minimum wait cannot split (RF-3)', async () => {
-    let finds = 0;
-    handler = () => {
-      finds++;
-      return { rpc: 'FindFullHashes', message: create(FindFullHashesResponseSchema, { minimumWaitDuration: durationFromMs(60 * MIN) }) };
-    };
-    const sb = new SafeBrowsingClient({ server: server.url, protocol: 'v4', mode: 'nostorage', lists: ['mw-4b'], clock });
-    const answer = await sb.searchPrefixes(Array.from({ length: SEARCH_PREFIXES_PER_REQUEST + 50 }, (_, i) => i));
-    assert.deepEqual(answer.fullHashes, []);
-    assert.equal(finds, 2);
-    await assert.rejects(sb.searchPrefixes([123_456_789]), /may not be asked again/);
   });
 
   it('refuses real-time mode, which v4 cannot do', () => {

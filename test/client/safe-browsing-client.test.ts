@@ -15,7 +15,7 @@ import type { Clock } from '../../src/time/clock.ts';
 import { DatabaseStorageError, LocalDatabase } from '../../src/store/database.ts';
 import { checksumOf, HashList as StoredHashList } from '../../src/store/hash-list.ts';
 import { urlExpressions } from '../../src/url/expressions.ts';
-import { expressionHashString, nodeSha256, prefix32 } from '../../src/url/hash.ts';
+import { expressionHashString, nodeSha256 } from '../../src/url/hash.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
 import type { DecodedWireRequest } from '../../src/wire/rest/server-request.ts';
 import { startFakeServer, type Answer, type FakeServer } from './fake-server.ts';
@@ -404,31 +404,6 @@ describe('minimumUpdateWaitMs (a proxy keeps lists at least five minutes, SB-11)
     const summary = await sb.update();
     assert.equal(round, 2, 'the zero wait of the first answer still meant "come back at once"');
     assert.equal(summary.nextUpdateAt, clock.now() + 5 * MIN);
-  });
-});
-
-describe('searchPrefixes (what a caching proxy asks its upstream)', () => {
-  it('asks about many prefixes in several searches of SEARCH_PREFIXES_PER_REQUEST, and finds threats in every one', async () => {
-    const listed = expressionHashString(BAD);
-    handler = (call) => {
-      assert.equal(call.rpc, 'SearchHashes');
-      const asked = call.request.hashPrefixes.map((p) => Buffer.from(p).toString('latin1'));
-      assert.ok(asked.length <= SEARCH_PREFIXES_PER_REQUEST, `${asked.length} prefixes in one search`);
-      return searchAnswer(asked.includes(listed.slice(0, 4)) ? [{ hash: listed, threatType: 2 }] : []);
-    };
-    const prefixes = Array.from({ length: 2 * SEARCH_PREFIXES_PER_REQUEST }, (_, i) => i + 1);
-    prefixes.push(prefix32(listed));
-    const answer = await client({ mode: 'nostorage' }).searchPrefixes(prefixes);
-    assert.deepEqual(
-      server.requests.map((r) => r.rpc === 'SearchHashes' && r.request.hashPrefixes.length),
-      [SEARCH_PREFIXES_PER_REQUEST, SEARCH_PREFIXES_PER_REQUEST, 1],
-    );
-    assert.deepEqual(
-      answer.fullHashes.map((f) => f.fullHash),
-      [Buffer.from(listed, 'latin1').toString('hex')],
-      'in the public form, hex',
-    );
-    assert.equal(answer.cacheDurationMs, 300_000);
   });
 });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { boundedSearchAnswer, MAX_FULL_HASHES_PER_PREFIX } from '../../src/client/search-answer-bounds.ts';
-import type { FullHashMatch } from '../../src/client/threats.ts';
+import type { FullHashMatch } from '../../src/lists/threat-details.ts';
 import type { SearchResult } from '../../src/client/transport/transport.ts';
 import { WireResponseError } from '../../src/wire/wire-error.ts';
 

@@ -20,6 +20,7 @@ import { upstreamFullHashes } from '../../src/server/api/full-hash-source.ts';
 import { LoadControl } from '../../src/server/guard/load-control.ts';
 import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 import { UpstreamMirror } from '../../src/server/proxy/upstream-mirror.ts';
+import { clientUpstream } from '../../src/server/proxy/upstream.ts';
 import { LocalDatabase } from '../../src/store/database.ts';
 import { expressionHashString, prefix32 } from '../../src/url/hash.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
@@ -204,7 +205,7 @@ describe('cache durations of years (SB-8: never past 24 hours)', () => {
   it("keeps a caching proxy's answers from its upstream no longer than a day", async () => {
     handler = (call) => v5Search(YEARS, isBadSearch(call));
     const clock = fakeClock();
-    const upstream = client({ mode: 'nostorage', clock });
+    const upstream = clientUpstream({ server: server.url, mode: 'nostorage', clock });
     // The client's time for the answers' expiries; the searches' own schedule on the system's timers.
     const proxy = upstreamFullHashes(upstream, undefined, {}, { ...systemClock, now: () => clock.now() });
     const prefix = prefix32(expressionHashString(BAD));
@@ -350,7 +351,7 @@ describe("a caching proxy refused by its upstream's load control (LC-4)", () => 
     }
     await sb.close();
     assert.ok(refusedAt !== undefined, 'the upstream refused the proxy');
-    await assert.rejects(mirror.client.searchPrefixes([1]), (err: unknown) => {
+    await assert.rejects(mirror.upstream.searchPrefixes([1]), (err: unknown) => {
       assert.ok(err instanceof SearchDeferredError, String(err));
       const waitMs = err.notBefore - refusedAt;
       t.diagnostic(`the proxy asks its upstream again ${Math.round(waitMs / 1000)} s after the refusal`);

@@ -33,4 +33,9 @@ export interface ClientRuntime {
   userAgent: string;
   /** The options this runtime takes beyond every client's (the browser's storage), checked with them. */
   optionRules?: OptionRules;
+  /**
+   * Refuses, with a ClientOptionError, options only this runtime cannot work with, once every client's
+   * checks have passed (Node's: a list v4 does not have).
+   */
+  checkOptions?(options: SafeBrowsingClientOptions, protocol: 'v5' | 'v4'): void;
 }

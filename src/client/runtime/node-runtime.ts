@@ -1,6 +1,8 @@
+import { NoV4ListError, v4ListOf } from '../../lists/v4-lists.ts';
 import { nodeExpressionHasher, nodeSha256 } from '../../url/hash.ts';
 import { LocalDatabase } from '../../store/database.ts';
 import { VERSION } from '../../version.ts';
+import { ClientOptionError } from '../client-errors.ts';
 import type { ClientRuntime } from './client-runtime.ts';
 import { connect } from '../transport/connect.ts';
 
@@ -18,4 +20,14 @@ export const nodeRuntime: ClientRuntime = {
       : LocalDatabase.open(options.dataDir, { onDamaged, readOnly: options.readOnly === true }),
   connect,
   userAgent: `sbkit/${VERSION}`,
+  // v4 asks for lists by their triples: a list without one cannot be kept. Checked here, where v4 is
+  // spoken, so that the browser build (v5 only) carries no table of v4 lists.
+  checkOptions: (options, protocol) => {
+    try {
+      if (protocol === 'v4') for (const name of options.lists ?? []) v4ListOf(name);
+    } catch (err) {
+      if (err instanceof NoV4ListError) throw new ClientOptionError(err.message, { cause: err, option: 'lists' });
+      throw err;
+    }
+  },
 };

@@ -16,7 +16,7 @@ import type { HashListUpdate } from '../../store/hash-list.ts';
 import { WireResponseError } from '../../wire/wire-error.ts';
 import { durationToMs } from '../../wire/duration.ts';
 import { VERSION } from '../../version.ts';
-import type { FullHashMatch } from '../threats.ts';
+import type { FullHashMatch } from '../../lists/threat-details.ts';
 import {
   type FetchedList,
   isNotImplemented,
@@ -40,8 +40,7 @@ import {
 } from '../../lists/v4-lists.ts';
 import { EmptySchema } from '@bufbuild/protobuf/wkt';
 import { ListTooLargeError, type V4ListFailure, V4ListUpdateError } from '../client-errors.ts';
-import { MAX_CACHE_DURATION_MS } from '../local-cache.ts';
-import { MAX_MINIMUM_WAIT_MS } from '../updates/schedule.ts';
+import { MAX_CACHE_DURATION_MS, MAX_MINIMUM_WAIT_MS } from '../../wire/duration-caps.ts';
 
 /** docs/api.md §2 ClientInfo: v4 names the client in every request (v5 uses the User-Agent instead, SB-14). */
 const CLIENT_INFO = { clientId: 'sbkit', clientVersion: VERSION };

@@ -7,9 +7,8 @@ import { WireResponseError } from '../../wire/wire-error.ts';
 import { durationToMs } from '../../wire/duration.ts';
 import { ListTooLargeError } from '../client-errors.ts';
 import { latin1OfBytes } from '../../url/byte-string.ts';
-import { MAX_CACHE_DURATION_MS } from '../local-cache.ts';
-import { MAX_MINIMUM_WAIT_MS } from '../updates/schedule.ts';
-import { knownDetail, type FullHashMatch, type ThreatDetail } from '../threats.ts';
+import { MAX_CACHE_DURATION_MS, MAX_MINIMUM_WAIT_MS } from '../../wire/duration-caps.ts';
+import { knownDetail, type FullHashMatch, type ThreatDetail } from '../../lists/threat-details.ts';
 import {
   type FetchedList,
   isNotImplemented,

@@ -6,7 +6,7 @@ import { WireResponseError } from '../../wire/wire-error.ts';
 import type { HashWidth } from '../../lists/list-name.ts';
 import type { WireEncoding } from '../../wire/encoding.ts';
 import type { HttpSettings } from './http.ts';
-import type { FullHashMatch } from '../threats.ts';
+import type { FullHashMatch } from '../../lists/threat-details.ts';
 
 /** A list the client asks about: its name, the version it holds (empty: none) and the width it expects. */
 export interface ListState {

@@ -1,14 +1,10 @@
+import { MAX_MINIMUM_WAIT_MS } from '../../wire/duration-caps.ts';
+
 /** RF-2: the first request happens at a random moment in the first minute after start. */
 export const FIRST_REQUEST_WINDOW_MS = 60_000;
 /** RF-4: back-off grows from 15 minutes and is capped at 24 hours. */
 export const BACKOFF_BASE_MS = 15 * 60_000;
 export const BACKOFF_CAP_MS = 24 * 60 * 60_000;
-/**
- * RF-3, SB-12: the longest minimum wait the client obeys; a longer one is cut to it. A day is RF-4's own
- * cap, the longest the rules ever hold a client back, and a list left unasked for longer protects badly.
- * Without a bound one answer could silence a client for good (a Duration names up to 2^63 seconds).
- */
-export const MAX_MINIMUM_WAIT_MS = 24 * 60 * 60_000;
 /**
  * A 429 or 503 with `Retry-After` is obeyed within these bounds (see {@link RequestSchedule.retryAfter}):
  * at least a second, so that "0" cannot make the client hammer, and at most RF-4's first back-off step,

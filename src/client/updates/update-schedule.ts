@@ -1,4 +1,5 @@
-import { boundedMoment, FIRST_REQUEST_WINDOW_MS, MAX_MINIMUM_WAIT_MS, RequestSchedule, type ScheduleState } from './schedule.ts';
+import { MAX_MINIMUM_WAIT_MS } from '../../wire/duration-caps.ts';
+import { boundedMoment, FIRST_REQUEST_WINDOW_MS, RequestSchedule, type ScheduleState } from './schedule.ts';
 
 /**
  * However short the server's waits, a list stays current at least this long after its last update:

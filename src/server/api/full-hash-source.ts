@@ -1,10 +1,9 @@
-import type { SafeBrowsingClient } from '../../client/safe-browsing-client.ts';
-import { MAX_CACHE_DURATION_MS } from '../../client/local-cache.ts';
-import type { FullHashMatch, ThreatDetail } from '../../client/threats.ts';
+import { MAX_CACHE_DURATION_MS } from '../../wire/duration-caps.ts';
+import type { FullHashMatch, ThreatDetail } from '../../lists/threat-details.ts';
 import type { ListCatalog } from '../catalog.ts';
 import type { ApiSettings } from './settings.ts';
 import type { Requester } from '../guard/requester.ts';
-import { type UpstreamSearchLimits, UpstreamSearches } from '../proxy/upstream-searches.ts';
+import { type UpstreamSearchClient, type UpstreamSearchLimits, UpstreamSearches } from '../proxy/upstream-searches.ts';
 import { type MonotonicClock, systemClock } from '../../time/clock.ts';
 
 /** Full hashes under 4-byte prefixes with their threat details, and how long the answer holds. */
@@ -95,18 +94,19 @@ export interface SharedSearchCache {
 
 /**
  * Full hashes from an upstream server (SB-11): first from the cache that proxy instances share, when
- * there is one, then through sbkit's own client (a proxy is a client of its upstream), whose memory
- * cache answers next, negative answers included, and which keeps the request-frequency rules towards
- * the upstream; what goes up is coalesced, batched and rationed (upstream-searches.ts). An upstream that
- * cannot answer, or a requester over its share, makes the search 503, so clients retry later.
+ * there is one, then through sbkit's own client parts (a proxy is a client of its upstream,
+ * proxy/upstream.ts), whose memory cache answers next, negative answers included, and which keep the
+ * request-frequency rules towards the upstream; what goes up is coalesced, batched and rationed
+ * (upstream-searches.ts). An upstream that cannot answer, or a requester over its share, makes the
+ * search 503, so clients retry later.
  */
 export function upstreamFullHashes(
-  client: SafeBrowsingClient,
+  upstream: UpstreamSearchClient,
   shared?: SharedSearchCache,
   limits?: Partial<UpstreamSearchLimits>,
   clock: MonotonicClock = systemClock,
 ): FullHashSource {
-  const searches = new UpstreamSearches(client, limits, clock);
+  const searches = new UpstreamSearches(upstream, limits, clock);
   return {
     find: async (prefixes, requester = UNATTRIBUTED) => {
       const asked = [...new Set(prefixes)];

@@ -25,7 +25,7 @@ import {
   ThreatAttribute,
   ThreatType,
 } from '../../proto/v5.ts';
-import type { FullHashMatch } from '../../client/threats.ts';
+import type { FullHashMatch } from '../../lists/threat-details.ts';
 import type { ThreatTypeName } from '../../lists/threat-types.ts';
 import type { SortedHashes } from '../../store/hash-list.ts';
 import { parseCanonicalUrl } from '../../url/canonicalize.ts';

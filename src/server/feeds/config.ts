@@ -7,8 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { MAX_CACHE_DURATION_MS } from '../../client/local-cache.ts';
-import { MAX_MINIMUM_WAIT_MS } from '../../client/updates/schedule.ts';
+import { MAX_CACHE_DURATION_MS, MAX_MINIMUM_WAIT_MS } from '../../wire/duration-caps.ts';
 import { adminTokenProblem } from '../operator/admin-token.ts';
 import { readSecretFile } from '../operator/secret-file.ts';
 import { type ListenAddress, parseListenAddress } from '../http/listen-address.ts';

@@ -11,7 +11,7 @@ import type { AgentClass } from './agent-class.ts';
 import type { Decision, RefusalReason } from './load-gate.ts';
 import { refusal } from './refusal.ts';
 import type { AskedRequest } from './request-clients.ts';
-import { INNER_REQUEST_ADDRESS } from '../ohttp/gateway-routes.ts';
+import { INNER_REQUEST_ADDRESS } from '../inner-request.ts';
 
 /**
  * The requests of one address (or neighbourhood) admitted and not yet answered: one object per address,

@@ -8,7 +8,7 @@ import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { apiKeyOf } from '../../wire/rest/server-request.ts';
 import { addressKey, clientAddress, neighbourhoodKey, TrustedProxies } from './client-address.ts';
-import { INNER_REQUEST_ADDRESS, OUTER_FORWARDED_FOR_HEADER, OUTER_PEER_HEADER } from '../ohttp/gateway-routes.ts';
+import { INNER_REQUEST_ADDRESS, OUTER_FORWARDED_FOR_HEADER, OUTER_PEER_HEADER } from '../inner-request.ts';
 
 export interface Requester {
   /** `key:` and a digest of the key, `relay:` and a trusted relay's address, or `address:` and the address (IPv6 by /64). */

@@ -16,13 +16,9 @@ import { decapsulateRequest, encapsulateResponse, encodeKeyConfigs, KEY_PROBLEM_
 import { type BinaryHttpResponse, decodeBinaryHttpRequest, encodeBinaryHttpResponse, padded } from '../../wire/ohttp/binary-http.ts';
 import { BinaryHttpError, OhttpError, WireError } from '../../wire/wire-error.ts';
 import { RecentCache } from '../guard/recent-cache.ts';
+import { INNER_REQUEST_ADDRESS, OUTER_FORWARDED_FOR_HEADER, OUTER_PEER_HEADER } from '../inner-request.ts';
 import { type GatewayKeys, GatewayKeysUnavailableError } from './key-ring.ts';
 
-/** The address inner requests carry: no socket has it, so load control can tell them from outside ones. */
-export const INNER_REQUEST_ADDRESS = 'ohttp-gateway';
-/** Headers of an inner request naming its encapsulating request's peer and X-Forwarded-For (outerOrigin). */
-export const OUTER_PEER_HEADER = 'x-sbkit-ohttp-peer';
-export const OUTER_FORWARDED_FOR_HEADER = 'x-sbkit-ohttp-forwarded-for';
 const API_PATH = /^\/v(?:4|5|5alpha1)\//;
 const MAX_REQUEST_BYTES = 64 * 1024;
 /**

@@ -1,6 +1,6 @@
 import type { ClientEvent } from '../../client/options.ts';
 import { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST, KNOWN_LISTS, knownList } from '../../lists/known-lists.ts';
-import { SafeBrowsingClient } from '../../client/safe-browsing-client.ts';
+import { clientUpstream, type Upstream } from './upstream.ts';
 import { type FullHashSource, type SharedSearchCache, upstreamFullHashes } from '../api/full-hash-source.ts';
 import type { UpstreamSearchLimits } from './upstream-searches.ts';
 import type { MonotonicClock } from '../../time/clock.ts';
@@ -66,9 +66,9 @@ function definitionOf(name: string): ListDefinition {
 }
 
 /**
- * Proxy mode: the upstream's lists mirrored by sbkit's own client (which keeps the request-frequency
- * rules towards the upstream) and republished with this server's own versions and diffs; searches go
- * to the client's cache first and the upstream second (upstreamFullHashes).
+ * Proxy mode: the upstream's lists mirrored by sbkit's own client parts (upstream.ts, which keep the
+ * request-frequency rules towards the upstream) and republished with this server's own versions and
+ * diffs; searches go to the client's cache first and the upstream second (upstreamFullHashes).
  */
 export class UpstreamMirror {
   /** The mirrored lists, for {@link createServer}'s `catalog`. */
@@ -82,8 +82,8 @@ export class UpstreamMirror {
   private readonly withdrawn = new Set<string>();
 
   private constructor(
-    /** The client that follows the upstream. */
-    readonly client: SafeBrowsingClient,
+    /** The upstream as the mirror follows it: its lists as last sent, and its searches. */
+    readonly upstream: Upstream,
     names: readonly string[],
     keep: number,
     private readonly store: SnapshotStore,
@@ -94,7 +94,7 @@ export class UpstreamMirror {
   ) {
     this.histories = new Map(names.map((name) => [name, new ListHistory(definitionOf(name), { keep })]));
     this.catalog = new ListCatalog(this.histories.values());
-    this.fullHashes = upstreamFullHashes(client, searchCache, searchLimits, searchClock);
+    this.fullHashes = upstreamFullHashes(upstream, searchCache, searchLimits, searchClock);
   }
 
   /**
@@ -108,7 +108,7 @@ export class UpstreamMirror {
     const threatLists = (options.lists ?? DEFAULT_THREAT_LISTS).filter((name) => name !== GLOBAL_CACHE_LIST);
     const withGlobalCache = protocol === 'v5' && (options.lists === undefined || options.lists.includes(GLOBAL_CACHE_LIST));
     let mirror: UpstreamMirror | undefined;
-    const client = new SafeBrowsingClient({
+    const upstream = clientUpstream({
       server: options.url,
       apiKey: options.apiKey,
       protocol,
@@ -125,7 +125,7 @@ export class UpstreamMirror {
     });
     const names = [...threatLists, ...(withGlobalCache ? [GLOBAL_CACHE_LIST] : [])];
     mirror = new UpstreamMirror(
-      client,
+      upstream,
       names,
       options.keepVersions ?? 10,
       options.store ?? memorySnapshotStore,
@@ -135,20 +135,20 @@ export class UpstreamMirror {
       options.searchClock,
     );
     await mirror.store.follow([...mirror.histories.values()]);
-    await client.open();
+    await upstream.open();
     await mirror.republish();
-    await client.start();
+    await upstream.start();
     return mirror;
   }
 
   /** Fetches from the upstream now, as far as its waits allow, and republishes. */
   async update(): Promise<void> {
-    await this.client.update();
+    await this.upstream.update();
     await this.republish();
   }
 
   /**
-   * Publishes what the client holds, stamped with when the upstream sent it; unchanged lists keep their
+   * Publishes what the upstream sent, stamped with when it sent it; unchanged lists keep their
    * versions (content-derived ids). Lists never fetched are left as they are. Never rejects: a store
    * that cannot take a list is reported, and the next update tries again.
    */
@@ -156,15 +156,14 @@ export class UpstreamMirror {
     for (const [name, history] of this.histories) {
       // Content and stamp read together, after the previous list's publication: an update finishing
       // meanwhile cannot pair new content with an old stamp.
-      const list = this.client.list(name);
-      const at = this.client.listInfo().find((info) => info.name === name)?.updatedAt;
-      if (list === undefined || at === undefined || list.width !== history.definition.hashLength) continue;
+      const sent = this.upstream.list(name);
+      if (sent === undefined || sent.hashes.width !== history.definition.hashLength) continue;
       if (this.withdrawn.delete(name)) {
         this.catalog.restore(history);
         this.log(`the upstream publishes list ${name} now; it is served again`);
       }
       try {
-        await this.store.publishServed(history, list.sortedHashes(), at);
+        await this.store.publishServed(history, sent.hashes.sortedHashes(), sent.updatedAt);
         this.mirrored.add(name);
       } catch (error) {
         this.log(`mirrored list ${name} could not be published: ${(error as Error).message}`);
@@ -196,8 +195,8 @@ export class UpstreamMirror {
     return history !== undefined && (this.mirrored.has(name) || hashCount(history.current().served()) > 0);
   }
 
-  /** Stops following the upstream and saves the client's request schedules. */
+  /** Stops following the upstream and saves the request schedules. */
   close(): Promise<void> {
-    return this.client.close();
+    return this.upstream.close();
   }
 }

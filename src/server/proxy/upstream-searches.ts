@@ -14,10 +14,10 @@
 // Only prefixes that neither the shared cache nor the client's memory cache answer count or go up.
 
 import { SEARCH_PREFIXES_PER_REQUEST } from '../../client/hash-searcher.ts';
-import type { FullHash } from '../../client/threats.ts';
+import type { FullHashMatch } from '../../lists/threat-details.ts';
 import { SbkitError } from '../../sbkit-error.ts';
 import { type MonotonicClock, systemClock } from '../../time/clock.ts';
-import { hashStringOfHex, prefix32 } from '../../url/hash.ts';
+import { prefix32 } from '../../url/hash.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import type { Requester } from '../guard/requester.ts';
 import { type UpstreamShareLimits, UpstreamShares } from './upstream-shares.ts';
@@ -55,16 +55,16 @@ const STARTED = -1;
 
 /** What the upstream answered for some prefixes: full hashes (byte strings) and how long it holds. */
 export interface UpstreamAnswer {
-  fullHashes: { fullHash: string; details: FullHash['details'] }[];
+  fullHashes: FullHashMatch[];
   cacheDurationMs: number;
 }
 
-/** The proxy's client of its upstream, as far as searches go. */
+/** The proxy's client of its upstream, as far as searches go (upstream.ts); full hashes as byte strings. */
 export interface UpstreamSearchClient {
-  /** The memory cache's answers, and the prefixes it has none for (hex full hashes). */
-  cachedSearch(prefixes: readonly number[]): { fullHashes: FullHash[]; remaining: number[]; cacheDurationMs: number };
+  /** The memory cache's answers, the prefixes it has none for, and how long its answers stay valid. */
+  cachedSearch(prefixes: readonly number[]): UpstreamAnswer & { remaining: number[] };
   /** One search of the upstream, within the client's request-frequency rules. */
-  searchPrefixes(prefixes: readonly number[]): Promise<{ fullHashes: FullHash[]; cacheDurationMs: number }>;
+  searchPrefixes(prefixes: readonly number[]): Promise<UpstreamAnswer>;
 }
 
 /**
@@ -110,7 +110,7 @@ export class UpstreamSearches {
   async search(prefixes: readonly number[], requester: Requester): Promise<UpstreamAnswer> {
     const cached = this.client.cachedSearch(prefixes);
     const answer: UpstreamAnswer = {
-      fullHashes: cached.fullHashes.map(({ fullHash, details }) => ({ fullHash: hashStringOfHex(fullHash), details })),
+      fullHashes: [...cached.fullHashes],
       cacheDurationMs: cached.remaining.length < prefixes.length ? cached.cacheDurationMs : Infinity,
     };
     const remaining = [...new Set(cached.remaining)];
@@ -230,15 +230,9 @@ export class UpstreamSearches {
 
   private send(batch: [number, Queued][]): void {
     const prefixes = batch.map(([prefix]) => prefix);
-    const request = this.client.searchPrefixes(prefixes).then(
-      ({ fullHashes, cacheDurationMs }) => ({
-        fullHashes: fullHashes.map(({ fullHash, details }) => ({ fullHash: hashStringOfHex(fullHash), details })),
-        cacheDurationMs,
-      }),
-      (error: unknown) => {
-        throw upstreamFailure(error, this.clock.now());
-      },
-    );
+    const request = this.client.searchPrefixes(prefixes).catch((error: unknown) => {
+      throw upstreamFailure(error, this.clock.now());
+    });
     request.catch(() => undefined);
     for (const prefix of prefixes) this.inFlight.set(prefix, request);
     for (const [, entry] of batch) entry.settle(request);

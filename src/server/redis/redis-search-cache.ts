@@ -1,5 +1,5 @@
-import { MAX_CACHE_DURATION_MS } from '../../client/local-cache.ts';
-import { type FullHashMatch, type ThreatDetail } from '../../client/threats.ts';
+import { MAX_CACHE_DURATION_MS } from '../../wire/duration-caps.ts';
+import { type FullHashMatch, type ThreatDetail } from '../../lists/threat-details.ts';
 import { THREAT_ATTRIBUTES, THREAT_TYPES, type ThreatAttributeName, type ThreatTypeName } from '../../lists/threat-types.ts';
 import type { CachedSearch, SharedSearchCache } from '../api/full-hash-source.ts';
 import { prefix32 } from '../../url/hash.ts';

@@ -1,7 +1,7 @@
 // The lookup of the web page: a URL's expressions (SB-6), their full hashes searched in the server's
 // own source of full hashes (its lists, or its upstream), and which expressions matched which threats.
 
-import { isEnforced } from '../../client/threats.ts';
+import { isEnforced } from '../../lists/threat-details.ts';
 import { type ThreatTypeName } from '../../lists/threat-types.ts';
 import { formatCanonicalUrl, parseCanonicalUrl } from '../../url/canonicalize.ts';
 import { expressionsOf } from '../../url/expressions.ts';

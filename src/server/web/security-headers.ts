@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { REFUSAL_STYLE } from '../guard/refusal.ts';
-import { INNER_REQUEST_ADDRESS } from '../ohttp/gateway-routes.ts';
+import { INNER_REQUEST_ADDRESS } from '../inner-request.ts';
 import { EVERY_ANSWER_HEADERS } from '../http/replies.ts';
 import { PAGE_STYLE } from './pages.ts';
 

@@ -6,11 +6,11 @@ import {
   BACKOFF_CAP_MS,
   backoffDelay,
   isScheduleState,
-  MAX_MINIMUM_WAIT_MS,
   RequestSchedule,
   RETRY_AFTER_MAX_MS,
   RETRY_AFTER_MIN_MS,
 } from '../../../src/client/updates/schedule.ts';
+import { MAX_MINIMUM_WAIT_MS } from '../../../src/wire/duration-caps.ts';
 
 const MIN = 60_000;
 

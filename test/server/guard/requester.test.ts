@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TrustedProxies } from '../../../src/server/guard/client-address.ts';
 import { requesterOf } from '../../../src/server/guard/requester.ts';
-import { INNER_REQUEST_ADDRESS, OUTER_FORWARDED_FOR_HEADER, OUTER_PEER_HEADER } from '../../../src/server/ohttp/gateway-routes.ts';
+import { INNER_REQUEST_ADDRESS, OUTER_FORWARDED_FOR_HEADER, OUTER_PEER_HEADER } from '../../../src/server/inner-request.ts';
 
 const NO_PROXIES = new TrustedProxies([]);
 const KEYS = new Set(['partner-key']);

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { UpstreamSearches, type UpstreamSearchLimits } from '../../../src/server/proxy/upstream-searches.ts';
-import type { FullHash } from '../../../src/client/threats.ts';
+import type { FullHashMatch } from '../../../src/lists/threat-details.ts';
+import { hashStringOfHex } from '../../../src/url/hash.ts';
 import type { Requester } from '../../../src/server/guard/requester.ts';
 import { WireError } from '../../../src/wire/wire-error.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
@@ -10,7 +11,7 @@ const ALICE: Requester = { id: 'address:192.0.2.1', keyed: false };
 const BOB: Requester = { id: 'address:192.0.2.2', keyed: false };
 const PARTNER: Requester = { id: 'key:partner', keyed: true };
 
-/** A full hash under a prefix, in hex, as the client answers. */
+/** A full hash under a prefix, in hex. */
 const hashUnder = (prefix: number) => `${prefix.toString(16).padStart(8, '0')}${'ab'.repeat(28)}`;
 
 /** An upstream client that lists every prefix ≥ 1000 as malware, caches what the test says, and records requests. */
@@ -39,8 +40,9 @@ function fakeClient(cached: ReadonlySet<number> = new Set()) {
   };
 }
 
-function match(prefix: number): FullHash {
-  return { fullHash: hashUnder(prefix), details: [{ threatType: 'MALWARE', attributes: [] }] };
+/** The full hash under a prefix as the upstream answers it: a byte string. */
+function match(prefix: number): FullHashMatch {
+  return { fullHash: hashStringOfHex(hashUnder(prefix)), details: [{ threatType: 'MALWARE', attributes: [] }] };
 }
 
 function setUp(limits: Partial<UpstreamSearchLimits> = {}, cached?: ReadonlySet<number>) {

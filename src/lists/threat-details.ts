@@ -1,7 +1,8 @@
-// Threat details as the client keeps them: the known ones of a search answer, and whether each is
-// acted on (docs/api.md §1 ThreatAttribute).
+// Threat details of full hashes, the words client and server both speak: what a search answer says of
+// a full hash (the known details only, SB-8), and whether each detail is acted on (docs/api.md §1
+// ThreatAttribute). The client caches and checks with them; the server answers and proxies them.
 
-import { THREAT_ATTRIBUTES, type ThreatAttributeName, THREAT_TYPES, type ThreatTypeName } from '../lists/threat-types.ts';
+import { THREAT_ATTRIBUTES, type ThreatAttributeName, THREAT_TYPES, type ThreatTypeName } from './threat-types.ts';
 
 /** One FullHashDetail of a search answer: a threat type and its attributes. */
 export interface ThreatDetail {
@@ -11,10 +12,7 @@ export interface ThreatDetail {
   attributes: ThreatAttributeName[];
 }
 
-/**
- * A full hash a server knows, with its threat details: what `SafeBrowsingClient.searchPrefixes`
- * answers.
- */
+/** A full hash a server knows, with its threat details, in the public form of a full hash (hex). */
 export interface FullHash {
   /** SHA-256 of an expression, as 64 lower-case hex digits (the public form of a full hash). */
   fullHash: string;
@@ -23,8 +21,8 @@ export interface FullHash {
 }
 
 /**
- * A full hash of a search response inside the client: the 32 bytes as a byte string, the lookup path's
- * form (url/hash.ts), and its usable details.
+ * A full hash of a search answer inside sbkit (the client's cache, the server's answers): the 32 bytes
+ * as a byte string, the lookup path's form (url/hash.ts), and its usable details.
  */
 export interface FullHashMatch {
   /** The 32 hash bytes as a 32-character byte string (latin1). */

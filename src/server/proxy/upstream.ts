@@ -1,0 +1,65 @@
+// A caching proxy's upstream (SB-11) as the proxy sees it: the lists it mirrors, as the upstream last
+// sent them, and the searches it passes on, within the request-frequency rules the upstream sets for
+// any client. Made of the client's own parts (client/lists-and-searches.ts: its list updater, hash
+// searcher and memory cache, transport and store), not of the public SafeBrowsingClient: the proxy
+// checks no URL, and its full hashes stay 32-byte strings, the form the server answers in.
+
+import { clientSettings } from '../../client/client-settings.ts';
+import { ListsAndSearches } from '../../client/lists-and-searches.ts';
+import type { SafeBrowsingClientOptions } from '../../client/options.ts';
+import { nodeRuntime } from '../../client/runtime/node-runtime.ts';
+import type { HashList } from '../../store/hash-list.ts';
+import type { UpstreamSearchClient } from './upstream-searches.ts';
+
+/** A list as the upstream last sent it. */
+interface UpstreamList {
+  /** Its hashes. */
+  hashes: HashList;
+  /** When the upstream sent them, ms since the epoch. */
+  updatedAt: number;
+}
+
+/** What a caching proxy needs of its upstream: the lists to mirror, and searches (UpstreamSearchClient). */
+export interface Upstream extends UpstreamSearchClient {
+  /**
+   * Loads the copy kept in `dataDir` and the request schedules.
+   *
+   * @throws DatabaseStorageError when `dataDir` cannot be created or read.
+   */
+  open(): Promise<void>;
+  /** Starts following the upstream: RF-2's first update within `firstUpdateWindowMs`, then as its waits allow. */
+  start(): Promise<void>;
+  /** Fetches what the upstream's waits allow now; failures are reported as events, not thrown. */
+  update(): Promise<void>;
+  /** A list as the upstream last sent it; undefined before it did, or for a list not followed. */
+  list(name: string): UpstreamList | undefined;
+  /** Stops following the upstream and saves the request schedules. */
+  close(): Promise<void>;
+}
+
+/**
+ * The upstream a client with `options` reaches, followed by the client's parts on Node.
+ *
+ * @throws ClientOptionError for options the client refuses.
+ */
+export function clientUpstream(options: SafeBrowsingClientOptions): Upstream {
+  const kept = new ListsAndSearches(clientSettings(options, nodeRuntime), options, nodeRuntime);
+  return {
+    open: () => kept.open(),
+    start: () => kept.start(),
+    update: async () => {
+      await kept.update();
+    },
+    list: (name) => {
+      const hashes = kept.updater.list(name);
+      const updatedAt = kept.updater.listInfo().find((info) => info.name === name)?.updatedAt;
+      return hashes === undefined || updatedAt === undefined ? undefined : { hashes, updatedAt };
+    },
+    cachedSearch: (prefixes) => kept.searcher.cached(prefixes),
+    searchPrefixes: async (prefixes) => {
+      await kept.open();
+      return kept.searcher.searchPrefixes(prefixes);
+    },
+    close: () => kept.close(),
+  };
+}
