@@ -14,6 +14,7 @@ import { expressionHashString } from '../../../src/url/hash.ts';
 import { RedisEntryEdits } from '../../../src/server/redis/redis-entry-edits.ts';
 import { conditionalFeed, FeedServer } from './feed-server.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
+import { until } from '../../support/waiting.ts';
 import { deleteKeys, ensureRedis, REDIS_URL, uniqueKeyPrefix, waitUntil } from '../redis-fixture.ts';
 
 let dir: string;
@@ -123,14 +124,6 @@ describe('FeedLists and a store that is away (Redis down)', () => {
     };
   }
 
-  async function until(condition: () => boolean, what: string, ms = 10_000): Promise<void> {
-    const deadline = performance.now() + ms;
-    while (!condition()) {
-      if (performance.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
-
   /** The watch stays off: these tests move the clock, and a load a write starts would only blur them. */
   const onTheClock = (clock: FakeClock): FeedListsOptions => ({ clock, watch: false });
 
@@ -147,11 +140,11 @@ describe('FeedLists and a store that is away (Redis down)', () => {
     assert.match(report!.errors.join('\n'), /The client is offline/);
     assert.ok(holds(lists, 'before.example/'), 'the previous version serves meanwhile');
     clock.advance(1000);
-    await until(() => refusals() >= 2 && clock.nextTimerAt() !== undefined, 'tried again a second later while away');
+    await until(10_000, 'tried again a second later while away', () => refusals() >= 2 && clock.nextTimerAt() !== undefined);
     assert.equal(clock.nextTimerAt(), clock.now() + 2000, 'the next try waits twice as long');
     away(false);
     clock.advance(2000);
-    await until(() => holds(lists, 'during.example/'), 'the content read during the outage published');
+    await until(10_000, 'the content read during the outage published', () => holds(lists, 'during.example/'));
     assert.ok(!holds(lists, 'before.example/'));
     const told = reports.at(-1)!;
     assert.equal(told.published, true);
@@ -172,11 +165,10 @@ describe('FeedLists and a store that is away (Redis down)', () => {
     await lists.reload();
     away(false);
     clock.advance(1000);
-    await until(() => holds(lists, 'third.example/'), 'the newest content published');
+    await until(10_000, 'the newest content published', () => holds(lists, 'third.example/'));
     // Were the older content still waiting, it would be published over the newer one within its wait.
     assert.equal(clock.nextTimerAt(), undefined, 'no publication waits');
-    clock.advance(60_000);
-    await settled();
+    await clock.advanceAsync(60_000);
     assert.ok(holds(lists, 'third.example/'));
     assert.ok(!holds(lists, 'second.example/'));
     lists.close();
@@ -195,8 +187,7 @@ describe('FeedLists and a store that is away (Redis down)', () => {
     lists.close();
     assert.equal(clock.nextTimerAt(), undefined, 'and no longer once closed');
     const after = refusals();
-    clock.advance(60_000);
-    await settled();
+    await clock.advanceAsync(60_000);
     assert.equal(refusals(), after);
   });
 });
@@ -354,10 +345,10 @@ describe('FeedLists with URL feeds', () => {
     );
     /** Moves the clock by `ms` and waits for the loads its timers start. */
     const advance = async (ms: number, loads: number) => {
-      const until = reports.length + loads;
+      const target = reports.length + loads;
       const done = new Promise<void>((resolve) => {
         waiting = () => {
-          if (reports.length >= until) resolve();
+          if (reports.length >= target) resolve();
         };
       });
       clock.advance(ms);
@@ -431,21 +422,6 @@ describe('FeedLists with URL feeds', () => {
   });
 });
 
-/** Lets the work that timers run on a fake clock finish: the snapshot store's promises, not the file system. */
-async function settled(): Promise<void> {
-  for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
-}
-
-/** Waits, in short real steps and at most `ms`, for `condition`: the file system's events take real time. */
-async function until(condition: () => boolean, ms = 3000): Promise<number> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > ms) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return Date.now() - started;
-}
-
 describe('FeedLists watches file sources', () => {
   it('publishes a file replaced by a rename within 2 s, with no reload asked for', async () => {
     const feed = join(dir, 'watched.txt');
@@ -453,8 +429,8 @@ describe('FeedLists watches file sources', () => {
     const { lists } = await start(feed, memorySnapshotStore);
     await writeFile(`${feed}.new`, 'old.example/\nfresh.example/\n');
     await rename(`${feed}.new`, feed);
-    const ms = await until(() => holds(lists, 'fresh.example/'));
-    assert.ok(ms < 2000, `published after ${ms} ms`);
+    // The file system's events take real time.
+    await until(2000, 'the renamed file published', () => holds(lists, 'fresh.example/'));
     lists.close();
   });
 
@@ -472,7 +448,7 @@ describe('FeedLists watches file sources', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     await handle.write('ded.example/\n');
     await handle.close();
-    await until(() => holds(lists, 'appended.example/'));
+    await until(3000, 'the appended line published', () => holds(lists, 'appended.example/'));
     assert.ok(!holds(lists, 'appen/'), 'the half-written line was never published');
     assert.equal(reports.filter((report) => report.badLines > 0).length, 0, 'no load saw half a line');
     lists.close();
