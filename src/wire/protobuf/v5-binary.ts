@@ -11,7 +11,7 @@ import { encodeBase64Url } from '../base64.ts';
 import type { OutgoingRequest } from '../rest/client-request.ts';
 import { encodingContentType } from '../encoding.ts';
 import { formatQueryString, type QueryParameter } from '../rest/query-string.ts';
-import { readMessage } from './protobuf-reader.ts';
+import { type FieldReader, readMessage } from './protobuf-reader.ts';
 import { V5_FIELDS } from './v5-fields.ts';
 
 /** google.protobuf.Duration as protoc-gen-es gives it. */
@@ -93,6 +93,19 @@ function readDuration(bytes: Uint8Array, what: string, into: DurationValue = { s
   });
 }
 
+/** The fields every Rice-coded message has, each at its own numbers; false for any other field. */
+function readRiceCoding(
+  r: FieldReader,
+  m: { riceParameter: number; entriesCount: number; encodedData: Uint8Array },
+  fields: { riceParameter: number; entriesCount: number; encodedData: number },
+): boolean {
+  if (r.field === fields.riceParameter) m.riceParameter = r.int32();
+  else if (r.field === fields.entriesCount) m.entriesCount = r.int32();
+  else if (r.field === fields.encodedData) m.encodedData = r.bytesField();
+  else return false;
+  return true;
+}
+
 function readRice32(
   bytes: Uint8Array,
   what: string,
@@ -101,10 +114,7 @@ function readRice32(
   return readMessage<RiceDeltaEncoded32Bit>(bytes, what, into, (r, m) => {
     const fields = V5_FIELDS.RiceDeltaEncoded32Bit;
     if (r.field === fields.firstValue) m.firstValue = r.uint32();
-    else if (r.field === fields.riceParameter) m.riceParameter = r.int32();
-    else if (r.field === fields.entriesCount) m.entriesCount = r.int32();
-    else if (r.field === fields.encodedData) m.encodedData = r.bytesField();
-    else r.skip();
+    else if (!readRiceCoding(r, m, fields)) r.skip();
   });
 }
 
@@ -116,10 +126,7 @@ function readRice64(
   return readMessage<RiceDeltaEncoded64Bit>(bytes, what, into, (r, m) => {
     const fields = V5_FIELDS.RiceDeltaEncoded64Bit;
     if (r.field === fields.firstValue) m.firstValue = r.uint64();
-    else if (r.field === fields.riceParameter) m.riceParameter = r.int32();
-    else if (r.field === fields.entriesCount) m.entriesCount = r.int32();
-    else if (r.field === fields.encodedData) m.encodedData = r.bytesField();
-    else r.skip();
+    else if (!readRiceCoding(r, m, fields)) r.skip();
   });
 }
 
@@ -135,10 +142,7 @@ function readRice128(bytes: Uint8Array, what: string, into?: RiceDeltaEncoded128
     const fields = V5_FIELDS.RiceDeltaEncoded128Bit;
     if (r.field === fields.firstValueHi) m.firstValueHi = r.uint64();
     else if (r.field === fields.firstValueLo) m.firstValueLo = r.fixed64();
-    else if (r.field === fields.riceParameter) m.riceParameter = r.int32();
-    else if (r.field === fields.entriesCount) m.entriesCount = r.int32();
-    else if (r.field === fields.encodedData) m.encodedData = r.bytesField();
-    else r.skip();
+    else if (!readRiceCoding(r, m, fields)) r.skip();
   });
 }
 
@@ -158,10 +162,7 @@ function readRice256(bytes: Uint8Array, what: string, into?: RiceDeltaEncoded256
     else if (r.field === fields.firstValueSecondPart) m.firstValueSecondPart = r.fixed64();
     else if (r.field === fields.firstValueThirdPart) m.firstValueThirdPart = r.fixed64();
     else if (r.field === fields.firstValueFourthPart) m.firstValueFourthPart = r.fixed64();
-    else if (r.field === fields.riceParameter) m.riceParameter = r.int32();
-    else if (r.field === fields.entriesCount) m.entriesCount = r.int32();
-    else if (r.field === fields.encodedData) m.encodedData = r.bytesField();
-    else r.skip();
+    else if (!readRiceCoding(r, m, fields)) r.skip();
   });
 }
 

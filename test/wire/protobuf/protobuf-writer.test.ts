@@ -6,127 +6,128 @@ import { FieldReader } from '../../../src/wire/protobuf/protobuf-reader.ts';
 import { delimitedSize, FieldWriter, int32Size, tagSize, uint32Size, uint64Size } from '../../../src/wire/protobuf/protobuf-writer.ts';
 import { WireType } from '../../../src/wire/protobuf/wire-type.ts';
 
-/** One field of any kind the writer writes, under any field number protobuf allows (1 to 2^29 − 1). */
-type Field =
-  | { kind: 'uint32' | 'int32' | 'fixed32'; no: number; value: number }
-  | { kind: 'uint64' | 'fixed64'; no: number; value: bigint }
-  | { kind: 'bytes'; no: number; value: Uint8Array };
+/**
+ * Each kind of field the writer writes: its size without the tag, how ours writes it (tag included)
+ * and reads it, and how protobuf-es's runtime does (what the generated code's toBinary and fromBinary
+ * use). Bytes are read back as a plain Uint8Array, as the generated code has them.
+ */
+interface Kind<V> {
+  value: fc.Arbitrary<V>;
+  size: (value: V) => number;
+  write: (out: FieldWriter, no: number, value: V) => void;
+  read: (reader: FieldReader) => V;
+  runtimeWireType: RuntimeWireType;
+  runtimeWrite: (out: BinaryWriter, value: V) => void;
+  runtimeRead: (reader: BinaryReader) => V;
+}
 
-const no = fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 2 ** 29 - 1 }));
 const u32 = fc.integer({ min: 0, max: 2 ** 32 - 1 });
 const u64 = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n });
-/** Records as the readers below build them, with Object's prototype. */
-const PLAIN = { noNullPrototype: true };
+const KINDS = {
+  uint32: {
+    value: u32,
+    size: uint32Size,
+    write: (out, no, value) => (out.tag(no, WireType.varint), out.uint32(value)),
+    read: (reader) => reader.uint32(),
+    runtimeWireType: RuntimeWireType.Varint,
+    runtimeWrite: (out, value) => out.uint32(value),
+    runtimeRead: (reader) => reader.uint32(),
+  } satisfies Kind<number>,
+  int32: {
+    value: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+    size: int32Size,
+    write: (out, no, value) => (out.tag(no, WireType.varint), out.int32(value)),
+    read: (reader) => reader.int32(),
+    runtimeWireType: RuntimeWireType.Varint,
+    runtimeWrite: (out, value) => out.int32(value),
+    runtimeRead: (reader) => reader.int32(),
+  } satisfies Kind<number>,
+  fixed32: {
+    value: u32,
+    size: () => 4,
+    write: (out, no, value) => (out.tag(no, WireType.fixed32), out.fixed32(value)),
+    read: (reader) => reader.fixed32(),
+    runtimeWireType: RuntimeWireType.Bit32,
+    runtimeWrite: (out, value) => out.fixed32(value),
+    runtimeRead: (reader) => reader.fixed32(),
+  } satisfies Kind<number>,
+  uint64: {
+    value: u64,
+    size: uint64Size,
+    write: (out, no, value) => (out.tag(no, WireType.varint), out.uint64(value)),
+    read: (reader) => reader.uint64(),
+    runtimeWireType: RuntimeWireType.Varint,
+    runtimeWrite: (out, value) => out.uint64(value),
+    runtimeRead: (reader) => BigInt(reader.uint64()),
+  } satisfies Kind<bigint>,
+  fixed64: {
+    value: u64,
+    size: () => 8,
+    write: (out, no, value) => (out.tag(no, WireType.fixed64), out.fixed64(value)),
+    read: (reader) => reader.fixed64(),
+    runtimeWireType: RuntimeWireType.Bit64,
+    runtimeWrite: (out, value) => out.fixed64(value),
+    runtimeRead: (reader) => BigInt(reader.fixed64()),
+  } satisfies Kind<bigint>,
+  bytes: {
+    value: fc.uint8Array({ maxLength: 300 }),
+    size: (value) => uint32Size(value.length) + value.length,
+    write: (out, no, value) => out.bytesField(no, value),
+    read: (reader) => new Uint8Array(reader.bytesField()),
+    runtimeWireType: RuntimeWireType.LengthDelimited,
+    runtimeWrite: (out, value) => out.bytes(value),
+    runtimeRead: (reader) => new Uint8Array(reader.bytes()),
+  } satisfies Kind<Uint8Array>,
+};
+type KindName = keyof typeof KINDS;
+
+/** A field of any kind, under any field number protobuf allows (1 to 2^29 − 1). */
+interface Field {
+  kind: KindName;
+  no: number;
+  value: unknown;
+}
+
+const no = fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 2 ** 29 - 1 }));
 const field: fc.Arbitrary<Field> = fc.oneof(
-  fc.record({ kind: fc.constant('uint32' as const), no, value: u32 }, PLAIN),
-  fc.record({ kind: fc.constant('int32' as const), no, value: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }) }, PLAIN),
-  fc.record({ kind: fc.constant('fixed32' as const), no, value: u32 }, PLAIN),
-  fc.record({ kind: fc.constant('uint64' as const), no, value: u64 }, PLAIN),
-  fc.record({ kind: fc.constant('fixed64' as const), no, value: u64 }, PLAIN),
-  fc.record({ kind: fc.constant('bytes' as const), no, value: fc.uint8Array({ maxLength: 300 }) }, PLAIN),
+  ...(Object.keys(KINDS) as KindName[]).map((kind) =>
+    fc.record<Field>({ kind: fc.constant(kind), no, value: (KINDS[kind] as Kind<unknown>).value }, { noNullPrototype: true }),
+  ),
 );
 const fields = fc.array(field, { maxLength: 12 });
 
-function sizeOf(f: Field): number {
-  switch (f.kind) {
-    case 'uint32':
-      return tagSize(f.no) + uint32Size(f.value);
-    case 'int32':
-      return tagSize(f.no) + int32Size(f.value);
-    case 'fixed32':
-      return tagSize(f.no) + 4;
-    case 'uint64':
-      return tagSize(f.no) + uint64Size(f.value);
-    case 'fixed64':
-      return tagSize(f.no) + 8;
-    case 'bytes':
-      return delimitedSize(f.no, f.value.length);
-  }
-}
+const kindOf = (f: Field) => KINDS[f.kind] as Kind<unknown>;
 
 function write(message: readonly Field[]): Uint8Array {
-  const out = new FieldWriter(message.reduce((size, f) => size + sizeOf(f), 0));
-  for (const f of message) {
-    switch (f.kind) {
-      case 'uint32':
-        out.tag(f.no, WireType.varint);
-        out.uint32(f.value);
-        break;
-      case 'int32':
-        out.tag(f.no, WireType.varint);
-        out.int32(f.value);
-        break;
-      case 'fixed32':
-        out.tag(f.no, WireType.fixed32);
-        out.fixed32(f.value);
-        break;
-      case 'uint64':
-        out.tag(f.no, WireType.varint);
-        out.uint64(f.value);
-        break;
-      case 'fixed64':
-        out.tag(f.no, WireType.fixed64);
-        out.fixed64(f.value);
-        break;
-      case 'bytes':
-        out.bytesField(f.no, f.value);
-        break;
-    }
-  }
+  const size = message.reduce((sum, f) => sum + tagSize(f.no) + kindOf(f).size(f.value), 0);
+  const out = new FieldWriter(size);
+  for (const f of message) kindOf(f).write(out, f.no, f.value);
   return out.done();
 }
 
-/** The same fields as protobuf-es's runtime, which the generated code's toBinary writes with. */
 function writeWithRuntime(message: readonly Field[]): Uint8Array {
   const out = new BinaryWriter();
-  for (const f of message) {
-    switch (f.kind) {
-      case 'uint32':
-        out.tag(f.no, RuntimeWireType.Varint).uint32(f.value);
-        break;
-      case 'int32':
-        out.tag(f.no, RuntimeWireType.Varint).int32(f.value);
-        break;
-      case 'fixed32':
-        out.tag(f.no, RuntimeWireType.Bit32).fixed32(f.value);
-        break;
-      case 'uint64':
-        out.tag(f.no, RuntimeWireType.Varint).uint64(f.value);
-        break;
-      case 'fixed64':
-        out.tag(f.no, RuntimeWireType.Bit64).fixed64(f.value);
-        break;
-      case 'bytes':
-        out.tag(f.no, RuntimeWireType.LengthDelimited).bytes(f.value);
-        break;
-    }
-  }
+  for (const f of message) kindOf(f).runtimeWrite(out.tag(f.no, kindOf(f).runtimeWireType), f.value);
   return out.finish();
 }
 
 /** The fields of `bytes` as our reader reads them, each by the kind `expected` has in its place. */
 function read(bytes: Uint8Array, expected: readonly Field[]): Field[] {
   const reader = new FieldReader(bytes, 'the message');
-  const out: Field[] = [];
-  for (const f of expected) {
+  const out = expected.map((f) => {
     assert.ok(reader.next(), 'a field is missing');
-    if (f.kind === 'uint64' || f.kind === 'fixed64') out.push({ kind: f.kind, no: reader.field, value: reader[f.kind]() });
-    // A plain Uint8Array, as generated: the reader's copy of bytes written into a Buffer is one.
-    else if (f.kind === 'bytes') out.push({ kind: f.kind, no: reader.field, value: new Uint8Array(reader.bytesField()) });
-    else out.push({ kind: f.kind, no: reader.field, value: reader[f.kind]() });
-  }
+    return { kind: f.kind, no: reader.field, value: kindOf(f).read(reader) };
+  });
   assert.equal(reader.next(), false, 'a field too many');
   return out;
 }
 
-/** The same as protobuf-es's runtime reads them, which the generated code's fromBinary reads with. */
 function readWithRuntime(bytes: Uint8Array, expected: readonly Field[]): Field[] {
   const reader = new BinaryReader(bytes);
-  const out: Field[] = expected.map((f) => {
-    const [number] = reader.tag();
-    if (f.kind === 'uint64' || f.kind === 'fixed64') return { kind: f.kind, no: number, value: BigInt(reader[f.kind]()) };
-    if (f.kind === 'bytes') return { kind: f.kind, no: number, value: new Uint8Array(reader.bytes()) };
-    return { kind: f.kind, no: number, value: reader[f.kind]() };
+  const out = expected.map((f) => {
+    const [number, wireType] = reader.tag();
+    assert.equal(wireType, kindOf(f).runtimeWireType);
+    return { kind: f.kind, no: number, value: kindOf(f).runtimeRead(reader) };
   });
   assert.equal(reader.pos, reader.len, 'bytes left over');
   return out;
@@ -140,6 +141,7 @@ describe('FieldWriter', () => {
       }),
       { numRuns: 500 },
     );
+    assert.equal(delimitedSize(16, 200), 2 + 2 + 200);
   });
 
   it('property: what it writes, our reader and protobuf-es read back as written', () => {
