@@ -11,6 +11,8 @@
 // and binary HTTP messages that cannot be read.
 
 import { type ErrorCode, errorCode, errorCodes, SbkitError } from '../sbkit-error.ts';
+import { delimitedSize, FieldWriter, int32Size, tagSize } from './protobuf/protobuf-writer.ts';
+import { WireType } from './protobuf/wire-type.ts';
 
 const CANONICAL_STATUSES = [
   'INVALID_ARGUMENT',
@@ -161,27 +163,24 @@ export function renderWireError(error: WireError, encoding: 'json' | 'protobuf' 
  * detail an Any { string type_url = 1; bytes value = 2; } of ErrorInfo { string reason = 1; string domain = 2; }.
  */
 function statusMessage(error: WireError): Uint8Array {
-  const errorInfo = Buffer.concat([lengthDelimited(1, Buffer.from(error.reason)), lengthDelimited(2, Buffer.from(ERROR_DOMAIN))]);
-  const any = Buffer.concat([lengthDelimited(1, Buffer.from(ERROR_INFO_TYPE)), lengthDelimited(2, errorInfo)]);
-  // Canonical codes are small and positive: their varint is one byte.
-  return Buffer.concat([
-    Uint8Array.of(0x08, CODE_NUMBER[error.status]),
-    lengthDelimited(2, Buffer.from(error.message)),
-    lengthDelimited(3, any),
-  ]);
-}
-
-/** A length-delimited protobuf field: its key (wire type 2), the length as a varint, the bytes. */
-function lengthDelimited(field: number, bytes: Uint8Array): Uint8Array {
-  const head: number[] = [(field << 3) | 2];
-  for (let rest = bytes.length; ; rest >>>= 7) {
-    if (rest < 0x80) {
-      head.push(rest);
-      break;
-    }
-    head.push((rest & 0x7f) | 0x80);
-  }
-  return Buffer.concat([Uint8Array.from(head), bytes]);
+  const utf8 = new TextEncoder();
+  const message = utf8.encode(error.message);
+  const typeUrl = utf8.encode(ERROR_INFO_TYPE);
+  const reason = utf8.encode(error.reason);
+  const domain = utf8.encode(ERROR_DOMAIN);
+  const code = CODE_NUMBER[error.status];
+  const errorInfoSize = delimitedSize(1, reason.length) + delimitedSize(2, domain.length);
+  const anySize = delimitedSize(1, typeUrl.length) + delimitedSize(2, errorInfoSize);
+  const out = new FieldWriter(tagSize(1) + int32Size(code) + delimitedSize(2, message.length) + delimitedSize(3, anySize));
+  out.tag(1, WireType.varint);
+  out.int32(code);
+  out.bytesField(2, message);
+  out.delimited(3, anySize);
+  out.bytesField(1, typeUrl);
+  out.delimited(2, errorInfoSize);
+  out.bytesField(1, reason);
+  out.bytesField(2, domain);
+  return out.done();
 }
 
 const WIRE_RESPONSE_FAILURES = ['error-status', 'malformed-body'] as const;

@@ -7,7 +7,7 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../time/clock.ts';
-import type { RpcCall } from '../../wire/rest/routes.ts';
+import { listsNamedBy, type RpcCall, RPCS } from '../../wire/rest/routes.ts';
 import { encodeWireResponse } from '../../wire/rest/server-response.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import type { ListCatalog } from '../catalog.ts';
@@ -17,7 +17,6 @@ import { SearchAnswers } from './answers/search-answers.ts';
 import { type FullHashSource, searchesOf } from './full-hash-source.ts';
 import type { Requester } from '../guard/requester.ts';
 import type { ApiSettings } from './settings.ts';
-import { listNameForV4 } from '../../lists/v4-lists.ts';
 import { cacheControlOf, ifNoneMatchMatches, listCacheControl, varyOf } from './answers/answer-caching.ts';
 import { EncodedAnswers } from './answers/encoded-answers.ts';
 import { ListAnswerTags } from './answers/list-etag.ts';
@@ -64,16 +63,11 @@ function checkApiKey(keys: ReadonlySet<string>, key: string | undefined): void {
 
 /** The lists whose contents a call asks for (by their names in the catalog; aliases resolved). */
 function listsAskedFor(call: RpcCall, catalog: ListCatalog): string[] {
-  let names: string[];
-  if (call.rpc === 'GetHashList') names = [call.request.name];
-  else if (call.rpc === 'BatchGetHashLists') names = call.request.names;
-  else if (call.rpc === 'FetchThreatListUpdates')
-    names = call.request.listUpdateRequests.flatMap((r) => listNameForV4(r.threatType, r.platformType, r.threatEntryType) ?? []);
   // Naming the lists says the upstream has them, which a proxy knows only once it has a copy: clients
   // keep a name they were told exists (their listing decides which lists they keep).
-  else if (call.rpc === 'ListHashLists' || call.rpc === 'ListThreatLists') names = catalog.all().map((history) => history.definition.name);
-  else return [];
-  return names.flatMap((name) => catalog.get(name)?.definition.name ?? []);
+  const names =
+    RPCS[call.rpc].answer.holds === 'list listing' ? catalog.all().map((history) => history.definition.name) : listsNamedBy(call);
+  return names.flatMap((name) => (name === undefined ? [] : (catalog.get(name)?.definition.name ?? [])));
 }
 
 export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions): void {
@@ -129,7 +123,7 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
         let payload = answers.get(tag);
         if (payload === undefined) {
           const answer = await answerCall(catalog, searchesOf(source, requesterOf(request)), call, settings, now);
-          payload = answers.keep(tag, encodeWireResponse(call.rpc, answer as never, call.responseEncoding));
+          payload = answers.keep(tag, encodeWireResponse(call.rpc, answer, call.responseEncoding));
         }
         if (conditional) reply.header('etag', tag);
         return reply
@@ -145,7 +139,7 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
           .send(asBuffer(searched.payload.body));
       }
       const answer = await answerCall(catalog, searchesOf(source, requesterOf(request)), call, settings, now);
-      const payload = encodeWireResponse(call.rpc, answer as never, call.responseEncoding);
+      const payload = encodeWireResponse(call.rpc, answer, call.responseEncoding);
       return reply
         .code(200)
         .headers(answerHeaders(payload.contentType, cacheControlOf(call.rpc, answer, settings), varyOf(reply.getHeader('vary'))))

@@ -1,50 +1,50 @@
-import { create, type Message } from '@bufbuild/protobuf';
+// Which function answers each RPC of the route table (wire/rest/routes.ts): list data from the catalog,
+// searches from the full-hash source. Typed by the table, so that an RPC's answer is its response
+// message: the caller encodes it as that RPC's without a cast.
+
+import { create } from '@bufbuild/protobuf';
 import { EmptySchema } from '@bufbuild/protobuf/wkt';
-import type { RpcCall } from '../../wire/rest/routes.ts';
+import type { RpcCallOf, RpcId, RpcRequest, RpcResponse } from '../../wire/rest/routes.ts';
 import type { ListCatalog } from '../catalog.ts';
 import type { FullHashSource } from './full-hash-source.ts';
 import type { ApiSettings } from './settings.ts';
 import * as v4 from './v4.ts';
 import * as v5 from './v5.ts';
 
-/** RPCs whose answers are list data, which caching proxies may keep a while (SB-11). */
-export const LIST_RPCS: ReadonlySet<RpcCall['rpc']> = new Set([
-  'GetHashList',
-  'BatchGetHashLists',
-  'ListHashLists',
-  'FetchThreatListUpdates',
-  'ListThreatLists',
-]);
+/** What an answer is worked out from. */
+interface AnswerSources {
+  catalog: ListCatalog;
+  source: FullHashSource;
+  settings: ApiSettings;
+  /** Wall time, ms: list answers' waits depend on it. */
+  now: number;
+}
 
-/** Answers one decoded API call at `now` (wall time, ms; list waits depend on it): lists from the catalog, full hashes from the source. */
-export async function answerCall(
+type Answerers = {
+  readonly [R in RpcId]: (request: RpcRequest<R>, from: AnswerSources) => RpcResponse<R> | Promise<RpcResponse<R>>;
+};
+
+const ANSWERERS: Answerers = {
+  SearchHashes: (request, { source }) => v5.searchHashes(source, request),
+  GetHashList: (request, { catalog, settings, now }) => v5.getHashList(catalog, request, settings, now),
+  BatchGetHashLists: (request, { catalog, settings, now }) => v5.batchGetHashLists(catalog, request, settings, now),
+  ListHashLists: (request, { catalog }) => v5.listHashLists(catalog, request),
+  SearchUrls: (request, { source, settings }) => v5.searchUrls(source, request, settings),
+  FetchThreatListUpdates: (request, { catalog, settings, now }) => v4.fetchThreatListUpdates(catalog, request, settings, now),
+  FindFullHashes: (request, { catalog, source }) => v4.findFullHashes(catalog, source, request),
+  FindThreatMatches: (request, { catalog, source, settings }) => v4.findThreatMatches(catalog, source, request, settings),
+  ListThreatLists: (_request, { catalog }) => v4.listThreatLists(catalog),
+  // Firefox reports hits only when data sharing is on; they are acknowledged and not kept.
+  CreateThreatHit: () => create(EmptySchema),
+};
+
+/** Answers one decoded API call at `now` (wall time, ms) with its RPC's response message. */
+export async function answerCall<R extends RpcId>(
   catalog: ListCatalog,
   source: FullHashSource,
-  call: RpcCall,
+  call: RpcCallOf<R>,
   settings: ApiSettings,
   now: number,
-): Promise<Message> {
-  switch (call.rpc) {
-    case 'SearchHashes':
-      return v5.searchHashes(source, call.request);
-    case 'GetHashList':
-      return v5.getHashList(catalog, call.request, settings, now);
-    case 'BatchGetHashLists':
-      return v5.batchGetHashLists(catalog, call.request, settings, now);
-    case 'ListHashLists':
-      return v5.listHashLists(catalog, call.request);
-    case 'SearchUrls':
-      return v5.searchUrls(source, call.request, settings);
-    case 'FetchThreatListUpdates':
-      return v4.fetchThreatListUpdates(catalog, call.request, settings, now);
-    case 'FindFullHashes':
-      return v4.findFullHashes(catalog, source, call.request);
-    case 'FindThreatMatches':
-      return v4.findThreatMatches(catalog, source, call.request, settings);
-    case 'ListThreatLists':
-      return v4.listThreatLists(catalog);
-    case 'CreateThreatHit':
-      // Firefox reports hits only when data sharing is on; they are acknowledged and not kept.
-      return create(EmptySchema);
-  }
+): Promise<RpcResponse<R>> {
+  return ANSWERERS[call.rpc](call.request, { catalog, source, settings, now });
 }

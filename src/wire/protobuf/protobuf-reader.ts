@@ -1,15 +1,11 @@
 // Binary protobuf read field by field, without a protobuf runtime: what the browser build and Node's v5
-// client read answers with (v5-binary.ts), and the client reads error bodies with (error-status.ts).
-// Unknown fields are skipped, as protobuf requires; a message cut short or malformed is a WireError.
+// client read answers with (v5-binary.ts), and the client reads error bodies with (error-status.ts); the
+// writer beside it (protobuf-writer.ts) writes what this reads. Unknown fields are skipped, as protobuf
+// requires; a message cut short or malformed is a WireError.
 
 import { WireError } from '../wire-error.ts';
+import { WireType } from './wire-type.ts';
 
-const VARINT = 0;
-const FIXED64 = 1;
-const LENGTH_DELIMITED = 2;
-const START_GROUP = 3;
-const END_GROUP = 4;
-const FIXED32 = 5;
 /** Groups inside groups, at most: deeper nesting in an answer is an attack, not a Safe Browsing server. */
 const MAX_GROUP_DEPTH = 32;
 
@@ -51,35 +47,40 @@ export class FieldReader {
 
   /** An int32 or enum: the low 32 bits, signed. */
   int32(): number {
-    this.expect(VARINT);
+    this.expect(WireType.varint);
     return Number(BigInt.asIntN(32, this.varint()));
   }
 
   uint32(): number {
-    this.expect(VARINT);
+    this.expect(WireType.varint);
     return Number(BigInt.asUintN(32, this.varint()));
   }
 
   uint64(): bigint {
-    this.expect(VARINT);
+    this.expect(WireType.varint);
     return this.varint();
   }
 
   bool(): boolean {
-    this.expect(VARINT);
+    this.expect(WireType.varint);
     return this.varint() !== 0n;
   }
 
+  fixed32(): number {
+    this.expect(WireType.fixed32);
+    const at = this.take(4);
+    return new DataView(at.buffer, at.byteOffset, 4).getUint32(0, true);
+  }
+
   fixed64(): bigint {
-    this.expect(FIXED64);
+    this.expect(WireType.fixed64);
     const at = this.take(8);
-    const view = new DataView(at.buffer, at.byteOffset, 8);
-    return view.getBigUint64(0, true);
+    return new DataView(at.buffer, at.byteOffset, 8).getBigUint64(0, true);
   }
 
   /** A length-delimited field: bytes, a string or a message. A copy, so that the answer's buffer can go. */
   bytesField(): Uint8Array {
-    this.expect(LENGTH_DELIMITED);
+    this.expect(WireType.lengthDelimited);
     return this.take(Number(this.varint())).slice();
   }
 
@@ -89,7 +90,7 @@ export class FieldReader {
 
   /** Packed or not, as protobuf parsers must accept both: the enum values of a repeated field. */
   repeatedEnum(into: number[]): void {
-    if (this.wireType !== LENGTH_DELIMITED) {
+    if (this.wireType !== WireType.lengthDelimited) {
       into.push(this.int32());
       return;
     }
@@ -99,19 +100,19 @@ export class FieldReader {
 
   skip(): void {
     switch (this.wireType) {
-      case VARINT:
+      case WireType.varint:
         this.varint();
         return;
-      case FIXED64:
+      case WireType.fixed64:
         this.take(8);
         return;
-      case LENGTH_DELIMITED:
+      case WireType.lengthDelimited:
         this.take(Number(this.varint()));
         return;
-      case FIXED32:
+      case WireType.fixed32:
         this.take(4);
         return;
-      case START_GROUP:
+      case WireType.startGroup:
         this.skipGroup(this.field, 1);
         return;
       default:
@@ -123,17 +124,17 @@ export class FieldReader {
   private skipGroup(field: number, depth: number): void {
     if (depth > MAX_GROUP_DEPTH) throw this.fail(`groups nested deeper than ${MAX_GROUP_DEPTH}`);
     while (this.next()) {
-      if (this.wireType === END_GROUP) {
+      if (this.wireType === WireType.endGroup) {
         if (this.field !== field) throw this.fail(`group ${field} ends as group ${this.field}`);
         return;
       }
-      if (this.wireType === START_GROUP) this.skipGroup(this.field, depth + 1);
+      if (this.wireType === WireType.startGroup) this.skipGroup(this.field, depth + 1);
       else this.skip();
     }
     throw this.fail(`group ${field} has no end`);
   }
 
-  private expect(wireType: number): void {
+  private expect(wireType: WireType): void {
     if (this.wireType !== wireType) throw this.fail(`field ${this.field} has wire type ${this.wireType}, not ${wireType}`);
   }
 

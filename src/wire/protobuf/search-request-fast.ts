@@ -5,6 +5,7 @@
 // answers, it answers exactly as that one would (test/wire/protobuf/search-request-fast.test.ts).
 
 import type { SearchHashesRequest } from '../../proto/v5.ts';
+import { base64Within } from '../base64.ts';
 import type { ApiVersion } from '../rest/routes.ts';
 
 /** What the fast path reads: the request's path and query, and nothing that could change the RPC. */
@@ -21,6 +22,7 @@ const PATHS: readonly (readonly [string, ApiVersion])[] = [
 // A 4-byte prefix is 6 characters of either base64 alphabet that a query string leaves unescaped,
 // padded (percent-escaped or not) or unpadded; an API key is of the characters Google's keys use.
 const PREFIX_NAME = 'hashPrefixes=';
+const PREFIX_CHARACTERS = 6;
 const KEY_NAME = 'key=';
 /** More prefixes than this go the general way, which refuses them with its message. */
 const MAX_PLAIN_PREFIXES = 1000;
@@ -32,31 +34,6 @@ function isPlainCharacter(code: number): boolean {
   );
 }
 
-/** The value of a character of the URL-safe base64 alphabet, which readPlainSearch has checked. */
-function sextet(code: number): number {
-  if (code >= 0x61) return code - 0x61 + 26; // a-z
-  if (code >= 0x41) return code === 0x5f ? 63 : code - 0x41; // _ (0x5f), A-Z
-  return code === 0x2d ? 62 : code - 0x30 + 52; // -, 0-9
-}
-
-/**
- * The 4 bytes of the 6 base64 characters at `at` of `text` (36 bits: the last 4 are not part of any byte
- * and are ignored, as Buffer's decoder ignores them), without a Buffer from the pool for every request.
- */
-function prefixBytes(text: string, at: number): Uint8Array {
-  const high =
-    (sextet(text.charCodeAt(at)) << 18) |
-    (sextet(text.charCodeAt(at + 1)) << 12) |
-    (sextet(text.charCodeAt(at + 2)) << 6) |
-    sextet(text.charCodeAt(at + 3));
-  const bytes = new Uint8Array(4);
-  bytes[0] = high >>> 16;
-  bytes[1] = (high >>> 8) & 0xff;
-  bytes[2] = high & 0xff;
-  bytes[3] = (sextet(text.charCodeAt(at + 4)) << 2) | (sextet(text.charCodeAt(at + 5)) >>> 4);
-  return bytes;
-}
-
 /** True when `text` holds only plain characters from `from` up to `to`. */
 function allPlain(text: string, from: number, to: number): boolean {
   for (let i = from; i < to; i++) if (!isPlainCharacter(text.charCodeAt(i))) return false;
@@ -65,10 +42,10 @@ function allPlain(text: string, from: number, to: number): boolean {
 
 /** True when `text` from `from` to `to` is a plain prefix: 6 characters, then nothing, `==` or `%3D%3D`. */
 function isPlainPrefix(text: string, from: number, to: number): boolean {
-  const padding = to - from - 6;
-  if (padding !== 0 && !(padding === 2 && text.startsWith('==', from + 6)) && !(padding === 6 && text.startsWith('%3D%3D', from + 6)))
-    return false;
-  return allPlain(text, from, from + 6);
+  const padding = to - from - PREFIX_CHARACTERS;
+  const end = from + PREFIX_CHARACTERS;
+  if (padding !== 0 && !(padding === 2 && text.startsWith('==', end)) && !(padding === 6 && text.startsWith('%3D%3D', end))) return false;
+  return allPlain(text, from, end);
 }
 
 /** True when `url` is a search's path and query: a URL that may be in the plain form. */
@@ -94,8 +71,10 @@ export function readPlainSearch(url: string): PlainSearch | undefined {
   for (let at = queryStart; ;) {
     const next = url.indexOf('&', at);
     const end = next < 0 ? url.length : next;
-    if (url.startsWith(PREFIX_NAME, at) && isPlainPrefix(url, at + PREFIX_NAME.length, end)) {
-      hashPrefixes.push(prefixBytes(url, at + PREFIX_NAME.length));
+    const prefixAt = at + PREFIX_NAME.length;
+    if (url.startsWith(PREFIX_NAME, at) && isPlainPrefix(url, prefixAt, end)) {
+      // Read in place, without a substring or a Buffer from the pool for every request; plain, so base64.
+      hashPrefixes.push(base64Within(url, prefixAt, prefixAt + PREFIX_CHARACTERS)!);
     } else if (url.startsWith(KEY_NAME, at) && apiKey === undefined && allPlain(url, at + KEY_NAME.length, end)) {
       apiKey = url.slice(at + KEY_NAME.length, end);
     } else {

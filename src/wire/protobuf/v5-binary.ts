@@ -2,8 +2,8 @@
 // runtime: the requests are query strings (SB-13) and the answers are read field by field here. This is
 // what the browser build speaks, so that it carries none of the generated code nor its runtime, and
 // what Node's client speaks in binary protobuf, so that a check loads none of it either (Node loads the
-// generated code for JSON and v4). Fields are read by protobuf-reader.ts: unknown ones skipped, as
-// protobuf requires; a message cut short or malformed is a WireError.
+// generated code for JSON and v4). Fields are read by protobuf-reader.ts, by the numbers v5-fields.ts
+// names: unknown ones skipped, as protobuf requires; a message cut short or malformed is a WireError.
 
 import type { RiceDeltaEncoded32Bit } from '../../codec/rice32.ts';
 import type { RiceDeltaEncoded128Bit, RiceDeltaEncoded256Bit, RiceDeltaEncoded64Bit } from '../../codec/rice-wide.ts';
@@ -11,7 +11,8 @@ import { encodeBase64Url } from '../base64.ts';
 import type { OutgoingRequest } from '../rest/client-request.ts';
 import { encodingContentType } from '../encoding.ts';
 import { formatQueryString, type QueryParameter } from '../rest/query-string.ts';
-import { readMessage } from './protobuf-reader.ts';
+import { type FieldReader, readMessage } from './protobuf-reader.ts';
+import { V5_FIELDS } from './v5-fields.ts';
 
 /** google.protobuf.Duration as protoc-gen-es gives it. */
 interface DurationValue {
@@ -86,10 +87,23 @@ export function listHashListsRequest(serverUrl: string, apiKey: string | undefin
 
 function readDuration(bytes: Uint8Array, what: string, into: DurationValue = { seconds: 0n, nanos: 0 }): DurationValue {
   return readMessage(bytes, what, into, (r, d) => {
-    if (r.field === 1) d.seconds = BigInt.asIntN(64, r.uint64());
-    else if (r.field === 2) d.nanos = r.int32();
+    if (r.field === V5_FIELDS.Duration.seconds) d.seconds = BigInt.asIntN(64, r.uint64());
+    else if (r.field === V5_FIELDS.Duration.nanos) d.nanos = r.int32();
     else r.skip();
   });
+}
+
+/** The fields every Rice-coded message has, each at its own numbers; false for any other field. */
+function readRiceCoding(
+  r: FieldReader,
+  m: { riceParameter: number; entriesCount: number; encodedData: Uint8Array },
+  fields: { riceParameter: number; entriesCount: number; encodedData: number },
+): boolean {
+  if (r.field === fields.riceParameter) m.riceParameter = r.int32();
+  else if (r.field === fields.entriesCount) m.entriesCount = r.int32();
+  else if (r.field === fields.encodedData) m.encodedData = r.bytesField();
+  else return false;
+  return true;
 }
 
 function readRice32(
@@ -98,11 +112,9 @@ function readRice32(
   into: RiceDeltaEncoded32Bit = { firstValue: 0, riceParameter: 0, entriesCount: 0, encodedData: new Uint8Array(0) },
 ): RiceDeltaEncoded32Bit {
   return readMessage<RiceDeltaEncoded32Bit>(bytes, what, into, (r, m) => {
-    if (r.field === 1) m.firstValue = r.uint32();
-    else if (r.field === 2) m.riceParameter = r.int32();
-    else if (r.field === 3) m.entriesCount = r.int32();
-    else if (r.field === 4) m.encodedData = r.bytesField();
-    else r.skip();
+    const fields = V5_FIELDS.RiceDeltaEncoded32Bit;
+    if (r.field === fields.firstValue) m.firstValue = r.uint32();
+    else if (!readRiceCoding(r, m, fields)) r.skip();
   });
 }
 
@@ -112,11 +124,9 @@ function readRice64(
   into: RiceDeltaEncoded64Bit = { firstValue: 0n, riceParameter: 0, entriesCount: 0, encodedData: new Uint8Array(0) },
 ): RiceDeltaEncoded64Bit {
   return readMessage<RiceDeltaEncoded64Bit>(bytes, what, into, (r, m) => {
-    if (r.field === 1) m.firstValue = r.uint64();
-    else if (r.field === 2) m.riceParameter = r.int32();
-    else if (r.field === 3) m.entriesCount = r.int32();
-    else if (r.field === 4) m.encodedData = r.bytesField();
-    else r.skip();
+    const fields = V5_FIELDS.RiceDeltaEncoded64Bit;
+    if (r.field === fields.firstValue) m.firstValue = r.uint64();
+    else if (!readRiceCoding(r, m, fields)) r.skip();
   });
 }
 
@@ -129,12 +139,10 @@ function readRice128(bytes: Uint8Array, what: string, into?: RiceDeltaEncoded128
     encodedData: new Uint8Array(0),
   };
   return readMessage(bytes, what, initial, (r, m) => {
-    if (r.field === 1) m.firstValueHi = r.uint64();
-    else if (r.field === 2) m.firstValueLo = r.fixed64();
-    else if (r.field === 3) m.riceParameter = r.int32();
-    else if (r.field === 4) m.entriesCount = r.int32();
-    else if (r.field === 5) m.encodedData = r.bytesField();
-    else r.skip();
+    const fields = V5_FIELDS.RiceDeltaEncoded128Bit;
+    if (r.field === fields.firstValueHi) m.firstValueHi = r.uint64();
+    else if (r.field === fields.firstValueLo) m.firstValueLo = r.fixed64();
+    else if (!readRiceCoding(r, m, fields)) r.skip();
   });
 }
 
@@ -149,16 +157,16 @@ function readRice256(bytes: Uint8Array, what: string, into?: RiceDeltaEncoded256
     encodedData: new Uint8Array(0),
   };
   return readMessage(bytes, what, initial, (r, m) => {
-    if (r.field === 1) m.firstValueFirstPart = r.uint64();
-    else if (r.field === 2) m.firstValueSecondPart = r.fixed64();
-    else if (r.field === 3) m.firstValueThirdPart = r.fixed64();
-    else if (r.field === 4) m.firstValueFourthPart = r.fixed64();
-    else if (r.field === 5) m.riceParameter = r.int32();
-    else if (r.field === 6) m.entriesCount = r.int32();
-    else if (r.field === 7) m.encodedData = r.bytesField();
-    else r.skip();
+    const fields = V5_FIELDS.RiceDeltaEncoded256Bit;
+    if (r.field === fields.firstValueFirstPart) m.firstValueFirstPart = r.uint64();
+    else if (r.field === fields.firstValueSecondPart) m.firstValueSecondPart = r.fixed64();
+    else if (r.field === fields.firstValueThirdPart) m.firstValueThirdPart = r.fixed64();
+    else if (r.field === fields.firstValueFourthPart) m.firstValueFourthPart = r.fixed64();
+    else if (!readRiceCoding(r, m, fields)) r.skip();
   });
 }
+
+const HASH_LIST = V5_FIELDS.HashList;
 
 function readHashList(bytes: Uint8Array, what: string): HashListAnswer {
   const initial: HashListAnswer = {
@@ -173,16 +181,16 @@ function readHashList(bytes: Uint8Array, what: string): HashListAnswer {
   // The additions' oneof: the same member again merges into it, another member replaces it (protobuf's rule).
   return readMessage(bytes, what, initial, (r, m) => {
     switch (r.field) {
-      case 1:
+      case HASH_LIST.name:
         m.name = r.string();
         break;
-      case 2:
+      case HASH_LIST.version:
         m.version = r.bytesField();
         break;
-      case 3:
+      case HASH_LIST.partialUpdate:
         m.partialUpdate = r.bool();
         break;
-      case 4:
+      case HASH_LIST.additionsFourBytes:
         m.compressedAdditions = {
           case: 'additionsFourBytes',
           value: readRice32(
@@ -192,16 +200,16 @@ function readHashList(bytes: Uint8Array, what: string): HashListAnswer {
           ),
         };
         break;
-      case 5:
+      case HASH_LIST.compressedRemovals:
         m.compressedRemovals = readRice32(r.bytesField(), what, m.compressedRemovals);
         break;
-      case 6:
+      case HASH_LIST.minimumWaitDuration:
         m.minimumWaitDuration = readDuration(r.bytesField(), what, m.minimumWaitDuration);
         break;
-      case 7:
+      case HASH_LIST.sha256Checksum:
         m.sha256Checksum = r.bytesField();
         break;
-      case 9:
+      case HASH_LIST.additionsEightBytes:
         m.compressedAdditions = {
           case: 'additionsEightBytes',
           value: readRice64(
@@ -211,7 +219,7 @@ function readHashList(bytes: Uint8Array, what: string): HashListAnswer {
           ),
         };
         break;
-      case 10:
+      case HASH_LIST.additionsSixteenBytes:
         m.compressedAdditions = {
           case: 'additionsSixteenBytes',
           value: readRice128(
@@ -221,7 +229,7 @@ function readHashList(bytes: Uint8Array, what: string): HashListAnswer {
           ),
         };
         break;
-      case 11:
+      case HASH_LIST.additionsThirtyTwoBytes:
         m.compressedAdditions = {
           case: 'additionsThirtyTwoBytes',
           value: readRice256(
@@ -241,7 +249,7 @@ function readHashList(bytes: Uint8Array, what: string): HashListAnswer {
 export function decodeBatchGetHashListsAnswer(bytes: Uint8Array): { hashLists: HashListAnswer[] } {
   const what = "the server's BatchGetHashLists response";
   return readMessage(bytes, what, { hashLists: [] as HashListAnswer[] }, (r, m) => {
-    if (r.field === 1) m.hashLists.push(readHashList(r.bytesField(), what));
+    if (r.field === V5_FIELDS.BatchGetHashListsResponse.hashLists) m.hashLists.push(readHashList(r.bytesField(), what));
     else r.skip();
   });
 }
@@ -251,22 +259,23 @@ export function decodeSearchHashesAnswer(bytes: Uint8Array): SearchHashesAnswer 
   const what = "the server's SearchHashes response";
   const initial: SearchHashesAnswer = { fullHashes: [], cacheDuration: undefined };
   return readMessage(bytes, what, initial, (r, m) => {
-    if (r.field === 1) {
+    if (r.field === V5_FIELDS.SearchHashesResponse.fullHashes) {
       const fullHash: SearchHashesAnswer['fullHashes'][number] = { fullHash: new Uint8Array(0), fullHashDetails: [] };
       readMessage(r.bytesField(), what, fullHash, (h, f) => {
-        if (h.field === 1) f.fullHash = h.bytesField();
-        else if (h.field === 2) {
+        if (h.field === V5_FIELDS.FullHash.fullHash) f.fullHash = h.bytesField();
+        else if (h.field === V5_FIELDS.FullHash.fullHashDetails) {
           const detail = { threatType: 0, attributes: [] as number[] };
           readMessage(h.bytesField(), what, detail, (d, out) => {
-            if (d.field === 1) out.threatType = d.int32();
-            else if (d.field === 2) d.repeatedEnum(out.attributes);
+            if (d.field === V5_FIELDS.FullHash_FullHashDetail.threatType) out.threatType = d.int32();
+            else if (d.field === V5_FIELDS.FullHash_FullHashDetail.attributes) d.repeatedEnum(out.attributes);
             else d.skip();
           });
           f.fullHashDetails.push(detail);
         } else h.skip();
       });
       m.fullHashes.push(fullHash);
-    } else if (r.field === 2) m.cacheDuration = readDuration(r.bytesField(), what, m.cacheDuration);
+    } else if (r.field === V5_FIELDS.SearchHashesResponse.cacheDuration)
+      m.cacheDuration = readDuration(r.bytesField(), what, m.cacheDuration);
     else r.skip();
   });
 }
@@ -281,13 +290,13 @@ export interface ListHashListsAnswer {
 export function decodeListHashListsAnswer(bytes: Uint8Array): ListHashListsAnswer {
   const what = "the server's ListHashLists response";
   return readMessage(bytes, what, { names: [] as string[], nextPageToken: '' }, (r, m) => {
-    if (r.field === 1) {
+    if (r.field === V5_FIELDS.ListHashListsResponse.hashLists) {
       const list = readMessage(r.bytesField(), what, { name: '' }, (l, out) => {
-        if (l.field === 1) out.name = l.string();
+        if (l.field === HASH_LIST.name) out.name = l.string();
         else l.skip();
       });
       m.names.push(list.name);
-    } else if (r.field === 2) m.nextPageToken = r.string();
+    } else if (r.field === V5_FIELDS.ListHashListsResponse.nextPageToken) m.nextPageToken = r.string();
     else r.skip();
   });
 }

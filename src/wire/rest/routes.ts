@@ -1,12 +1,15 @@
 // The route table of the REST surface (docs/api.md, docs/api.md §1 and §2): which method and
-// path reach which RPC, and the message schemas of its request and response. The server dispatches on
-// it and the client builds its URLs from it, so the two cannot disagree about a path.
+// path reach which RPC, the message schemas of its request and response, and what its answer holds —
+// for a list update, the lists its request names. The server dispatches on it and the client builds
+// its URLs from it, so the two cannot disagree about a path; the server's caching headers, ETags and
+// the lists it must have ready read an RPC's answer from it, so that they cannot disagree either.
 
 import type { GenMessage } from '@bufbuild/protobuf/codegenv2';
 import type { Empty } from '@bufbuild/protobuf/wkt';
 import { EmptySchema } from '@bufbuild/protobuf/wkt';
 import * as v4 from '../../proto/v4.ts';
 import * as v5 from '../../proto/v5.ts';
+import { listNameForV4 } from '../../lists/v4-lists.ts';
 import { checkListName } from '../list-name.ts';
 import { WireError } from '../wire-error.ts';
 
@@ -32,8 +35,29 @@ export type RpcResponse<R extends RpcId> = RpcMessages[R]['response'];
 /** The path prefix a request used; v5alpha1 serves the v5 RPCs (docs/api.md §1, last note). */
 export type ApiVersion = 'v5' | 'v5alpha1' | 'v4';
 
+/** A request message together with the RPC it is for. */
+export interface RpcCallOf<R extends RpcId> {
+  rpc: R;
+  apiVersion: ApiVersion;
+  request: RpcRequest<R>;
+}
+
 /** A request message together with the RPC it is for, narrowed by `rpc`. */
-export type RpcCall = { [R in RpcId]: { rpc: R; apiVersion: ApiVersion; request: RpcRequest<R> } }[RpcId];
+export type RpcCall = { [R in RpcId]: RpcCallOf<R> }[RpcId];
+
+/**
+ * What an RPC's answer holds (SB-11). List data (an update of the lists the request names, or the
+ * listing of the lists served) is the same for everyone who sends the same request, so caches may share
+ * it; a list update's bytes are determined by the lists it names, so it can carry an ETag worked out from
+ * them. A search's answer tells what someone browses; an acknowledgement holds nothing.
+ */
+type RpcAnswer<R extends RpcId> =
+  | {
+      holds: 'list update';
+      /** The lists the request names, in the order the answer gives them; undefined for a v4 triple that names none. */
+      listsNamed: (request: RpcRequest<R>) => readonly (string | undefined)[];
+    }
+  | { holds: 'list listing' | 'search' | 'acknowledgement' };
 
 export interface Rpc<R extends RpcId> {
   id: R;
@@ -43,11 +67,13 @@ export interface Rpc<R extends RpcId> {
   paths: readonly [string, ...string[]];
   requestSchema: GenMessage<RpcRequest<R>>;
   responseSchema: GenMessage<RpcResponse<R>>;
+  answer: RpcAnswer<R>;
 }
 
 export type AnyRpc = { [R in RpcId]: Rpc<R> }[RpcId];
 
-export const RPCS: { readonly [R in RpcId]: Rpc<R> } = {
+/** The table itself, its kinds of answer kept as literal types for ListUpdateCall. */
+const TABLE = {
   SearchHashes: {
     id: 'SearchHashes',
     protocol: 'v5',
@@ -55,6 +81,7 @@ export const RPCS: { readonly [R in RpcId]: Rpc<R> } = {
     paths: ['hashes:search'],
     requestSchema: v5.SearchHashesRequestSchema,
     responseSchema: v5.SearchHashesResponseSchema,
+    answer: { holds: 'search' },
   },
   GetHashList: {
     id: 'GetHashList',
@@ -65,6 +92,7 @@ export const RPCS: { readonly [R in RpcId]: Rpc<R> } = {
     paths: ['hashList/{name}', 'hashLists/{name}'],
     requestSchema: v5.GetHashListRequestSchema,
     responseSchema: v5.HashListSchema,
+    answer: { holds: 'list update', listsNamed: (request) => [request.name] },
   },
   ListHashLists: {
     id: 'ListHashLists',
@@ -73,6 +101,7 @@ export const RPCS: { readonly [R in RpcId]: Rpc<R> } = {
     paths: ['hashLists'],
     requestSchema: v5.ListHashListsRequestSchema,
     responseSchema: v5.ListHashListsResponseSchema,
+    answer: { holds: 'list listing' },
   },
   BatchGetHashLists: {
     id: 'BatchGetHashLists',
@@ -81,6 +110,7 @@ export const RPCS: { readonly [R in RpcId]: Rpc<R> } = {
     paths: ['hashLists:batchGet'],
     requestSchema: v5.BatchGetHashListsRequestSchema,
     responseSchema: v5.BatchGetHashListsResponseSchema,
+    answer: { holds: 'list update', listsNamed: (request) => request.names },
   },
   SearchUrls: {
     id: 'SearchUrls',
@@ -89,6 +119,7 @@ export const RPCS: { readonly [R in RpcId]: Rpc<R> } = {
     paths: ['urls:search'],
     requestSchema: v5.SearchUrlsRequestSchema,
     responseSchema: v5.SearchUrlsResponseSchema,
+    answer: { holds: 'search' },
   },
   FetchThreatListUpdates: {
     id: 'FetchThreatListUpdates',
@@ -97,6 +128,11 @@ export const RPCS: { readonly [R in RpcId]: Rpc<R> } = {
     paths: ['threatListUpdates:fetch'],
     requestSchema: v4.FetchThreatListUpdatesRequestSchema,
     responseSchema: v4.FetchThreatListUpdatesResponseSchema,
+    answer: {
+      holds: 'list update',
+      listsNamed: (request) =>
+        request.listUpdateRequests.map((list) => listNameForV4(list.threatType, list.platformType, list.threatEntryType)),
+    },
   },
   FindFullHashes: {
     id: 'FindFullHashes',
@@ -105,6 +141,7 @@ export const RPCS: { readonly [R in RpcId]: Rpc<R> } = {
     paths: ['fullHashes:find'],
     requestSchema: v4.FindFullHashesRequestSchema,
     responseSchema: v4.FindFullHashesResponseSchema,
+    answer: { holds: 'search' },
   },
   FindThreatMatches: {
     id: 'FindThreatMatches',
@@ -113,6 +150,7 @@ export const RPCS: { readonly [R in RpcId]: Rpc<R> } = {
     paths: ['threatMatches:find'],
     requestSchema: v4.FindThreatMatchesRequestSchema,
     responseSchema: v4.FindThreatMatchesResponseSchema,
+    answer: { holds: 'search' },
   },
   ListThreatLists: {
     id: 'ListThreatLists',
@@ -121,6 +159,7 @@ export const RPCS: { readonly [R in RpcId]: Rpc<R> } = {
     paths: ['threatLists'],
     requestSchema: EmptySchema,
     responseSchema: v4.ListThreatListsResponseSchema,
+    answer: { holds: 'list listing' },
   },
   CreateThreatHit: {
     id: 'CreateThreatHit',
@@ -129,10 +168,36 @@ export const RPCS: { readonly [R in RpcId]: Rpc<R> } = {
     paths: ['threatHits'],
     requestSchema: v4.ThreatHitSchema,
     responseSchema: EmptySchema,
+    answer: { holds: 'acknowledgement' },
   },
-};
+} satisfies { readonly [R in RpcId]: Rpc<R> };
+
+export const RPCS: { readonly [R in RpcId]: Rpc<R> } = TABLE;
 
 const ALL_RPCS: readonly AnyRpc[] = Object.values(RPCS);
+
+/** The RPCs whose answers are list updates, as the table says. */
+type ListUpdateRpc = { [R in RpcId]: (typeof TABLE)[R]['answer']['holds'] extends 'list update' ? R : never }[RpcId];
+/** A call for a list update: GetHashList, BatchGetHashLists, FetchThreatListUpdates. */
+type ListUpdateCall = Extract<RpcCall, { rpc: ListUpdateRpc }>;
+
+/** True for a call whose answer is a list update. */
+export function isListUpdate(call: RpcCall): call is ListUpdateCall {
+  return RPCS[call.rpc].answer.holds === 'list update';
+}
+
+function listsNamedIn<R extends RpcId>(rpc: R, request: RpcRequest<R>): readonly (string | undefined)[] {
+  const answer = RPCS[rpc].answer;
+  return answer.holds === 'list update' ? answer.listsNamed(request) : [];
+}
+
+/**
+ * The lists a list update names, in the order its answer gives them (a name as sent, or undefined for a
+ * v4 triple that names none); none for any other call.
+ */
+export function listsNamedBy(call: RpcCall): readonly (string | undefined)[] {
+  return listsNamedIn(call.rpc, call.request);
+}
 
 export interface RouteMatch {
   rpc: AnyRpc;

@@ -4,6 +4,7 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import fc from 'fast-check';
 import { SearchHashesResponseSchema } from '../../../src/proto/v5.ts';
 import { encodeSearchHashesResponse } from '../../../src/wire/protobuf/search-hashes-binary.ts';
+import { decodeSearchHashesAnswer } from '../../../src/wire/protobuf/v5-binary.ts';
 
 const int32 = fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 });
 const int64 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
@@ -36,6 +37,26 @@ describe('encodeSearchHashesResponse', () => {
         assert.deepEqual(Buffer.from(encodeSearchHashesResponse(message)), Buffer.from(toBinary(SearchHashesResponseSchema, message)));
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('property: what it writes, the client’s reader reads as the generated code does', () => {
+    fc.assert(
+      fc.property(response, (init) => {
+        const bytes = encodeSearchHashesResponse(create(SearchHashesResponseSchema, init));
+        const generated = fromBinary(SearchHashesResponseSchema, bytes);
+        const read = decodeSearchHashesAnswer(bytes);
+        assert.deepEqual(
+          read.fullHashes.map((h) => ({ fullHash: [...h.fullHash], fullHashDetails: h.fullHashDetails })),
+          generated.fullHashes.map((h) => ({
+            fullHash: [...h.fullHash],
+            fullHashDetails: h.fullHashDetails.map((d) => ({ threatType: d.threatType, attributes: d.attributes })),
+          })),
+        );
+        const duration = generated.cacheDuration;
+        assert.deepEqual(read.cacheDuration, duration === undefined ? undefined : { seconds: duration.seconds, nanos: duration.nanos });
+      }),
+      { numRuns: 500 },
     );
   });
 

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { create } from '@bufbuild/protobuf';
 import fc from 'fast-check';
-import { RPCS, matchRoute, rpcPath } from '../../../src/wire/rest/routes.ts';
-import type { AnyRpc, ApiVersion } from '../../../src/wire/rest/routes.ts';
+import { PlatformType, ThreatEntryType, ThreatType } from '../../../src/proto/v4.ts';
+import { isListUpdate, listsNamedBy, RPCS, matchRoute, rpcPath } from '../../../src/wire/rest/routes.ts';
+import type { AnyRpc, ApiVersion, RpcCall } from '../../../src/wire/rest/routes.ts';
 import { WireError } from '../../../src/wire/wire-error.ts';
 
 function hasStatus(httpStatus: number, status: string) {
@@ -154,5 +156,57 @@ describe('rpcPath', () => {
         assert.equal(match.apiVersion, version);
       }
     }
+  });
+});
+
+describe('what an RPC answers', () => {
+  it('holds list data for the list RPCs, and list updates for those that name lists in their request', () => {
+    const holds = Object.fromEntries((Object.values(RPCS) as AnyRpc[]).map((rpc) => [rpc.id, rpc.answer.holds]));
+    assert.deepEqual(holds, {
+      SearchHashes: 'search',
+      GetHashList: 'list update',
+      ListHashLists: 'list listing',
+      BatchGetHashLists: 'list update',
+      SearchUrls: 'search',
+      FetchThreatListUpdates: 'list update',
+      FindFullHashes: 'search',
+      FindThreatMatches: 'search',
+      ListThreatLists: 'list listing',
+      CreateThreatHit: 'acknowledgement',
+    });
+  });
+
+  it('names the lists of a list update in the order its answer gives them, and none for other calls', () => {
+    const v5 = 'v5' as const;
+    const getHashList = { rpc: 'GetHashList' as const, apiVersion: v5, request: create(RPCS.GetHashList.requestSchema, { name: 'se-4b' }) };
+    const batch = {
+      rpc: 'BatchGetHashLists' as const,
+      apiVersion: v5,
+      request: create(RPCS.BatchGetHashLists.requestSchema, { names: ['mw-4b', 'nothing-4b', 'se-4b'] }),
+    };
+    const fetch = {
+      rpc: 'FetchThreatListUpdates' as const,
+      apiVersion: 'v4' as const,
+      request: create(RPCS.FetchThreatListUpdates.requestSchema, {
+        listUpdateRequests: [
+          { threatType: ThreatType.SOCIAL_ENGINEERING, platformType: PlatformType.ANY_PLATFORM, threatEntryType: ThreatEntryType.URL },
+          { threatType: ThreatType.THREAT_TYPE_UNSPECIFIED, platformType: PlatformType.ANY_PLATFORM, threatEntryType: ThreatEntryType.URL },
+          { threatType: ThreatType.MALWARE, platformType: PlatformType.ANY_PLATFORM, threatEntryType: ThreatEntryType.URL },
+        ],
+      }),
+    };
+    const listing = { rpc: 'ListHashLists' as const, apiVersion: v5, request: create(RPCS.ListHashLists.requestSchema) };
+    const search = {
+      rpc: 'SearchHashes' as const,
+      apiVersion: v5,
+      request: create(RPCS.SearchHashes.requestSchema, { hashPrefixes: [new Uint8Array(4)] }),
+    };
+    assert.deepEqual(listsNamedBy(getHashList), ['se-4b']);
+    assert.deepEqual(listsNamedBy(batch), ['mw-4b', 'nothing-4b', 'se-4b']);
+    assert.deepEqual(listsNamedBy(fetch), ['se-4b', undefined, 'mw-4b']);
+    assert.deepEqual(listsNamedBy(listing), []);
+    assert.deepEqual(listsNamedBy(search), []);
+    const calls: RpcCall[] = [getHashList, batch, fetch, listing, search];
+    assert.deepEqual(calls.map(isListUpdate), [true, true, true, false, false]);
   });
 });

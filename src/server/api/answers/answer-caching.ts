@@ -15,8 +15,7 @@ import type { Duration } from '@bufbuild/protobuf/wkt';
 import type { FindFullHashesResponse, FindThreatMatchesResponse } from '../../../proto/v4.ts';
 import type { SearchHashesResponse, SearchUrlsResponse } from '../../../proto/v5.ts';
 import { durationToMs } from '../../../wire/duration.ts';
-import type { RpcId } from '../../../wire/rest/routes.ts';
-import { LIST_RPCS } from '../dispatch.ts';
+import { type RpcId, RPCS } from '../../../wire/rest/routes.ts';
 import type { ApiSettings } from '../settings.ts';
 
 /**
@@ -73,7 +72,8 @@ export function listCacheControl(settings: ApiSettings): string {
 
 /** The `Cache-Control` of a successful answer to `rpc`. */
 export function cacheControlOf(rpc: RpcId, answer: Message, settings: ApiSettings): string {
-  if (LIST_RPCS.has(rpc)) return listCacheControl(settings);
+  const holds = RPCS[rpc].answer.holds;
+  if (holds === 'list update' || holds === 'list listing') return listCacheControl(settings);
   const seconds = searchSeconds(rpc, answer, settings);
   return seconds === undefined ? 'no-store' : `private, max-age=${seconds}`;
 }

@@ -21,10 +21,9 @@
 // property test (test/server/api/answers/list-etag.test.ts) checks that equal tags always come with equal bytes.
 
 import { hash } from 'node:crypto';
-import { listNameForV4 } from '../../../lists/v4-lists.ts';
 import { CompressionType } from '../../../proto/v4.ts';
 import type { WireEncoding } from '../../../wire/encoding.ts';
-import type { RpcCall } from '../../../wire/rest/routes.ts';
+import { isListUpdate, listsNamedBy, type RpcCall } from '../../../wire/rest/routes.ts';
 import type { ListCatalog } from '../../catalog.ts';
 import type { ListHistory, SizeConstraints } from '../../lists/list-history.ts';
 import { pairedVersions, sizeConstraintsOf } from './list-requests.ts';
@@ -92,15 +91,11 @@ class Determinants {
   }
 }
 
-/** The calls whose answers carry a tag: list updates. Searches, the busiest calls, carry none: nothing is worked out for them. */
-function isTagged(call: RpcCall): call is Extract<RpcCall, { rpc: 'GetHashList' | 'BatchGetHashLists' | 'FetchThreatListUpdates' }> {
-  return call.rpc === 'GetHashList' || call.rpc === 'BatchGetHashLists' || call.rpc === 'FetchThreatListUpdates';
-}
-
 /**
- * The strong ETag of the answer to a list call (GetHashList, BatchGetHashLists, FetchThreatListUpdates)
- * in `encoding`, as the catalog stands at `now` (wall time, ms); undefined for other calls and for a list this server does not
- * publish asked for by `hashList/{name}` (that is a 404, which carries no tag).
+ * The strong ETag of the answer to a list update (GetHashList, BatchGetHashLists, FetchThreatListUpdates:
+ * the route table's `list update`s) in `encoding`, as the catalog stands at `now` (wall time, ms); undefined for other calls, whose
+ * answers carry none (searches, the busiest calls, have nothing worked out for them), and for a list this
+ * server does not publish asked for by `hashList/{name}` (that is a 404, which carries no tag).
  */
 export function listAnswerTag(
   catalog: ListCatalog,
@@ -109,11 +104,12 @@ export function listAnswerTag(
   settings: ApiSettings,
   now: number,
 ): string | undefined {
-  if (!isTagged(call)) return undefined;
+  if (!isListUpdate(call)) return undefined;
+  const histories = historiesNamedBy(catalog, call);
   const determinants = new Determinants().add(DERIVATION).add(call.rpc).add(encoding).add(settings.minimumWaitMs);
   switch (call.rpc) {
     case 'GetHashList': {
-      const history = catalog.get(call.request.name);
+      const history = histories[0];
       if (history === undefined) return undefined;
       determinants.add(call.request.name).addList(history, settings, now);
       determinants.addRequest(history, call.request.version, sizeConstraintsOf(call.request.sizeConstraints));
@@ -121,7 +117,6 @@ export function listAnswerTag(
     }
     case 'BatchGetHashLists': {
       const { names } = call.request;
-      const histories = names.map((name) => catalog.get(name));
       const versions = pairedVersions(histories, call.request.version);
       const constraints = sizeConstraintsOf(call.request.sizeConstraints);
       determinants.add(names.length);
@@ -135,10 +130,9 @@ export function listAnswerTag(
     case 'FetchThreatListUpdates': {
       const requests = call.request.listUpdateRequests;
       determinants.add(requests.length);
-      for (const request of requests) {
+      requests.forEach((request, i) => {
         const { threatType, platformType, threatEntryType, constraints } = request;
-        const name = listNameForV4(threatType, platformType, threatEntryType);
-        const history = name === undefined ? undefined : catalog.get(name);
+        const history = histories[i];
         determinants
           .add(threatType)
           .add(platformType)
@@ -146,7 +140,7 @@ export function listAnswerTag(
           .addList(history, settings, now)
           .add(constraints?.supportedCompressions.includes(CompressionType.RICE) === true ? 'rice' : 'raw');
         if (history !== undefined) determinants.addRequest(history, request.state, sizeConstraintsOf(constraints));
-      }
+      });
       return determinants.tag();
     }
   }
@@ -162,13 +156,9 @@ interface TagInputs {
   tag: string;
 }
 
-/** The catalog names of the lists a list call asks for, as listAnswerTag reads them. */
-function namesAskedFor(call: RpcCall): readonly (string | undefined)[] {
-  if (call.rpc === 'GetHashList') return [call.request.name];
-  if (call.rpc === 'BatchGetHashLists') return call.request.names;
-  if (call.rpc === 'FetchThreatListUpdates')
-    return call.request.listUpdateRequests.map((r) => listNameForV4(r.threatType, r.platformType, r.threatEntryType));
-  return [];
+/** The history of each list a list update names, in its order; undefined where the catalog has none. */
+function historiesNamedBy(catalog: ListCatalog, call: RpcCall): (ListHistory | undefined)[] {
+  return listsNamedBy(call).map((name) => (name === undefined ? undefined : catalog.get(name)));
 }
 
 /**
@@ -181,13 +171,13 @@ export class ListAnswerTags {
   private readonly kept = new WeakMap<RpcCall, TagInputs>();
 
   tagOf(catalog: ListCatalog, call: RpcCall, encoding: WireEncoding, settings: ApiSettings, now: number): string | undefined {
-    if (!isTagged(call)) return undefined;
+    if (!isListUpdate(call)) return undefined;
     const kept = this.kept.get(call);
     if (kept !== undefined && kept.encoding === encoding && kept.minimumWaitMs === settings.minimumWaitMs) {
-      const names = namesAskedFor(call);
-      let same = names.length === kept.histories.length;
-      for (let i = 0; same && i < names.length; i++) {
-        const history = names[i] === undefined ? undefined : catalog.get(names[i]!);
+      const histories = historiesNamedBy(catalog, call);
+      let same = histories.length === kept.histories.length;
+      for (let i = 0; same && i < histories.length; i++) {
+        const history = histories[i];
         same =
           history === kept.histories[i] &&
           (history?.revision ?? 0) === kept.revisions[i] &&
@@ -197,7 +187,7 @@ export class ListAnswerTags {
     }
     const tag = listAnswerTag(catalog, call, encoding, settings, now);
     if (tag === undefined) return undefined;
-    const histories = namesAskedFor(call).map((name) => (name === undefined ? undefined : catalog.get(name)));
+    const histories = historiesNamedBy(catalog, call);
     this.kept.set(call, {
       encoding,
       minimumWaitMs: settings.minimumWaitMs,
