@@ -22,7 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SafeBrowsingClient } from '../src/client/safe-browsing-client.ts';
-import { readServerConfig } from '../src/server/feeds/config.ts';
+import { readServerConfig } from '../src/server/config/config.ts';
 import { startService } from '../src/server/service.ts';
 
 const BIN = new URL('../dist/cli/bin.js', import.meta.url).pathname;

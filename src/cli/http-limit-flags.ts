@@ -2,7 +2,7 @@
 // (server/http/http-limits.ts), checked against the bounds of the configuration's `http` section.
 
 import type { Command } from 'commander';
-import { ConfigError } from '../server/feeds/config-error.ts';
+import { ConfigError } from '../server/config/config-error.ts';
 import { HTTP_LIMIT_FIELDS, type HttpLimitField, parseHttpLimitsConfig } from '../server/http/http-limits-config.ts';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../server/http/http-limits.ts';
 import { UsageError } from './io.ts';

@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { Command } from 'commander';
 import type { ClientEvent } from '../client/options.ts';
 import type { ListLoadReport } from '../server/feeds/feed-lists.ts';
-import { ConfigError } from '../server/feeds/config-error.ts';
+import { ConfigError } from '../server/config/config-error.ts';
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from '../server/http/connection-drain.ts';
 import type { Service } from '../server/service.ts';
 import type { TlsFiles } from '../server/http/tls.ts';
@@ -107,7 +107,7 @@ async function listSource(flags: ServeFlags): Promise<ListSource> {
       '--data keeps the lists of a --config, or the mirror of an --upstream, across restarts; the demo lists need no folder',
     );
   }
-  const { readServerConfig } = await import('../server/feeds/config.ts');
+  const { readServerConfig } = await import('../server/config/config.ts');
   const config = flags.config === undefined ? undefined : await readServerConfig(flags.config);
   // The flag overrides the configuration's dataDir.
   const dataDir = flags.data === undefined ? config?.dataDir : resolve(flags.data);

@@ -10,7 +10,7 @@ export { createServer, type ServerOptions, type SafeBrowsingServer, ListenError 
 export type { ListCatalog } from './catalog.ts';
 export { demoCatalog } from './demo.ts';
 export { FeedLists, type ListLoadReport, type ReportedBadLine } from './feeds/feed-lists.ts';
-export { readServerConfig, parseServerConfig, type ServerConfig } from './feeds/config.ts';
+export { readServerConfig, parseServerConfig, type ServerConfig } from './config/config.ts';
 export { UpstreamMirror, type UpstreamOptions } from './proxy/upstream-mirror.ts';
 export { LoadControl } from './guard/load-control.ts';
 export type { LoadControlSettings } from './guard/load-control-settings.ts';
@@ -21,7 +21,7 @@ export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/http-limits.ts';
 // Every error the server can meet or report, each with its stable code (docs/errors.md); those it answers
 // clients with carry the code in the body.
 export { SbkitError } from '../sbkit-error.ts';
-export { ConfigError } from './feeds/config-error.ts';
+export { ConfigError } from './config/config-error.ts';
 export { FeedFormatError, FeedEntryLimitError, BadEntryError } from './feeds/feed-error.ts';
 export { SourceError } from './feeds/sources/source-error.ts';
 export { ListError } from './lists/list-error.ts';

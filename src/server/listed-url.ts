@@ -8,7 +8,7 @@ import { InvalidUrlError } from '../url/invalid-url.ts';
 import { urlExpressions } from '../url/expressions.ts';
 import { expressionHashString } from '../url/hash.ts';
 import type { ListCatalog } from './catalog.ts';
-import type { ListConfig } from './feeds/config.ts';
+import type { ListConfig } from './config/config.ts';
 
 /** Entries tried per source: enough to pass a few removed by edits, few enough that start-up does not notice. */
 const TRIED_PER_SOURCE = 20;

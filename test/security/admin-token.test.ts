@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { ConfigError } from '../../src/server/feeds/config-error.ts';
-import { parseServerConfig } from '../../src/server/feeds/config.ts';
+import { ConfigError } from '../../src/server/config/config-error.ts';
+import { parseServerConfig } from '../../src/server/config/config.ts';
 import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 import { LoadControl } from '../../src/server/guard/load-control.ts';
 import { ADMIN_THROTTLE_RULES, FailureThrottle } from '../../src/server/operator/failure-throttle.ts';

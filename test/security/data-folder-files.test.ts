@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fromBinary } from '@bufbuild/protobuf';
 import * as v5 from '../../src/proto/v5.ts';
-import { parseServerConfig } from '../../src/server/feeds/config.ts';
+import { parseServerConfig } from '../../src/server/config/config.ts';
 import { type Service, startService } from '../../src/server/service.ts';
 
 /** The old code's start never ended: each case must end well within this. */

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MAX_ENTRIES_PER_EDIT } from '../../src/server/operator/admin-entries.ts';
-import { parseServerConfig } from '../../src/server/feeds/config.ts';
+import { parseServerConfig } from '../../src/server/config/config.ts';
 import { MAX_EDITS_PER_LIST } from '../../src/server/feeds/entry-edits.ts';
 import { type Service, startService } from '../../src/server/service.ts';
 import { deleteKeys, ensureRedis, REDIS_URL, uniqueKeyPrefix } from '../server/redis-fixture.ts';

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { readServerConfig } from '../../src/server/feeds/config.ts';
+import { readServerConfig } from '../../src/server/config/config.ts';
 import type { ListLoadReport } from '../../src/server/feeds/feed-lists.ts';
 import { type Service, startService } from '../../src/server/service.ts';
 

@@ -17,7 +17,7 @@ import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
-import { parseServerConfig } from '../../src/server/feeds/config.ts';
+import { parseServerConfig } from '../../src/server/config/config.ts';
 import { createRelayApp } from '../../src/server/ohttp/relay.ts';
 import type { Service } from '../../src/server/service.ts';
 import { startConfiguredService } from '../server/service-fixture.ts';

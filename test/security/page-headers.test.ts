@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { readServerConfig } from '../../src/server/feeds/config.ts';
+import { readServerConfig } from '../../src/server/config/config.ts';
 import { LoadControl } from '../../src/server/guard/load-control.ts';
 import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 import { startConfiguredService } from '../server/service-fixture.ts';

@@ -17,7 +17,7 @@ import { createClient } from 'redis';
 import type { Clock } from '../../src/time/clock.ts';
 import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
 import * as v5 from '../../src/proto/v5.ts';
-import { parseServerConfig } from '../../src/server/feeds/config.ts';
+import { parseServerConfig } from '../../src/server/config/config.ts';
 import { type Service, startService } from '../../src/server/service.ts';
 import { PrivateRedis, uniqueKeyPrefix, waitUntil } from '../server/redis-fixture.ts';
 

@@ -8,7 +8,7 @@ import { connect, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import type { HttpLimits } from '../../src/server/http/http-limits.ts';
 import { LoadControl } from '../../src/server/guard/load-control.ts';
-import { parseServerConfig } from '../../src/server/feeds/config.ts';
+import { parseServerConfig } from '../../src/server/config/config.ts';
 import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 import { startConfiguredService } from '../server/service-fixture.ts';
 import { demoCatalog } from '../server/fixture.ts';

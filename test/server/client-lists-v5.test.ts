@@ -12,7 +12,7 @@ import { widthOfListName } from '../../src/lists/list-name.ts';
 import * as v4 from '../../src/proto/v4.ts';
 import * as v5 from '../../src/proto/v5.ts';
 import { FeedLists } from '../../src/server/feeds/feed-lists.ts';
-import { parseServerConfig } from '../../src/server/feeds/config.ts';
+import { parseServerConfig } from '../../src/server/config/config.ts';
 import { createServer } from '../../src/server/http/server.ts';
 import { HashList, hashBytes } from '../../src/store/hash-list.ts';
 import { nodeSha256 } from '../../src/url/hash.ts';

@@ -8,7 +8,7 @@ import { fromBinary } from '@bufbuild/protobuf';
 import type { Clock } from '../../src/time/clock.ts';
 import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
 import * as v5 from '../../src/proto/v5.ts';
-import { parseServerConfig } from '../../src/server/feeds/config.ts';
+import { parseServerConfig } from '../../src/server/config/config.ts';
 import { type Service, startService } from '../../src/server/service.ts';
 
 // `sbkit serve --config F --data DIR`, restarted: what clients holding a version from before the restart get.

@@ -9,7 +9,7 @@ import type { Clock } from '../../src/time/clock.ts';
 import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
 import * as v5 from '../../src/proto/v5.ts';
 import { FeedLists, type ListLoadReport } from '../../src/server/feeds/feed-lists.ts';
-import { parseServerConfig } from '../../src/server/feeds/config.ts';
+import { parseServerConfig } from '../../src/server/config/config.ts';
 import { RedisSnapshotStore } from '../../src/server/redis/redis-snapshot-store.ts';
 import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 import { deleteKeys, ensureRedis, REDIS_URL, uniqueKeyPrefix } from './redis-fixture.ts';

@@ -1,7 +1,7 @@
 // `sbkit serve`'s service for tests on loopback: a configuration's lists, in memory, with load control
 // and the configuration's own settings, any free port, nothing logged, unless `more` says otherwise.
 
-import type { ServerConfig } from '../../src/server/feeds/config.ts';
+import type { ServerConfig } from '../../src/server/config/config.ts';
 import { type Service, type ServiceConfig, startService } from '../../src/server/service.ts';
 
 /** `file` is where the configuration says it was read from, which the status page names. */

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ListLoadReport } from '../../src/server/feeds/feed-lists.ts';
-import { readServerConfig } from '../../src/server/feeds/config.ts';
+import { readServerConfig } from '../../src/server/config/config.ts';
 import { type Service, type ServiceConfig, startService } from '../../src/server/service.ts';
 import { conditionalFeed, FeedServer } from './feeds/feed-server.ts';
 import { TestCa } from './tls-fixture.ts';

@@ -4,9 +4,9 @@
 // feed-lists.ts holds one of these per list, and what they share.
 
 import { callAt, type Clock } from '../../time/clock.ts';
-import type { ListConfig } from './config.ts';
+import type { ListConfig } from '../config/config.ts';
 import { type EntryEdits, type EntryEditStore, MAX_EDITS_PER_LIST } from './entry-edits.ts';
-import type { FeedLimits } from './feed-limits-config.ts';
+import type { FeedLimits } from '../config/feed-limits-config.ts';
 import { InTurn } from './in-turn.ts';
 import {
   abandonedReport,

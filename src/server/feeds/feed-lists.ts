@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from '../../time/clock.ts';
 import type { Registry } from 'prom-client';
-import type { ServerConfig } from './config.ts';
+import type { ServerConfig } from '../config/config.ts';
 import { type EntryEditStore, memoryEntryEdits } from './entry-edits.ts';
 import { type EntriesEdited, FeedList, type FeedListsShared } from './feed-list.ts';
 import { feedMetrics } from './feed-metrics.ts';

@@ -5,7 +5,7 @@
 
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { formatIPv4, parseIPv6 } from '../../url/ip.ts';
-import { ConfigError } from '../feeds/config-error.ts';
+import { ConfigError } from '../config/config-error.ts';
 
 /** Trusted proxies as addresses and CIDR blocks, e.g. `10.0.0.0/8`, `127.0.0.1`, `fd00::/8`. */
 export class TrustedProxies {

@@ -1,7 +1,7 @@
 // The `loadControl` section of the server configuration (docs/configuration.md): LC-5's settings in
 // the units people write them in, checked like every other field.
 
-import { ConfigError } from '../feeds/config-error.ts';
+import { ConfigError } from '../config/config-error.ts';
 import {
   elementOf,
   expectArray,
@@ -11,7 +11,7 @@ import {
   expectString,
   fieldOf,
   type JsonObject,
-} from '../feeds/config-fields.ts';
+} from '../config/config-fields.ts';
 import { TrustedProxies } from './client-address.ts';
 import type { LoadControlSettings } from './load-control-settings.ts';
 

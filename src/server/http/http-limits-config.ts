@@ -2,7 +2,7 @@
 // (http-limits.ts) in the units people write them in. `sbkit serve` and `sbkit relay` check their flags
 // through the same table, so that a flag and a field have the same bounds.
 
-import { expectKnownFields, expectNumber, expectObject, fieldOf } from '../feeds/config-fields.ts';
+import { expectKnownFields, expectNumber, expectObject, fieldOf } from '../config/config-fields.ts';
 import type { HttpLimits } from './http-limits.ts';
 
 interface Field {

@@ -4,7 +4,7 @@ import { type AccessOptions, LiveAccess } from '../api/access.ts';
 import { adminTokenProblem } from '../operator/admin-token.ts';
 import { type AppOptions, createApp, createOperatorApp, type PauseSwitch } from './app.ts';
 import { ConnectionDrain, DEFAULT_SHUTDOWN_TIMEOUT_MS } from './connection-drain.ts';
-import { ConfigError } from '../feeds/config-error.ts';
+import { ConfigError } from '../config/config-error.ts';
 import type { ListenAddress } from './listen-address.ts';
 import type { TlsCredentials } from './tls.ts';
 import { type ErrorCode, errorCode, SbkitError } from '../../sbkit-error.ts';

@@ -7,8 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
-import { ConfigError } from '../feeds/config-error.ts';
-import { expectKnownFields, expectObject, expectString, fieldOf } from '../feeds/config-fields.ts';
+import { ConfigError } from '../config/config-error.ts';
+import { expectKnownFields, expectObject, expectString, fieldOf } from '../config/config-fields.ts';
 
 /** Where the certificate chain and its private key are. */
 export interface TlsPaths {

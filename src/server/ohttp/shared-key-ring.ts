@@ -11,7 +11,7 @@
 // random key ID tells clients holding the lost one that their key is unknown (RFC 9458 §5.3), so that
 // they fetch the configuration again. The instances' clocks must agree to within the overlap (NTP does).
 
-import { ConfigError } from '../feeds/config-error.ts';
+import { ConfigError } from '../config/config-error.ts';
 import { randomBytes, randomInt } from 'node:crypto';
 import { type GatewayKey, importGatewayKey, type KeyConfig } from '../../wire/ohttp/ohttp.ts';
 import { type Clock, systemClock } from '../../time/clock.ts';

@@ -15,7 +15,7 @@
 // a restart keeps its running value, and the log says so; the rest of the reload applies.
 
 import { isDeepStrictEqual } from 'node:util';
-import type { ListConfig, ServerConfig } from '../feeds/config.ts';
+import type { ListConfig, ServerConfig } from '../config/config.ts';
 
 /** What to run after a reload, and what of the new configuration waits for a restart. */
 export interface ReloadPlan {

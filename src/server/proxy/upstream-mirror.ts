@@ -5,7 +5,7 @@ import { type FullHashSource, type SharedSearchCache, upstreamFullHashes } from 
 import type { UpstreamSearchLimits } from './upstream-searches.ts';
 import type { MonotonicClock } from '../../time/clock.ts';
 import { ListCatalog } from '../catalog.ts';
-import { ConfigError } from '../feeds/config-error.ts';
+import { ConfigError } from '../config/config-error.ts';
 import type { ListDefinition } from '../lists/list-definition.ts';
 import { hashCount } from '../../store/hash-list.ts';
 import { ListHistory } from '../lists/list-history.ts';

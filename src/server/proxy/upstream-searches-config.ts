@@ -1,7 +1,7 @@
 // The `upstreamSearches` section of the server configuration (docs/configuration.md): how a caching
 // proxy spends its upstream's patience, in the units people write them in.
 
-import { expectKnownFields, expectNumber, expectObject, fieldOf } from '../feeds/config-fields.ts';
+import { expectKnownFields, expectNumber, expectObject, fieldOf } from '../config/config-fields.ts';
 import type { UpstreamSearchLimits } from './upstream-searches.ts';
 
 const UPSTREAM_SEARCH_FIELDS = [

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createApp } from '../../../src/server/http/app.ts';
 import { corsOriginProblem } from '../../../src/server/api/cors.ts';
-import { parseServerConfig } from '../../../src/server/feeds/config.ts';
+import { parseServerConfig } from '../../../src/server/config/config.ts';
 import { LoadControl } from '../../../src/server/guard/load-control.ts';
 import { demoCatalog } from '../fixture.ts';
 

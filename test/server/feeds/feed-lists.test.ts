@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { FeedLists, type FeedListsOptions, type ListLoadReport } from '../../../src/server/feeds/feed-lists.ts';
 import { REPORTED_BAD_LINES_PER_SOURCE } from '../../../src/server/feeds/list-load-report.ts';
 import { MAX_EDITS_PER_LIST } from '../../../src/server/feeds/entry-edits.ts';
-import { parseServerConfig } from '../../../src/server/feeds/config.ts';
+import { parseServerConfig } from '../../../src/server/config/config.ts';
 import { diskEntryEdits } from '../../../src/server/feeds/entry-edits.ts';
 import { memorySnapshotStore, type SnapshotStore } from '../../../src/server/lists/snapshot-store.ts';
 import { SnapshotStoreError } from '../../../src/server/lists/snapshot-store-error.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ListConfig, SourceConfig } from '../../../src/server/feeds/config.ts';
+import type { ListConfig, SourceConfig } from '../../../src/server/config/config.ts';
 import { feedMetrics } from '../../../src/server/feeds/feed-metrics.ts';
 import { loadList } from '../../../src/server/feeds/sources/feed-source.ts';
 import { SourceStates } from '../../../src/server/feeds/sources/source-states.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError } from '../../../src/server/feeds/config-error.ts';
+import { ConfigError } from '../../../src/server/config/config-error.ts';
 import { parseLoadControlConfig } from '../../../src/server/guard/load-control-config.ts';
 import { loadControlSettings } from '../../../src/server/guard/load-control-settings.ts';
 

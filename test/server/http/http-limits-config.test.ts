@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError } from '../../../src/server/feeds/config-error.ts';
-import { parseServerConfig } from '../../../src/server/feeds/config.ts';
+import { ConfigError } from '../../../src/server/config/config-error.ts';
+import { parseServerConfig } from '../../../src/server/config/config.ts';
 import { parseHttpLimitsConfig } from '../../../src/server/http/http-limits-config.ts';
 
 describe('the http section of the configuration', () => {

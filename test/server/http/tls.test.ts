@@ -3,8 +3,8 @@ import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ConfigError } from '../../../src/server/feeds/config-error.ts';
-import { parseServerConfig } from '../../../src/server/feeds/config.ts';
+import { ConfigError } from '../../../src/server/config/config-error.ts';
+import { parseServerConfig } from '../../../src/server/config/config.ts';
 import { describeCertificate, parseTlsConfig, readTlsCredentials, type TlsFiles } from '../../../src/server/http/tls.ts';
 import { TestCa } from '../tls-fixture.ts';
 

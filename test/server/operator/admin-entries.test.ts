@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SafeBrowsingClient } from '../../../src/client/safe-browsing-client.ts';
 import { MAX_ENTRIES_PER_EDIT } from '../../../src/server/operator/admin-entries.ts';
-import { readServerConfig } from '../../../src/server/feeds/config.ts';
+import { readServerConfig } from '../../../src/server/config/config.ts';
 import { type Service, startService } from '../../../src/server/service.ts';
 import { FeedServer } from '../feeds/feed-server.ts';
 import { deleteKeys, ensureRedis, REDIS_URL, uniqueKeyPrefix, waitUntil } from '../redis-fixture.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { planReload } from '../../../src/server/operator/config-reload.ts';
-import { parseServerConfig } from '../../../src/server/feeds/config.ts';
+import { parseServerConfig } from '../../../src/server/config/config.ts';
 
 const TOKEN = '9b2e61f0c4d8a7e3b5f1c6d2a8e4b0f7';
 const OTHER_TOKEN = 'f3a8c1d6e9b2f5a0c7d4e1b8a5f2c9d6';

@@ -1,4 +1,4 @@
-import { DEFAULT_FEED_LIMITS, type FeedLimits, type ListConfig } from '../config.ts';
+import { DEFAULT_FEED_LIMITS, type FeedLimits, type ListConfig } from '../../config/config.ts';
 import { type EntryEdits, NO_EDITS } from '../entry-edits.ts';
 import { EDITS_LABEL, editsKey, withEntryEdits } from '../edited-list.ts';
 import type { BadLine } from '../feed-collector.ts';

@@ -6,7 +6,7 @@ import { pipeline, type Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { type Clock, systemClock } from '../../../time/clock.ts';
 import { VERSION } from '../../../version.ts';
-import type { FeedLimits } from '../config.ts';
+import type { FeedLimits } from '../../config/config.ts';
 import { conditionalHeaders, type FeedValidators, hasValidators, refreshedValidators, validatorsOf } from './conditional-fetch.ts';
 import { excerpt, quotedExcerpt } from '../formats/excerpt.ts';
 import { nonPublicKind, NonPublicAddressError, publicOnlyLookup } from './private-address.ts';

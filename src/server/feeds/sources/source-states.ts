@@ -6,9 +6,9 @@
 
 import { type Clock, systemClock } from '../../../time/clock.ts';
 import { FULL_HASH_BYTES, sortFullHashes } from '../../lists/full-hashes.ts';
-import type { FeedLimits, SourceConfig } from '../config.ts';
+import type { FeedLimits, SourceConfig } from '../../config/config.ts';
 import type { FeedValidators } from './conditional-fetch.ts';
-import { DEFAULT_MAX_FEED_ENTRIES } from '../feed-limits-config.ts';
+import { DEFAULT_MAX_FEED_ENTRIES } from '../../config/feed-limits-config.ts';
 import type { BadLine } from '../feed-collector.ts';
 import { retryDelayMs } from './source-backoff.ts';
 import { SourceError, type SourceFailure } from './source-error.ts';

@@ -1,11 +1,11 @@
 import { basename } from 'node:path';
 import { createHash } from 'node:crypto';
-import type { FeedLimits, SourceConfig } from '../config.ts';
+import type { FeedLimits, SourceConfig } from '../../config/config.ts';
 import type { EventLoopTurns } from '../formats/event-loop-turns.ts';
 import { FeedCollector, type FeedTally } from '../feed-collector.ts';
 import { FeedEntryLimitError, FeedFormatError } from '../feed-error.ts';
 import { feedSteps } from '../formats/feed-formats.ts';
-import { DEFAULT_MAX_FEED_ENTRIES } from '../feed-limits-config.ts';
+import { DEFAULT_MAX_FEED_ENTRIES } from '../../config/feed-limits-config.ts';
 import { notAFeedReason } from '../formats/feed-plausibility.ts';
 import { HashBuckets } from '../formats/hash-buckets.ts';
 import { SourceError } from './source-error.ts';

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import type { FeedLimits, ListConfig, SourceConfig } from '../../../../src/server/feeds/config.ts';
+import type { FeedLimits, ListConfig, SourceConfig } from '../../../../src/server/config/config.ts';
 import { loadList } from '../../../../src/server/feeds/sources/feed-source.ts';
 import { type SourceCopy, sourceRefreshMs, SourceStates } from '../../../../src/server/feeds/sources/source-states.ts';
 import { SourceError, type SourceFailure } from '../../../../src/server/feeds/sources/source-error.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import type { FeedLimits, ListConfig, SourceConfig } from '../../../../src/server/feeds/config.ts';
+import type { FeedLimits, ListConfig, SourceConfig } from '../../../../src/server/config/config.ts';
 import { loadList } from '../../../../src/server/feeds/sources/feed-source.ts';
 import { SourceStates } from '../../../../src/server/feeds/sources/source-states.ts';
 import { sourceStatus } from '../../../../src/server/feeds/sources/source-status.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { SourceConfig } from '../../../../src/server/feeds/config.ts';
+import type { SourceConfig } from '../../../../src/server/config/config.ts';
 import { SourceError, type SourceFailure } from '../../../../src/server/feeds/sources/source-error.ts';
 import type { SourceState } from '../../../../src/server/feeds/sources/source-states.ts';
 import { sourceStatus } from '../../../../src/server/feeds/sources/source-status.ts';

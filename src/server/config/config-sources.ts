@@ -14,8 +14,8 @@ import {
   fieldOf,
   type JsonObject,
 } from './config-fields.ts';
-import type { CsvColumn } from './formats/csv-feed.ts';
-import { FEED_FORMATS, type FeedFormat } from './formats/feed-formats.ts';
+import type { CsvColumn } from '../feeds/formats/csv-feed.ts';
+import { FEED_FORMATS, type FeedFormat } from '../feeds/formats/feed-formats.ts';
 import { parseSourceLimits, type SourceLimits } from './feed-limits-config.ts';
 
 interface FeedReading {

@@ -4,8 +4,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ConfigError } from '../../../src/server/feeds/config-error.ts';
-import { configWarnings, DEFAULT_FEED_LIMITS, parseServerConfig, readServerConfig } from '../../../src/server/feeds/config.ts';
+import { ConfigError } from '../../../src/server/config/config-error.ts';
+import { configWarnings, DEFAULT_FEED_LIMITS, parseServerConfig, readServerConfig } from '../../../src/server/config/config.ts';
 
 const BASE = '/etc/sbkit';
 

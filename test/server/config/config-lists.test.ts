@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError } from '../../../src/server/feeds/config-error.ts';
-import { parseLists } from '../../../src/server/feeds/config-lists.ts';
+import { ConfigError } from '../../../src/server/config/config-error.ts';
+import { parseLists } from '../../../src/server/config/config-lists.ts';
 
 const BASE = '/etc/sbkit';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError } from '../../../src/server/feeds/config-error.ts';
-import { parseSource } from '../../../src/server/feeds/config-sources.ts';
+import { ConfigError } from '../../../src/server/config/config-error.ts';
+import { parseSource } from '../../../src/server/config/config-sources.ts';
 
 const BASE = '/etc/sbkit';
 /** Where the source stands in its configuration, as errors name it. */
