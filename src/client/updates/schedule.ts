@@ -1,3 +1,4 @@
+import { type Backoff, backoffMs } from '../../time/backoff.ts';
 import { MAX_MINIMUM_WAIT_MS } from '../../wire/duration-caps.ts';
 
 /** RF-2: the first request happens at a random moment in the first minute after start. */
@@ -5,6 +6,8 @@ export const FIRST_REQUEST_WINDOW_MS = 60_000;
 /** RF-4: back-off grows from 15 minutes and is capped at 24 hours. */
 export const BACKOFF_BASE_MS = 15 * 60_000;
 export const BACKOFF_CAP_MS = 24 * 60 * 60_000;
+/** RF-4's doubling, with RAND adding up to as much again to each wait. */
+const RF4_BACKOFF: Backoff = { firstMs: BACKOFF_BASE_MS, maxMs: BACKOFF_CAP_MS, jitter: 1 };
 /**
  * A 429 or 503 with `Retry-After` is obeyed within these bounds (see {@link RequestSchedule.retryAfter}):
  * at least a second, so that "0" cannot make the client hammer, and at most RF-4's first back-off step,
@@ -36,8 +39,7 @@ export function boundedMoment(moment: number, now: number): number {
  * in [0, 1] drawn anew for each failure. (The seeds print `2N-1`; docs/protocol.md reads the exponent N-1.)
  */
 export function backoffDelay(consecutiveFailures: number, rand: number): number {
-  const exponent = Math.min(consecutiveFailures - 1, 32);
-  return Math.min(2 ** exponent * BACKOFF_BASE_MS * (1 + rand), BACKOFF_CAP_MS);
+  return backoffMs(RF4_BACKOFF, consecutiveFailures, rand);
 }
 
 export interface ScheduleState {

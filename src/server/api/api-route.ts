@@ -18,7 +18,7 @@ import { type FullHashSource, searchesOf } from './full-hash-source.ts';
 import type { Requester } from '../guard/requester.ts';
 import type { ApiSettings } from './settings.ts';
 import { cacheControlOf, ifNoneMatchMatches, listCacheControl, varyOf } from './answers/answer-caching.ts';
-import { EncodedAnswers } from './answers/encoded-answers.ts';
+import { encodedAnswers } from './answers/encoded-answers.ts';
 import { ListAnswerTags } from './answers/list-etag.ts';
 import { DecodedRequests } from './answers/decoded-requests.ts';
 import { refuseUnknownLists } from './unknown-lists.ts';
@@ -72,7 +72,7 @@ function listsAskedFor(call: RpcCall, catalog: ListCatalog): string[] {
 
 export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions): void {
   const { catalog, source, settings, apiKeys, maxBodyBytes, listReady, requesterOf, refusedWhilePaused, clock } = options;
-  const answers = new EncodedAnswers();
+  const answers = encodedAnswers();
   const decoded = new DecodedRequests();
   const tags = new ListAnswerTags();
   const searchAnswers = new SearchAnswers(catalog, source, settings);

@@ -3,6 +3,7 @@
 // edits of its entries, and a publication the snapshot store refused, waiting to be tried again.
 // feed-lists.ts holds one of these per list, and what they share.
 
+import { type Backoff, backoffMs } from '../../time/backoff.ts';
 import { callAt, type Clock } from '../../time/clock.ts';
 import type { ListConfig } from '../config/config.ts';
 import { type EntryEdits, type EntryEditStore, MAX_EDITS_PER_LIST } from './entry-edits.ts';
@@ -29,13 +30,12 @@ import { SnapshotStoreError } from '../lists/snapshot-store-error.ts';
 const MIN_TIMER_GAP_MS = 1000;
 
 /**
- * A load whose content the snapshot store could not take (Redis away) is published again after this
- * wait, doubled after each refusal up to REPUBLISH_MAX_MS, until the store takes it or newer content
- * of the list replaces it: without it, content read during an outage waited for the next refresh,
- * an hour for a URL feed and for ever for a file read only on reload.
+ * A load whose content the snapshot store could not take (Redis away) is published again after a
+ * second, doubled after each refusal up to 30 s, until the store takes it or newer content of the list
+ * replaces it: without it, content read during an outage waited for the next refresh, an hour for a URL
+ * feed and for ever for a file read only on reload.
  */
-const REPUBLISH_FIRST_MS = 1000;
-const REPUBLISH_MAX_MS = 30_000;
+const REPUBLISH_BACKOFF: Backoff = { firstMs: 1000, maxMs: 30_000 };
 
 /** What an edit of a list's entries did: the edits now, and the reload that published them. */
 export interface EntriesEdited {
@@ -220,7 +220,7 @@ export class FeedList {
           if (editsRead !== undefined) await this.recheckEdits(editsRead);
         } else {
           notServed = refusedReason(refusal);
-          this.republishLater(publication, loaded, { ...report, errors: [...report.errors], notServed }, REPUBLISH_FIRST_MS);
+          this.republishLater(publication, loaded, { ...report, errors: [...report.errors], notServed }, 1);
           report.errors.push(refusal.message);
         }
       }
@@ -247,8 +247,9 @@ export class FeedList {
     }
   }
 
-  /** Tries a refused publication again after `waitMs`, unless `publication` is no longer the newest by then. */
-  private republishLater(publication: number, loaded: LoadedList, report: ListLoadReport, waitMs: number): void {
+  /** Tries a publication refused `refusals` times again, unless `publication` is no longer the newest by then. */
+  private republishLater(publication: number, loaded: LoadedList, report: ListLoadReport, refusals: number): void {
+    const waitMs = backoffMs(REPUBLISH_BACKOFF, refusals);
     this.republishTimer = this.shared.clock.setTimeout(() => {
       this.republishTimer = undefined;
       void this.publications.run(async () => {
@@ -262,7 +263,7 @@ export class FeedList {
           return failed;
         }
         if (refusal !== undefined) {
-          this.republishLater(publication, loaded, report, Math.min(2 * waitMs, REPUBLISH_MAX_MS));
+          this.republishLater(publication, loaded, report, refusals + 1);
           return report;
         }
         const published = republishedReport(report);

@@ -6,7 +6,7 @@
 
 import crawlerUserAgents from 'crawler-user-agents';
 import { isbot } from 'isbot';
-import { RecentCache } from './recent-cache.ts';
+import { BoundedMap } from '../../store/bounded-map.ts';
 
 export type AgentClass = { kind: 'crawler'; crawler: string } | { kind: 'bot' } | { kind: 'browser' };
 
@@ -26,7 +26,7 @@ const MAX_CACHED_AGENT_LENGTH = 512;
 export class AgentClassifier {
   private readonly patterns: { source: string; regexp: RegExp }[];
   private readonly anyCrawler: RegExp;
-  private readonly cache: RecentCache<string, AgentClass>;
+  private readonly cache: BoundedMap<string, AgentClass>;
 
   /**
    * `extraCrawlerPatterns` are regular expressions (as crawler-user-agents writes them) of further
@@ -36,7 +36,7 @@ export class AgentClassifier {
     const sources = [...searchEngineCrawlerPatterns(), ...extraCrawlerPatterns];
     this.patterns = sources.map((source) => ({ source, regexp: new RegExp(source, 'i') }));
     this.anyCrawler = new RegExp(sources.map((source) => `(?:${source})`).join('|'), 'i');
-    this.cache = new RecentCache(cacheEntries);
+    this.cache = new BoundedMap(cacheEntries);
   }
 
   classify(userAgent: string | undefined): AgentClass {

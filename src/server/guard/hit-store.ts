@@ -3,7 +3,7 @@
 // memory store here is exact and bounded; redis-hit-store.ts runs the same steps in Redis so that
 // instances share one budget per client.
 
-import { RecentCache } from './recent-cache.ts';
+import { BoundedMap } from '../../store/bounded-map.ts';
 
 /** The windows and counts of LC-2 and LC-3; all of them settings. */
 export interface RateRules {
@@ -57,12 +57,12 @@ interface ClientHits {
 
 /**
  * Hits in this process's memory, on a monotonic clock. At most `maxClients` clients are remembered,
- * those not seen for the longest forgotten first (recent-cache.ts): under a flood of more distinct
+ * those not seen for the longest forgotten first (store/bounded-map.ts): under a flood of more distinct
  * clients than that within the longest window, the oldest of them lose their history (memory stays
  * bounded whatever arrives).
  */
 export class MemoryHitStore implements HitStore {
-  private readonly clients: RecentCache<string, ClientHits>;
+  private readonly clients: BoundedMap<string, ClientHits>;
   private anyCrawlerAdmittedAt: number | undefined;
 
   constructor(
@@ -70,7 +70,7 @@ export class MemoryHitStore implements HitStore {
     maxClients: number,
     private readonly now: () => number,
   ) {
-    this.clients = new RecentCache(maxClients);
+    this.clients = new BoundedMap(maxClients);
   }
 
   async hit(client: string, crawler: boolean, budgets?: readonly Budget[]): Promise<RateVerdict> {

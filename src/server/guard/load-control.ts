@@ -9,7 +9,7 @@ import { type AgentClass, AgentClassifier } from './agent-class.ts';
 import { clientAddress, TrustedProxies } from './client-address.ts';
 import { type Budget, type HitStore, MemoryHitStore } from './hit-store.ts';
 import { type LoadControlSettings, loadControlSettings } from './load-control-settings.ts';
-import { RecentCache } from './recent-cache.ts';
+import { BoundedMap } from '../../store/bounded-map.ts';
 import { type AskedRequest, RequestClients } from './request-clients.ts';
 import { acceptedKey, keyId } from './requester.ts';
 import { type Decision, LoadGate, type RefusalReason } from './load-gate.ts';
@@ -79,9 +79,9 @@ export class LoadControl implements GateDecisions {
    * Each recent address's requests under way. An address forgotten while its requests are under way
    * gets a new slot: its next requests count from zero, those under way are counted out of the old one.
    */
-  private readonly slots = new RecentCache<string, Slot>(RECENT_ADDRESSES_KEPT);
+  private readonly slots = new BoundedMap<string, Slot>(RECENT_ADDRESSES_KEPT);
   /** Each recent IPv6 neighbourhood's (/56's) requests under way, which its addresses' slots point at. */
-  private readonly neighbourhoods = new RecentCache<string, Slot>(RECENT_NEIGHBOURHOODS_KEPT);
+  private readonly neighbourhoods = new BoundedMap<string, Slot>(RECENT_NEIGHBOURHOODS_KEPT);
   /** Who each request comes from. */
   private readonly clients: RequestClients;
 

@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { AgentClass, AgentClassifier } from './agent-class.ts';
 import { addressKey, clientAddress, neighbourhoodKey, type TrustedProxies } from './client-address.ts';
 import type { Budget } from './hit-store.ts';
-import { RecentCache } from './recent-cache.ts';
+import { BoundedMap } from '../../store/bounded-map.ts';
 
 /** Only the start of a User-Agent counts: kilobytes of it must not cost kilobytes of work per request. */
 const MAX_AGENT_LENGTH = 512;
@@ -49,7 +49,7 @@ interface ConnectionClient {
 
 /** The clients of requests, each worked out once while it is recent. */
 export class RequestClients {
-  private readonly recent = new RecentCache<string, RequestClient>(RECENT_CLIENTS_KEPT);
+  private readonly recent = new BoundedMap<string, RequestClient>(RECENT_CLIENTS_KEPT);
   /** Each open connection's latest client, forgotten with the connection. */
   private readonly connections = new WeakMap<object, ConnectionClient>();
 

@@ -1,7 +1,7 @@
 import { checksumOf, type SortedHashes, hashCount, emptyHashes, hashRange } from '../../store/hash-list.ts';
 import { nodeSha256 } from '../../url/hash.ts';
 import { type Clock, systemClock } from '../../time/clock.ts';
-import { BoundedCache } from './bounded-cache.ts';
+import { BoundedMap } from '../../store/bounded-map.ts';
 import { ListError } from './list-error.ts';
 import type { ListDefinition } from './list-definition.ts';
 import { diffLists, diffSteps, type ListDiff, partlyApplied } from './list-diff.ts';
@@ -77,8 +77,8 @@ export class ListHistory {
   private latest: Snapshot;
   /** Served lists of the kept snapshots by id, oldest first (a Map iterates in insertion order). */
   private readonly kept = new Map<string, SortedHashes>();
-  private readonly diffs = new BoundedCache<string, ListDiff>(DIFF_CACHE_ENTRIES);
-  private readonly checksums = new BoundedCache<string, Uint8Array>(CHECKSUM_CACHE_ENTRIES);
+  private readonly diffs = new BoundedMap<string, ListDiff>(DIFF_CACHE_ENTRIES);
+  private readonly checksums = new BoundedMap<string, Uint8Array>(CHECKSUM_CACHE_ENTRIES);
   private changes = 0;
 
   /** Starts with an empty snapshot: a list is served, empty, before its first publish (SB-9). */

@@ -15,7 +15,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decapsulateRequest, encapsulateResponse, encodeKeyConfigs, KEY_PROBLEM_TYPE } from '../../wire/ohttp/ohttp.ts';
 import { type BinaryHttpResponse, decodeBinaryHttpRequest, encodeBinaryHttpResponse, padded } from '../../wire/ohttp/binary-http.ts';
 import { BinaryHttpError, OhttpError, WireError } from '../../wire/wire-error.ts';
-import { RecentCache } from '../guard/recent-cache.ts';
+import { BoundedMap } from '../../store/bounded-map.ts';
 import { INNER_REQUEST_ADDRESS, OUTER_FORWARDED_FOR_HEADER, OUTER_PEER_HEADER } from '../inner-request.ts';
 import { type GatewayKeys, GatewayKeysUnavailableError } from './key-ring.ts';
 
@@ -35,7 +35,7 @@ const PASSED_HEADERS = new Set(['accept', 'content-type', 'x-goog-api-key', 'x-g
  * itself, or the application `app` is a scope of).
  */
 export function registerGatewayRoutes(app: FastifyInstance, keys: GatewayKeys, api: FastifyInstance = app): void {
-  const seen = new RecentCache<string, true>(REMEMBERED_ENCAPSULATIONS);
+  const seen = new BoundedMap<string, true>(REMEMBERED_ENCAPSULATIONS);
 
   app.get('/ohttp-keys', async (_request, reply) => {
     let configs;

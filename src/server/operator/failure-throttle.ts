@@ -6,6 +6,8 @@
 // other addresses cannot wipe a block and its doubling (issue 26, S9), and a crowd of blocked addresses
 // cannot leave no room to count the failures of the next.
 
+import { BoundedMap } from '../../store/bounded-map.ts';
+import { type Backoff, backoffMs } from '../../time/backoff.ts';
 import { type Clock, systemClock } from '../../time/clock.ts';
 
 /** The rules of a {@link FailureThrottle}; {@link ADMIN_THROTTLE_RULES} are the operator endpoints'. */
@@ -36,7 +38,7 @@ interface ClientRecord {
   windowStart: number;
   failures: number;
   blockedUntil: number;
-  /** Blocks so far: the next lasts blockMs × 2^blocks. */
+  /** Blocks so far: the next is the back-off's after blocks + 1 failures, blockMs × 2^blocks. */
   blocks: number;
   lastFailure: number;
 }
@@ -50,15 +52,22 @@ export interface FailureOutcome {
 }
 
 export class FailureThrottle {
-  /** Clients with failures but no block yet, in order of last failure, the least recent first (a Map iterates in insertion order). */
-  private readonly suspects = new Map<string, ClientRecord>();
+  /** Clients with failures but no block yet, in order of last failure, the least recent first. */
+  private readonly suspects: BoundedMap<string, ClientRecord>;
   /** Clients blocked at least once and not yet forgiven, in the same order: forgotten only after every suspect. */
-  private readonly blocked = new Map<string, ClientRecord>();
+  private readonly blocked: BoundedMap<string, ClientRecord>;
+  /** Each block twice as long as the one before, up to maxBlockMs. */
+  private readonly blocks: Backoff;
 
   constructor(
     private readonly rules: ThrottleRules = ADMIN_THROTTLE_RULES,
     private readonly clock: Clock = systemClock,
-  ) {}
+  ) {
+    // Either room may take all of maxClients; together they keep no more (forgetOne).
+    this.suspects = new BoundedMap(rules.maxClients);
+    this.blocked = new BoundedMap(rules.maxClients);
+    this.blocks = { firstMs: rules.blockMs, maxMs: rules.maxBlockMs };
+  }
 
   /** Milliseconds until `client` may try again; 0 when it may now. */
   retryAfterMs(client: string): number {
@@ -82,14 +91,14 @@ export class FailureThrottle {
     record.lastFailure = now;
     let blockedMs = 0;
     if (failures >= this.rules.maxFailures) {
-      blockedMs = Math.min(this.rules.maxBlockMs, this.rules.blockMs * 2 ** record.blocks);
       record.blocks++;
+      blockedMs = backoffMs(this.blocks, record.blocks);
       record.blockedUntil = now + blockedMs;
       // The window starts again when the block ends: the next failures count towards the next block.
       record.windowStart = record.blockedUntil;
       record.failures = 0;
     }
-    (record.blocks > 0 ? this.blocked : this.suspects).set(client, record);
+    (record.blocks > 0 ? this.blocked : this.suspects).keep(client, record);
     if (this.size > this.rules.maxClients) this.forgetOne(now);
     return { failures, blockedMs };
   }
@@ -100,12 +109,13 @@ export class FailureThrottle {
    * client never blocked.
    */
   private forgetOne(now: number): void {
-    const [oldestBlocked] = this.blocked;
+    const oldestBlocked = this.blocked.oldest();
     const crowded =
       oldestBlocked !== undefined && (this.forgiven(oldestBlocked[1], now) || this.blocked.size > this.rules.maxClients / 2)
         ? this.blocked
         : this.suspects;
-    crowded.delete(crowded.keys().next().value!);
+    const oldest = crowded.oldest();
+    if (oldest !== undefined) crowded.forget(oldest[0]);
   }
 
   /** Quiet means no failure for forgiveMs after the last failure or block, whichever ended later. */
@@ -124,11 +134,12 @@ export class FailureThrottle {
   }
 
   private recordOf(client: string): ClientRecord | undefined {
-    return this.blocked.get(client) ?? this.suspects.get(client);
+    // Peeked: the order is that of failures, which asking about a client does not change.
+    return this.blocked.peek(client) ?? this.suspects.peek(client);
   }
 
   private forget(client: string): void {
-    this.suspects.delete(client);
-    this.blocked.delete(client);
+    this.suspects.forget(client);
+    this.blocked.forget(client);
   }
 }

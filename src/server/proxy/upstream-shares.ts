@@ -15,7 +15,7 @@
 import { SEARCH_PREFIXES_PER_REQUEST } from '../../client/hash-searcher.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import type { Requester } from '../guard/requester.ts';
-import { RecentCache } from '../guard/recent-cache.ts';
+import { BoundedMap } from '../../store/bounded-map.ts';
 
 /** How many prefixes each kind of requester may send upstream per minute. */
 export interface UpstreamShareLimits {
@@ -45,7 +45,7 @@ interface Tier {
 
 /** The prefixes each requester and neighbourhood sent upstream in the last minute, and their turns. */
 export class UpstreamShares {
-  private readonly spent = new RecentCache<string, { at: number; count: number }[]>(MAX_REMEMBERED);
+  private readonly spent = new BoundedMap<string, { at: number; count: number }[]>(MAX_REMEMBERED);
 
   constructor(private readonly limits: UpstreamShareLimits) {}
 

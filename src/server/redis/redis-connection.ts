@@ -1,13 +1,14 @@
 // node-redis is loaded when a connection is first made: a server without Redis never loads it.
 
 import { type ErrorCode, errorCode, errorCodes, SbkitError } from '../../sbkit-error.ts';
+import { type Backoff, backoffMs } from '../../time/backoff.ts';
 import { type Clock, systemClock } from '../../time/clock.ts';
 
 /** The start of every Redis key of sbkit's, unless the operator chooses another (`--redis-prefix`). */
 export const DEFAULT_KEY_PREFIX = 'sbkit:';
 
-/** Back-off between reconnection attempts once Redis went away, capped: it comes back when it comes back. */
-const MAX_RECONNECT_DELAY_MS = 2000;
+/** Back-off between reconnection attempts once Redis went away, 50 ms doubling to 2 s: it comes back when it comes back. */
+const RECONNECT_BACKOFF: Backoff = { firstMs: 50, maxMs: 2000 };
 
 const REDIS_CONNECTION_FAILURES = ['invalid-url', 'unavailable'] as const;
 /** Why Redis could not be reached: an address that cannot be used, or a Redis that does not answer. */
@@ -38,24 +39,12 @@ export class RedisConnectionError extends SbkitError {
 
 export type RedisClient = Awaited<ReturnType<typeof createRedisClient>>;
 
-/** Back-off between attempts to reach a Redis that did not answer at start: `firstMs`, doubling up to `maxMs`. */
-export interface RetrySchedule {
-  firstMs: number;
-  maxMs: number;
-}
-
-/** 1 s doubling to a minute: a Redis back within seconds is found within seconds, one down for long is asked once a minute. */
-export const DEFAULT_RETRY_SCHEDULE: RetrySchedule = { firstMs: 1000, maxMs: 60_000 };
-
 /**
- * The wait before attempt `attempt` + 1 (0 for the wait after the first failure): `firstMs` · 2^attempt,
- * at most `maxMs`, of which a random half is taken off (`random` uniform in [0, 1)), so that instances
- * restarted together do not knock on Redis together.
+ * The back-off between attempts to reach a Redis that did not answer at start, 1 s doubling to a minute:
+ * a Redis back within seconds is found within seconds, one down for long is asked once a minute. A random
+ * half of each wait is taken off, so that instances restarted together do not knock on Redis together.
  */
-export function retryDelayMs(attempt: number, schedule: RetrySchedule, random: number): number {
-  const ceiling = Math.min(schedule.maxMs, schedule.firstMs * 2 ** Math.min(attempt, 30));
-  return Math.round(ceiling / 2 + (random * ceiling) / 2);
-}
+export const DEFAULT_RETRY_SCHEDULE: Backoff = { firstMs: 1000, maxMs: 60_000, jitter: -0.5 };
 
 /**
  * How a part of the service connects to Redis and tells of it (server/redis/redis-monitor.ts makes one per part):
@@ -63,7 +52,7 @@ export function retryDelayMs(attempt: number, schedule: RetrySchedule, random: n
  */
 export interface RedisWatch {
   /** When Redis does not answer at start: resolve anyway and try again on this schedule; undefined: reject. */
-  readonly retry: RetrySchedule | undefined;
+  readonly retry: Backoff | undefined;
   /** Each connection made, watched while it lives; `failure` says why Redis did not answer at start. */
   opened(connection: RedisConnection, failure: Error | undefined): void;
   /** Redis answers again: after failed attempts at start, or after it went away. */
@@ -96,7 +85,8 @@ async function createRedisClient(url: string, timeoutMs: number, hasConnected: (
       connectTimeout: timeoutMs,
       // A first connection that fails fails at once (connect() rejects; a patient connection tries again
       // on its own schedule); once connected, the client reconnects with back-off forever.
-      reconnectStrategy: (retries: number) => (hasConnected() ? Math.min(50 * 2 ** retries, MAX_RECONNECT_DELAY_MS) : false),
+      // node-redis counts `retries` from 0.
+      reconnectStrategy: (retries: number) => (hasConnected() ? backoffMs(RECONNECT_BACKOFF, retries + 1) : false),
     },
     commandOptions: { timeout: timeoutMs },
   }).withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
@@ -140,7 +130,7 @@ class Connection implements RedisConnection {
   everConnected = false;
   private attempts = 0;
   private timer: unknown;
-  private schedule: RetrySchedule | undefined;
+  private schedule: Backoff | undefined;
   private closed = false;
   private retrying = false;
   private connecting: Promise<Error | undefined> | undefined;
@@ -168,11 +158,11 @@ class Connection implements RedisConnection {
     return this.connecting;
   }
 
-  retryLater(schedule: RetrySchedule): void {
+  retryLater(schedule: Backoff): void {
     this.schedule = schedule;
     if (this.closed || this.everConnected) return;
     this.clock.clearTimeout(this.timer);
-    this.timer = this.clock.setTimeout(() => void this.retry(), retryDelayMs(this.attempts - 1, schedule, Math.random()));
+    this.timer = this.clock.setTimeout(() => void this.retry(), Math.round(backoffMs(schedule, this.attempts, Math.random())));
   }
 
   retryNow(): void {

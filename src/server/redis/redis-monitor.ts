@@ -12,7 +12,8 @@
 // together rather than each at its next attempt, up to a minute apart.
 
 import { Counter, Gauge, Registry } from 'prom-client';
-import { DEFAULT_RETRY_SCHEDULE, type RedisConnection, type RedisWatch, type RetrySchedule } from './redis-connection.ts';
+import type { Backoff } from '../../time/backoff.ts';
+import { DEFAULT_RETRY_SCHEDULE, type RedisConnection, type RedisWatch } from './redis-connection.ts';
 
 /** The parts of a service that connect to Redis, as the metrics label them. */
 export type RedisPart = 'lists' | 'load-control' | 'search-cache' | 'ohttp-keys';
@@ -27,7 +28,7 @@ export class RedisMonitor {
 
   constructor(
     private readonly log: (message: string) => void,
-    private readonly retry: RetrySchedule = DEFAULT_RETRY_SCHEDULE,
+    private readonly retry: Backoff = DEFAULT_RETRY_SCHEDULE,
   ) {
     const connections = this.connections;
     new Gauge({

@@ -9,7 +9,7 @@ import {
   RedisConnectionError,
   type RedisWatch,
 } from './redis-connection.ts';
-import { BoundedCache } from '../lists/bounded-cache.ts';
+import { BoundedMap } from '../../store/bounded-map.ts';
 import { ListError } from '../lists/list-error.ts';
 import type { ListDefinition } from '../lists/list-definition.ts';
 import type { KeptSnapshot, ListHistory } from '../lists/list-history.ts';
@@ -104,7 +104,7 @@ interface Offer {
 export class RedisSnapshotStore implements SnapshotStore {
   private readonly followed = new Set<ListHistory>();
   private readonly memberships = new Map<ListHistory, Membership>();
-  private readonly reported = new BoundedCache<string, true>(REPORTED_SNAPSHOTS);
+  private readonly reported = new BoundedMap<string, true>(REPORTED_SNAPSHOTS);
   /** Redis work runs one piece at a time, so that a look started before a publication cannot undo it. */
   private queue: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;

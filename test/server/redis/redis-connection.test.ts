@@ -8,8 +8,8 @@ import {
   type RedisConnection,
   RedisConnectionError,
   type RedisWatch,
-  retryDelayMs,
 } from '../../../src/server/redis/redis-connection.ts';
+import { backoffMs } from '../../../src/time/backoff.ts';
 import { ensureRedis, RedisRelay, waitUntil } from '../redis-fixture.ts';
 
 const relays: RedisRelay[] = [];
@@ -40,19 +40,20 @@ async function closedRelay(): Promise<RedisRelay> {
   return relay;
 }
 
-describe('retryDelayMs', () => {
-  it('doubles from firstMs up to maxMs, a random half taken off', () => {
+describe('DEFAULT_RETRY_SCHEDULE', () => {
+  it('doubles from 1 s up to a minute, a random half taken off', () => {
     fc.assert(
-      fc.property(fc.nat({ max: 100 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (attempt, random) => {
-        const ceiling = Math.min(60_000, 1000 * 2 ** attempt);
-        const delay = retryDelayMs(attempt, DEFAULT_RETRY_SCHEDULE, random);
-        assert.ok(delay >= ceiling / 2 && delay <= ceiling, `${delay} ms after attempt ${attempt}`);
+      fc.property(fc.integer({ min: 1, max: 100 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (failures, random) => {
+        const ceiling = Math.min(60_000, 1000 * 2 ** (failures - 1));
+        const delay = backoffMs(DEFAULT_RETRY_SCHEDULE, failures, random);
+        assert.ok(delay >= ceiling / 2 && delay <= ceiling, `${delay} ms after ${failures} failures`);
       }),
     );
     assert.deepEqual(
-      [0, 1, 2, 5, 6, 40].map((attempt) => retryDelayMs(attempt, DEFAULT_RETRY_SCHEDULE, 0.999999)),
+      [1, 2, 3, 6, 7, 41].map((failures) => backoffMs(DEFAULT_RETRY_SCHEDULE, failures, 0)),
       [1000, 2000, 4000, 32_000, 60_000, 60_000],
     );
+    assert.equal(backoffMs(DEFAULT_RETRY_SCHEDULE, 3, 1), 2000);
   });
 });
 

@@ -6,6 +6,7 @@
 // decode alike. Searches are not kept: their prefixes differ from request to request, and their GET
 // takes a shortcut already (wire/protobuf/search-request-fast.ts).
 
+import { BoundedMap } from '../../../store/bounded-map.ts';
 import { isSearchUrl } from '../../../wire/protobuf/search-request-fast.ts';
 import {
   type DecodedWireRequest,
@@ -16,7 +17,7 @@ import {
 
 /** The request headers that decoding reads: the answer's encoding, the method override and the API key. */
 const DECODING_HEADERS = ['accept', 'content-type', 'x-goog-api-client', 'x-goog-api-key', 'x-http-method-override'] as const;
-/** Requests kept; a newcomer beyond them pushes out the oldest. */
+/** Requests kept; a newcomer beyond them pushes out the least recently used. */
 const MAX_KEPT = 256;
 /** Longer URLs are decoded every time: what the table holds stays under a few megabytes. */
 const MAX_KEPT_URL_LENGTH = 8192;
@@ -32,7 +33,7 @@ function headerValue(value: string | readonly string[] | undefined): string {
  * are never remembered. The decoded requests are shared: nothing may change them.
  */
 export class DecodedRequests {
-  private readonly kept = new Map<string, DecodedWireRequest>();
+  private readonly kept = new BoundedMap<string, DecodedWireRequest>(MAX_KEPT);
 
   decode(request: WireRequest, options: DecodeWireRequestOptions): DecodedWireRequest {
     if (
@@ -54,10 +55,7 @@ export class DecodedRequests {
       return kept;
     }
     const decoded = decodeWireRequest(request, options);
-    if (decoded.rpc !== 'SearchHashes') {
-      if (this.kept.size >= MAX_KEPT) this.kept.delete(this.kept.keys().next().value!);
-      this.kept.set(key, decoded);
-    }
+    if (decoded.rpc !== 'SearchHashes') this.kept.keep(key, decoded);
     return decoded;
   }
 }

@@ -6,6 +6,7 @@
 // durations of the settings), and used again while those stand still, as encoded-answers.ts does for
 // list answers under their tags.
 
+import { BoundedMap } from '../../../store/bounded-map.ts';
 import { prefix32OfBytes } from '../../../url/hash.ts';
 import type { WireEncoding } from '../../../wire/encoding.ts';
 import type { EncodedPayload } from '../../../wire/payload.ts';
@@ -17,7 +18,7 @@ import type { FullHashSource } from '../full-hash-source.ts';
 import type { ApiSettings } from '../settings.ts';
 import { searchHashesAnswer, searchPrefixes } from '../v5.ts';
 
-/** Prefixes whose answers are kept at once, per encoding; a newcomer beyond them pushes out the oldest. */
+/** Prefixes whose answers are kept at once, per encoding; a newcomer beyond them pushes out the least recently used. */
 const MAX_KEPT = 4096;
 
 /** A search's answer as it is sent. */
@@ -41,7 +42,10 @@ interface Kept {
  */
 export class SearchAnswers {
   /** Per encoding, the answers kept by prefix. */
-  private readonly kept: Record<WireEncoding, Map<number, Kept>> = { protobuf: new Map(), json: new Map() };
+  private readonly kept: Record<WireEncoding, BoundedMap<number, Kept>> = {
+    protobuf: new BoundedMap(MAX_KEPT),
+    json: new BoundedMap(MAX_KEPT),
+  };
 
   constructor(
     private readonly catalog: ListCatalog,
@@ -76,11 +80,7 @@ export class SearchAnswers {
       payload: encodeWireResponse('SearchHashes', message, encoding),
       cacheControl: cacheControlOf('SearchHashes', message, this.settings),
     };
-    if (single) {
-      byPrefix.delete(prefix);
-      if (byPrefix.size >= MAX_KEPT) byPrefix.delete(byPrefix.keys().next().value!);
-      byPrefix.set(prefix, { revisions, positiveCacheDurationMs, negativeCacheDurationMs, answer });
-    }
+    if (single) byPrefix.keep(prefix, { revisions, positiveCacheDurationMs, negativeCacheDurationMs, answer });
     return answer;
   }
 }

@@ -6,6 +6,8 @@
 // starts the count again. A server that asks for a wait (Retry-After on 429 or 503) gets it, within the
 // same cap.
 
+import { backoffMs } from '../../../time/backoff.ts';
+
 /** The first wait after a failure. */
 export const FIRST_RETRY_MS = 30_000;
 /** The share of each wait that is random: a wait is between (1 − JITTER) and 1 times its nominal length. */
@@ -17,8 +19,6 @@ export const RETRY_JITTER = 0.25;
  * it made one.
  */
 export function retryDelayMs(failures: number, refreshMs: number, random: number, retryAfterMs?: number): number {
-  // 2^30 × 30 s is far past any refresh interval; the exponent stops there rather than reaching Infinity.
-  const nominal = Math.min(refreshMs, FIRST_RETRY_MS * 2 ** Math.min(Math.max(failures, 1) - 1, 30));
-  const jittered = nominal * (1 - RETRY_JITTER * Math.min(Math.max(random, 0), 1));
-  return Math.round(Math.min(refreshMs, Math.max(jittered, retryAfterMs ?? 0)));
+  const wait = backoffMs({ firstMs: FIRST_RETRY_MS, maxMs: refreshMs, jitter: -RETRY_JITTER }, failures, random);
+  return Math.round(Math.min(refreshMs, Math.max(wait, retryAfterMs ?? 0)));
 }

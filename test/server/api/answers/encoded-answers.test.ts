@@ -7,7 +7,7 @@ import * as v4 from '../../../../src/proto/v4.ts';
 import * as v5 from '../../../../src/proto/v5.ts';
 import { createApp } from '../../../../src/server/http/app.ts';
 import { answerCall } from '../../../../src/server/api/dispatch.ts';
-import { EncodedAnswers } from '../../../../src/server/api/answers/encoded-answers.ts';
+import { encodedAnswers } from '../../../../src/server/api/answers/encoded-answers.ts';
 import { DEFAULT_API_SETTINGS } from '../../../../src/server/api/settings.ts';
 import { ListCatalog } from '../../../../src/server/catalog.ts';
 import { ListHistory } from '../../../../src/server/lists/list-history.ts';
@@ -18,50 +18,17 @@ import { FakeClock } from '../../../support/fake-clock.ts';
 
 const payload = (bytes: number) => ({ contentType: 'application/x-protobuf', body: new Uint8Array(bytes) });
 
-describe('EncodedAnswers', () => {
-  it('gives back what it keeps, the same bytes, without encoding again', () => {
-    const answers = new EncodedAnswers(1000, 10);
+describe('encodedAnswers', () => {
+  it('weighs an answer by its body and tag, and keeps 1024 answers or 64 MiB at most', () => {
+    const answers = encodedAnswers();
     const kept = answers.keep('"a"', payload(10));
     assert.equal(answers.get('"a"'), kept);
-    assert.equal(answers.get('"b"'), undefined);
-    assert.deepEqual(answers.size, { entries: 1, bytes: 10 + 3 });
-  });
-
-  it('forgets the least recently used first, to stay within its bytes', () => {
-    const answers = new EncodedAnswers(3 * 103, 10);
-    answers.keep('"a"', payload(100));
-    answers.keep('"b"', payload(100));
-    answers.keep('"c"', payload(100));
-    // Used lately: "a" stays, "b" goes.
-    answers.get('"a"');
-    answers.keep('"d"', payload(100));
-    assert.equal(answers.get('"b"'), undefined);
-    for (const tag of ['"a"', '"c"', '"d"']) assert.ok(answers.get(tag) !== undefined, tag);
-    assert.deepEqual(answers.size, { entries: 3, bytes: 3 * 103 });
-  });
-
-  it('keeps no more entries than its bound, however small they are', () => {
-    const answers = new EncodedAnswers(1_000_000, 4);
-    for (let i = 0; i < 100; i++) answers.keep(`"${i}"`, payload(1));
-    assert.equal(answers.size.entries, 4);
-    assert.ok(answers.get('"99"') !== undefined);
-    assert.equal(answers.get('"95"'), undefined);
-  });
-
-  it('hands out an answer larger than all of it without keeping it', () => {
-    const answers = new EncodedAnswers(100, 10);
-    answers.keep('"small"', payload(10));
-    const big = answers.keep('"big"', payload(200));
-    assert.equal(big.body.byteLength, 200);
-    assert.equal(answers.get('"big"'), undefined);
-    assert.ok(answers.get('"small"') !== undefined);
-  });
-
-  it('counts a replaced answer once', () => {
-    const answers = new EncodedAnswers(1000, 10);
-    answers.keep('"a"', payload(10));
-    answers.keep('"a"', payload(20));
-    assert.deepEqual(answers.size, { entries: 1, bytes: 20 + 3 });
+    assert.equal(answers.byteLength, 10 + 3);
+    assert.equal(answers.maxEntries, 1024);
+    answers.keep('"whole"', payload(64 * 1024 * 1024 - 7));
+    assert.equal(answers.size, 1, 'the oldest answer made room');
+    answers.keep('"over"', payload(64 * 1024 * 1024 - 5));
+    assert.equal(answers.get('"over"'), undefined, 'larger than the whole cache');
   });
 });
 
