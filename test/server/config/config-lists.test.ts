@@ -2,30 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError } from '../../../src/server/config/config-error.ts';
 import { parseLists } from '../../../src/server/config/config-lists.ts';
-
-const BASE = '/etc/sbkit';
-
-/** The lists of docs/configuration.md's example: a threat list of three sources and a likely-safe one. */
-function lists(): Record<string, unknown>[] {
-  return [
-    {
-      name: 'se-4b',
-      threatTypes: ['SOCIAL_ENGINEERING'],
-      hashLength: 4,
-      description: 'phishing',
-      sources: [
-        { file: 'feeds/openphish.txt', format: 'urls' },
-        { url: 'https://urlhaus.abuse.ch/downloads/csv_recent/', format: 'csv', refreshMinutes: 30 },
-        { entries: ['evil.example/'] },
-      ],
-    },
-    { name: 'gc-32b', likelySafeTypes: ['GENERAL_BROWSING'], sources: [{ file: '/data/top.csv', format: 'domains', csvColumn: 1 }] },
-  ];
-}
+import { assertRefused, BASE, exampleLists } from './config-fixture.ts';
 
 describe('parseLists', () => {
   it('gives each list its typed form, its width from its name, its sources read (config-sources.ts)', () => {
-    const [se, gc] = parseLists(lists(), BASE);
+    const [se, gc] = parseLists(exampleLists(), BASE);
     assert.deepEqual(
       { ...se!, sources: se!.sources.map((source) => source.kind) },
       {
@@ -75,18 +56,9 @@ describe('parseLists', () => {
   /* eslint-enable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access */
   for (const [name, edit, field, message] of errors) {
     it(`names the field of ${name}`, () => {
-      const value = lists();
+      const value = exampleLists();
       edit(value);
-      assert.throws(
-        () => parseLists(value, BASE),
-        (error: unknown) => {
-          assert.ok(error instanceof ConfigError, String(error));
-          assert.equal(error.field, field);
-          assert.match(error.message, message);
-          assert.ok(error.message.startsWith(`${field}: `), error.message);
-          return true;
-        },
-      );
+      assertRefused(() => parseLists(value, BASE), field, message);
     });
   }
 

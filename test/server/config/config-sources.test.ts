@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError } from '../../../src/server/config/config-error.ts';
 import { parseSource } from '../../../src/server/config/config-sources.ts';
+import { assertRefused, BASE } from './config-fixture.ts';
 
-const BASE = '/etc/sbkit';
 /** Where the source stands in its configuration, as errors name it. */
 const AT = 'lists[0].sources[1]';
 
@@ -98,16 +97,7 @@ describe('parseSource', () => {
   for (const [name, source, within, message] of errors) {
     it(`names the field of ${name}`, () => {
       const field = within === '' ? AT : `${AT}.${within}`;
-      assert.throws(
-        () => parseSource(source, AT, BASE),
-        (error: unknown) => {
-          assert.ok(error instanceof ConfigError, String(error));
-          assert.equal(error.field, field);
-          assert.match(error.message, message);
-          assert.ok(error.message.startsWith(`${field}: `), error.message);
-          return true;
-        },
-      );
+      assertRefused(() => parseSource(source, AT, BASE), field, message);
     });
   }
 });

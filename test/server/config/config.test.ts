@@ -6,8 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError } from '../../../src/server/config/config-error.ts';
 import { configWarnings, DEFAULT_FEED_LIMITS, parseServerConfig, readServerConfig } from '../../../src/server/config/config.ts';
-
-const BASE = '/etc/sbkit';
+import { assertRefused, BASE, exampleLists } from './config-fixture.ts';
 
 /** The example of the documentation: two lists, every kind of source. */
 function example(): Record<string, unknown> {
@@ -17,20 +16,7 @@ function example(): Record<string, unknown> {
     keepVersions: 10,
     apiKeys: ['key-one'],
     adminToken: '3f0c9d1e7a5b42c8a9e6d0b1c2f3a4b5',
-    lists: [
-      {
-        name: 'se-4b',
-        threatTypes: ['SOCIAL_ENGINEERING'],
-        hashLength: 4,
-        description: 'phishing',
-        sources: [
-          { file: 'feeds/openphish.txt', format: 'urls' },
-          { url: 'https://urlhaus.abuse.ch/downloads/csv_recent/', format: 'csv', refreshMinutes: 30 },
-          { entries: ['evil.example/'] },
-        ],
-      },
-      { name: 'gc-32b', likelySafeTypes: ['GENERAL_BROWSING'], sources: [{ file: '/data/top.csv', format: 'domains', csvColumn: 1 }] },
-    ],
+    lists: exampleLists(),
   };
 }
 
@@ -317,16 +303,7 @@ describe('parseServerConfig', () => {
     it(`names the field of ${name}`, () => {
       const config = example();
       edit(config);
-      assert.throws(
-        () => parseServerConfig(config, BASE),
-        (error: unknown) => {
-          assert.ok(error instanceof ConfigError, String(error));
-          assert.equal(error.field, field);
-          assert.match(error.message, message);
-          assert.ok(error.message.startsWith(`${field}: `), error.message);
-          return true;
-        },
-      );
+      assertRefused(() => parseServerConfig(config, BASE), field, message);
     });
   }
 
