@@ -64,7 +64,8 @@ export class SafeBrowsingClient extends SafeBrowsingClientCore {
 
 export type { ClientStats } from './client/client-core.ts';
 export type { CheckResult, CheckedResult, UncheckedResult } from './client/url-checks.ts';
-export type { ListInfo, UpdateSummary } from './client/updates/list-updater.ts';
+export type { UpdateSummary } from './client/updates/list-updater.ts';
+export type { ListInfo } from './client/updates/local-lists.ts';
 export type { UpdateDeferral } from './client/updates/update-schedule.ts';
 export { GOOGLE_SERVER, type Mode, type ClientEvent } from './client/options.ts';
 export type { Threat, Verdict, AnsweredBy } from './client/check.ts';

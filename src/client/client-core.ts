@@ -8,7 +8,8 @@ import { type ClientSettings, clientSettings } from './client-settings.ts';
 import { ListsAndSearches } from './lists-and-searches.ts';
 import type { Mode, SafeBrowsingClientOptions } from './options.ts';
 import type { ClientRuntime } from './runtime/client-runtime.ts';
-import type { ListInfo, UpdateSummary } from './updates/list-updater.ts';
+import type { UpdateSummary } from './updates/list-updater.ts';
+import type { ListInfo } from './updates/local-lists.ts';
 import { type CheckCounts, type CheckResult, UrlChecks } from './url-checks.ts';
 
 /** Counters since the client was made, from {@link SafeBrowsingClient.stats}. */

@@ -12,7 +12,8 @@ export {
   type UncheckedResult,
   type ClientStats,
 } from './safe-browsing-client.ts';
-export type { ListInfo, UpdateSummary } from './updates/list-updater.ts';
+export type { UpdateSummary } from './updates/list-updater.ts';
+export type { ListInfo } from './updates/local-lists.ts';
 export type { UpdateDeferral } from './updates/update-schedule.ts';
 export { GOOGLE_SERVER, type SafeBrowsingClientOptions, type Mode, type ClientEvent } from './options.ts';
 export type { Threat, Verdict, AnsweredBy } from './check.ts';

@@ -1,7 +1,9 @@
 /**
- * `sbkit/server`: the Safe Browsing server that `sbkit serve` runs, as a library — the v5 and v4 APIs
- * over a catalog of lists (an embedded demo set, your own feeds, or a mirror of an upstream), load
- * control (LC-1..5), and the Oblivious HTTP gateway and relay (SB-2).
+ * `sbkit/server`: the parts of the Safe Browsing server, as a library — the HTTP server with the v5 and
+ * v4 APIs over a catalog of lists (the embedded demo set, your own feeds, or a mirror of an upstream),
+ * load control (LC-1..5), the Oblivious HTTP gateway's keys and relay (SB-2), and every error they can
+ * meet. How `sbkit serve` assembles them, and the path a request takes through them:
+ * docs/architecture.md.
  *
  * @packageDocumentation
  * @module sbkit/server

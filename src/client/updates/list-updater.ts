@@ -1,13 +1,10 @@
-// The local lists and their updates: what the database holds, when each list may be asked for again
-// (RF-2..5, SB-12), applying each answer (SB-9: removals, additions, checksum; a list that fails is
-// dropped and fetched in full) and storing it, in the foreground or on a timer in the background.
+// The local lists' updates: when each list may be asked for again (RF-2..5, SB-12), applying each answer
+// (SB-9: removals, additions, checksum; a list that fails is dropped and fetched in full) and storing it
+// (local-lists.ts holds the lists), in the foreground or on a timer in the background.
 
-import { DatabaseFileError, type ListStore } from '../../store/list-store.ts';
-import { hexOfBytes } from '../../url/hash-string.ts';
+import type { ListStore } from '../../store/list-store.ts';
 import type { Sha256 } from '../../url/sha256.ts';
-import { encodeBase64 } from '../../wire/base64.ts';
-import { HashList, hashCount, type HashListUpdate, HashListUpdateError } from '../../store/hash-list.ts';
-import { type HashWidth, widthOfListName } from '../../lists/list-name.ts';
+import { type HashList, hashCount, type HashListUpdate, HashListUpdateError } from '../../store/hash-list.ts';
 import { retryAfterOfRefusal } from '../../wire/retry-after.ts';
 import { callAt, type Clock } from '../../time/clock.ts';
 import {
@@ -22,6 +19,7 @@ import type { UnknownListError } from '../../lists/unknown-list-error.ts';
 import { PublishedLists } from '../published-lists.ts';
 import type { ClientEvent } from '../options.ts';
 import type { ListState, Transport } from '../transport/transport.ts';
+import { type ListInfo, LocalLists } from './local-lists.ts';
 import { type UpdateDeferral, UpdateSchedule, type UpdateScheduleState } from './update-schedule.ts';
 
 /** Several rounds are normal when the server sends a list in parts with zero waits (SB-12). */
@@ -62,27 +60,6 @@ export interface UpdateSummary {
   backoffUntil: number | undefined;
 }
 
-/** One local list as {@link SafeBrowsingClient.listInfo} describes it. */
-export interface ListInfo {
-  /** The list's v5 name, e.g. `se-4b`. */
-  name: string;
-  /** Opaque version bytes, base64; empty before the first update. */
-  version: string;
-  /** Bytes per stored hash: 4, 8, 16 or 32 (the name's `-4b`… suffix). */
-  width: HashWidth;
-  /** Hashes or hash prefixes held. */
-  entries: number;
-  /** SHA-256 of the sorted entries (SB-9), hex. */
-  checksum: string;
-  /** ms since the epoch of the last successful update, undefined when never updated. */
-  updatedAt: number | undefined;
-}
-
-/** The width a list's hashes have: what its name says (`-4b`… `-32b`), 4 bytes when it says nothing. */
-function widthOfName(name: string): HashWidth {
-  return widthOfListName(name) ?? 4;
-}
-
 export interface ListUpdaterParts {
   /** Every list kept, threat lists and the global cache alike. */
   names: readonly string[];
@@ -107,12 +84,10 @@ export interface ListUpdaterParts {
 }
 
 export class ListUpdater {
-  private readonly lists = new Map<string, HashList>();
-  private readonly updatedAt = new Map<string, number>();
+  private readonly local: LocalLists;
   /** Which of the lists the server publishes. */
   private readonly published: PublishedLists;
   private schedule: UpdateSchedule;
-  private database: ListStore | undefined;
   /** Cancels the timer of the next background update, when one is set. */
   private cancelTimer: (() => void) | undefined;
   private updating: Promise<UpdateSummary> | undefined;
@@ -122,7 +97,7 @@ export class ListUpdater {
 
   constructor(private readonly parts: ListUpdaterParts) {
     this.published = new PublishedLists(parts.optional, parts.threatLists);
-    for (const name of parts.names) this.lists.set(name, HashList.empty(name, widthOfName(name)));
+    this.local = new LocalLists(parts.names, parts.emit);
     this.schedule = new UpdateSchedule(parts.names, parts.clock.now());
   }
 
@@ -131,23 +106,7 @@ export class ListUpdater {
    * update schedule an earlier process saved; stores every later update there.
    */
   load(database: ListStore, saved: UpdateScheduleState | undefined): void {
-    this.database = database;
-    for (const name of this.parts.names) {
-      const stored = database.get(name);
-      if (stored === undefined) continue;
-      const width = widthOfName(name);
-      if (stored.list.width !== width) {
-        // Not this list's width: fetched again in full, which then replaces the file.
-        this.parts.emit({
-          type: 'damaged-file',
-          error: new DatabaseFileError(database.fileOf(name), `it holds ${stored.list.width}-byte hashes, the list ${width}-byte ones`),
-        });
-        continue;
-      }
-      this.lists.set(name, stored.list);
-      this.updatedAt.set(name, stored.updatedAt);
-      this.published.stored(name);
-    }
+    for (const name of this.local.load(database)) this.published.stored(name);
     if (saved !== undefined) this.schedule = new UpdateSchedule(this.parts.names, this.parts.clock.now(), saved);
   }
 
@@ -167,41 +126,21 @@ export class ListUpdater {
 
   /** A local list as it stands. */
   list(name: string): HashList | undefined {
-    return this.lists.get(name);
-  }
-
-  /** Whether the list holds the full hash (at the list's width). */
-  matches(name: string, fullHash: string): boolean {
-    return this.lists.get(name)?.matches(fullHash) ?? false;
+    return this.local.list(name);
   }
 
   /** The lists' names, versions and widths, as a request names them. */
   listStates(names: readonly string[]): ListState[] {
-    return names.map((name) => {
-      const list = this.lists.get(name)!;
-      return { name, version: list.version, width: list.width };
-    });
+    return this.local.listStates(names);
   }
 
   listInfo(): ListInfo[] {
-    return this.parts.names.map((name) => {
-      const list = this.lists.get(name)!;
-      return {
-        name,
-        version: encodeBase64(list.version),
-        width: list.width,
-        entries: list.size,
-        checksum: hexOfBytes(list.checksum),
-        updatedAt: this.updatedAt.get(name),
-      };
-    });
+    return this.local.listInfo();
   }
 
   /** Time since the oldest list was last updated; undefined while any list never was. */
   updateLagMs(now: number): number | undefined {
-    const times = this.parts.names.map((name) => this.updatedAt.get(name));
-    if (times.length === 0 || times.includes(undefined)) return undefined;
-    return now - Math.min(...(times as number[]));
+    return this.local.updateLagMs(now);
   }
 
   /**
@@ -215,16 +154,16 @@ export class ListUpdater {
     const counted = this.published.counted(names);
     if ('error' in counted) return counted.error;
     const kept = counted.lists;
-    const never = kept.filter((name) => !this.updatedAt.has(name));
+    const never = kept.filter((name) => this.local.storedAt(name) === undefined);
     if (never.length > 0) return new ListsNotCurrentError('never-updated', never);
-    const stale = kept.filter((name) => now > this.schedule.currentUntil(name, this.updatedAt.get(name)!));
-    if (stale.length > 0) return new ListsNotCurrentError('stale', stale, Math.min(...stale.map((name) => this.updatedAt.get(name)!)));
+    const stale = kept.filter((name) => now > this.schedule.currentUntil(name, this.local.storedAt(name)!));
+    if (stale.length > 0) return new ListsNotCurrentError('stale', stale, Math.min(...stale.map((name) => this.local.storedAt(name)!)));
     return undefined;
   }
 
   /** Whether one list, stored, is current at `now`: {@link notCurrent} of it alone, without making an error. */
   isCurrent(name: string, now: number): boolean {
-    const updatedAt = this.updatedAt.get(name);
+    const updatedAt = this.local.storedAt(name);
     return updatedAt !== undefined && now <= this.schedule.currentUntil(name, updatedAt);
   }
 
@@ -344,18 +283,15 @@ export class ListUpdater {
         if (next instanceof Error) {
           const error = listUpdateFailureOf(next);
           summary.failed.push({ list: fetched.name, error });
-          keepError ??= await this.drop(fetched.name, error);
+          keepError ??= await this.local.drop(fetched.name, error);
           continue;
         }
         try {
-          await this.database?.save(next, answeredAt);
+          await this.local.store(next, answeredAt);
         } catch (err) {
-          // The old list stays, in memory as on disk, so that the version asked for next is the one kept.
           keepError ??= updateErrorOf(err);
           continue;
         }
-        this.lists.set(fetched.name, next);
-        this.updatedAt.set(fetched.name, answeredAt);
         // Current from this answer on, for as long as its wait says; not moved by answers not kept.
         this.schedule.stored(fetched.name, answeredAt, waitMs ?? 0);
         // Applied, so a checksum it carried matched (applyUpdate refuses a mismatch).
@@ -382,7 +318,7 @@ export class ListUpdater {
 
   /** The list after an update, or why the update cannot be applied (SB-9) or kept (maxListEntries). */
   private applied(name: string, update: HashListUpdate): HashList | HashListUpdateError | ListTooLargeError {
-    const list = this.lists.get(name)!;
+    const list = this.local.list(name)!;
     // Before applyUpdate allocates the new list: partial updates could otherwise grow it without end.
     const entries = (update.partial ? list.size - update.removals.length : 0) + hashCount(update.additions);
     if (entries > this.parts.maxListEntries) return new ListTooLargeError(name, entries, this.parts.maxListEntries);
@@ -417,21 +353,5 @@ export class ListUpdater {
   /** The server's wait for the next update, lengthened to `minimumUpdateWaitMs`; zero stays zero (SB-12). */
   private updateWait(serverWaitMs: number | undefined): number | undefined {
     return serverWaitMs === undefined || serverWaitMs === 0 ? serverWaitMs : Math.max(serverWaitMs, this.parts.minimumUpdateWaitMs);
-  }
-
-  /**
-   * SB-9: a list that failed to update is dropped and fetched again from scratch, at the width its name
-   * gives. Resolves to the error when its file could not be removed.
-   */
-  private async drop(name: string, error: Error): Promise<UpdateError | undefined> {
-    this.lists.set(name, HashList.empty(name, widthOfName(name)));
-    this.updatedAt.delete(name);
-    this.parts.emit({ type: 'list-dropped', list: name, error });
-    try {
-      await this.database?.drop(name);
-      return undefined;
-    } catch (err) {
-      return updateErrorOf(err);
-    }
   }
 }

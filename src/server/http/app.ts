@@ -1,23 +1,9 @@
-// The server's request path: one fastify application, composed here in the order a request meets it.
-//
-//   connection ─▶ plain HTTP/1.1, or with `tls` HTTPS with HTTP/2 and HTTP/1.1 on one port (ALPN)
-//           │    caps on connections, in all and per address; deadlines for head, body, idle
-//           │    (http/http-limits.ts; for HTTP/2 sessions and streams http/http2-limits.ts)
-//   request ─▶ load control (LC-1..5: guard/load-control.ts), or without it the operator's pause switch
-//           │    └─ refused: 503 with Retry-After, a page for browsers (guard/refusal.ts)
-//           ├─▶ /healthz, /readyz, /metrics, /admin/{pause,resume,reload,lists/NAME/entries} (operator-routes.ts); or /metrics
-//           │    and /admin/* are served by createOperatorApp on a listener of their own instead (`adminListen`)
-//           ├─▶ /, /status, /status.json: the pages (web/web-routes.ts)
-//           ├─▶ /ohttp-keys, /ohttp-gateway: the Oblivious HTTP gateway (ohttp/gateway-routes.ts), whose
-//           │    inner requests come back through this same application
-//           └─▶ every other path: the API (api/api-route.ts)
-//                 wire decode (all request forms, API key) ─▶ api/dispatch.ts ─▶ api/v5.ts or api/v4.ts
-//                 ─▶ the catalog's snapshots (lists/) and the full-hash source (api/full-hash-source.ts)
-//                 ─▶ wire encode ─▶ reply
-//   errors anywhere ─▶ Google-style bodies (replies.ts); unknown methods and paths ─▶ 405 or 404
-//   every answer ─▶ security headers (web/security-headers.ts); errors ─▶ Cache-Control: no-store (replies.ts)
-//
-// What `sbkit serve` assembles around it (lists, stores, keys, load control) is service.ts.
+// The server's HTTP application, not yet listening: one fastify application that createApp composes in
+// the order a request meets it (the connection's deadlines and caps, cross-origin preflights, load
+// control's gate or the pause switch, then the operator's routes, the pages and the Oblivious HTTP
+// gateway in a scope with their headers, and the API on every other path), and createOperatorApp, the
+// operator's routes on a listener of their own. The request path as a whole, and the file of each step:
+// docs/architecture.md, "The server's request path".
 
 import type { ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';

@@ -1,22 +1,15 @@
-import { randomBytes } from 'node:crypto';
-import { firstUnordered, hashBytes, hashesFromBytes, type SortedHashes } from '../../store/hash-list.ts';
-import type { HashWidth } from '../../lists/list-name.ts';
-import {
-  connectRedis,
-  DEFAULT_KEY_PREFIX,
-  type RedisClient,
-  type RedisConnection,
-  RedisConnectionError,
-  type RedisWatch,
-} from './redis-connection.ts';
+import type { SortedHashes } from '../../store/hash-list.ts';
+import { type Clock, systemClock } from '../../time/clock.ts';
+import { connectRedis, DEFAULT_KEY_PREFIX, type RedisConnection, RedisConnectionError, type RedisWatch } from './redis-connection.ts';
 import { BoundedMap } from '../../store/bounded-map.ts';
-import { ListError } from '../lists/list-error.ts';
 import type { ListDefinition } from '../lists/list-definition.ts';
 import type { KeptSnapshot, ListHistory } from '../lists/list-history.ts';
 import { Snapshot } from '../lists/snapshot.ts';
 import type { SnapshotStore } from '../lists/snapshot-store.ts';
 import { SnapshotStoreError } from '../lists/snapshot-store-error.ts';
-import { READ_SCRIPT, PUBLISH_SCRIPT, WRITE_BACK_SCRIPT } from './redis-snapshot-scripts.ts';
+import { contentOf, type Offer, offerOf } from './redis-snapshot-content.ts';
+import { Membership } from './redis-list-membership.ts';
+import { SharedHistories, type SharedState } from './redis-shared-histories.ts';
 
 export interface RedisSnapshotStoreOptions {
   /** `redis://[[user]:password@]host[:port][/db]`, or `rediss://` for TLS. */
@@ -37,6 +30,8 @@ export interface RedisSnapshotStoreOptions {
    * join the shared lists. Told of histories written back into a Redis that had lost them.
    */
   watch?: RedisWatch;
+  /** What publications are stamped with, and the timers of connecting and of looks for publications; the system's by default. */
+  clock?: Clock;
 }
 
 const DEFAULT_REFRESH_MS = 1000;
@@ -46,53 +41,12 @@ const REPORTED_SNAPSHOTS = 256;
 /** Rounds of a write-back that Redis may answer with "send me that content" before it counts as failed. */
 const WRITE_BACK_ROUNDS = 3;
 
-/** How a snapshot's content is stored: full hashes of a list of our own, or the served hashes of a mirror. */
-type Content = { field: 'fullHashes'; bytes: Uint8Array; ordered: false } | { field: 'served'; bytes: Uint8Array; ordered: true };
-
-/** A list's state in Redis, as the scripts answer it. */
-interface SharedState {
-  epoch: string;
-  /** Snapshot ids, oldest first. */
-  ids: string[];
-  /** The serial of each id's latest publication. */
-  serials: number[];
-  /** Versions a write-back added to the history. */
-  written: number;
-}
-
-/** What this instance knows of one list's shared history. */
-interface Membership {
-  /** True once the history was brought to the shared state: from then on Redis orders it. */
-  joined: boolean;
-  /** The epoch last seen ('' before any, or from a Redis written before epochs). */
-  epoch: string;
-  /** The serial of each snapshot published (0: published here while Redis was out of reach). */
-  serials: Map<string, number>;
-}
-
-/** A snapshot offered to the write-back script. */
-interface Offer {
-  id: string;
-  serial: number;
-  field: 'fullHashes' | 'served' | 'kept';
-  createdAt: number;
-  bytes: () => Uint8Array;
-}
-
 /**
  * Published snapshots shared by server instances through Redis (docs/architecture.md "Scale"), so that all of them
  * serve the same versions, diffs and checksums. Every instance may publish; ids are content-derived,
  * so the same content is the same version wherever it was published, and the history's order is the
  * order in which publications reached Redis.
- *
- * Keys, for a list `name` (prefix `sbkit:` by default):
- *   {prefix}list:{name}:history          LIST of snapshot ids, oldest first, the last current; at most keep
- *   {prefix}list:{name}:snapshot:{id}    HASH fullHashes (sorted 32-byte hashes, concatenated) or, for a
- *                                        mirrored list, served (its sorted hashes), or, written back after
- *                                        Redis lost the list, kept and width (the served hashes of an older
- *                                        snapshot whose full hashes are gone); createdAt (ms); serial
- *   {prefix}list:{name}:state            HASH epoch (random, written once), serial (the latest publication's)
- *   {prefix}list:{name}:received         for a mirrored list, when the upstream sent its newest copy (ms)
+ * The keys it keeps there, and the scripts that change them, are redis-shared-histories.ts's.
  *
  * Requests never wait for Redis: they are answered from each ListHistory's memory. The store looks at
  * the histories every `refreshMs` (one small script per list, in one round trip) and, when one changed,
@@ -107,26 +61,27 @@ export class RedisSnapshotStore implements SnapshotStore {
   private readonly reported = new BoundedMap<string, true>(REPORTED_SNAPSHOTS);
   /** Redis work runs one piece at a time, so that a look started before a publication cannot undo it. */
   private queue: Promise<unknown> = Promise.resolve();
-  private timer: NodeJS.Timeout | undefined;
+  private timer: unknown;
   private reachable: boolean;
   private closed = false;
-  private readonly client: RedisClient;
+  private readonly shared: SharedHistories;
   /** The URL without credentials, for messages. */
   private readonly label: string;
 
   private constructor(
     private readonly connection: RedisConnection,
-    private readonly keyPrefix: string,
+    keyPrefix: string,
     private readonly refreshMs: number,
     private readonly log: (message: string) => void,
     private readonly watch: RedisWatch | undefined,
+    private readonly clock: Clock,
   ) {
-    this.client = connection.client;
     this.label = connection.label;
+    this.shared = new SharedHistories(connection.client, keyPrefix, connection.label);
     this.reachable = connection.ready;
-    this.client.on('error', (error: Error) => void this.unavailable(error));
+    connection.client.on('error', (error: Error) => void this.unavailable(error));
     // Redis answers (again): join, or find out at once whether it lost what it held.
-    this.client.on('ready', () => {
+    connection.client.on('ready', () => {
       this.available();
       if (this.followed.size > 0 && !this.closed) this.refresh().catch(() => {});
     });
@@ -138,9 +93,10 @@ export class RedisSnapshotStore implements SnapshotStore {
    * without them), unless `watch.retry` says to start without Redis.
    */
   static async connect(options: RedisSnapshotStoreOptions): Promise<RedisSnapshotStore> {
+    const clock = options.clock ?? systemClock;
     let connection: RedisConnection;
     try {
-      connection = await connectRedis(options.url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.watch);
+      connection = await connectRedis(options.url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.watch, clock);
     } catch (error) {
       if (error instanceof RedisConnectionError) throw new SnapshotStoreError(error.reason, error.message, { cause: error.cause });
       throw error;
@@ -151,6 +107,7 @@ export class RedisSnapshotStore implements SnapshotStore {
       options.refreshMs ?? DEFAULT_REFRESH_MS,
       options.log ?? (() => {}),
       options.watch,
+      clock,
     );
   }
 
@@ -171,7 +128,7 @@ export class RedisSnapshotStore implements SnapshotStore {
   }
 
   async publish(history: ListHistory, fullHashes: Uint8Array): Promise<Snapshot> {
-    return this.publishSnapshot(history, Snapshot.of(history.definition, fullHashes, Date.now()));
+    return this.publishSnapshot(history, Snapshot.of(history.definition, fullHashes, this.clock.now()));
   }
 
   async publishServed(history: ListHistory, served: SortedHashes, receivedAt: number): Promise<Snapshot> {
@@ -196,7 +153,7 @@ export class RedisSnapshotStore implements SnapshotStore {
   /** Stops looking for publications and disconnects; the histories keep serving what they hold. */
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.timer);
+    this.clock.clearTimeout(this.timer);
     await this.queue;
     await this.connection.close();
   }
@@ -209,7 +166,7 @@ export class RedisSnapshotStore implements SnapshotStore {
   private membership(history: ListHistory): Membership {
     let membership = this.memberships.get(history);
     if (membership === undefined) {
-      membership = { joined: false, epoch: '', serials: new Map() };
+      membership = new Membership();
       this.memberships.set(history, membership);
     }
     return membership;
@@ -224,12 +181,12 @@ export class RedisSnapshotStore implements SnapshotStore {
         // Never shared yet and Redis away: serve it from here, and share it when Redis answers.
         if (!this.patient || !(error instanceof SnapshotStoreError) || error.reason !== 'unavailable') throw error;
         history.adopt(snapshot, history.keptSnapshots());
-        membership.serials.set(snapshot.id, 0);
+        membership.publishedAlone(snapshot.id);
         return history.current();
       }
       const state = await this.publishShared(history, snapshot);
       await this.catchUp(history, state.ids, snapshot);
-      this.learn(membership, state);
+      membership.learn(state);
       return history.current();
     });
   }
@@ -238,10 +195,10 @@ export class RedisSnapshotStore implements SnapshotStore {
   private async publishShared(history: ListHistory, snapshot: Snapshot): Promise<SharedState> {
     const content = contentOf(snapshot);
     try {
-      let state = await this.runPublish(history, snapshot, content);
+      let state = await this.shared.publish(history, snapshot, content, this.membership(history).seen);
       if (state === 'lost') {
-        this.learn(this.membership(history), await this.writeBack(history, await this.readState(history)));
-        state = await this.runPublish(history, snapshot, content);
+        this.membership(history).learn(await this.writeBack(history, await this.shared.readState(history)));
+        state = await this.shared.publish(history, snapshot, content, this.membership(history).seen);
       }
       if (state === 'lost') throw new Error('the history was lost again while it was written back');
       this.available();
@@ -254,14 +211,13 @@ export class RedisSnapshotStore implements SnapshotStore {
   private scheduleRefresh(): void {
     if (this.refreshMs === 0 || this.closed) return;
     // The next look is scheduled when this one is over: looks never pile up while Redis is slow.
-    this.timer = setTimeout(() => {
+    this.timer = this.clock.setTimeout(() => {
       this.refresh()
         .catch((error: unknown) => {
           if (!(error instanceof SnapshotStoreError)) this.log(`looking for list publications failed: ${(error as Error).message}`);
         })
         .finally(() => this.scheduleRefresh());
     }, this.refreshMs);
-    this.timer.unref();
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -278,7 +234,7 @@ export class RedisSnapshotStore implements SnapshotStore {
     let states: SharedState[];
     try {
       // Issued together, node-redis sends them in one round trip.
-      states = await Promise.all(histories.map((history) => this.readState(history)));
+      states = await Promise.all(histories.map((history) => this.shared.readState(history)));
     } catch (error) {
       throw this.unavailable(error);
     }
@@ -289,13 +245,13 @@ export class RedisSnapshotStore implements SnapshotStore {
       let state = states[i]!;
       try {
         if (!membership.joined) state = await this.join(history, membership, state);
-        else if (lostBy(membership, state)) state = await this.writeBack(history, state);
+        else if (membership.lostBy(state)) state = await this.writeBack(history, state);
       } catch (error) {
         throw this.unavailable(error);
       }
       if (state.ids.length > 0) names.push(history.definition.name);
       await this.catchUp(history, state.ids);
-      this.learn(membership, state);
+      membership.learn(state);
     }
     return names;
   }
@@ -306,10 +262,10 @@ export class RedisSnapshotStore implements SnapshotStore {
    * publishes its current snapshot, as it would have done had Redis answered at its start.
    */
   private async join(history: ListHistory, membership: Membership, state: SharedState): Promise<SharedState> {
-    if (membership.serials.size === 0) return state;
+    if (!membership.published) return state;
     const current = history.current();
     await this.writeBack(history, state);
-    const published = await this.runPublish(history, current, contentOf(current));
+    const published = await this.shared.publish(history, current, contentOf(current), membership.seen);
     if (published === 'lost') throw new Error('Redis lost the history while this instance joined it');
     return published;
   }
@@ -322,14 +278,14 @@ export class RedisSnapshotStore implements SnapshotStore {
   private async writeBack(history: ListHistory, state: SharedState): Promise<SharedState> {
     const membership = this.membership(history);
     const current = history.current();
-    const offers: Offer[] = history
-      .keptSnapshots()
-      .filter((kept) => membership.serials.has(kept.id))
-      .map((kept) => offerOf(kept, current, membership.serials.get(kept.id)!));
+    const offers: Offer[] = history.keptSnapshots().flatMap((kept) => {
+      const serial = membership.serialOf(kept.id);
+      return serial === undefined ? [] : [offerOf(kept, current, serial)];
+    });
     if (offers.length === 0) return state;
     const send = new Set<string>();
     for (let round = 0; round < WRITE_BACK_ROUNDS; round++) {
-      const answer = await this.runWriteBack(history, offers, send);
+      const answer = await this.shared.writeBack(history, offers, send);
       if (!Array.isArray(answer)) {
         if (answer.written > 0) {
           this.watch?.restored(history.definition.name, answer.written);
@@ -370,62 +326,19 @@ export class RedisSnapshotStore implements SnapshotStore {
     );
   }
 
-  /** Notes what Redis holds of a list: from now on the instance follows its shared history. */
-  private learn(membership: Membership, state: SharedState): void {
-    membership.joined = true;
-    membership.epoch = state.epoch;
-    membership.serials = new Map(state.ids.map((id, i) => [id, state.serials[i]!]));
-  }
-
   /**
    * The snapshot `id` of a list from Redis: a Snapshot, or only its served list when that is all Redis
    * has (written back after a loss); undefined when it is gone, unreadable or not what its id says.
    */
   private async fetch(definition: ListDefinition, id: string): Promise<KeptSnapshot | undefined> {
-    let fields: (Buffer | null)[];
+    let read;
     try {
-      fields = await this.client.hmGet(this.contentKey(definition, id), ['fullHashes', 'served', 'createdAt', 'kept', 'width']);
+      read = await this.shared.fetch(definition, id);
     } catch (error) {
       this.unavailable(error);
       return undefined;
     }
-    const [fullHashes, served, createdAtText, kept, width] = fields;
-    if (fullHashes == null && served == null && kept != null) return this.keptSnapshot(definition, id, kept, width ?? null);
-    // Gone: dropped from the history between our two reads (the next look sees the newer history), or
-    // lost by Redis (evicted under memory pressure: give this database a noeviction policy).
-    if (fullHashes == null && served == null) return this.unusable(definition, id, 'its content is not in Redis (evicted?)');
-    const createdAt = Number(createdAtText?.toString('latin1') ?? 0);
-    let snapshot: Snapshot;
-    try {
-      // Copies: a reply is a Buffer view at any offset, and sorting reads it as whole 32-bit words.
-      snapshot =
-        fullHashes != null
-          ? Snapshot.of(definition, new Uint8Array(fullHashes), createdAt)
-          : Snapshot.ofServed(definition, servedHashes(definition.hashLength, served!), createdAt);
-    } catch (error) {
-      if (error instanceof ListError || error instanceof RangeError) return this.unusable(definition, id, error.message);
-      throw error;
-    }
-    // Another id for the same content: an instance configured with another hash length for this list.
-    if (snapshot.id !== id)
-      return this.unusable(definition, id, `its content is snapshot ${snapshot.id} here; do all instances configure the list alike?`);
-    return snapshot;
-  }
-
-  /** An older snapshot written back as its served list alone: its id cannot be checked, its width and order can. */
-  private keptSnapshot(definition: ListDefinition, id: string, bytes: Buffer, width: Buffer | null): KeptSnapshot | undefined {
-    const written = Number(width?.toString('latin1'));
-    if (written !== definition.hashLength) {
-      return this.unusable(definition, id, `it was written back with ${written}-byte hashes; do all instances configure the list alike?`);
-    }
-    let served: SortedHashes;
-    try {
-      served = servedHashes(definition.hashLength, bytes);
-    } catch (error) {
-      return this.unusable(definition, id, (error as RangeError).message);
-    }
-    if (firstUnordered(served) >= 0) return this.unusable(definition, id, 'its hashes are not in ascending order');
-    return { id, served: () => served };
+    return 'unusable' in read ? this.unusable(definition, id, read.unusable) : read;
   }
 
   private unusable(definition: ListDefinition, id: string, why: string): undefined {
@@ -434,103 +347,6 @@ export class RedisSnapshotStore implements SnapshotStore {
       return true;
     });
     return undefined;
-  }
-
-  private async readState(history: ListHistory): Promise<SharedState> {
-    const { definition } = history;
-    const reply = await this.client.eval(READ_SCRIPT, {
-      keys: [this.historyKey(definition), this.stateKey(definition)],
-      arguments: [this.contentKey(definition, '')],
-    });
-    return this.stateOf(definition, reply);
-  }
-
-  /**
-   * Publishes `snapshot` (uploading its content only when Redis lacks it); 'lost' when Redis lost the
-   * history this instance holds.
-   */
-  private async runPublish(history: ListHistory, snapshot: Snapshot, content: Content): Promise<SharedState | 'lost'> {
-    return (await this.runPublishOnce(history, snapshot, content, false)) ?? (await this.runPublishOnce(history, snapshot, content, true))!;
-  }
-
-  private async runPublishOnce(
-    history: ListHistory,
-    snapshot: Snapshot,
-    content: Content,
-    upload: boolean,
-  ): Promise<SharedState | 'lost' | undefined> {
-    const { definition } = history;
-    const membership = this.membership(history);
-    const holds = membership.joined && membership.serials.size > 0;
-    const reply = await this.client.eval(PUBLISH_SCRIPT, {
-      keys: [
-        this.historyKey(definition),
-        this.contentKey(definition, snapshot.id),
-        this.receivedKey(definition),
-        this.stateKey(definition),
-      ],
-      arguments: [
-        snapshot.id,
-        String(history.keep),
-        this.contentKey(definition, ''),
-        String(snapshot.createdAt),
-        content.field,
-        content.ordered ? '1' : '0',
-        newEpoch(),
-        membership.joined ? membership.epoch : '',
-        holds ? '1' : '0',
-        ...(upload ? [asBuffer(content.bytes)] : []),
-      ],
-    });
-    if (reply === null) return undefined;
-    if (Array.isArray(reply) && reply.length === 1 && tag(reply) === 'lost') return 'lost';
-    return this.stateOf(definition, reply);
-  }
-
-  /** Runs the write-back script, sending the content of the snapshots in `send`; the ids it lacks the content of, or its answer. */
-  private async runWriteBack(history: ListHistory, offers: readonly Offer[], send: ReadonlySet<string>): Promise<SharedState | string[]> {
-    const { definition } = history;
-    const current = history.current();
-    const reply = await this.client.eval(WRITE_BACK_SCRIPT, {
-      keys: [this.historyKey(definition), this.stateKey(definition), this.receivedKey(definition)],
-      arguments: [
-        String(history.keep),
-        this.contentKey(definition, ''),
-        newEpoch(),
-        current.kind === 'served' ? String(current.createdAt) : '',
-        String(offers.length),
-        ...offers.flatMap((offer) => [
-          offer.id,
-          String(offer.serial),
-          offer.field,
-          String(offer.createdAt),
-          String(definition.hashLength),
-          send.has(offer.id) ? '1' : '0',
-          send.has(offer.id) ? asBuffer(offer.bytes()) : '',
-        ]),
-      ],
-    });
-    if (Array.isArray(reply) && tag(reply) === 'need' && Array.isArray(reply[1])) {
-      return (reply[1] as unknown[]).map((id) => String(id));
-    }
-    return this.stateOf(definition, reply);
-  }
-
-  /** A script's { 'state', … } answer, read; SnapshotStoreError for anything else. */
-  private stateOf(definition: ListDefinition, reply: unknown): SharedState {
-    if (Array.isArray(reply) && reply.length === 5 && tag(reply) === 'state') {
-      const [, epoch, ids, serials, written] = reply as unknown[];
-      if (Buffer.isBuffer(epoch) && Buffer.isBuffer(written) && isBuffers(ids) && isBuffers(serials) && ids.length === serials.length) {
-        return {
-          epoch: epoch.toString('latin1'),
-          // Snapshot ids come back as bulk strings, which this client reads as Buffers.
-          ids: ids.map((id) => id.toString('latin1')),
-          serials: serials.map((serial) => Number(serial.toString('latin1'))),
-          written: Number(written.toString('latin1')),
-        };
-      }
-    }
-    throw new SnapshotStoreError('unavailable', `Redis at ${this.label} answered about list ${definition.name} unexpectedly`);
   }
 
   /** Notes that Redis answered, saying so when it had failed before. */
@@ -550,71 +366,6 @@ export class RedisSnapshotStore implements SnapshotStore {
     }
     return new SnapshotStoreError('unavailable', `Redis at ${this.label}: ${message}`, { cause: error });
   }
-
-  private historyKey(definition: ListDefinition): string {
-    return `${this.keyPrefix}list:{${definition.name}}:history`;
-  }
-
-  private stateKey(definition: ListDefinition): string {
-    return `${this.keyPrefix}list:{${definition.name}}:state`;
-  }
-
-  private receivedKey(definition: ListDefinition): string {
-    return `${this.keyPrefix}list:{${definition.name}}:received`;
-  }
-
-  private contentKey(definition: ListDefinition, id: string): string {
-    return `${this.keyPrefix}list:{${definition.name}}:snapshot:${id}`;
-  }
-}
-
-/** True when Redis no longer holds the history this instance joined: another epoch, or no history at all. */
-function lostBy(membership: Membership, state: SharedState): boolean {
-  if (state.ids.length === 0) return membership.serials.size > 0;
-  return membership.epoch !== '' && state.epoch !== membership.epoch;
-}
-
-/** How a snapshot's content is published: full hashes, or a mirror's served hashes with its stamp. */
-function contentOf(snapshot: Snapshot): Content {
-  return snapshot.kind === 'served'
-    ? { field: 'served', bytes: hashBytes(snapshot.served()), ordered: true }
-    : { field: 'fullHashes', bytes: snapshot.fullHashBytes(), ordered: false };
-}
-
-/**
- * A kept snapshot as written back: the current one with its content; an older one of a mirrored list
- * with its served hashes (its id is derived from them); an older one of a list of full hashes with the
- * served hashes alone (its full hashes are not kept), enough for diffs from it.
- */
-function offerOf(kept: KeptSnapshot, current: Snapshot, serial: number): Offer {
-  if (kept === current) {
-    const content = contentOf(current);
-    return { id: kept.id, serial, field: content.field, createdAt: current.createdAt, bytes: () => content.bytes };
-  }
-  return { id: kept.id, serial, field: current.kind === 'served' ? 'served' : 'kept', createdAt: 0, bytes: () => hashBytes(kept.served()) };
-}
-
-/** A random epoch, offered with every write: the first one written stays. */
-function newEpoch(): string {
-  return randomBytes(8).toString('hex');
-}
-
-function tag(reply: unknown[]): string | undefined {
-  return Buffer.isBuffer(reply[0]) ? reply[0].toString('latin1') : undefined;
-}
-
-function isBuffers(value: unknown): value is Buffer[] {
-  return Array.isArray(value) && value.every((item) => Buffer.isBuffer(item));
-}
-
-function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-/** Served hashes of a list from their stored bytes; RangeError when they are no whole number of hashes. */
-function servedHashes(width: HashWidth, bytes: Buffer): SortedHashes {
-  if (bytes.length % width !== 0) throw new RangeError(`${bytes.length} bytes are not a whole number of ${width}-byte hashes`);
-  return hashesFromBytes(width, bytes);
 }
 
 function sameIds(a: readonly string[], b: readonly string[]): boolean {
