@@ -12,7 +12,6 @@
 import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
-  copyFileSync,
   existsSync,
   mkdirSync,
   readFileSync,
@@ -89,14 +88,15 @@ for (const file of emitted(dist).filter((entry) => clientModules.has(moduleOf(en
   if (file.endsWith('.map')) {
     const map = JSON.parse(readFileSync(from, 'utf8'));
     map.sources = map.sources.map((source) => relative(dirname(to), join(dirname(from), source)));
-    writeFileSync(from, JSON.stringify(map));
+    writeFileSync(to, JSON.stringify(map));
+    rmSync(from);
+  } else {
+    renameSync(from, to);
   }
-  renameSync(from, to);
 }
 for (const folder of readdirSync(dist, { recursive: true }).sort().reverse()) {
   if (statSync(join(dist, folder)).isDirectory() && readdirSync(join(dist, folder)).length === 0) rmdirSync(join(dist, folder));
 }
-copyFileSync(join(root, 'LICENSE'), join(clientRoot, 'LICENSE'));
 
 // What stays imports them from @sbkit/client, and sbkit's entries that were the client's re-export it.
 for (const file of emitted(dist).filter((entry) => !entry.endsWith('.map'))) {
@@ -108,7 +108,8 @@ for (const file of emitted(dist).filter((entry) => !entry.endsWith('.map'))) {
 for (const [subpath, exported] of Object.entries(client.exports)) {
   if (typeof exported === 'string') continue;
   const module = moduleOf(exported.default.slice('./dist/'.length));
-  const reexport = `// sbkit${subpath.slice(1)} is ${client.name}${subpath.slice(1)}: one copy of the client for both packages.\nexport * from '${client.name}${subpath.slice(1)}';\n`;
+  const path = subpath.slice(1);
+  const reexport = `// sbkit${path} is ${client.name}${path}: one copy of the client for both packages.\nexport * from '${client.name}${path}';\n`;
   mkdirSync(dirname(join(dist, module)), { recursive: true });
   writeFileSync(join(dist, `${module}.js`), reexport);
   writeFileSync(join(dist, `${module}.d.ts`), reexport);
