@@ -224,7 +224,8 @@ async function typeCheck(project: string, file: string, resolution: 'nodenext' |
   };
   const config = `tsconfig.${file}.${resolution}.json`;
   await writeFile(join(project, config), JSON.stringify({ compilerOptions, files: [file] }));
-  return run(process.execPath, [TSC, '-p', config], project);
+  // sbkit's declarations take fastify's and node-redis's with them: minutes for tsc on a loaded machine.
+  return run(process.execPath, [TSC, '-p', config], project, 300_000);
 }
 
 let work: string;
