@@ -18,7 +18,7 @@ const TIME_OUTSIDE_THE_CLOCK = ['setTimeout', 'setInterval', 'setImmediate', 'cl
 export default defineConfig(
   // test/package/consumer/ is type-checked by its test, against the installed package; .test-build/ is the
   // tests compiled by scripts/test.mjs.
-  { ignores: ['dist/', '.test-build/', 'docs/api/', 'node_modules/', 'src/proto/gen/', 'test/package/consumer/'] },
+  { ignores: ['dist/', 'packages/*/dist/', '.test-build/', 'docs/api/', 'node_modules/', 'src/proto/gen/', 'test/package/consumer/'] },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {

@@ -63,9 +63,11 @@ before(async () => {
   server = createServer({ catalog: demoCatalog(), port: 0 });
   serverUrl = await server.listen();
   dir = await mkdtemp(join(tmpdir(), 'sbkit-samples-'));
-  // The package as a user installs it: node_modules/sbkit is this checkout (dist/ and its exports).
-  await mkdir(join(dir, 'node_modules'));
+  // The packages as a user installs them: node_modules/sbkit is this checkout (dist/ and its exports),
+  // node_modules/@sbkit/client its packages/client.
+  await mkdir(join(dir, 'node_modules', '@sbkit'), { recursive: true });
   await symlink(ROOT, join(dir, 'node_modules', 'sbkit'), 'dir');
+  await symlink(join(ROOT, 'packages', 'client'), join(dir, 'node_modules', '@sbkit', 'client'), 'dir');
   await writeFile(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
   await writeFile(
     join(dir, 'sbkit.json'),

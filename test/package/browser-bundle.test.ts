@@ -1,7 +1,8 @@
-// `sbkit/browser` as a web developer bundles it: esbuild for the browser platform, through the package's
-// exports (dist/, built by `npm test` first), minified, gzipped. No Node built-in may be reached, and the
-// real-time client with the Public Suffix List and Oblivious HTTP must stay within 64 KB gzipped. The
-// sizes are printed as diagnostics (docs/browser.md gives them).
+// `@sbkit/client/browser` (which `sbkit/browser` re-exports) as a web developer bundles it: esbuild for
+// the browser platform, through the package's exports (packages/client/dist/, built by `npm test` first),
+// minified, gzipped. No Node built-in may be reached, and the real-time client with the Public Suffix
+// List and Oblivious HTTP must stay within 64 KB gzipped. The sizes are printed as diagnostics
+// (docs/browser.md gives them).
 
 import assert from 'node:assert/strict';
 import { builtinModules } from 'node:module';
@@ -33,17 +34,17 @@ async function bundle(program: string): Promise<{ gzipped: number; code: string;
 }
 
 const REAL_TIME = `
-  import { SafeBrowsingClient } from 'sbkit/browser';
+  import { SafeBrowsingClient } from '@sbkit/client/browser';
   const client = new SafeBrowsingClient({ server: 'http://127.0.0.1:8080' });
   globalThis.verdict = (url) => client.checkUrl(url);`;
 const LOCAL = `
-  import { SafeBrowsingClient } from 'sbkit/browser';
+  import { SafeBrowsingClient } from '@sbkit/client/browser';
   const client = new SafeBrowsingClient({ server: 'http://127.0.0.1:8080', mode: 'local' });
   globalThis.verdict = (url) => client.checkUrl(url);`;
 
 const size = (bytes: number) => `${bytes} bytes gzipped (${(bytes / 1024).toFixed(1)} KB)`;
 
-describe('sbkit/browser bundled for browsers', () => {
+describe('@sbkit/client/browser bundled for browsers', () => {
   it('reaches no Node built-in', async () => {
     const { externals, code } = await bundle(REAL_TIME);
     assert.deepEqual(externals, []);
@@ -66,7 +67,7 @@ describe('sbkit/browser bundled for browsers', () => {
 
   it('is tree-shakeable: the URL pipeline alone carries none of the client', async (t) => {
     const { code: urlOnly, gzipped } = await bundle(`
-      import { urlExpressions } from 'sbkit/browser';
+      import { urlExpressions } from '@sbkit/client/browser';
       globalThis.expressions = urlExpressions;`);
     t.diagnostic(`urlExpressions alone: ${size(gzipped)}`);
     const { code: realTime } = await bundle(REAL_TIME);

@@ -6,19 +6,23 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
-const DIST = new URL('../../dist/', import.meta.url).pathname;
+const ROOT = new URL('../../', import.meta.url).pathname;
+/** Both packages' compiled modules: sbkit's, and @sbkit/client's. */
+const DISTS = [join(ROOT, 'dist'), join(ROOT, 'packages', 'client', 'dist')];
 const PRINTS = /\bconsole\s*\.\s*\w+|\bprocess\s*\.\s*(?:stdout|stderr)\b/;
 
 describe('the compiled library', () => {
   it('never writes to the console or the standard streams outside the CLI', async () => {
-    const files = (await readdir(DIST, { recursive: true })).filter((file) => file.endsWith('.js') && !file.startsWith(`cli/`));
-    assert.ok(files.length > 50, `only ${files.length} compiled files found in dist/: run "npm run build" first`);
     const printing: string[] = [];
-    for (const file of files) {
-      const lines = (await readFile(join(DIST, file), 'utf8')).split('\n');
-      lines.forEach((line, i) => {
-        if (PRINTS.test(line) && !/^\s*(\/\/|\*)/.test(line)) printing.push(`${file}:${i + 1}: ${line.trim()}`);
-      });
+    for (const dist of DISTS) {
+      const files = (await readdir(dist, { recursive: true })).filter((file) => file.endsWith('.js') && !file.startsWith(`cli/`));
+      assert.ok(files.length > 50, `only ${files.length} compiled files found in ${dist}: run "npm run build" first`);
+      for (const file of files) {
+        const lines = (await readFile(join(dist, file), 'utf8')).split('\n');
+        lines.forEach((line, i) => {
+          if (PRINTS.test(line) && !/^\s*(\/\/|\*)/.test(line)) printing.push(`${join(dist, file)}:${i + 1}: ${line.trim()}`);
+        });
+      }
     }
     assert.deepEqual(printing, []);
   });

@@ -1,11 +1,10 @@
-// Run with plain node inside a project that installed the packed tarball: every entry point of the
-// package, imported as a user imports it, and one URL through the pipeline. Prints JSON for the test.
-import * as root from 'sbkit';
-import * as client from 'sbkit/client';
-import * as server from 'sbkit/server';
-import * as url from 'sbkit/url';
-
-const target = process.argv[2];
+// Run with plain node inside a project that installed the packed tarballs: the entry points named after
+// the URL, imported as a user imports them, and the URL through the pipeline of the first. Prints JSON
+// for the test.
+const [target, ...specifiers] = process.argv.slice(2);
+const modules = Object.fromEntries(await Promise.all(specifiers.map(async (specifier) => [specifier, await import(specifier)])));
+const root = modules[specifiers[0]];
+const url = modules[specifiers.find((specifier) => specifier.endsWith('/url'))];
 const expressions = root.urlExpressions(target).map((expression) => ({
   expression,
   sha256: root.expressionHash(expression),
@@ -17,14 +16,21 @@ try {
 } catch (error) {
   invalid = { name: error.name, isInvalidUrlError: error instanceof url.InvalidUrlError };
 }
-const names = (module) => Object.keys(module).sort();
+/** How many distinct values the entry points `only` keeps export under a name: one, where they share a module. */
+const distinct = (name, only = () => true) =>
+  new Set(specifiers.filter((s) => only(s) && name in modules[s]).map((s) => modules[s][name])).size;
+const browser = (specifier) => specifier.endsWith('/browser');
 console.log(
   JSON.stringify({
-    exports: { root: names(root), client: names(client), server: names(server), url: names(url) },
+    exports: Object.fromEntries(specifiers.map((specifier) => [specifier, Object.keys(modules[specifier]).sort()])),
     canonical: root.canonicalizeUrl(target),
     expressions,
     invalid,
-    sameClass: root.SafeBrowsingClient === client.SafeBrowsingClient,
+    classes: {
+      client: distinct('SafeBrowsingClient', (s) => !browser(s)),
+      browserClient: distinct('SafeBrowsingClient', browser),
+      error: distinct('SbkitError'),
+    },
     node: process.version,
   }),
 );
