@@ -7,7 +7,7 @@
 import { WireError } from './wire-error.ts';
 import { latin1OfBytes } from '../url/byte-string.ts';
 
-/** Node's Buffer, whose base64 is native, where there is one; base64Within and btoa elsewhere. Never imported. */
+/** Node's Buffer, whose base64 is native, where there is one; decodeBase64Into and btoa elsewhere. Never imported. */
 const nodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer;
 
 /** A character in neither alphabet, in SEXTETS; above every sextet, so that OR-ing sextets keeps it. */
@@ -25,17 +25,24 @@ function sextet(text: string, at: number): number {
   return code < 128 ? SEXTETS[code]! : NOT_BASE64;
 }
 
+/** The bytes `characters` characters of base64 without padding stand for (a lone last character stands for none). */
+export function base64ByteLength(characters: number): number {
+  return (characters * 3) >>> 2;
+}
+
 /**
- * The bytes of the characters of `text` from `from` up to `to`, base64 or base64url without padding,
- * read in place: no substring, no Buffer. Bits after the last whole byte are ignored, as Buffer's and
- * atob's decoders ignore them. Undefined when a character is in neither alphabet or a lone character
- * ends the text (it cannot carry a whole byte). For the hot path that has checked its text already
- * (wire/protobuf/search-request-fast.ts), and for decodeBase64 where Node's decoder is not there.
+ * Reads the characters of `text` from `from` up to `to`, base64 or base64url without padding, into
+ * `bytes` (base64ByteLength of them long), in place: no substring, no Buffer, and no array of a size
+ * known only here, which costs the hot path more than the decoding. Bits after the last whole byte are
+ * ignored, as Buffer's and atob's decoders ignore them. False when a character is in neither alphabet
+ * or a lone character ends the text (it cannot carry a whole byte). For the hot path that has checked
+ * its text already (wire/protobuf/search-request-fast.ts), and for decodeBase64 where Node's decoder is
+ * not there.
  */
-export function base64Within(text: string, from: number, to: number): Uint8Array | undefined {
+export function decodeBase64Into(text: string, from: number, to: number, bytes: Uint8Array): boolean {
   const length = to - from;
-  if (length % 4 === 1) return undefined;
-  const bytes = new Uint8Array((length * 3) >>> 2);
+  if (bytes.length !== base64ByteLength(length)) throw new RangeError(`${length} characters of base64 are not ${bytes.length} bytes`);
+  if (length % 4 === 1) return false;
   let seen = 0;
   let out = 0;
   let at = from;
@@ -61,7 +68,7 @@ export function base64Within(text: string, from: number, to: number): Uint8Array
     bytes[out] = (group >>> 16) & 0xff;
     if (rest === 3) bytes[out + 1] = (group >>> 8) & 0xff;
   }
-  return (seen & NOT_BASE64) === 0 ? bytes : undefined;
+  return (seen & NOT_BASE64) === 0;
 }
 
 // Either alphabet (mixing them is harmless), then at most two padding characters.
@@ -98,8 +105,10 @@ export function decodeBase64(text: string, what: string): Uint8Array {
   }
   // Node's base64 decoder accepts both alphabets; the checks above leave it nothing to skip silently.
   if (nodeBuffer !== undefined) return new Uint8Array(nodeBuffer.from(unpadded, 'base64'));
+  const bytes = new Uint8Array(base64ByteLength(unpadded.length));
   // The checks above leave it nothing to refuse.
-  return base64Within(unpadded, 0, unpadded.length)!;
+  decodeBase64Into(unpadded, 0, unpadded.length, bytes);
+  return bytes;
 }
 
 /** base64url without padding: safe in a query string without percent-encoding (SB-13). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { base64Within, decodeBase64, encodeBase64Url } from '../../src/wire/base64.ts';
+import { base64ByteLength, decodeBase64, decodeBase64Into, encodeBase64Url } from '../../src/wire/base64.ts';
 import { parseQueryString } from '../../src/wire/rest/query-string.ts';
 import { WireError } from '../../src/wire/wire-error.ts';
 
@@ -93,24 +93,34 @@ describe('decodeBase64', () => {
   });
 });
 
-describe('base64Within', () => {
+/** decodeBase64Into's reading of text[from, to), or undefined when it refuses it. */
+function readInto(text: string, from: number, to: number): Uint8Array | undefined {
+  const bytes = new Uint8Array(base64ByteLength(to - from));
+  return decodeBase64Into(text, from, to, bytes) ? bytes : undefined;
+}
+
+describe('decodeBase64Into', () => {
   it('property: reads the unpadded variants of any bytes in place, inside any text, as Node’s decoder does', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 64 }), fc.string({ maxLength: 4 }), fc.string({ maxLength: 4 }), (data, before, after) => {
         for (const text of variants(data).filter((variant) => !variant.endsWith('='))) {
-          assert.deepEqual(base64Within(`${before}${text}${after}`, before.length, before.length + text.length), data);
+          assert.deepEqual(readInto(`${before}${text}${after}`, before.length, before.length + text.length), data);
         }
       }),
       { numRuns: 2000 },
     );
     // Bits after the last whole byte are ignored, as Buffer ignores them.
-    assert.deepEqual(base64Within('v9APjh', 0, 6), new Uint8Array(Buffer.from('v9APjh', 'base64')));
+    assert.deepEqual(readInto('v9APjh', 0, 6), new Uint8Array(Buffer.from('v9APjh', 'base64')));
   });
 
   it('refuses a character in neither alphabet and a lone last character', () => {
     for (const text of ['v9APj=', 'v9AP jg', 'v9APjü', '%3D', 'A', 'AAAAA', '\u0100AAA']) {
-      assert.equal(base64Within(text, 0, text.length), undefined, text);
+      assert.equal(readInto(text, 0, text.length), undefined, text);
     }
+  });
+
+  it('refuses bytes of another length than the characters stand for', () => {
+    assert.throws(() => decodeBase64Into('v9APjg', 0, 6, new Uint8Array(3)), RangeError);
   });
 });
 

@@ -45,8 +45,11 @@ export interface ApiRouteOptions {
 
 /**
  * The headers of an answer: its type, who may keep it and what it varies on, and what every answer
- * carries (replies.ts). Set here rather than by a hook: hooks on the API's path would cost a fifth of
- * its busiest request.
+ * carries (replies.ts). Set here rather than by hooks, so that the API's path has none (app.ts points
+ * here). What they would cost its busiest request, Firefox's one-prefix hashes:search, measured with
+ * inject() on fastify 5 (2026-11-28, a loaded 2-core machine): the pages' three hooks about 0.6 µs of
+ * its 140 µs of CPU, under a hundredth (128 pairs of their onSend hooks added 76 µs; the three alone
+ * 0.2 µs, give or take 2.6).
  */
 function answerHeaders(contentType: string, cacheControl: string, vary: string): Record<string, string> {
   return { 'content-type': contentType, 'cache-control': cacheControl, vary, ...EVERY_ANSWER_HEADERS };

@@ -283,8 +283,8 @@ export function createApp(
 
   // 2.–4. The operator's routes, people's pages and the Oblivious HTTP gateway, in a scope of their
   // own whose hooks add the pages' security headers and `no-store` to errors, and without load control
-  // refuse everything but the operator's paths while paused. The API's path has no hook: each costs
-  // its busiest request a twentieth (bench/http.ts); its handler sets those headers itself.
+  // refuse everything but the operator's paths while paused. The API's path has no hook (what one
+  // would cost it: api/api-route.ts, answerHeaders); its handler sets those headers itself.
   void app.register(async (scope) => {
     registerSecurityHeaders(scope);
     registerNoStoreOnErrors(scope);

@@ -29,9 +29,9 @@ export function uint64Size(value: bigint): number {
   return size;
 }
 
-/** The bytes of a field's tag. */
+/** The bytes of a field's tag: one for fields 1 to 15, the numbers small messages use. */
 export function tagSize(field: number): number {
-  return uint32Size(field << 3);
+  return field < 16 ? 1 : uint32Size(field << 3);
 }
 
 /** The bytes of a length-delimited field with `length` bytes of content: tag, length, content. */
@@ -49,7 +49,8 @@ export class FieldWriter {
   }
 
   tag(field: number, wireType: WireType): void {
-    this.uint32((field << 3) | wireType);
+    if (field < 16) this.buffer[this.offset++] = (field << 3) | wireType;
+    else this.uint32((field << 3) | wireType);
   }
 
   uint32(value: number): void {

@@ -5,7 +5,7 @@
 // answers, it answers exactly as that one would (test/wire/protobuf/search-request-fast.test.ts).
 
 import type { SearchHashesRequest } from '../../proto/v5.ts';
-import { base64Within } from '../base64.ts';
+import { decodeBase64Into } from '../base64.ts';
 import type { ApiVersion } from '../rest/routes.ts';
 
 /** What the fast path reads: the request's path and query, and nothing that could change the RPC. */
@@ -23,6 +23,7 @@ const PATHS: readonly (readonly [string, ApiVersion])[] = [
 // padded (percent-escaped or not) or unpadded; an API key is of the characters Google's keys use.
 const PREFIX_NAME = 'hashPrefixes=';
 const PREFIX_CHARACTERS = 6;
+const PREFIX_BYTES = 4;
 const KEY_NAME = 'key=';
 /** More prefixes than this go the general way, which refuses them with its message. */
 const MAX_PLAIN_PREFIXES = 1000;
@@ -74,7 +75,9 @@ export function readPlainSearch(url: string): PlainSearch | undefined {
     const prefixAt = at + PREFIX_NAME.length;
     if (url.startsWith(PREFIX_NAME, at) && isPlainPrefix(url, prefixAt, end)) {
       // Read in place, without a substring or a Buffer from the pool for every request; plain, so base64.
-      hashPrefixes.push(base64Within(url, prefixAt, prefixAt + PREFIX_CHARACTERS)!);
+      const prefix = new Uint8Array(PREFIX_BYTES);
+      decodeBase64Into(url, prefixAt, prefixAt + PREFIX_CHARACTERS, prefix);
+      hashPrefixes.push(prefix);
     } else if (url.startsWith(KEY_NAME, at) && apiKey === undefined && allPlain(url, at + KEY_NAME.length, end)) {
       apiKey = url.slice(at + KEY_NAME.length, end);
     } else {
