@@ -4,9 +4,11 @@
 // `node --import tsx --test test/a/b.test.ts` runs one file from source, and `node scripts/test.mjs
 // test/a/b.test.ts …` compiles and runs the files named.
 //
-// Running: three files at once by default: much of a file's time is waiting (sockets, deadlines, a
-// browser), so on a 2-core machine the runner's own default (cores − 1: one file at a time) leaves the
-// cores idle. `SBKIT_TEST_CONCURRENCY` changes it.
+// Running: three files at once by default. On a 2-core machine the runner's own default (cores − 1: one
+// file at a time) leaves the cores idle while a file waits (sockets, deadlines, a browser, npm); compiled,
+// a sample of 26 files of the quick tier keeps both cores busy with two at once already (58 s with two,
+// 60 s with three, 59 s with four, a quiet machine), but the end-to-end files mostly wait, and a third
+// file fills those waits. `SBKIT_TEST_CONCURRENCY` changes it.
 //
 // `SBKIT_TEST_TIER=quick` leaves out the end-to-end files listed below, which test what does not depend
 // on the Node line running them twice would cover (CI runs them once, on Node 24: .ci/run).
