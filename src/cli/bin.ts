@@ -11,5 +11,14 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(0);
   throw error;
 });
+// Node 22.12 calls WebCrypto's X25519, which the HPKE of the OHTTP gateway uses, experimental and says
+// so on stderr at every start (22.13 and later call it stable); that one warning is dropped, and every
+// other goes to Node's own printer.
+const printWarning = process.listeners('warning');
+process.removeAllListeners('warning');
+process.on('warning', (warning) => {
+  if (warning.name === 'ExperimentalWarning' && warning.message.includes('X25519')) return;
+  for (const print of printWarning) print(warning);
+});
 const { main } = await import('./main.ts');
 process.exitCode = await main(process.argv);
