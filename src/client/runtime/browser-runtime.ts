@@ -4,6 +4,10 @@ import type { ClientRuntime } from './client-runtime.ts';
 import { ClientOptionError } from '../client-errors.ts';
 import { nonEmptyText, oneOf, type OptionRules } from '../option-check.ts';
 import { sendWithFetch } from '../transport/fetch-http.ts';
+import { V5Transport } from '../transport/transport-v5.ts';
+import { binaryV5Rpcs } from '../transport/v5-binary-rpcs.ts';
+import { ObliviousHttp } from '../transport/oblivious-http.ts';
+import { IndexedDbListStore } from '../../store/indexeddb-list-store.ts';
 import type { SafeBrowsingClientOptions } from '../options.ts';
 
 /** Where a client off Node keeps its lists and request schedules. */
@@ -25,6 +29,12 @@ export const BROWSER_OPTION_RULES: OptionRules = { storage: oneOf('indexeddb', '
  * list checksums in JavaScript (WebCrypto has no synchronous digest), lists in IndexedDB or memory,
  * fetch, and searches through an Oblivious HTTP relay on WebCrypto. v5 in binary protobuf only
  * (docs/browser.md).
+ *
+ * Its parts are imported statically, not with `import()`: esbuild, bundling into one file, wraps every
+ * module an `import()` reaches in an initializer of its own, which cost that bundle 1.5 KB gzipped
+ * (test/package/browser-bundle.test.ts), and a bundler that splits code gained nothing by it. The store
+ * and the transport are needed at a client's first check anyway, and Oblivious HTTP's modules were in
+ * the first chunk already, since browser.ts checks `ohttp.keys` with oblivious-http.ts.
  */
 export function browserRuntime(storage: BrowserStorageOptions): ClientRuntime {
   return {
@@ -33,19 +43,13 @@ export function browserRuntime(storage: BrowserStorageOptions): ClientRuntime {
     async openStore(_options: SafeBrowsingClientOptions, onDamaged) {
       const hasIndexedDb = (globalThis as { indexedDB?: unknown }).indexedDB !== undefined;
       if (storage.storage === 'memory' || (storage.storage === undefined && !hasIndexedDb)) return undefined;
-      const { IndexedDbListStore } = await import('../../store/indexeddb-list-store.ts');
       return IndexedDbListStore.open(storage.databaseName ?? 'sbkit', { onDamaged });
     },
     async connect(protocol, settings, _lists, ohttp, clock) {
       if (protocol !== 'v5' || settings.encoding !== 'protobuf')
         throw new ClientOptionError('sbkit/browser speaks v5 in binary protobuf; v4 and JSON need Node');
-      const [{ V5Transport }, { binaryV5Rpcs }] = await Promise.all([
-        import('../transport/transport-v5.ts'),
-        import('../transport/v5-binary-rpcs.ts'),
-      ]);
       if (ohttp === undefined) return new V5Transport(settings, binaryV5Rpcs(settings, sendWithFetch));
       // SB-2: only searches go through the relay; list updates say nothing about what is visited.
-      const { ObliviousHttp } = await import('../transport/oblivious-http.ts');
       const oblivious = new ObliviousHttp(ohttp, sendWithFetch, clock);
       return new V5Transport(
         settings,
