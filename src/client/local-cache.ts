@@ -1,3 +1,4 @@
+import { BoundedMap } from '../store/bounded-map.ts';
 import { prefix32 } from '../url/hash-string.ts';
 import { MAX_CACHE_DURATION_MS } from '../wire/duration-caps.ts';
 import { ClientOptionError } from './client-errors.ts';
@@ -15,8 +16,8 @@ export interface CacheEntry {
 
 /**
  * What an entry weighs in memory, by the measure of V8 (test/client/local-cache.test.ts holds the cache to
- * it): a Map slot with its entry and array, and per full hash its 32-character string, its object and
- * the details it refers to.
+ * it): a Map slot (store/bounded-map.ts) with its entry and array, and per full hash its 32-character
+ * string, its object and the details it refers to.
  */
 const ENTRY_BYTES = 160;
 const FULL_HASH_BYTES = 160;
@@ -55,24 +56,23 @@ export interface LocalCacheOptions {
  * how many full hashes a prefix holds (issue 26, S7; search-answer-bounds.ts bounds them per prefix).
  */
 export class LocalCache {
-  private readonly entries = new Map<number, CacheEntry>();
-  private readonly maxEntries: number;
-  private readonly maxBytes: number;
+  /** By prefix, the least recently looked up or stored first. */
+  private readonly entries: BoundedMap<number, CacheEntry>;
   private readonly emptyResponseCacheMs: number;
-  private bytes = 0;
 
   constructor(options: LocalCacheOptions = {}) {
-    this.maxEntries = options.maxEntries ?? 100_000;
-    this.maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
+    const maxEntries = options.maxEntries ?? 100_000;
+    const maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
     this.emptyResponseCacheMs = Math.min(options.emptyResponseCacheMs ?? 0, MAX_CACHE_DURATION_MS);
-    if (!(this.maxEntries >= 1))
-      throw new ClientOptionError(`cache.maxEntries is ${this.maxEntries}; the local cache needs room for at least one entry`, {
+    if (!(maxEntries >= 1))
+      throw new ClientOptionError(`cache.maxEntries is ${maxEntries}; the local cache needs room for at least one entry`, {
         option: 'cache.maxEntries',
       });
-    if (!(this.maxBytes >= MIN_CACHE_BYTES))
-      throw new ClientOptionError(`cache.maxBytes is ${this.maxBytes}; the local cache needs at least ${MIN_CACHE_BYTES} bytes`, {
+    if (!(maxBytes >= MIN_CACHE_BYTES))
+      throw new ClientOptionError(`cache.maxBytes is ${maxBytes}; the local cache needs at least ${MIN_CACHE_BYTES} bytes`, {
         option: 'cache.maxBytes',
       });
+    this.entries = new BoundedMap(maxEntries, { max: maxBytes, of: (_prefix, entry) => entry.bytes });
   }
 
   get size(): number {
@@ -81,7 +81,7 @@ export class LocalCache {
 
   /** The entries' weight in bytes, as `maxBytes` counts it. */
   get sizeBytes(): number {
-    return this.bytes;
+    return this.entries.byteLength;
   }
 
   /**
@@ -90,14 +90,9 @@ export class LocalCache {
    */
   lookup(prefix: number, now: number): CacheEntry | undefined {
     const entry = this.entries.get(prefix);
-    if (entry === undefined) return undefined;
-    this.entries.delete(prefix);
-    if (now > entry.expiresAt) {
-      this.bytes -= entry.bytes;
-      return undefined;
-    }
-    this.entries.set(prefix, entry);
-    return entry;
+    if (entry === undefined || now <= entry.expiresAt) return entry;
+    this.entries.forget(prefix);
+    return undefined;
   }
 
   /**
@@ -132,12 +127,8 @@ export class LocalCache {
     for (const prefix of queried) byPrefix.set(prefix, []);
     for (const match of response.fullHashes) byPrefix.get(prefix32(match.fullHash))?.push(match);
     for (const [prefix, fullHashes] of byPrefix) {
-      this.forget(prefix);
-      const bytes = entryBytes(fullHashes);
-      this.entries.set(prefix, { expiresAt: now + this.durationFor(fullHashes, response), fullHashes, bytes });
-      this.bytes += bytes;
+      this.entries.keep(prefix, { expiresAt: now + this.durationFor(fullHashes, response), fullHashes, bytes: entryBytes(fullHashes) });
     }
-    this.evict();
   }
 
   /**
@@ -165,20 +156,5 @@ export class LocalCache {
   /** Drops everything, e.g. under memory pressure (SB-4 allows it at any time). */
   clear(): void {
     this.entries.clear();
-    this.bytes = 0;
-  }
-
-  private forget(prefix: number): void {
-    const entry = this.entries.get(prefix);
-    if (entry === undefined) return;
-    this.entries.delete(prefix);
-    this.bytes -= entry.bytes;
-  }
-
-  private evict(): void {
-    for (const prefix of this.entries.keys()) {
-      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
-      this.forget(prefix);
-    }
   }
 }
