@@ -62,37 +62,8 @@ export class SafeBrowsingClient extends SafeBrowsingClientCore {
   }
 }
 
-export type { ClientStats } from './client/client-core.ts';
-export type { CheckResult, CheckedResult, UncheckedResult } from './client/url-checks.ts';
-export type { UpdateSummary } from './client/updates/list-updater.ts';
-export type { ListInfo } from './client/updates/local-lists.ts';
-export type { UpdateDeferral } from './client/updates/update-schedule.ts';
-export { GOOGLE_SERVER, type Mode, type ClientEvent } from './client/options.ts';
-export type { Threat, Verdict, AnsweredBy } from './client/check.ts';
-export type { FullHash, ThreatDetail } from './lists/threat-details.ts';
-export type { ThreatTypeName, ThreatAttributeName } from './lists/threat-types.ts';
-export { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST } from './lists/known-lists.ts';
+// What sbkit/client exports too (client/client-exports.ts), then what only this entry offers: the URL pipeline.
+export * from './client/client-exports.ts';
 export { canonicalizeUrl, parseCanonicalUrl, formatCanonicalUrl, type CanonicalUrl } from './url/canonicalize.ts';
 export { urlExpressions, expressionsOf } from './url/expressions.ts';
 export { hashPrefix } from './url/hash-string.ts';
-// Every error a client can meet here, each with its stable code (docs/errors.md).
-export { SbkitError } from './sbkit-error.ts';
-export { UnknownListError } from './lists/unknown-list-error.ts';
-export {
-  type CheckError,
-  type UpdateError,
-  type ListUpdateFailure,
-  ClientOptionError,
-  ListsNotCurrentError,
-  type ListsNotCurrentReason,
-  ListTooLargeError,
-  SearchDeferredError,
-  TransportError,
-  type TransportFailure,
-  UnexpectedError,
-} from './client/client-errors.ts';
-export { InvalidUrlError, type InvalidUrlReason } from './url/invalid-url.ts';
-export { WireResponseError, OhttpError, type OhttpFailure } from './wire/wire-error.ts';
-export { HashListUpdateError, type HashListFailure } from './store/hash-list.ts';
-export { DatabaseFileError, DatabaseStorageError } from './store/list-store.ts';
-export { RiceDecodeError, type RiceDecodeReason } from './codec/rice-error.ts';

@@ -4,8 +4,7 @@ import { SafeBrowsingClientCore } from './client-core.ts';
 import { nodeRuntime } from './runtime/node-runtime.ts';
 import type { SafeBrowsingClientOptions } from './options.ts';
 
-export type { ClientStats } from './client-core.ts';
-export type { CheckResult, CheckedResult, UncheckedResult } from './url-checks.ts';
+export type { CheckResult } from './url-checks.ts';
 
 /**
  * The Safe Browsing client: keeps the local lists current (RF and SB-12 rules), answers URL checks by
