@@ -102,15 +102,6 @@ export async function keysUnder(prefix: string): Promise<string[]> {
   }
 }
 
-/** Polls `condition` until it holds, or fails after `timeoutMs`. */
-export async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
-    await sleep(20);
-  }
-}
-
 /**
  * A TCP relay to Redis that the test can cut (every connection dropped, the port closed) and restore
  * on the same port: Redis going away and coming back, for one client only, without stopping Redis.
