@@ -18,6 +18,7 @@ import type { TLSSocket } from 'node:tls';
 import { EXIT } from '../../src/cli/io.ts';
 import { PrivateRedis } from '../server/redis-fixture.ts';
 import { TestCa } from '../server/tls-fixture.ts';
+import { until, within } from '../support/waiting.ts';
 import { run } from './run.ts';
 
 const BIN = new URL('../../dist/cli/bin.js', import.meta.url).pathname;
@@ -72,17 +73,6 @@ class Staller {
   async stop(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     await new Promise((resolve) => this.server.close(resolve));
-  }
-}
-
-/** `promise`, or a failure naming `what` after `ms`. */
-async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)));
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
@@ -143,14 +133,6 @@ async function serve(...args: string[]): Promise<Running> {
 async function receiving(url: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
   return Number(/^sbkit_requests_receiving (\d+)/m.exec(text)?.[1] ?? NaN);
-}
-
-async function until(ms: number, what: string, condition: () => Promise<boolean>): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!(await condition())) {
-    if (performance.now() > deadline) throw new Error(`${what} not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 const LOOKUP = JSON.stringify({

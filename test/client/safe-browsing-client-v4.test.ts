@@ -19,13 +19,13 @@ import { checksumOf } from '../../src/store/hash-list.ts';
 import { expressionHashString, nodeSha256 } from '../../src/url/hash.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
 import type { DecodedWireRequest } from '../../src/wire/rest/server-request.ts';
+import { FakeClock } from '../support/fake-clock.ts';
 import { startFakeServer, type Answer, type FakeServer } from './fake-server.ts';
 import { prefixList, prefixesOf } from './lists-fixture.ts';
 
 const MIN = 60_000;
 const BAD = 'malware.sbtest.example/';
-let now = 1_700_000_000_000;
-const clock = { now: () => now, setTimeout: () => 0, clearTimeout: () => undefined };
+const clock = new FakeClock();
 
 function v4Update(name: string, state: string, prefixes: Uint32Array, minimumWaitMs = 30 * MIN): Answer {
   const list = v4ListOf(name);
@@ -112,7 +112,7 @@ describe('SafeBrowsingClient over v4', () => {
     assert.match(deferred.error.message, /may not be asked again/);
     assert.equal(finds, 1);
     assert.equal(sb.stats().deferred, 1);
-    now += 60 * MIN;
+    clock.advance(60 * MIN);
     await sb.checkUrl('http://other.sbtest.example/');
     assert.equal(finds, 2);
   });
@@ -143,7 +143,7 @@ describe('fullHashes:find waits outlive the process (RF-3, RF-4)', () => {
     await first.checkUrl(`http://${BAD}`);
     await first.close();
     assert.equal(finds(), 1);
-    now += 30 * MIN;
+    clock.advance(30 * MIN);
     const second = new SafeBrowsingClient({ server: server.url, protocol: 'v4', lists: ['mw-4b'], dataDir: dir, clock });
     const result = await second.checkUrl(`http://${BAD}`);
     assert.equal(finds(), 1, 'no fullHashes:find within the hour');
@@ -157,11 +157,11 @@ describe('fullHashes:find waits outlive the process (RF-3, RF-4)', () => {
     const first = new SafeBrowsingClient({ server: server.url, protocol: 'v4', lists: ['mw-4b'], dataDir: dir, clock, random: () => 0 });
     await first.update();
     assert.match((await first.checkUrl(`http://${BAD}`)).error!.message, /503/);
-    now += 10 * MIN;
+    clock.advance(10 * MIN);
     const second = new SafeBrowsingClient({ server: server.url, protocol: 'v4', lists: ['mw-4b'], dataDir: dir, clock });
     assert.match((await second.checkUrl(`http://${BAD}`)).error!.message, /may not be asked again/);
     assert.equal(finds(), 1, 'no fullHashes:find during the 15-minute back-off');
-    now += 5 * MIN;
+    clock.advance(5 * MIN);
     await second.checkUrl(`http://${BAD}`);
     assert.equal(finds(), 2);
   });
@@ -175,7 +175,7 @@ describe('moving a database from v4 to v5 (SB-14)', () => {
     await v4.update();
     await v4.close();
 
-    now += 31 * MIN;
+    clock.advance(31 * MIN);
     handler = (call) => {
       assert.equal(call.rpc, 'BatchGetHashLists');
       assert.equal(call.rpc === 'BatchGetHashLists' && Buffer.from(call.request.version[0]!).toString(), 'v4-state');

@@ -11,36 +11,19 @@ import { ClientOptionError } from '../../src/client/client-errors.ts';
 import type { ClientEvent, SafeBrowsingClientOptions } from '../../src/client/options.ts';
 import { SEARCH_PREFIXES_PER_REQUEST } from '../../src/client/hash-searcher.ts';
 import { type CheckResult, SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
-import type { Clock } from '../../src/time/clock.ts';
 import { DatabaseStorageError, LocalDatabase } from '../../src/store/database.ts';
 import { checksumOf, HashList as StoredHashList } from '../../src/store/hash-list.ts';
 import { urlExpressions } from '../../src/url/expressions.ts';
 import { expressionHashString, nodeSha256 } from '../../src/url/hash.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
 import type { DecodedWireRequest } from '../../src/wire/rest/server-request.ts';
+import { FakeClock } from '../support/fake-clock.ts';
 import { startFakeServer, type Answer, type FakeServer } from './fake-server.ts';
 import { fullHashesOf, fullHashList, prefixList, prefixesOf } from './lists-fixture.ts';
 
 const MIN = 60_000;
 const BAD = 'malware.sbtest.example/';
 const BAD_URL = `http://${BAD}`;
-
-/** A clock that moves only when told to; timers are recorded, not run. */
-function fakeClock(start = 1_700_000_000_000): Clock & { advance(ms: number): void; timers: number } {
-  let now = start;
-  let timers = 0;
-  return {
-    now: () => now,
-    setTimeout: () => ++timers,
-    clearTimeout: () => undefined,
-    advance(ms) {
-      now += ms;
-    },
-    get timers() {
-      return timers;
-    },
-  };
-}
 
 function batch(...lists: HashList[]): Answer {
   return { rpc: 'BatchGetHashLists', message: create(BatchGetHashListsResponseSchema, { hashLists: lists }) };
@@ -80,7 +63,7 @@ afterEach(async () => {
 });
 
 function client(options: SafeBrowsingClientOptions = {}): SafeBrowsingClient {
-  return new SafeBrowsingClient({ server: server.url, apiKey: 'test-key', clock: fakeClock(), lists: ['se-4b', 'mw-4b'], ...options });
+  return new SafeBrowsingClient({ server: server.url, apiKey: 'test-key', clock: new FakeClock(), lists: ['se-4b', 'mw-4b'], ...options });
 }
 
 async function tempDir(): Promise<string> {
@@ -191,7 +174,7 @@ describe('SafeBrowsingClient, local mode (v5)', () => {
       if (round === 1) return batch(prefixList('mw-4b', 'part1', firstHalf));
       return batch(prefixList('mw-4b', 'done', all.slice(2), { partial: true, after: all, minimumWaitMs: 30 * MIN }));
     };
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const sb = client({ mode: 'local', lists: ['mw-4b'], sizeConstraints: { maxUpdateEntries: 1024 }, clock });
     const summary = await sb.update();
     assert.equal(round, 2);
@@ -201,7 +184,7 @@ describe('SafeBrowsingClient, local mode (v5)', () => {
 
   it('backs off after a 503 and sends nothing until the back-off has passed (RF-4)', async () => {
     handler = () => ({ status: 503 });
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const sb = client({ mode: 'local', clock });
     const summary = await sb.update();
     assert.match(summary.error!.message, /503/);
@@ -240,7 +223,7 @@ describe('SafeBrowsingClient, local mode (v5)', () => {
   it('keeps lists and waits across restarts in its data folder', async () => {
     const dataDir = await tempDir();
     handler = () => batch(emptyList('se-4b'), prefixList('mw-4b', 'v1', prefixesOf(BAD), { minimumWaitMs: 30 * MIN }));
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const first = client({ mode: 'local', dataDir, clock });
     await first.update();
     await first.close();
@@ -358,12 +341,12 @@ describe('SafeBrowsingClient, no-storage mode (v5)', () => {
 describe('SafeBrowsingClient.start (RF-2)', () => {
   it('schedules the first update at a random moment in the first minute', async () => {
     handler = () => batch(emptyList('se-4b'), emptyList('mw-4b'));
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const sb = client({ mode: 'local', clock, random: () => 0.25 });
     await sb.start();
     assert.equal(sb.nextUpdateAt, clock.now() + 15_000);
     assert.equal(server.requests.length, 0);
-    assert.equal(clock.timers, 1);
+    assert.equal(clock.delays.length, 1);
     await sb.close();
   });
 });
@@ -399,28 +382,13 @@ describe('minimumUpdateWaitMs (a proxy keeps lists at least five minutes, SB-11)
       if (round === 1) return batch(prefixList('mw-4b', 'part', prefixesOf('a.example/')));
       return batch(prefixList('mw-4b', 'v2', prefixesOf('a.example/'), { minimumWaitMs: 60_000 }));
     };
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const sb = client({ mode: 'local', lists: ['mw-4b'], clock, minimumUpdateWaitMs: 5 * MIN });
     const summary = await sb.update();
     assert.equal(round, 2, 'the zero wait of the first answer still meant "come back at once"');
     assert.equal(summary.nextUpdateAt, clock.now() + 5 * MIN);
   });
 });
-
-/** A clock that moves only when told to and keeps each timer's callback and delay, to run by hand. */
-function timerClock(start = 1_700_000_000_000): Clock & { advance(ms: number): void; timers: { run: () => void; ms: number }[] } {
-  let now = start;
-  const timers: { run: () => void; ms: number }[] = [];
-  return {
-    now: () => now,
-    setTimeout: (run, ms) => timers.push({ run, ms }),
-    clearTimeout: () => undefined,
-    advance(ms) {
-      now += ms;
-    },
-    timers,
-  };
-}
 
 describe('a local database that cannot be written', () => {
   it('takes a list it cannot store for a failed update: old list kept, reported, backed off, no unhandled rejection', async () => {
@@ -431,7 +399,7 @@ describe('a local database that cannot be written', () => {
       const entries = version === 1 ? prefixesOf(BAD) : prefixesOf(BAD, 'other.sbtest.example/');
       return batch(prefixList('mw-4b', `v${version}`, entries, { minimumWaitMs: MIN }));
     };
-    const clock = timerClock();
+    const clock = new FakeClock();
     const events: ClientEvent[] = [];
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
@@ -444,7 +412,7 @@ describe('a local database that cannot be written', () => {
       await writeFile(dataDir, 'not a folder');
       clock.advance(30 * MIN);
       await sb.start();
-      clock.timers.at(-1)!.run();
+      clock.advance(clock.nextTimerAt()! - clock.now());
       // update() joins the background update under way.
       const summary = await sb.update();
       await new Promise(setImmediate);
@@ -462,7 +430,7 @@ describe('a local database that cannot be written', () => {
       assert.deepEqual([info!.entries, Buffer.from(info!.version, 'base64').toString()], [1, 'v1'], 'the old list is kept');
       assert.deepEqual([sb.stats().updateFailures, sb.stats().consecutiveUpdateFailures], [1, 1]);
       assert.equal(summary.backoffUntil, clock.now() + 15 * MIN);
-      assert.equal(clock.timers.at(-1)!.ms, 15 * MIN, 'the next background update waits for the back-off (RF-4)');
+      assert.equal(clock.delays.at(-1), 15 * MIN, 'the next background update waits for the back-off (RF-4)');
       assert.ok(events.some((e) => e.type === 'state-not-saved'));
       await sb.close();
     } finally {
@@ -499,7 +467,7 @@ describe("update back-off is the client's, not a list's (RF-4)", () => {
       );
     };
     const asked = () => server.requests.flatMap((r) => (r.rpc === 'BatchGetHashLists' ? [r.request.names.join(' ')] : []));
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const sb = client({ mode: 'local', clock, random: () => 1 });
     await sb.update();
     clock.advance(5 * MIN);
@@ -535,18 +503,14 @@ describe('the saved request schedule', () => {
     ];
     for (const state of wrong) {
       await writeFile(join(dataDir, 'client-state.json'), JSON.stringify(state).replace('"OVERFLOW"', '1e400'));
-      const clock = timerClock();
+      const clock = new FakeClock();
       const events: ClientEvent[] = [];
       const sb = client({ mode: 'local', lists: ['mw-4b'], dataDir, clock, random: () => 0.5, onEvent: (e) => events.push(e) });
       await sb.start();
       const damaged = events.filter((e) => e.type === 'damaged-file');
       assert.equal(damaged.length, 1, JSON.stringify(state));
       assert.match(damaged[0]!.error.message, /client-state\.json was not loaded \(.+\); it is ignored, and written anew at the next save/);
-      assert.deepEqual(
-        clock.timers.map((t) => t.ms),
-        [30_000],
-        JSON.stringify(state),
-      );
+      assert.deepEqual(clock.delays, [30_000], JSON.stringify(state));
       assert.equal(sb.nextUpdateAt, clock.now() + 30_000);
       await sb.close();
     }

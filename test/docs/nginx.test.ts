@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http2 from 'node:http2';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,6 +14,7 @@ import { createServer, type SafeBrowsingServer } from '../../src/server/http/ser
 import { demoCatalog } from '../server/fixture.ts';
 import { NGINX_SKIP, requireNginx } from '../server/nginx-fixture.ts';
 import { TestCa } from '../server/tls-fixture.ts';
+import { freePort } from '../support/ports.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const TOKEN = '9b2e61f0c4d8a7e3b5f1c6d2a8e4b0f7';
@@ -25,16 +25,6 @@ let sbkit: SafeBrowsingServer;
 let nginx: ChildProcess | undefined;
 let nginxUrl: string;
 const log: string[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
-}
 
 /** The ```nginx block of docs/operations.md. */
 async function documentedBlock(): Promise<string> {

@@ -12,13 +12,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type SearchHashesResponse, ThreatType } from '../../src/proto/v5.ts';
-import type { Clock } from '../../src/time/clock.ts';
 import { SearchDeferredError } from '../../src/client/client-errors.ts';
 import { SafeBrowsingClient, type CheckResult } from '../../src/client/index.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
 import { encodeSearchHashesResponse } from '../../src/wire/protobuf/search-hashes-binary.ts';
 import { decodeWireRequest } from '../../src/wire/rest/server-request.ts';
 import { WireResponseError } from '../../src/wire/wire-error.ts';
+import { FakeClock } from '../support/fake-clock.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -31,12 +31,6 @@ function heapMiB(): number {
   gc();
   gc();
   return process.memoryUsage().heapUsed / MiB;
-}
-
-/** A clock that moves only when told to; timers are recorded, not run. */
-function fakeClock(): Clock & { advance(ms: number): void } {
-  let now = 1_700_000_000_000;
-  return { now: () => now, setTimeout: () => 0, clearTimeout: () => undefined, advance: (ms) => void (now += ms) };
 }
 
 /**
@@ -70,7 +64,7 @@ async function startFloodingServer(count: () => number): Promise<{ url: string; 
 }
 
 /** Checks `url`, waiting out (on the fake clock) a back-off that the refused answers before it began. */
-async function check(sb: SafeBrowsingClient, clock: ReturnType<typeof fakeClock>, url: string): Promise<CheckResult> {
+async function check(sb: SafeBrowsingClient, clock: FakeClock, url: string): Promise<CheckResult> {
   const result = await sb.checkUrl(url);
   if (!(result.verdict === 'UNKNOWN' && result.error instanceof SearchDeferredError)) return result;
   clock.advance(result.error.notBefore - clock.now());
@@ -88,7 +82,7 @@ describe('a server that floods each search with full hashes (S7)', () => {
 
   it(`keeps the client's heap flat over ${URLS} URLs answered with 60,000 full hashes each`, async (t) => {
     perSearch = 60_000;
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const sb = new SafeBrowsingClient({ server: server.url, mode: 'nostorage', clock });
     try {
       const before = heapMiB();
@@ -112,7 +106,7 @@ describe('a server that floods each search with full hashes (S7)', () => {
 
   it('answers a URL whose search brings 300,000 full hashes UNKNOWN, without overflowing the stack', async (t) => {
     perSearch = 300_000;
-    const sb = new SafeBrowsingClient({ server: server.url, mode: 'nostorage', clock: fakeClock() });
+    const sb = new SafeBrowsingClient({ server: server.url, mode: 'nostorage', clock: new FakeClock() });
     try {
       const result = await sb.checkUrl('http://flood.sbtest.example/');
       t.diagnostic(`${result.verdict}: ${result.error?.message.slice(0, 120)}`);

@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { LoadControl } from '../../src/server/guard/load-control.ts';
 import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 import { demoCatalog } from '../server/fixture.ts';
+import { until } from '../support/waiting.ts';
 
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0';
 const SEARCH = '/v5/hashes:search?hashPrefixes=WwuJdQ';
@@ -49,15 +50,6 @@ function ask(path: string, forwardedFor: string, userAgent: string): Promise<num
     });
     request.on('error', reject);
   });
-}
-
-/** Waits, a few ms at a time, until `condition` holds: for state the server reaches on its own. */
-async function until(ms: number, what: string, condition: () => boolean): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`${what} not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 describe("one IPv6 delegation's many /64s", () => {

@@ -29,6 +29,7 @@ import { WireResponseError } from '../../src/wire/wire-error.ts';
 import { startFakeServer, type Answer, type FakeServer } from '../client/fake-server.ts';
 import { prefixList } from '../client/lists-fixture.ts';
 import { demoCatalog } from '../server/fixture.ts';
+import { FakeClock } from '../support/fake-clock.ts';
 
 const MIN = 60_000;
 const DAY = 24 * 60 * MIN;
@@ -37,19 +38,6 @@ const YEARS = 1_000_000_000_000;
 const BAD = 'malware.sbtest.example/';
 const BAD_URL = `http://${BAD}`;
 const SAFE_URL = 'http://safe.sbtest.example/';
-
-/** A clock that moves only when told to; timers are recorded, not run. */
-function fakeClock(start = 1_700_000_000_000): Clock & { advance(ms: number): void } {
-  let now = start;
-  return {
-    now: () => now,
-    setTimeout: () => 0,
-    clearTimeout: () => undefined,
-    advance(ms) {
-      now += ms;
-    },
-  };
-}
 
 let server: FakeServer;
 let handler: (call: DecodedWireRequest) => Answer | Promise<Answer>;
@@ -68,7 +56,7 @@ afterEach(async () => {
 });
 
 function client(options: SafeBrowsingClientOptions): SafeBrowsingClient {
-  return new SafeBrowsingClient({ server: server.url, clock: fakeClock(), ...options });
+  return new SafeBrowsingClient({ server: server.url, clock: new FakeClock(), ...options });
 }
 
 const searches = () => server.requests.filter((r) => r.rpc === 'SearchHashes' || r.rpc === 'FindFullHashes').length;
@@ -155,7 +143,7 @@ describe('a minimum wait longer than a Node timer holds (24.8 days)', () => {
 describe('cache durations of years (SB-8: never past 24 hours)', () => {
   it('keeps neither a v5 threat nor a v5 "nothing found" past a day', async () => {
     handler = (call) => v5Search(YEARS, isBadSearch(call));
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const sb = client({ mode: 'nostorage', clock });
     assert.equal((await sb.checkUrl(BAD_URL)).verdict, 'UNSAFE');
     assert.equal((await sb.checkUrl(SAFE_URL)).verdict, 'SAFE');
@@ -187,7 +175,7 @@ describe('cache durations of years (SB-8: never past 24 hours)', () => {
         minimumWaitDuration: durationFromMs(YEARS),
       }),
     });
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const sb = client({ protocol: 'v4', mode: 'nostorage', clock });
     assert.equal((await sb.checkUrl(BAD_URL)).verdict, 'UNSAFE');
     clock.advance(DAY - 1);
@@ -204,7 +192,7 @@ describe('cache durations of years (SB-8: never past 24 hours)', () => {
 
   it("keeps a caching proxy's answers from its upstream no longer than a day", async () => {
     handler = (call) => v5Search(YEARS, isBadSearch(call));
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const upstream = clientUpstream({ server: server.url, mode: 'nostorage', clock });
     // The client's time for the answers' expiries; the searches' own schedule on the system's timers.
     const proxy = upstreamFullHashes(upstream, undefined, {}, { ...systemClock, now: () => clock.now() });
@@ -242,7 +230,7 @@ describe('answers larger than they say', () => {
 
   async function updateError(answer: string): Promise<Error | undefined> {
     reply = answer;
-    const sb = new SafeBrowsingClient({ server: rawUrl, mode: 'local', lists: ['mw-4b'], clock: fakeClock(), maxResponseBytes: 1000 });
+    const sb = new SafeBrowsingClient({ server: rawUrl, mode: 'local', lists: ['mw-4b'], clock: new FakeClock(), maxResponseBytes: 1000 });
     const summary = await sb.update();
     await sb.close();
     return summary.error;
@@ -268,7 +256,7 @@ describe('a 429 or 503 with Retry-After', () => {
   it('lets the next search out after the 5 s asked for, not after 15 minutes of back-off', async () => {
     let refuse = true;
     handler = () => (refuse ? { status: 503, headers: { 'retry-after': '5' } } : v5Search(300_000, false));
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const sb = client({ mode: 'nostorage', clock });
     const refused = await sb.checkUrl(SAFE_URL);
     assert.ok(refused.error instanceof WireResponseError && refused.error.httpStatus === 503);
@@ -285,7 +273,7 @@ describe('a 429 or 503 with Retry-After', () => {
   });
 
   it('reads an HTTP-date, and holds a list update back for it without a back-off step', async () => {
-    const clock = fakeClock(Date.parse('2025-03-01T12:00:00Z'));
+    const clock = new FakeClock(Date.parse('2025-03-01T12:00:00Z'));
     let refuse = true;
     handler = () =>
       refuse
@@ -311,7 +299,7 @@ describe('a 429 or 503 with Retry-After', () => {
 
   it('still backs off for 15 minutes or more after a 503 without it (RF-4)', async () => {
     handler = () => ({ status: 503 });
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const sb = client({ mode: 'nostorage', clock, random: () => 0 });
     await sb.checkUrl(SAFE_URL);
     const deferred = await sb.checkUrl(SAFE_URL);

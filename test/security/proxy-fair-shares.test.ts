@@ -26,6 +26,7 @@ import { decapsulateResponse, encapsulateRequest } from '../../src/wire/ohttp/oh
 import { parseKeyConfigs } from '../../src/wire/ohttp/ohttp-keys.ts';
 import { demoCatalog } from '../server/fixture.ts';
 import { FakeClock } from '../support/fake-clock.ts';
+import { until } from '../support/waiting.ts';
 
 const closers: (() => Promise<unknown>)[] = [];
 after(async () => {
@@ -95,13 +96,13 @@ function send(url: string, localAddress: string, body?: Uint8Array): Promise<{ s
   });
 }
 
-/** Waits, a few real ms at a time, until `count` searches reached the proxy's source: then they are queued or refused. */
-async function untilArrived(proxy: Chain, count: number): Promise<void> {
-  const deadline = performance.now() + 10_000;
-  while (proxy.arrived() < count) {
-    if (performance.now() > deadline) throw new Error(`${count} searches did not reach the proxy within 10 s (${proxy.arrived()} did)`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+/** Waits until `count` searches reached the proxy's source: then they are queued or refused. */
+function untilArrived(proxy: Chain, count: number): Promise<void> {
+  return until(
+    10_000,
+    () => `${count} searches reaching the proxy (${proxy.arrived()} did)`,
+    () => proxy.arrived() >= count,
+  );
 }
 
 describe('a caching proxy behind a trusted Oblivious HTTP relay (S3)', () => {

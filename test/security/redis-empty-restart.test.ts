@@ -19,7 +19,8 @@ import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
 import * as v5 from '../../src/proto/v5.ts';
 import { parseServerConfig } from '../../src/server/config/config.ts';
 import { type Service, startService } from '../../src/server/service.ts';
-import { PrivateRedis, uniqueKeyPrefix, waitUntil } from '../server/redis-fixture.ts';
+import { PrivateRedis, uniqueKeyPrefix } from '../server/redis-fixture.ts';
+import { until } from '../support/waiting.ts';
 
 const TOKEN = '7d1e94c0b2a8f3650e9c41d7a2b85f36';
 const MINIMUM_WAIT_MS = 60_000;
@@ -142,15 +143,15 @@ describe('two instances on one Redis that loses every key', () => {
           assert.equal(await reload(a), true);
         }
         await client.update(); // the first version → the fourth: a diff
-        await waitUntil(async () => hex((await currentList(b.url)).version) === hex((await currentList(a.url)).version), 'B serves A’s');
+        await until(5000, 'B serves A’s', async () => hex((await currentList(b.url)).version) === hex((await currentList(a.url)).version));
 
         await lose();
 
         // B's feed changes, and B publishes it as soon as Redis takes it.
         await writeFeed(fb, VERSIONS[4]!);
-        await waitUntil(() => reload(b), 'B publishes to the restarted Redis', 10_000);
+        await until(10_000, 'B publishes to the restarted Redis', () => reload(b));
         const published = hex((await currentList(b.url)).version);
-        await waitUntil(async () => hex((await currentList(a.url)).version) === published, 'A serves what B published');
+        await until(5000, 'A serves what B published', async () => hex((await currentList(a.url)).version) === published);
 
         await client.update();
         assert.deepEqual(
@@ -194,9 +195,9 @@ describe('an instance started while Redis is down', () => {
     assert.match(logs.join('\n'), /lists: Redis at redis:\/\/127\.0\.0\.1:\d+ does not answer .*starting without it/);
 
     await redis.restart();
-    await waitUntil(async () => (await fetch(`${c.url}/readyz`)).status === 200, '/readyz says ready', 10_000);
+    await until(10_000, '/readyz says ready', async () => (await fetch(`${c.url}/readyz`)).status === 200);
     // The others follow the first part to reach Redis.
-    await waitUntil(async () => !/sbkit_redis_available\{[^}]*\} 0/.test(await metrics(c.url)), 'every part reaches Redis', 5000);
+    await until(5000, 'every part reaches Redis', async () => !/sbkit_redis_available\{[^}]*\} 0/.test(await metrics(c.url)));
     assert.match(await metrics(c.url), /sbkit_redis_reconnects_total\{part="lists"\} [1-9]/);
     // The list it served is the shared one now: the current version in Redis (a version names its snapshot).
     const store = createClient({ url: redis.url });

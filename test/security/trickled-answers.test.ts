@@ -12,6 +12,7 @@ import type { HttpLimits } from '../../src/server/http/http-limits.ts';
 import { LoadControl } from '../../src/server/guard/load-control.ts';
 import { createServer, type ServerOptions } from '../../src/server/http/server.ts';
 import { demoCatalog } from '../server/fixture.ts';
+import { until } from '../support/waiting.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
 const tls = { cert: fixture('loopback-cert.pem'), key: fixture('loopback-key.pem') };
@@ -38,14 +39,6 @@ async function start(options: Partial<ServerOptions> = {}): Promise<{ url: strin
   server.app.get('/list', async (_request, reply) => reply.header('content-type', 'application/x-protobuf').send(ANSWER));
   opened.push(server);
   return { url: await server.listen(), loadControl };
-}
-
-async function until(ms: number, what: string, condition: () => boolean): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`${what} not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 function session(url: string, settings: http2.Settings = {}): ClientHttp2Session {

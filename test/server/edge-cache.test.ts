@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -20,6 +19,7 @@ import { ListHistory } from '../../src/server/lists/list-history.ts';
 import { createServer, type SafeBrowsingServer } from '../../src/server/http/server.ts';
 import { expressionHashBytes } from '../../src/url/hash.ts';
 import { NGINX_SKIP, requireNginx } from './nginx-fixture.ts';
+import { freePort } from '../support/ports.ts';
 
 /** listCacheSeconds: short, so that the test sees entries expire and a publish arrive. */
 const MAX_AGE_SECONDS = 2;
@@ -72,14 +72,6 @@ http {
   include ${dir}/sbkit.conf;
 }
 `;
-}
-
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Starts nginx in the foreground and resolves once it answers; rejects with its error log when it does not. */

@@ -9,7 +9,7 @@ import { createServer, type SafeBrowsingServer } from '../../src/server/http/ser
 import { ListCatalog } from '../../src/server/catalog.ts';
 import { UpstreamMirror } from '../../src/server/proxy/upstream-mirror.ts';
 import { demoCatalog } from './fixture.ts';
-import { waitUntil } from './redis-fixture.ts';
+import { until } from '../support/waiting.ts';
 
 // client → proxy → authority: two sbkit servers on loopback, the second a caching proxy of the first.
 let authority: SafeBrowsingServer;
@@ -119,7 +119,7 @@ describe("a proxy before its first copy of the upstream's lists", () => {
       assert.equal((await app.inject({ url: '/v5/hashLists?alt=json' })).statusCode, 503);
       assert.equal((await app.inject({ url: '/v4/threatLists?alt=json' })).statusCode, 503);
       release();
-      await waitUntil(() => early.listReady('se-4b') && early.listReady('mw-4b'), 'the mirror has its first copy');
+      await until(5000, 'the mirror has its first copy', () => early.listReady('se-4b') && early.listReady('mw-4b'));
       const served = await app.inject({ url: batch });
       assert.equal(served.statusCode, 200);
       assert.equal((await app.inject({ url: '/v5/hashLists?alt=json' })).statusCode, 200);

@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from 'redis';
+import { freePort } from '../support/ports.ts';
 
 /** The Redis the tests use (docs/architecture.md "Scale": a real Redis on the development and CI machines). */
 const REDIS_HOST = '127.0.0.1';
@@ -99,15 +100,6 @@ export async function keysUnder(prefix: string): Promise<string[]> {
     return (await client.keys(`${prefix}*`)).sort();
   } finally {
     await client.close();
-  }
-}
-
-/** Polls `condition` until it holds, or fails after `timeoutMs`. */
-export async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
-    await sleep(20);
   }
 }
 
@@ -232,15 +224,4 @@ export class PrivateRedis {
     child.kill('SIGKILL');
     await exited;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, REDIS_HOST, () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
 }

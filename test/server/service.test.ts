@@ -17,6 +17,7 @@ import { readServerConfig } from '../../src/server/config/config.ts';
 import { type Service, type ServiceConfig, startService } from '../../src/server/service.ts';
 import { conditionalFeed, FeedServer } from './feeds/feed-server.ts';
 import { TestCa } from './tls-fixture.ts';
+import { within } from '../support/waiting.ts';
 
 let dir: string;
 let ca: TestCa;
@@ -69,17 +70,6 @@ function ask(session: ClientHttp2Session, path: string): Promise<{ status: numbe
     stream.on('end', () => resolve({ status, body }));
     stream.on('error', reject);
   });
-}
-
-/** Resolves when `promise` settles, or rejects naming `what` after `ms`. */
-async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} not within ${ms} ms`)), ms)));
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** The common name of the certificate a session was served. */

@@ -16,6 +16,7 @@ const START = Date.UTC(2026, 10, 25, 10, 0, 0);
 export class FakeClock implements MonotonicClock {
   private timers: Timer[] = [];
   private nextId = 0;
+  private readonly delaysSet: number[] = [];
 
   constructor(private time = START) {}
 
@@ -29,6 +30,7 @@ export class FakeClock implements MonotonicClock {
 
   setTimeout(callback: () => void, ms: number): unknown {
     const id = ++this.nextId;
+    this.delaysSet.push(ms);
     this.timers.push({ at: this.time + Math.max(0, ms), callback, id });
     return id;
   }
@@ -40,6 +42,11 @@ export class FakeClock implements MonotonicClock {
   /** Timers set and not yet run or cleared. */
   get pending(): number {
     return this.timers.length;
+  }
+
+  /** The delay of every timer set, in the order set, whether it ran, was cleared or waits: a timer set again and again shows. */
+  get delays(): readonly number[] {
+    return this.delaysSet;
   }
 
   /** When the next timer is due, if any. */

@@ -10,19 +10,14 @@ import { ListsNotCurrentError } from '../../../src/client/client-errors.ts';
 import { UnknownListError } from '../../../src/lists/unknown-list-error.ts';
 import type { ClientEvent, SafeBrowsingClientOptions } from '../../../src/client/options.ts';
 import { SafeBrowsingClient } from '../../../src/client/safe-browsing-client.ts';
-import type { Clock } from '../../../src/time/clock.ts';
 import { currentForMs, MIN_CURRENT_MS } from '../../../src/client/updates/update-schedule.ts';
 import type { DecodedWireRequest } from '../../../src/wire/rest/server-request.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
 import { type Answer, type FakeServer, listingAnswer, startFakeServer } from '../fake-server.ts';
 import { fullHashesOf, fullHashList, prefixesOf, prefixList } from '../lists-fixture.ts';
 
 const MIN = 60_000;
 const BAD = 'malware.sbtest.example/';
-
-function fakeClock(start = 1_700_000_000_000): Clock & { advance(ms: number): void } {
-  let now = start;
-  return { now: () => now, setTimeout: () => 0, clearTimeout: () => undefined, advance: (ms) => void (now += ms) };
-}
 
 function batchOf(...lists: HashList[]): Answer {
   return { rpc: 'BatchGetHashLists', message: create(BatchGetHashListsResponseSchema, { hashLists: lists }) };
@@ -61,7 +56,7 @@ async function countingSearches(lists: (call: DecodedWireRequest) => Answer): Pr
 }
 
 function client(on: FakeServer, options: SafeBrowsingClientOptions = {}): SafeBrowsingClient {
-  return new SafeBrowsingClient({ server: on.url, clock: fakeClock(), mode: 'local', ...options });
+  return new SafeBrowsingClient({ server: on.url, clock: new FakeClock(), mode: 'local', ...options });
 }
 
 before(async () => {
@@ -128,7 +123,7 @@ describe('lists the server does not publish', () => {
     const changing = await serverPublishing('scripted', (call) =>
       call.rpc === 'ListHashLists' ? listingAnswer('ListHashLists', published) : answerBatch(call),
     );
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const sb = client(changing, { clock, lists: ['se-4b', 'mw-4b'] });
     const first = await sb.update();
     assert.deepEqual(first.notServed, ['mw-4b']);
@@ -179,7 +174,7 @@ describe('lists the server does not publish', () => {
 
 describe('lists that are no longer current', () => {
   it('vouch for no URL once past two of their waits, and again after an update', async () => {
-    const clock = fakeClock();
+    const clock = new FakeClock(Date.parse('2023-11-14T22:13:20.000Z'));
     const sb = client(server, { clock, lists: ['se-4b', 'mw-4b'] });
     await sb.update();
     const fresh = await sb.checkUrl('http://safe.example/');
@@ -216,7 +211,7 @@ describe('lists that are no longer current', () => {
   });
 
   it('in real-time mode send URLs of the global cache to the server rather than to lists that cannot vouch', async () => {
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const rt = await countingSearches(answerBatch);
     const sb = client(rt.server, { clock, mode: 'realtime', lists: ['se-4b'] });
     await sb.update();
@@ -232,7 +227,7 @@ describe('lists that are no longer current', () => {
 
 describe('a global cache that is no longer current', () => {
   it('sends no URL past the server, even while the threat lists are current', async () => {
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const rt = await countingSearches((call) => {
       if (call.rpc !== 'BatchGetHashLists') return { status: 500 };
       // The threat list asks for a day's wait (current for two), the global cache for none (current for an hour).
@@ -255,7 +250,7 @@ describe('a global cache that is no longer current', () => {
 
 describe('lists whose updates are answered but cannot be kept', () => {
   it('go stale as if unanswered: an answer refused does not keep the old copy current', async () => {
-    const clock = fakeClock();
+    const clock = new FakeClock();
     let rounds = 0;
     const growing = await serverPublishing(['mw-4b'], (call) => {
       if (call.rpc !== 'BatchGetHashLists') return { status: 500 };
@@ -278,7 +273,7 @@ describe('lists whose updates are answered but cannot be kept', () => {
 
 describe('the listing of lists and back-off (RF-4, RF-5)', () => {
   it('leaves back-off growing: a listing answered is no update answered', async () => {
-    const clock = fakeClock();
+    const clock = new FakeClock();
     // The global cache is not published, so its name is asked about again every half hour, before updates that fail.
     const failing = await serverPublishing(['mw-4b'], () => ({ status: 500 }));
     const sb = client(failing, { clock, mode: 'realtime', lists: ['mw-4b'], random: () => 0 });
@@ -295,7 +290,7 @@ describe('the listing of lists and back-off (RF-4, RF-5)', () => {
 
 describe('an update that sends nothing', () => {
   it("says so right after start(): RF-2's random first moment, and until when", async () => {
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const sb = client(server, { clock, lists: ['mw-4b'], random: () => 0.5 });
     await sb.start();
     const summary = await sb.update();
@@ -306,7 +301,7 @@ describe('an update that sends nothing', () => {
   });
 
   it("says so during the lists' minimum wait (RF-3) and during back-off (RF-4)", async () => {
-    const clock = fakeClock();
+    const clock = new FakeClock();
     let failing = false;
     const flaky = await serverPublishing(['mw-4b'], (call) => (failing ? { status: 500 } : answerBatch(call)));
     const sb = client(flaky, { clock, lists: ['mw-4b'], random: () => 0 });

@@ -15,7 +15,7 @@ import { RedisEntryEdits } from '../../../src/server/redis/redis-entry-edits.ts'
 import { conditionalFeed, FeedServer } from './feed-server.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
 import { until } from '../../support/waiting.ts';
-import { deleteKeys, ensureRedis, REDIS_URL, uniqueKeyPrefix, waitUntil } from '../redis-fixture.ts';
+import { deleteKeys, ensureRedis, REDIS_URL, uniqueKeyPrefix } from '../redis-fixture.ts';
 
 let dir: string;
 before(async () => {
@@ -679,7 +679,7 @@ describe('FeedLists edits shared with other instances (Redis)', () => {
       stall = () => other.update('se-4b', ['while-publishing.example/'], []).then(() => {});
       feedText += 'http://new-in-feed.example/\n';
       assert.equal((await lists.reloadOne('se-4b'))!.published, true);
-      await waitUntil(() => holds(lists, 'while-publishing.example/'), 'the edit made while publishing is published');
+      await until(5000, 'the edit made while publishing is published', () => holds(lists, 'while-publishing.example/'));
     } finally {
       lists.close();
       await here.close();

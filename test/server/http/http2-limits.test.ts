@@ -18,6 +18,7 @@ import { LoadControl } from '../../../src/server/guard/load-control.ts';
 import { createServer, type ServerOptions } from '../../../src/server/http/server.ts';
 import { demoCatalog } from '../fixture.ts';
 import { TestCa } from '../tls-fixture.ts';
+import { until, within } from '../../support/waiting.ts';
 
 const SHORT: Partial<HttpLimits> = { headersTimeoutMs: 300, requestTimeoutMs: 1000, keepAliveTimeoutMs: 300, idleTimeoutMs: 5000 };
 const SEARCH = '/v5/hashes:search?hashPrefixes=WwuJdQ';
@@ -71,24 +72,6 @@ function ask(client: ClientHttp2Session, path: string, headers: http2.OutgoingHt
     });
   });
   return { stream, answer };
-}
-
-async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} not within ${ms} ms`)), ms)));
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-async function until(ms: number, what: string, condition: () => boolean): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`${what} not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /** A route whose work lasts until its client goes (a slow upstream, say): an admitted request holds its place so long. */

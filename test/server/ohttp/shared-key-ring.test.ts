@@ -7,7 +7,8 @@ import { encapsulateRequest } from '../../../src/wire/ohttp/ohttp-client.ts';
 import { parseKeyConfigs } from '../../../src/wire/ohttp/ohttp-keys.ts';
 import { decapsulateRequest } from '../../../src/wire/ohttp/ohttp.ts';
 import { demoCatalog } from '../fixture.ts';
-import { deleteKeys, ensureRedis, RedisRelay, REDIS_URL, uniqueKeyPrefix, waitUntil } from '../redis-fixture.ts';
+import { deleteKeys, ensureRedis, RedisRelay, REDIS_URL, uniqueKeyPrefix } from '../redis-fixture.ts';
+import { until } from '../../support/waiting.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
 
 const HOUR = 3_600_000;
@@ -121,9 +122,10 @@ describe('gateway keys shared through Redis', () => {
       assert.deepEqual([away.statusCode, away.headers['retry-after']], [503, '10']);
       assert.equal((await post()).statusCode, 503);
       await relay.restore();
-      await waitUntil(
-        async () => (await app.inject({ url: '/ohttp-keys' })).statusCode === 200,
+      await until(
+        5000,
         'the keys are read again once Redis is back',
+        async () => (await app.inject({ url: '/ohttp-keys' })).statusCode === 200,
       );
     } finally {
       await relay.cut();

@@ -10,7 +10,8 @@ import { MAX_ENTRIES_PER_EDIT } from '../../../src/server/operator/admin-entries
 import { readServerConfig } from '../../../src/server/config/config.ts';
 import { type Service, startService } from '../../../src/server/service.ts';
 import { FeedServer } from '../feeds/feed-server.ts';
-import { deleteKeys, ensureRedis, REDIS_URL, uniqueKeyPrefix, waitUntil } from '../redis-fixture.ts';
+import { deleteKeys, ensureRedis, REDIS_URL, uniqueKeyPrefix } from '../redis-fixture.ts';
+import { until } from '../../support/waiting.ts';
 
 const TOKEN = '9b2e61f0c4d8a7e3b5f1c6d2a8e4b0f7';
 let dir: string;
@@ -274,9 +275,10 @@ describe('POST /admin/lists/NAME/entries with Redis', () => {
     });
     assert.equal(status, 200, JSON.stringify(json));
     assert.match(json.kept, /in Redis, for every instance/);
-    await waitUntil(
-      async () => (await verdict(b.service, 'http://shared.example/')) === 'UNSAFE',
+    await until(
+      5000,
       'the other instance serves the addition',
+      async () => (await verdict(b.service, 'http://shared.example/')) === 'UNSAFE',
     );
     // The other instance's own load of the list reads the edits too, and publishes the same content.
     assert.equal((await post(b.service, '/admin/reload?list=se-4b')).status, 200);

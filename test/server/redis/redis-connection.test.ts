@@ -10,7 +10,8 @@ import {
   type RedisWatch,
 } from '../../../src/server/redis/redis-connection.ts';
 import { backoffMs } from '../../../src/time/backoff.ts';
-import { ensureRedis, RedisRelay, waitUntil } from '../redis-fixture.ts';
+import { ensureRedis, RedisRelay } from '../redis-fixture.ts';
+import { until } from '../../support/waiting.ts';
 
 const relays: RedisRelay[] = [];
 const connections: RedisConnection[] = [];
@@ -72,7 +73,7 @@ describe('connectRedis', () => {
     await assert.rejects(connection.client.ping(), 'commands fail at once meanwhile');
 
     await relay.restore();
-    await waitUntil(() => connection.ready, 'the connection reaches Redis on its schedule');
+    await until(5000, 'the connection reaches Redis on its schedule', () => connection.ready);
     assert.equal((await connection.client.ping()).toString(), 'PONG');
     assert.deepEqual(events, ['opened without Redis', 'reconnected']);
   });
@@ -95,7 +96,7 @@ describe('connectRedis', () => {
           error instanceof RedisConnectionError && error.reason === 'unavailable' && /no answer within 0\.3 s/.test(error.message),
       );
       assert.ok(performance.now() - startedAt < 3000);
-      await waitUntil(() => sockets.size > 0 && [...sockets].every((socket) => socket.readableEnded), 'the attempt hung up');
+      await until(5000, 'the attempt hung up', () => sockets.size > 0 && [...sockets].every((socket) => socket.readableEnded));
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));

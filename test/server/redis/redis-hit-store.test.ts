@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LC_RATE_RULES, MemoryHitStore, type RateRules } from '../../../src/server/guard/hit-store.ts';
 import { RedisHitStore } from '../../../src/server/redis/redis-hit-store.ts';
-import { deleteKeys, ensureRedis, PrivateRedis, REDIS_URL, uniqueKeyPrefix, waitUntil } from '../redis-fixture.ts';
+import { deleteKeys, ensureRedis, PrivateRedis, REDIS_URL, uniqueKeyPrefix } from '../redis-fixture.ts';
+import { until } from '../../support/waiting.ts';
 
 const TEST_TIMEOUT = { timeout: 30_000 };
 // Windows long enough that the test's own pace cannot move a request out of them.
@@ -68,7 +69,7 @@ describe('RedisHitStore', () => {
     assert.equal(store.shared, true);
 
     await redis.stop();
-    await waitUntil(() => !store.shared, 'the client notices');
+    await until(5000, 'the client notices', () => !store.shared);
     for (let i = 0; i < 12; i++) await store.hit('outage-client', false);
     assert.equal(await store.hit('outage-client', false), 'rate', 'memory enforces the limits meanwhile');
     assert.equal(fallbacks(), 13);
@@ -76,7 +77,7 @@ describe('RedisHitStore', () => {
     assert.match(messages[0]!, /load control: Redis at redis:\/\/127\.0\.0\.1:\d+ failed .*limits are kept in this instance's memory/);
 
     await redis.restart();
-    await waitUntil(() => store.shared, 'the client reconnects', 10_000);
+    await until(10_000, 'the client reconnects', () => store.shared);
     assert.equal(await store.hit('after-restart', false), 'admit');
     assert.equal(fallbacks(), 13, 'decided in Redis again');
     assert.match(messages.at(-1)!, /answers again; limits are shared again/);

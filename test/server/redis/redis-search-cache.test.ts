@@ -13,7 +13,8 @@ import { createServer, type SafeBrowsingServer } from '../../../src/server/http/
 import { UpstreamMirror } from '../../../src/server/proxy/upstream-mirror.ts';
 import { expressionHashString, prefix32 } from '../../../src/url/hash.ts';
 import { demoCatalog } from '../fixture.ts';
-import { deleteKeys, ensureRedis, keysUnder, REDIS_URL, RedisRelay, uniqueKeyPrefix, waitUntil } from '../redis-fixture.ts';
+import { deleteKeys, ensureRedis, keysUnder, REDIS_URL, RedisRelay, uniqueKeyPrefix } from '../redis-fixture.ts';
+import { until } from '../../support/waiting.ts';
 
 const TEST_TIMEOUT = { timeout: 30_000 };
 const keyPrefix = uniqueKeyPrefix();
@@ -73,9 +74,10 @@ describe('proxy instances sharing Redis', () => {
       assert.equal((await check(a, 'http://shared-negative.example/')).verdict, 'SAFE');
       assert.equal(authoritySearches - before, 2);
       // A stores its answers without making its clients wait for Redis.
-      await waitUntil(
-        async () => (await keysUnder(keyPrefix)).filter((key) => key.includes(':search:')).length >= 2,
+      await until(
+        5000,
         'A stored both answers',
+        async () => (await keysUnder(keyPrefix)).filter((key) => key.includes(':search:')).length >= 2,
       );
       const fromCache = await check(b, 'http://testsafebrowsing.appspot.com/s/phishing.html');
       assert.equal(fromCache.verdict, 'UNSAFE');

@@ -7,7 +7,8 @@ import { SnapshotStoreError } from '../../../src/server/lists/snapshot-store-err
 import { hashCount } from '../../../src/store/hash-list.ts';
 import type { RedisWatch } from '../../../src/server/redis/redis-connection.ts';
 import { definition, poolHashes } from '../lists/fixtures.ts';
-import { deleteKeys, ensureRedis, keysUnder, REDIS_URL, RedisRelay, uniqueKeyPrefix, waitUntil } from '../redis-fixture.ts';
+import { deleteKeys, ensureRedis, keysUnder, REDIS_URL, RedisRelay, uniqueKeyPrefix } from '../redis-fixture.ts';
+import { until } from '../../support/waiting.ts';
 
 const NO_LIMITS: SizeConstraints = { maxUpdateEntries: 0, maxDatabaseEntries: 0 };
 const X = poolHashes([1, 2, 3, 4]);
@@ -192,7 +193,7 @@ describe('RedisSnapshotStore', () => {
     await sa.follow([a]);
     await sb.follow([b]);
     const y = await sa.publish(a, Y);
-    await waitUntil(() => b.current().id === y.id, 'B serves what A published');
+    await until(5000, 'B serves what A published', () => b.current().id === y.id);
     assert.deepEqual(b.keptIds(), a.keptIds());
   });
 
@@ -240,18 +241,14 @@ describe('RedisSnapshotStore', () => {
 
     const z = await sa.publish(a, Z);
     await relay.restore();
-    await waitUntil(
-      async () => {
-        try {
-          await sb.refresh();
-          return true;
-        } catch {
-          return false;
-        }
-      },
-      'B reaches Redis again',
-      10_000,
-    );
+    await until(10_000, 'B reaches Redis again', async () => {
+      try {
+        await sb.refresh();
+        return true;
+      } catch {
+        return false;
+      }
+    });
     assert.equal(b.current().id, z.id);
     assert.deepEqual(b.keptIds(), a.keptIds());
     assert.match(messages.at(-1)!, /answers again$/);
@@ -350,7 +347,7 @@ describe('RedisSnapshotStore', () => {
     const versionZ = settledVersion(b);
 
     await relay.restore();
-    await waitUntil(() => sb.notReadyReason() === null, 'B joins the shared lists');
+    await until(5000, 'B joins the shared lists', () => sb.notReadyReason() === null);
     // Its own publication is the newest, as had it started with Redis; A's stay before it.
     assert.deepEqual(await sharedHistory('join-4b'), [a.keptIds()[0], y.id, z.id]);
     await sa.refresh();
