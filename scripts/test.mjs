@@ -10,9 +10,17 @@
 // 60 s with three, 59 s with four, a quiet machine), but the end-to-end files mostly wait, and a third
 // file fills those waits. `SBKIT_TEST_CONCURRENCY` changes it.
 //
-// `SBKIT_TEST_TIER=quick` leaves out the end-to-end files listed below, which test what does not depend
-// on the Node line running them twice would cover (CI runs them once, on Node 24: .ci/run).
-import { spawnSync } from 'node:child_process';
+// Order: the end-to-end files listed below start first. Each is one long run of a whole program (a minute
+// or more under load); started in alphabetical turn, the packed-tarball test began after three quarters
+// of the files and the runner ended waiting on it alone.
+//
+// `SBKIT_TEST_TIER=quick` leaves out those end-to-end files, which test what does not depend on the Node
+// line running them twice would cover (CI runs them once, on Node 24: .ci/run).
+//
+// `--lint` (npm test) runs `npm run lint` beside the compile and the tests, its output held until they
+// end: the linters take a core for about a minute and a half, mostly while files wait on sockets and
+// children; one after the other, the lint's time added to the run's.
+import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join, normalize, relative } from 'node:path';
 import { compileTests } from './test-build.mjs';
@@ -55,18 +63,59 @@ if (missing.length > 0) {
   console.error(`scripts/test.mjs names ${missing.join(', ')}, not found: update its END_TO_END list`);
   process.exit(2);
 }
+const lint = process.argv.includes('--lint');
 // Test files named on the command line (`node scripts/test.mjs test/a/b.test.ts …`) run instead of all of the tier.
-const named = process.argv.slice(2).map((file) => normalize(file));
+const named = process.argv
+  .slice(2)
+  .filter((arg) => arg !== '--lint')
+  .map((file) => normalize(file));
 const unknown = named.filter((file) => !all.includes(file));
 if (unknown.length > 0) {
   console.error(`not test files of test/: ${unknown.join(', ')}`);
   process.exit(2);
 }
 const chosen = named.length > 0 ? named : tier === 'all' ? all : all.filter((file) => !END_TO_END.has(file));
-const build = compileTests(join(root, 'tsconfig.test.json'));
-if (build === undefined) process.exit(1);
-const files = chosen.map((file) => relative(root, join(build, file.replace(/\.ts$/, '.js'))));
-// Stack traces name the TypeScript sources' lines, as under tsx (tsconfig.test.json writes source maps).
-const args = ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, ...files];
-const { status, signal } = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
-process.exit(status ?? (signal === null ? 1 : 128));
+const inTurn = [...chosen.filter((file) => END_TO_END.has(file)), ...chosen.filter((file) => !END_TO_END.has(file))];
+
+/** Runs a child to its end, its output as it comes; resolves with its exit status (128 when a signal ended it). */
+function run(command, args) {
+  const child = spawn(command, args, { cwd: root, stdio: 'inherit' });
+  return new Promise((resolve) => {
+    child.on('error', (error) => {
+      console.error(`${command}: ${error.message}`);
+      resolve(1);
+    });
+    child.on('close', (status, signal) => resolve(status ?? (signal === null ? 1 : 128)));
+  });
+}
+
+/** `npm run lint`, its output kept for the end; resolves with what it printed and its exit status. */
+function linted() {
+  const child = spawn(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'lint'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = [];
+  child.stdout.on('data', (chunk) => output.push(chunk));
+  child.stderr.on('data', (chunk) => output.push(chunk));
+  return new Promise((resolve) => {
+    child.on('error', (error) => resolve({ status: 1, output: `npm run lint: ${error.message}\n` }));
+    child.on('close', (status, signal) =>
+      resolve({ status: status ?? (signal === null ? 1 : 128), output: Buffer.concat(output).toString() }),
+    );
+  });
+}
+
+async function testRun() {
+  const build = compileTests(join(root, 'tsconfig.test.json'));
+  if (build === undefined) return 1;
+  const files = inTurn.map((file) => relative(root, join(build, file.replace(/\.ts$/, '.js'))));
+  // Stack traces name the TypeScript sources' lines, as under tsx (tsconfig.test.json writes source maps).
+  return run(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, ...files]);
+}
+
+const lintRun = lint ? linted() : undefined;
+const testStatus = await testRun();
+if (lintRun !== undefined) {
+  const { status, output } = await lintRun;
+  process.stdout.write(`\n# npm run lint (beside the tests): ${status === 0 ? 'passed' : `failed, status ${status}`}\n${output}`);
+  if (testStatus === 0 && status !== 0) process.exit(status);
+}
+process.exit(testStatus);
