@@ -44,8 +44,8 @@ export interface HttpLimits {
  * The defaults, for a server that people and programs reach over the Internet. A request head is one
  * packet for every real client: 10 s is room for the slowest mobile link. The largest body (256 KiB)
  * crosses a 100 kbit/s link in about 21 s: 30 s. Clients ask minutes apart (RF-2, SB-12), so a kept
- * connection is worth little after 5 s (Node's own default). No answer of this server takes 30 s to
- * start (an upstream's search is bounded at 10 s). 100 connections per address leave room for a
+ * connection is worth little after 5 s (Node's own default). A client that takes
+ * nothing of an answer for 30 s has stopped reading it. 100 connections per address leave room for a
  * household or an office behind one NAT; 10,000 in all stay below the open-file limit Node raises itself
  * to on common systems. 16 KiB/s is a 128 kbit/s link, the slowest that mobile plans throttle to: a
  * client that takes a 9 MB list more slowly holds a load-control place for more than nine minutes.
@@ -97,15 +97,17 @@ interface Movement {
   sent: number;
   /** When one of them last changed, or the connection last waited between requests. */
   at: number;
-  /** The connection's latest answer: while it is not finished, the connection is under the idle deadline. */
+  /** The connection's latest answer: from its start to its end, the connection is under the idle deadline. */
   answer: ServerResponse | undefined;
 }
 
 /**
- * Closes the connections of `server` on which a request is under way and nothing has moved either way
+ * Closes the connections of `server` on which an answer has started and nothing has moved either way
  * for `idleTimeoutMs`: no byte read, none written, none of what was written taken by the client (a
  * client that stops reading its answer). Between requests a connection is the keep-alive deadline's,
- * before its first request the head deadline's. The connections are looked at every tenth of the
+ * before its first request the head deadline's, while its request arrives the request deadline's; from
+ * then until the answer starts only the server is at work (an operator's reload of a million-line feed
+ * may take longer than the deadline), and nothing the client does is waited for. The connections are looked at every tenth of the
  * deadline (at most every second), so one is closed within 110 % of it; per request this only notes the
  * connection's answer. Time is `clock`'s monotonic reading; the sweeps are its timers.
  */
@@ -124,7 +126,8 @@ export function closeStalledConnections(server: Server, idleTimeoutMs: number, c
     for (const [socket, moved] of connections) {
       const { bytesRead: read } = socket;
       const sent = sentBytes(socket);
-      const waiting = moved.answer === undefined || moved.answer.writableFinished;
+      const { answer } = moved;
+      const waiting = answer === undefined || !answer.headersSent || answer.writableFinished;
       if (waiting || read !== moved.read || sent !== moved.sent) {
         moved.read = read;
         moved.sent = sent;

@@ -51,7 +51,7 @@ function listening(idleTimeoutMs: number): { clock: FakeClock; server: EventEmit
 }
 
 describe('closeStalledConnections', () => {
-  it('closes a connection whose request stands still for the idle deadline, and no other', () => {
+  it('closes a connection whose answer stands still for the idle deadline, and no other', () => {
     const { clock, server } = listening(1000);
     const idle = new FakeSocket(clock);
     const reading = new FakeSocket(clock);
@@ -60,9 +60,15 @@ describe('closeStalledConnections', () => {
     // Between requests, and before the first: the keep-alive and head deadlines' (Node's), not this one's.
     const keptAlive = new FakeSocket(clock);
     const fresh = new FakeSocket(clock);
-    for (const socket of [idle, reading, slowReader, stalled, keptAlive, fresh]) server.emit('connection', socket);
-    for (const socket of [idle, reading, slowReader, stalled]) server.emit('request', { socket }, { writableFinished: false });
-    server.emit('request', { socket: keptAlive }, { writableFinished: true });
+    // A request the server works on for longer than the deadline (an operator's reload of a large
+    // feed): its answer has not started, so there is nothing for the client to take.
+    const working = new FakeSocket(clock);
+    for (const socket of [idle, reading, slowReader, stalled, keptAlive, fresh, working]) server.emit('connection', socket);
+    for (const socket of [idle, reading, slowReader, stalled])
+      server.emit('request', { socket }, { headersSent: true, writableFinished: false });
+    server.emit('request', { socket: keptAlive }, { headersSent: true, writableFinished: true });
+    const workingAnswer = { headersSent: false, writableFinished: false };
+    server.emit('request', { socket: working }, workingAnswer);
     // An answer the stalled client never takes: written, then pending for ever.
     stalled.bytesWritten = 65_536;
     stalled.writableLength = 40_000;
@@ -81,13 +87,18 @@ describe('closeStalledConnections', () => {
     assert.equal(slowReader.destroyedAt, undefined);
     assert.equal(keptAlive.destroyedAt, undefined);
     assert.equal(fresh.destroyedAt, undefined);
+    assert.equal(working.destroyedAt, undefined);
+    // Its answer starts at 4000 ms and then stands still: the deadline counts from there.
+    workingAnswer.headersSent = true;
+    clock.advance(2000);
+    assert.equal(working.destroyedAt, 5000);
   });
 
   it('closes a connection idle for the whole deadline and not before, and stops with the server', () => {
     const { clock, server } = listening(30_000);
     const idle = new FakeSocket(clock);
     server.emit('connection', idle);
-    server.emit('request', { socket: idle }, { writableFinished: false });
+    server.emit('request', { socket: idle }, { headersSent: true, writableFinished: false });
     clock.advance(29_900);
     assert.equal(idle.destroyedAt, undefined);
     // Looked at each second: the 30th look closes it.
@@ -95,7 +106,7 @@ describe('closeStalledConnections', () => {
     assert.equal(idle.destroyedAt, 30_000);
     const later = new FakeSocket(clock);
     server.emit('connection', later);
-    server.emit('request', { socket: later }, { writableFinished: false });
+    server.emit('request', { socket: later }, { headersSent: true, writableFinished: false });
     server.emit('close');
     assert.equal(clock.pending, 0, 'no sweep left');
     clock.advance(90_000);
