@@ -1,5 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 import { decodeV4RiceHashes, decodeV4RiceIndices, prefixesFromBytes } from '../../codec/index.ts';
+import { concatenated } from '../../codec/concatenated.ts';
 import {
   type FetchThreatListUpdatesResponse_ListUpdateResponse as ListUpdateResponse,
   FetchThreatListUpdatesResponse_ListUpdateResponse_ResponseType as ResponseType,
@@ -279,7 +280,7 @@ function additionsOf(sets: readonly ThreatEntrySet[], fail: Fail): Uint32Array {
       throw fail('malformed-entry-set', `additions[${i}] has ${bytes.length} bytes of raw_hashes, not a whole number of 4-byte prefixes`);
     return prefixesFromBytes(bytes, 'v4');
   });
-  return concatenated(parts).sort();
+  return concatenated(Uint32Array, parts).sort();
 }
 
 /** Removal indices of all sets, ascending (RAW indices come in no promised order). */
@@ -292,18 +293,7 @@ function removalsOf(sets: readonly ThreatEntrySet[], fail: Fail): Uint32Array {
     if (negative !== undefined) throw fail('malformed-entry-set', `removals[${i}] has the negative index ${negative}`);
     return Uint32Array.from(set.rawIndices.indices);
   });
-  return concatenated(parts).sort();
-}
-
-function concatenated(parts: readonly Uint32Array[]): Uint32Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint32Array(parts.reduce((n, part) => n + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
+  return concatenated(Uint32Array, parts).sort();
 }
 
 /**
