@@ -20,11 +20,11 @@ import { VERSION } from '../../version.ts';
 import type { FullHashMatch } from '../../lists/threat-details.ts';
 import {
   type FetchedList,
-  isNotImplemented,
   type ListState,
   type SearchResult,
   type ServerSettings,
   type Transport,
+  unlessUnlisted,
   type UpdateResponse,
 } from './transport.ts';
 import { bytesOfPrefix32 } from '../../url/hash-string.ts';
@@ -160,13 +160,8 @@ export class V4Transport implements Transport {
 
   /** `GET /v4/threatLists`: the v5 names of the triples the server publishes that have one. */
   async listNames(): Promise<readonly string[] | undefined> {
-    let response;
-    try {
-      response = await callRpc(this.settings, 'ListThreatLists', create(EmptySchema), sendRequest);
-    } catch (error) {
-      if (isNotImplemented(error)) return undefined;
-      throw error;
-    }
+    const response = await unlessUnlisted(callRpc(this.settings, 'ListThreatLists', create(EmptySchema), sendRequest));
+    if (response === undefined) return undefined;
     const names = new Set<string>();
     for (const list of response.threatLists) {
       const name = v5ListNameOf(list);
