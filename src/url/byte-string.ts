@@ -37,14 +37,3 @@ export function utf8ByteString(text: string): string {
   if (nodeBuffer !== undefined) return nodeBuffer.from(text, 'utf8').toString('latin1');
   return latin1OfBytes(encoder.encode(text));
 }
-
-/** `parts` one after the other, in new bytes. */
-export function concatBytes(...parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((size, part) => size + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}

@@ -2,6 +2,7 @@
 // runtimes have it, with the same bounds as Node's sender (http.ts): a deadline for the whole request,
 // a cap on the answer's size, no redirects followed.
 
+import { concatenated } from '../../codec/concatenated.ts';
 import type { OutgoingRequest } from '../../wire/rest/client-request.ts';
 import type { WireResponse } from '../../wire/rest/client-response.ts';
 import { TransportError } from '../client-errors.ts';
@@ -66,11 +67,5 @@ async function boundedBody(response: Response, maxBytes: number, where: string):
     }
     chunks.push(value);
   }
-  const body = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return body;
+  return concatenated(Uint8Array, chunks);
 }

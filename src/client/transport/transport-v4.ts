@@ -1,5 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 import { decodeV4RiceHashes, decodeV4RiceIndices, prefixesFromBytes } from '../../codec/index.ts';
+import { concatenated } from '../../codec/concatenated.ts';
 import {
   type FetchThreatListUpdatesResponse_ListUpdateResponse as ListUpdateResponse,
   FetchThreatListUpdatesResponse_ListUpdateResponse_ResponseType as ResponseType,
@@ -19,11 +20,11 @@ import { VERSION } from '../../version.ts';
 import type { FullHashMatch } from '../../lists/threat-details.ts';
 import {
   type FetchedList,
-  isNotImplemented,
   type ListState,
   type SearchResult,
   type ServerSettings,
   type Transport,
+  unlessUnlisted,
   type UpdateResponse,
 } from './transport.ts';
 import { bytesOfPrefix32 } from '../../url/hash-string.ts';
@@ -159,13 +160,8 @@ export class V4Transport implements Transport {
 
   /** `GET /v4/threatLists`: the v5 names of the triples the server publishes that have one. */
   async listNames(): Promise<readonly string[] | undefined> {
-    let response;
-    try {
-      response = await callRpc(this.settings, 'ListThreatLists', create(EmptySchema), sendRequest);
-    } catch (error) {
-      if (isNotImplemented(error)) return undefined;
-      throw error;
-    }
+    const response = await unlessUnlisted(callRpc(this.settings, 'ListThreatLists', create(EmptySchema), sendRequest));
+    if (response === undefined) return undefined;
     const names = new Set<string>();
     for (const list of response.threatLists) {
       const name = v5ListNameOf(list);
@@ -279,7 +275,7 @@ function additionsOf(sets: readonly ThreatEntrySet[], fail: Fail): Uint32Array {
       throw fail('malformed-entry-set', `additions[${i}] has ${bytes.length} bytes of raw_hashes, not a whole number of 4-byte prefixes`);
     return prefixesFromBytes(bytes, 'v4');
   });
-  return concatenated(parts).sort();
+  return concatenated(Uint32Array, parts).sort();
 }
 
 /** Removal indices of all sets, ascending (RAW indices come in no promised order). */
@@ -292,18 +288,7 @@ function removalsOf(sets: readonly ThreatEntrySet[], fail: Fail): Uint32Array {
     if (negative !== undefined) throw fail('malformed-entry-set', `removals[${i}] has the negative index ${negative}`);
     return Uint32Array.from(set.rawIndices.indices);
   });
-  return concatenated(parts).sort();
-}
-
-function concatenated(parts: readonly Uint32Array[]): Uint32Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint32Array(parts.reduce((n, part) => n + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
+  return concatenated(Uint32Array, parts).sort();
 }
 
 /**

@@ -11,11 +11,11 @@ import { MAX_CACHE_DURATION_MS, MAX_MINIMUM_WAIT_MS } from '../../wire/duration-
 import { knownDetail, type FullHashMatch, type ThreatDetail } from '../../lists/threat-details.ts';
 import {
   type FetchedList,
-  isNotImplemented,
   type ListState,
   type SearchResult,
   type ServerSettings,
   type Transport,
+  unlessUnlisted,
   type UpdateResponse,
 } from './transport.ts';
 
@@ -138,13 +138,8 @@ export class V5Transport implements Transport {
     let pageToken = '';
     // Bounded: a server whose pages never end is broken or hostile, and SB-11 has a handful of lists.
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
-      let answer;
-      try {
-        answer = await this.rpcs.listHashLists(LIST_PAGE_SIZE, pageToken);
-      } catch (error) {
-        if (isNotImplemented(error)) return undefined;
-        throw error;
-      }
+      const answer = await unlessUnlisted(this.rpcs.listHashLists(LIST_PAGE_SIZE, pageToken));
+      if (answer === undefined) return undefined;
       for (const name of answer.names) names.push(name);
       if (answer.nextPageToken === '') return names;
       pageToken = answer.nextPageToken;

@@ -78,6 +78,16 @@ export interface ServerSettings extends HttpSettings {
  * answer a path they do not serve; 400 too, for some (and for a bad key Google's, which the update that
  * follows then reports).
  */
-export function isNotImplemented(error: unknown): boolean {
+function isNotImplemented(error: unknown): boolean {
   return error instanceof WireResponseError && error.kind === 'error-status' && [400, 404, 405, 501].includes(error.httpStatus);
+}
+
+/** The answer of a call for the server's listing of its lists; undefined when it has none (isNotImplemented). */
+export async function unlessUnlisted<T>(call: Promise<T>): Promise<T | undefined> {
+  try {
+    return await call;
+  } catch (error) {
+    if (isNotImplemented(error)) return undefined;
+    throw error;
+  }
 }

@@ -47,6 +47,13 @@ export function expectString(value: unknown, field: string): string {
   return value;
 }
 
+/** `object[key]` as true or false (`field` is where `object` stands), or undefined when it is absent. */
+export function optionalBoolean(object: JsonObject, key: string, field: string): boolean | undefined {
+  const value = object[key];
+  if (value === undefined || typeof value === 'boolean') return value;
+  throw new ConfigError(fieldOf(field, key), `must be true or false, not ${describe(value)}`);
+}
+
 export interface NumberRange {
   min: number;
   max?: number;
@@ -63,9 +70,55 @@ export function expectNumber(value: unknown, field: string, range: NumberRange):
   return value;
 }
 
+/** `object[key]` read by {@link expectNumber} (`field` is where `object` stands), or undefined when it is absent. */
+export function optionalNumber(object: JsonObject, key: string, field: string, range: NumberRange): number | undefined {
+  return object[key] === undefined ? undefined : expectNumber(object[key], fieldOf(field, key), range);
+}
+
+/** How a file writes a whole-number setting: its bounds, and its name and unit where they are not the setting's. */
+export interface WholeNumberField {
+  min: number;
+  max: number;
+  /** The field's name in the file; the setting's when not given. */
+  name?: string;
+  /** What one unit of the file's is in the setting's: 1000 for seconds kept in ms; 1 when not given. */
+  scale?: number;
+}
+
+type WholeNumberFields<Setting extends string> = Readonly<Partial<Record<Setting, WholeNumberField>>>;
+
+/** The names `fields` (keyed by setting) have in the file, for {@link expectKnownFields}. */
+export function wholeNumberFieldNames(fields: WholeNumberFields<string>): string[] {
+  return Object.entries(fields).map(([setting, spec]) => spec?.name ?? setting);
+}
+
+/**
+ * The whole numbers `section` gives of `fields` (keyed by setting), each in the setting's unit; absent
+ * ones are left out, so that the defaults apply.
+ *
+ * @throws ConfigError naming the first bad field.
+ */
+export function wholeNumberSettings<Setting extends string>(
+  section: JsonObject,
+  field: string,
+  fields: WholeNumberFields<Setting>,
+): Partial<Record<Setting, number>> {
+  const settings: Partial<Record<Setting, number>> = {};
+  for (const [setting, { min, max, name = setting, scale = 1 }] of Object.entries(fields) as [Setting, WholeNumberField][]) {
+    const value = optionalNumber(section, name, field, { min, max, integer: true });
+    if (value !== undefined) settings[setting] = value * scale;
+  }
+  return settings;
+}
+
 export function expectArray(value: unknown, field: string): unknown[] {
   if (!Array.isArray(value)) throw new ConfigError(field, `must be an array ([ ... ]), not ${describe(value)}`);
   return value;
+}
+
+/** An array each element of which `read` checks, given where the element stands (for errors). */
+export function expectArrayOf<T>(value: unknown, field: string, read: (element: unknown, at: string) => T): T[] {
+  return expectArray(value, field).map((element, index) => read(element, elementOf(field, index)));
 }
 
 /** A non-empty array of distinct values, each one of `allowed`. */

@@ -8,7 +8,7 @@ import { ConfigError } from './config-error.ts';
 import {
   describe,
   elementOf,
-  expectArray,
+  expectArrayOf,
   expectChoices,
   expectKnownFields,
   expectObject,
@@ -33,7 +33,7 @@ export interface ListConfig extends ListDefinition {
  * @throws ConfigError naming the first bad field.
  */
 export function parseLists(value: unknown, baseDir: string): ListConfig[] {
-  const lists = value === undefined ? [] : expectArray(value, 'lists').map((list, i) => parseList(list, elementOf('lists', i), baseDir));
+  const lists = value === undefined ? [] : expectArrayOf(value, 'lists', (list, at) => parseList(list, at, baseDir));
   const names = new Set<string>();
   lists.forEach((list, i) => {
     if (names.has(list.name))
@@ -66,9 +66,7 @@ function parseList(value: unknown, field: string, baseDir: string): ListConfig {
       : expectChoices(list.likelySafeTypes, fieldOf(field, 'likelySafeTypes'), LIKELY_SAFE_TYPE_NAMES);
 
   const description = list.description === undefined ? '' : expectString(list.description, fieldOf(field, 'description'));
-  const sources = expectArray(list.sources, fieldOf(field, 'sources')).map((source, i) =>
-    parseSource(source, elementOf(fieldOf(field, 'sources'), i), baseDir),
-  );
+  const sources = expectArrayOf(list.sources, fieldOf(field, 'sources'), (source, at) => parseSource(source, at, baseDir));
   return {
     name,
     threatTypes,

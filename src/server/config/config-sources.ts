@@ -4,15 +4,15 @@
 import { resolve } from 'node:path';
 import { ConfigError } from './config-error.ts';
 import {
-  describe,
-  elementOf,
-  expectArray,
+  expectArrayOf,
   expectKnownFields,
   expectNumber,
   expectObject,
   expectString,
   fieldOf,
   type JsonObject,
+  optionalBoolean,
+  optionalNumber,
 } from './config-fields.ts';
 import type { CsvColumn } from '../feeds/formats/csv-feed.ts';
 import { FEED_FORMATS, type FeedFormat } from '../feeds/formats/feed-formats.ts';
@@ -83,11 +83,7 @@ export function parseSource(value: unknown, field: string, baseDir: string): Sou
   }[kind];
   expectKnownFields(source, [kind, ...READING_FIELDS, ...kindFields], field);
   const reading = parseReading(source, field, kind === 'entries' ? 'expressions' : undefined);
-  const refreshField = fieldOf(field, 'refreshMinutes');
-  const refreshMinutes =
-    source.refreshMinutes === undefined
-      ? undefined
-      : expectNumber(source.refreshMinutes, refreshField, { min: 1, max: MAX_REFRESH_MINUTES });
+  const refreshMinutes = optionalNumber(source, 'refreshMinutes', field, { min: 1, max: MAX_REFRESH_MINUTES });
 
   const { timeoutMs, ...limits } = parseSourceLimits(source, field);
 
@@ -102,9 +98,7 @@ export function parseSource(value: unknown, field: string, baseDir: string): Sou
         ...limits,
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
         refreshMinutes: refreshMinutes ?? DEFAULT_URL_REFRESH_MINUTES,
-        ...(parseAllowPrivate(source.allowPrivateAddresses, fieldOf(field, 'allowPrivateAddresses'))
-          ? { allowPrivateAddresses: true }
-          : {}),
+        ...(optionalBoolean(source, 'allowPrivateAddresses', field) === true ? { allowPrivateAddresses: true } : {}),
       };
     case 'entries':
       return { kind, entries: parseEntries(source.entries, fieldOf(field, 'entries')), ...reading };
@@ -156,16 +150,11 @@ function parseFeedUrl(value: unknown, field: string): string {
   return url.href;
 }
 
-function parseAllowPrivate(value: unknown, field: string): boolean {
-  if (value === undefined || typeof value === 'boolean') return value === true;
-  throw new ConfigError(field, `must be true or false, not ${describe(value)}`);
-}
-
 /** Inline entries are feed lines, so each must be one line. */
 function parseEntries(value: unknown, field: string): string[] {
-  return expectArray(value, field).map((entry, i) => {
-    const text = expectString(entry, elementOf(field, i));
-    if (/[\r\n]/.test(text)) throw new ConfigError(elementOf(field, i), 'must be one line: put each entry in its own string');
+  return expectArrayOf(value, field, (entry, at) => {
+    const text = expectString(entry, at);
+    if (/[\r\n]/.test(text)) throw new ConfigError(at, 'must be one line: put each entry in its own string');
     return text;
   });
 }

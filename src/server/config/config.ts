@@ -12,7 +12,15 @@ import { adminTokenProblem } from '../operator/admin-token.ts';
 import { readSecretFile } from '../operator/secret-file.ts';
 import { type ListenAddress, parseListenAddress } from '../http/listen-address.ts';
 import { ConfigError } from './config-error.ts';
-import { elementOf, expectArray, expectKnownFields, expectNumber, expectObject, expectString, type JsonObject } from './config-fields.ts';
+import {
+  expectArrayOf,
+  expectKnownFields,
+  expectNumber,
+  expectObject,
+  expectString,
+  type JsonObject,
+  optionalNumber,
+} from './config-fields.ts';
 import { type ListConfig, parseLists } from './config-lists.ts';
 import { parseFeedLimits, type FeedLimits } from './feed-limits-config.ts';
 import { keyStart, type LoadControlConfig, parseLoadControlConfig } from '../guard/load-control-config.ts';
@@ -88,13 +96,21 @@ const MAX_MINIMUM_WAIT_SECONDS = MAX_MINIMUM_WAIT_MS / 1000;
 /** No more than sbkit's own clients keep an answer (SB-8: never past 24 hours). */
 const MAX_CACHE_DURATION_SECONDS = MAX_CACHE_DURATION_MS / 1000;
 
-const TOP_FIELDS = [
+/**
+ * How long clients wait between updates (SB-12) and keep search answers (SB-8): each a field of the file
+ * and of ServerConfig under the same name, and what a reload puts in force at once (config-reload.ts).
+ */
+export const CLIENT_TIMING_FIELDS = [
   'minimumWaitSeconds',
   'cacheDurationSeconds',
   'positiveCacheDurationSeconds',
   'negativeCacheDurationSeconds',
   'changingMinimumWaitSeconds',
   'changingWindowSeconds',
+] as const satisfies readonly (keyof ServerConfig)[];
+
+const TOP_FIELDS = [
+  ...CLIENT_TIMING_FIELDS,
   'listCacheSeconds',
   'keepVersions',
   'dataDir',
@@ -126,10 +142,9 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
   const top = expectObject(json, '');
   expectKnownFields(top, TOP_FIELDS, '');
   const numberField = (key: string, min: number, fallback: number, integer = false, max?: number) =>
-    top[key] === undefined ? fallback : expectNumber(top[key], key, { min, integer, ...(max === undefined ? {} : { max }) });
+    optionalNumber(top, key, '', { min, integer, ...(max === undefined ? {} : { max }) }) ?? fallback;
 
-  const apiKeys =
-    top.apiKeys === undefined ? [] : expectArray(top.apiKeys, 'apiKeys').map((key, i) => expectString(key, elementOf('apiKeys', i)));
+  const apiKeys = top.apiKeys === undefined ? [] : expectArrayOf(top.apiKeys, 'apiKeys', expectString);
   const dataDir = top.dataDir === undefined ? undefined : expectString(top.dataDir, 'dataDir');
   const adminToken = secretField(top, 'adminToken', baseDir);
   const upstreamKey = secretField(top, 'upstreamKey', baseDir);
@@ -279,8 +294,7 @@ function parseCors(value: unknown): string[] {
   const section = expectObject(value, 'cors');
   expectKnownFields(section, ['origins'], 'cors');
   if (section.origins === undefined) return [];
-  return expectArray(section.origins, 'cors.origins').map((entry, i) => {
-    const at = elementOf('cors.origins', i);
+  return expectArrayOf(section.origins, 'cors.origins', (entry, at) => {
     const origin = expectString(entry, at);
     const problem = corsOriginProblem(origin);
     if (problem !== undefined) throw new ConfigError(at, problem);

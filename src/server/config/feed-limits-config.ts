@@ -2,7 +2,7 @@
 // `feedTimeoutSeconds`, `feedMaxMegabytes` and `feedMaxEntries`, and a source's own `timeoutSeconds`,
 // `maxMegabytes` and `maxEntries` over them.
 
-import { expectNumber, fieldOf, type JsonObject } from './config-fields.ts';
+import { type JsonObject, optionalNumber } from './config-fields.ts';
 
 /** Bounds on reading one source. */
 export interface FeedLimits {
@@ -46,14 +46,12 @@ const bytesOf = (megabytes: number) => Math.floor(megabytes * 1024 * 1024);
  * @throws ConfigError naming the first bad field.
  */
 export function parseFeedLimits(top: JsonObject): FeedLimits {
-  const number = (key: string, min: number, max: number, integer = false) =>
-    top[key] === undefined ? undefined : expectNumber(top[key], key, { min, max, integer });
-  const timeoutSeconds = number('feedTimeoutSeconds', 1, MAX_FEED_TIMEOUT_SECONDS);
-  const maxMegabytes = number('feedMaxMegabytes', 1, MAX_FEED_MEGABYTES);
+  const timeoutSeconds = optionalNumber(top, 'feedTimeoutSeconds', '', { min: 1, max: MAX_FEED_TIMEOUT_SECONDS });
+  const maxMegabytes = optionalNumber(top, 'feedMaxMegabytes', '', { min: 1, max: MAX_FEED_MEGABYTES });
   return {
     timeoutMs: timeoutSeconds === undefined ? DEFAULT_FEED_LIMITS.timeoutMs : timeoutSeconds * 1000,
     maxBytes: maxMegabytes === undefined ? DEFAULT_FEED_LIMITS.maxBytes : bytesOf(maxMegabytes),
-    maxEntries: number('feedMaxEntries', 1, MAX_FEED_ENTRIES, true) ?? DEFAULT_MAX_FEED_ENTRIES,
+    maxEntries: optionalNumber(top, 'feedMaxEntries', '', { min: 1, max: MAX_FEED_ENTRIES, integer: true }) ?? DEFAULT_MAX_FEED_ENTRIES,
   };
 }
 
@@ -64,11 +62,9 @@ export function parseFeedLimits(top: JsonObject): FeedLimits {
  * @throws ConfigError naming the first bad field.
  */
 export function parseSourceLimits(source: JsonObject, field: string): SourceLimits & { timeoutMs?: number } {
-  const number = (key: string, min: number, max: number, integer = false) =>
-    source[key] === undefined ? undefined : expectNumber(source[key], fieldOf(field, key), { min, max, integer });
-  const maxMegabytes = number('maxMegabytes', 0.001, MAX_FEED_MEGABYTES);
-  const maxEntries = number('maxEntries', 1, MAX_FEED_ENTRIES, true);
-  const timeoutSeconds = number('timeoutSeconds', 1, MAX_FEED_TIMEOUT_SECONDS);
+  const maxMegabytes = optionalNumber(source, 'maxMegabytes', field, { min: 0.001, max: MAX_FEED_MEGABYTES });
+  const maxEntries = optionalNumber(source, 'maxEntries', field, { min: 1, max: MAX_FEED_ENTRIES, integer: true });
+  const timeoutSeconds = optionalNumber(source, 'timeoutSeconds', field, { min: 1, max: MAX_FEED_TIMEOUT_SECONDS });
   return {
     ...(maxMegabytes === undefined ? {} : { maxBytes: bytesOf(maxMegabytes) }),
     ...(maxEntries === undefined ? {} : { maxEntries }),

@@ -3,14 +3,17 @@
 
 import { ConfigError } from '../config/config-error.ts';
 import {
-  elementOf,
-  expectArray,
+  expectArrayOf,
   expectKnownFields,
   expectNumber,
   expectObject,
   expectString,
   fieldOf,
   type JsonObject,
+  optionalBoolean,
+  type WholeNumberField,
+  wholeNumberFieldNames,
+  wholeNumberSettings,
 } from '../config/config-fields.ts';
 import { TrustedProxies } from './client-address.ts';
 import type { LoadControlSettings } from './load-control-settings.ts';
@@ -23,51 +26,31 @@ export interface LoadControlConfig {
 
 export const DEFAULT_LOAD_CONTROL_CONFIG: LoadControlConfig = { enabled: true, settings: {} };
 
-const FIELDS = [
-  'enabled',
-  'maxConcurrent',
-  'maxWaiting',
-  'waitMilliseconds',
-  'crawlerIntervalSeconds',
-  'anyCrawlerIntervalSeconds',
-  'burstWindowSeconds',
-  'burstMax',
-  'maxClients',
-  'trustedProxies',
-  'trustedRelays',
-  'crawlerPatterns',
-  'addressBurstMax',
-  'keyBurstMax',
-  'keyBudgets',
-  'maxConcurrentPerAddress',
-  'neighbourhoodBurstMax',
-  'maxConcurrentPerNeighbourhood',
-] as const;
+/** LC-5's limits: each setting's bounds, and its name and unit in the file where they are not its own. */
+const NUMBER_FIELDS = {
+  loadMax: { name: 'maxConcurrent', min: 1, max: 100_000 },
+  sleepingMax: { name: 'maxWaiting', min: 0, max: 100_000 },
+  delayMs: { name: 'waitMilliseconds', min: 0, max: 60_000 },
+  crawlerIntervalMs: { name: 'crawlerIntervalSeconds', min: 1, max: 86_400, scale: 1000 },
+  anyCrawlerIntervalMs: { name: 'anyCrawlerIntervalSeconds', min: 1, max: 86_400, scale: 1000 },
+  burstWindowMs: { name: 'burstWindowSeconds', min: 1, max: 86_400, scale: 1000 },
+  burstMax: { min: 0, max: 10_000 },
+  maxClients: { min: 2, max: 10_000_000 },
+  addressBurstMax: { min: 0, max: 1_000_000 },
+  keyBurstMax: { min: 0, max: 1_000_000 },
+  addressConcurrentMax: { name: 'maxConcurrentPerAddress', min: 1, max: 100_000 },
+  neighbourhoodBurstMax: { min: 0, max: 1_000_000 },
+  neighbourhoodConcurrentMax: { name: 'maxConcurrentPerNeighbourhood', min: 1, max: 100_000 },
+} satisfies { [Setting in keyof LoadControlSettings]?: WholeNumberField };
+
+const FIELDS = ['enabled', ...wholeNumberFieldNames(NUMBER_FIELDS), 'keyBudgets', 'trustedProxies', 'trustedRelays', 'crawlerPatterns'];
 
 export function parseLoadControlConfig(value: unknown, field: string): LoadControlConfig {
   if (value === undefined) return DEFAULT_LOAD_CONTROL_CONFIG;
   const section = expectObject(value, field);
   expectKnownFields(section, FIELDS, field);
-  const enabled = section.enabled === undefined ? true : expectBoolean(section.enabled, fieldOf(field, 'enabled'));
-  const settings: Partial<LoadControlSettings> = {};
-  const number = (key: (typeof FIELDS)[number], min: number, max: number, scale = 1): number | undefined =>
-    section[key] === undefined ? undefined : expectNumber(section[key], fieldOf(field, key), { min, max, integer: true }) * scale;
-  const assign = <K extends keyof LoadControlSettings>(key: K, v: LoadControlSettings[K] | undefined) => {
-    if (v !== undefined) settings[key] = v;
-  };
-  assign('loadMax', number('maxConcurrent', 1, 100_000));
-  assign('sleepingMax', number('maxWaiting', 0, 100_000));
-  assign('delayMs', number('waitMilliseconds', 0, 60_000));
-  assign('crawlerIntervalMs', number('crawlerIntervalSeconds', 1, 86_400, 1000));
-  assign('anyCrawlerIntervalMs', number('anyCrawlerIntervalSeconds', 1, 86_400, 1000));
-  assign('burstWindowMs', number('burstWindowSeconds', 1, 86_400, 1000));
-  assign('burstMax', number('burstMax', 0, 10_000));
-  assign('maxClients', number('maxClients', 2, 10_000_000));
-  assign('addressBurstMax', number('addressBurstMax', 0, 1_000_000));
-  assign('keyBurstMax', number('keyBurstMax', 0, 1_000_000));
-  assign('addressConcurrentMax', number('maxConcurrentPerAddress', 1, 100_000));
-  assign('neighbourhoodBurstMax', number('neighbourhoodBurstMax', 0, 1_000_000));
-  assign('neighbourhoodConcurrentMax', number('maxConcurrentPerNeighbourhood', 1, 100_000));
+  const enabled = optionalBoolean(section, 'enabled', field) ?? true;
+  const settings: Partial<LoadControlSettings> = wholeNumberSettings(section, field, NUMBER_FIELDS);
   if (section.keyBudgets !== undefined) {
     const at = fieldOf(field, 'keyBudgets');
     const budgets = expectObject(section.keyBudgets, at);
@@ -79,11 +62,12 @@ export function parseLoadControlConfig(value: unknown, field: string): LoadContr
       ]),
     );
   }
-  assign('trustedProxies', addresses(section, 'trustedProxies', field, 'trusted proxy'));
-  assign('trustedRelays', addresses(section, 'trustedRelays', field, 'trusted relay'));
+  const trustedProxies = addresses(section, 'trustedProxies', field, 'trusted proxy');
+  if (trustedProxies !== undefined) settings.trustedProxies = trustedProxies;
+  const trustedRelays = addresses(section, 'trustedRelays', field, 'trusted relay');
+  if (trustedRelays !== undefined) settings.trustedRelays = trustedRelays;
   if (section.crawlerPatterns !== undefined) {
-    const patterns = expectArray(section.crawlerPatterns, fieldOf(field, 'crawlerPatterns')).map((entry, i) => {
-      const at = elementOf(fieldOf(field, 'crawlerPatterns'), i);
+    settings.extraCrawlers = expectArrayOf(section.crawlerPatterns, fieldOf(field, 'crawlerPatterns'), (entry, at) => {
       const pattern = expectString(entry, at);
       try {
         new RegExp(pattern, 'i');
@@ -92,7 +76,6 @@ export function parseLoadControlConfig(value: unknown, field: string): LoadContr
       }
       return pattern;
     });
-    settings.extraCrawlers = patterns;
   }
   return { enabled, settings };
 }
@@ -101,7 +84,7 @@ export function parseLoadControlConfig(value: unknown, field: string): LoadContr
 function addresses(section: JsonObject, key: 'trustedProxies' | 'trustedRelays', field: string, what: string): string[] | undefined {
   if (section[key] === undefined) return undefined;
   const at = fieldOf(field, key);
-  const entries = expectArray(section[key], at).map((entry, i) => expectString(entry, elementOf(at, i)));
+  const entries = expectArrayOf(section[key], at, expectString);
   try {
     new TrustedProxies(entries, what);
   } catch (error) {
@@ -114,9 +97,4 @@ function addresses(section: JsonObject, key: 'trustedProxies' | 'trustedRelays',
 /** The first characters of an API key, enough for its owner to recognise it. */
 export function keyStart(key: string): string {
   return `${key.slice(0, 4)}…`;
-}
-
-function expectBoolean(value: unknown, field: string): boolean {
-  if (typeof value !== 'boolean') throw new ConfigError(field, 'must be true or false');
-  return value;
 }

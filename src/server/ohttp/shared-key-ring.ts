@@ -15,17 +15,11 @@ import { ConfigError } from '../config/config-error.ts';
 import { randomBytes, randomInt } from 'node:crypto';
 import { type GatewayKey, importGatewayKey, type KeyConfig } from '../../wire/ohttp/ohttp.ts';
 import { type Clock, systemClock } from '../../time/clock.ts';
-import { connectRedis, type RedisClient, type RedisConnection, type RedisWatch } from '../redis/redis-connection.ts';
+import { connectRedis, DEFAULT_KEY_PREFIX, type RedisConnection, type RedisOptions, type RedisWatch } from '../redis/redis-connection.ts';
+import { RedisReachability } from '../redis/redis-reachability.ts';
 import { type GatewayKeys, GatewayKeysUnavailableError, type KeyRingOptions } from './key-ring.ts';
 
-export interface SharedKeyRingOptions extends KeyRingOptions {
-  /** `redis://[[user]:password@]host[:port][/db]`. */
-  url: string;
-  /** Starts every key: the instances that publish one gateway share it. */
-  keyPrefix?: string;
-  timeoutMs?: number;
-  /** Where to say that Redis failed, and that it answers again. */
-  log?: (message: string) => void;
+export interface SharedKeyRingOptions extends KeyRingOptions, RedisOptions {
   /** Uniform in [0, 1): picks key IDs; tests pass a fixed one. */
   random?: () => number;
   /** Start without Redis when it does not answer (Oblivious HTTP answers 503 until it does), and report to the service's metrics. */
@@ -51,9 +45,7 @@ export class SharedKeyRing implements GatewayKeys {
   private readonly held = new Map<number, HeldKey>();
   /** Reads under way, one per generation however many requests need it. */
   private readonly reading = new Map<number, Promise<GatewayKey | undefined>>();
-  private reachable = true;
-  private readonly client: RedisClient;
-  private readonly label: string;
+  private readonly reachability: RedisReachability;
 
   private constructor(
     private readonly connection: RedisConnection,
@@ -61,13 +53,12 @@ export class SharedKeyRing implements GatewayKeys {
     private readonly rotateMs: number,
     private readonly overlapMs: number,
     private readonly clock: Clock,
-    private readonly log: (message: string) => void,
+    log: (message: string) => void,
     private readonly random: () => number,
   ) {
-    this.client = connection.client;
-    this.label = connection.label;
+    this.reachability = new RedisReachability(log);
     // Failures are reported by the commands that meet them; the client reconnects on its own.
-    this.client.on('error', () => {});
+    connection.client.on('error', () => {});
   }
 
   /** Connects to Redis; rejects with RedisConnectionError when it cannot (unless `watch.retry` says to start without it). */
@@ -80,7 +71,7 @@ export class SharedKeyRing implements GatewayKeys {
     const connection = await connectRedis(options.url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.watch, clock);
     return new SharedKeyRing(
       connection,
-      options.keyPrefix ?? 'sbkit:',
+      options.keyPrefix ?? DEFAULT_KEY_PREFIX,
       rotateMs,
       overlapMs,
       clock,
@@ -152,21 +143,21 @@ export class SharedKeyRing implements GatewayKeys {
     let stored: Buffer | null;
     try {
       if (make) await this.make(generation, heldId);
-      stored = await this.client.get(name);
+      stored = await this.connection.client.get(name);
     } catch (error) {
       const failure = new GatewayKeysUnavailableError(
-        `the gateway keys in Redis at ${this.label} cannot be read: ${(error as Error).message}`,
+        `the gateway keys in Redis at ${this.connection.label} cannot be read: ${(error as Error).message}`,
         { cause: error },
       );
-      if (this.reachable) this.log(`${failure.message}; Oblivious HTTP requests get 503 until it answers`);
-      this.reachable = false;
+      this.reachability.failed(`${failure.message}; Oblivious HTTP requests get 503 until it answers`);
       throw failure;
     }
-    if (!this.reachable) this.log(`the gateway keys in Redis at ${this.label} can be read again`);
-    this.reachable = true;
+    this.reachability.answered(`the gateway keys in Redis at ${this.connection.label} can be read again`);
     if (stored === null && !make) return undefined;
     if (stored === null || stored.length !== 1 + PRIVATE_KEY_BYTES) {
-      throw new GatewayKeysUnavailableError(`${name} in Redis at ${this.label} does not hold a key ID and a ${PRIVATE_KEY_BYTES}-byte key`);
+      throw new GatewayKeysUnavailableError(
+        `${name} in Redis at ${this.connection.label} does not hold a key ID and a ${PRIVATE_KEY_BYTES}-byte key`,
+      );
     }
     return importGatewayKey(stored[0]!, new Uint8Array(stored.subarray(1)));
   }
@@ -178,12 +169,12 @@ export class SharedKeyRing implements GatewayKeys {
    * is unknown rather than fail to decrypt).
    */
   private async make(generation: number, heldId: number | undefined): Promise<void> {
-    const previous = await this.client.get(this.keyName(generation - 1));
+    const previous = await this.connection.client.get(this.keyName(generation - 1));
     const taken = new Set([previous?.[0], heldId].filter((id) => id !== undefined));
     const free = Array.from({ length: 256 }, (_, id) => id).filter((id) => !taken.has(id));
     const candidate = Buffer.concat([Buffer.from([free[Math.floor(this.random() * free.length)]!]), randomBytes(PRIVATE_KEY_BYTES)]);
     // Kept until the generation after it has outlived its overlap too.
-    await this.client.set(this.keyName(generation), candidate, {
+    await this.connection.client.set(this.keyName(generation), candidate, {
       condition: 'NX',
       expiration: { type: 'PX', value: 2 * this.rotateMs + this.overlapMs },
     });

@@ -15,7 +15,7 @@
 // a restart keeps its running value, and the log says so; the rest of the reload applies.
 
 import { isDeepStrictEqual } from 'node:util';
-import type { ListConfig, ServerConfig } from '../config/config.ts';
+import { CLIENT_TIMING_FIELDS, type ListConfig, type ServerConfig } from '../config/config.ts';
 
 /** What to run after a reload, and what of the new configuration waits for a restart. */
 export interface ReloadPlan {
@@ -26,16 +26,7 @@ export interface ReloadPlan {
 }
 
 /** Settings taken from the new configuration as they are; `lists`, `adminToken` and `tls` are taken in part. */
-const RELOADABLE: ReadonlySet<string> = new Set([
-  'minimumWaitSeconds',
-  'cacheDurationSeconds',
-  'positiveCacheDurationSeconds',
-  'negativeCacheDurationSeconds',
-  'changingMinimumWaitSeconds',
-  'changingWindowSeconds',
-  'apiKeys',
-  'feedLimits',
-]);
+const RELOADABLE: ReadonlySet<string> = new Set([...CLIENT_TIMING_FIELDS, 'apiKeys', 'feedLimits']);
 const IN_PART: ReadonlySet<string> = new Set(['lists', 'adminToken', 'tls']);
 
 /** What a list is, as clients see it: everything but its sources. */

@@ -1,36 +1,30 @@
 // The `upstreamSearches` section of the server configuration (docs/configuration.md): how a caching
 // proxy spends its upstream's patience, in the units people write them in.
 
-import { expectKnownFields, expectNumber, expectObject, fieldOf } from '../config/config-fields.ts';
+import {
+  expectKnownFields,
+  expectObject,
+  type WholeNumberField,
+  wholeNumberFieldNames,
+  wholeNumberSettings,
+} from '../config/config-fields.ts';
 import type { UpstreamSearchLimits } from './upstream-searches.ts';
 
-const UPSTREAM_SEARCH_FIELDS = [
-  'requestsPerMinute',
-  'burst',
-  'anonymousPrefixesPerMinute',
-  'neighbourhoodPrefixesPerMinute',
-  'keyedPrefixesPerMinute',
-  'relayedPrefixesPerMinute',
-  'maxWaitMilliseconds',
-] as const;
+/** Each limit's bounds, and its name in the file where it is not its own. */
+const UPSTREAM_SEARCH_FIELDS = {
+  requestsPerMinute: { min: 1, max: 100_000 },
+  burst: { min: 1, max: 1000 },
+  anonymousPrefixesPerMinute: { min: 0, max: 1_000_000 },
+  neighbourhoodPrefixesPerMinute: { min: 0, max: 1_000_000 },
+  keyedPrefixesPerMinute: { min: 0, max: 10_000_000 },
+  relayedPrefixesPerMinute: { min: 0, max: 10_000_000 },
+  maxWaitMs: { name: 'maxWaitMilliseconds', min: 100, max: 60_000 },
+} satisfies { [Limit in keyof UpstreamSearchLimits]?: WholeNumberField };
 
 /** The `upstreamSearches` section: how a proxy spends its upstream's patience. */
 export function parseUpstreamSearches(value: unknown): Partial<UpstreamSearchLimits> {
   if (value === undefined) return {};
   const section = expectObject(value, 'upstreamSearches');
-  expectKnownFields(section, UPSTREAM_SEARCH_FIELDS, 'upstreamSearches');
-  const limits: Partial<UpstreamSearchLimits> = {};
-  const read = (key: (typeof UPSTREAM_SEARCH_FIELDS)[number], min: number, max: number) =>
-    section[key] === undefined ? undefined : expectNumber(section[key], fieldOf('upstreamSearches', key), { min, max, integer: true });
-  const assign = <K extends keyof UpstreamSearchLimits>(key: K, v: number | undefined) => {
-    if (v !== undefined) limits[key] = v;
-  };
-  assign('requestsPerMinute', read('requestsPerMinute', 1, 100_000));
-  assign('burst', read('burst', 1, 1000));
-  assign('anonymousPrefixesPerMinute', read('anonymousPrefixesPerMinute', 0, 1_000_000));
-  assign('neighbourhoodPrefixesPerMinute', read('neighbourhoodPrefixesPerMinute', 0, 1_000_000));
-  assign('keyedPrefixesPerMinute', read('keyedPrefixesPerMinute', 0, 10_000_000));
-  assign('relayedPrefixesPerMinute', read('relayedPrefixesPerMinute', 0, 10_000_000));
-  assign('maxWaitMs', read('maxWaitMilliseconds', 100, 60_000));
-  return limits;
+  expectKnownFields(section, wholeNumberFieldNames(UPSTREAM_SEARCH_FIELDS), 'upstreamSearches');
+  return wholeNumberSettings(section, 'upstreamSearches', UPSTREAM_SEARCH_FIELDS);
 }

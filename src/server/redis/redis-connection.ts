@@ -61,6 +61,20 @@ export interface RedisWatch {
   restored(list: string, versions: number): void;
 }
 
+/** How a part of the service reaches Redis; each part's options add their own to these. */
+export interface RedisOptions {
+  /** `redis://[[user]:password@]host[:port][/db]`, or `rediss://` for TLS. */
+  url: string;
+  /** Starts every key: the instances that share this part's keys share it; DEFAULT_KEY_PREFIX when not given. */
+  keyPrefix?: string;
+  /** Bound on connecting and on each command; each part has its own default. */
+  timeoutMs?: number;
+  /** Where to say that Redis failed, or answers again. */
+  log?: (message: string) => void;
+  /** Start without Redis when it does not answer, and report to the service's metrics (redis-monitor.ts). */
+  watch?: RedisWatch;
+}
+
 /** A connection to Redis, which may be trying to reach it still. */
 export interface RedisConnection {
   readonly client: RedisClient;

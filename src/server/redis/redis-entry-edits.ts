@@ -1,19 +1,6 @@
 import type { EntryEdits, EntryEditStore } from '../feeds/entry-edits.ts';
 import { MAX_EDITS_PER_LIST, NO_EDITS } from '../feeds/entry-edits.ts';
-import { connectRedis, DEFAULT_KEY_PREFIX, type RedisConnection, type RedisWatch } from './redis-connection.ts';
-
-export interface RedisEntryEditsOptions {
-  /** `redis://[[user]:password@]host[:port][/db]`, or `rediss://` for TLS. */
-  url: string;
-  /** Starts every key: the instances publishing one set of lists share it. */
-  keyPrefix?: string;
-  /** Bound on connecting and on each command. */
-  timeoutMs?: number;
-  /** Where to say that the edits could not be read. */
-  log?: (message: string) => void;
-  /** Start without Redis when it does not answer, and report to the service's metrics (redis-monitor.ts). */
-  watch?: RedisWatch;
-}
+import { connectRedis, DEFAULT_KEY_PREFIX, type RedisConnection, type RedisOptions } from './redis-connection.ts';
 
 const DEFAULT_TIMEOUT_MS = 2000;
 
@@ -70,7 +57,7 @@ export class RedisEntryEdits implements EntryEditStore {
   }
 
   /** Connects; rejects with RedisConnectionError when it cannot (without `watch.retry`, when Redis does not answer). */
-  static async connect(options: RedisEntryEditsOptions): Promise<RedisEntryEdits> {
+  static async connect(options: RedisOptions): Promise<RedisEntryEdits> {
     const connection = await connectRedis(options.url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.watch);
     return new RedisEntryEdits(connection, options.keyPrefix ?? DEFAULT_KEY_PREFIX, options.log ?? (() => {}));
   }

@@ -2,7 +2,8 @@
 // has one budget however many instances it reaches. While Redis is away, decisions fall back to this
 // instance's memory (said once, counted), and go back to Redis as soon as it answers.
 
-import { connectRedis, type RedisClient, type RedisConnection, type RedisWatch } from './redis-connection.ts';
+import { connectRedis, DEFAULT_KEY_PREFIX, type RedisConnection, type RedisOptions, type RedisWatch } from './redis-connection.ts';
+import { RedisReachability } from './redis-reachability.ts';
 import { type Budget, type HitStore, MemoryHitStore, ownBudget, type RateRules, type RateVerdict } from '../guard/hit-store.ts';
 
 /*
@@ -46,15 +47,12 @@ return 'admit'
 
 const VERDICTS: ReadonlySet<string> = new Set(['admit', 'crawler-recent', 'crawlers-busy', 'rate', 'address-rate']);
 
-export interface RedisHitStoreOptions {
-  url: string;
-  keyPrefix?: string;
+export interface RedisHitStoreOptions extends RedisOptions {
   /** Bound on connecting and on each decision's script: past it, the decision is made in memory. */
   timeoutMs?: number;
   rules: RateRules;
   /** The memory store that decides while Redis is away. */
   fallback: MemoryHitStore;
-  log?: (message: string) => void;
   /** Called for every decision made in memory because Redis failed (metrics). */
   onFallback?: () => void;
   /** Start without Redis when it does not answer (deciding in memory), and report to the service's metrics. */
@@ -62,18 +60,15 @@ export interface RedisHitStoreOptions {
 }
 
 export class RedisHitStore implements HitStore {
-  private usingRedis = true;
-
-  private readonly client: RedisClient;
-  private readonly label: string;
+  /** Whether decisions are made in Redis or, while it fails, in memory. */
+  private readonly reachability: RedisReachability;
 
   private constructor(
     private readonly connection: RedisConnection,
     private readonly options: RedisHitStoreOptions,
   ) {
-    this.client = connection.client;
-    this.label = connection.label;
-    this.client.on('error', (error: Error) => this.failed(error));
+    this.reachability = new RedisReachability(options.log ?? (() => {}));
+    connection.client.on('error', (error: Error) => this.failed(error));
   }
 
   /** Connects to Redis; rejects with RedisConnectionError when it cannot (unless `watch.retry` says to start without it). */
@@ -94,9 +89,9 @@ export class RedisHitStore implements HitStore {
    * Without budgets, the crawler rules alone are checked.
    */
   private async run(client: string, crawler: boolean, budgets: readonly Budget[] | undefined): Promise<RateVerdict | undefined> {
-    if (this.client.isReady) {
+    if (this.connection.client.isReady) {
       try {
-        const verdict = await this.client.eval(HIT_SCRIPT, {
+        const verdict = await this.connection.client.eval(HIT_SCRIPT, {
           keys: this.keys(client, budgets ?? []),
           arguments: [...this.arguments(crawler, budgets === undefined), ...(budgets ?? []).flatMap((b) => [String(b.max), b.refusal])],
         });
@@ -118,7 +113,7 @@ export class RedisHitStore implements HitStore {
 
   /** True while Redis is connected, so that decisions are made there; false while they fall back to memory. */
   get shared(): boolean {
-    return this.client.isReady;
+    return this.connection.client.isReady;
   }
 
   async close(): Promise<void> {
@@ -126,7 +121,7 @@ export class RedisHitStore implements HitStore {
   }
 
   private keys(client: string, budgets: readonly Budget[]): string[] {
-    const prefix = `${this.options.keyPrefix ?? 'sbkit:'}guard:{guard}:`;
+    const prefix = `${this.options.keyPrefix ?? DEFAULT_KEY_PREFIX}guard:{guard}:`;
     return [`${prefix}crawler:${client}`, `${prefix}any-crawler`, ...budgets.map((budget) => `${prefix}hits:${budget.key}`)];
   }
 
@@ -142,16 +137,12 @@ export class RedisHitStore implements HitStore {
   }
 
   private answered(): void {
-    if (this.usingRedis) return;
-    this.usingRedis = true;
-    this.options.log?.(`load control: Redis at ${this.label} answers again; limits are shared again`);
+    this.reachability.answered(`load control: Redis at ${this.connection.label} answers again; limits are shared again`);
   }
 
   private failed(error: unknown): void {
-    if (!this.usingRedis) return;
-    this.usingRedis = false;
-    this.options.log?.(
-      `load control: Redis at ${this.label} failed (${error instanceof Error ? error.message : String(error)}); limits are kept in this instance's memory until it answers again`,
+    this.reachability.failed(
+      `load control: Redis at ${this.connection.label} failed (${error instanceof Error ? error.message : String(error)}); limits are kept in this instance's memory until it answers again`,
     );
   }
 }

@@ -3,21 +3,10 @@ import { type FullHashMatch, type ThreatDetail } from '../../lists/threat-detail
 import { THREAT_ATTRIBUTES, THREAT_TYPES, type ThreatAttributeName, type ThreatTypeName } from '../../lists/threat-types.ts';
 import type { CachedSearch, SharedSearchCache } from '../api/full-hash-source.ts';
 import { prefix32 } from '../../url/hash.ts';
-import { connectRedis, type RedisClient, type RedisConnection, type RedisWatch } from './redis-connection.ts';
+import { connectRedis, DEFAULT_KEY_PREFIX, type RedisConnection, type RedisOptions } from './redis-connection.ts';
+import { RedisReachability } from './redis-reachability.ts';
 
-export interface RedisSearchCacheOptions {
-  /** `redis://[[user]:password@]host[:port][/db]`, or `rediss://` for TLS. */
-  url: string;
-  /** Starts every key: the proxy instances in front of one upstream share it. */
-  keyPrefix?: string;
-  /** Bound on connecting and on each command; a search waits at most this long for the cache. */
-  timeoutMs?: number;
-  /** Where to say that Redis failed, or answers again. */
-  log?: (message: string) => void;
-  /** Start without Redis when it does not answer, and report to the service's metrics (redis-monitor.ts). */
-  watch?: RedisWatch;
-}
-
+/** A search waits at most this long for the cache. */
 const DEFAULT_TIMEOUT_MS = 500;
 const KNOWN_TYPES: ReadonlySet<unknown> = new Set(Object.values(THREAT_TYPES));
 const KNOWN_ATTRIBUTES: ReadonlySet<unknown> = new Set(Object.values(THREAT_ATTRIBUTES));
@@ -38,29 +27,25 @@ interface StoredSearch {
  * because of Redis: while it is away the cache knows nothing and keeps nothing, which it says once.
  */
 export class RedisSearchCache implements SharedSearchCache {
-  private reachable = true;
-
-  private readonly client: RedisClient;
-  private readonly label: string;
+  private readonly reachability: RedisReachability;
 
   private constructor(
     private readonly connection: RedisConnection,
     private readonly keyPrefix: string,
-    private readonly log: (message: string) => void,
+    log: (message: string) => void,
   ) {
-    this.client = connection.client;
-    this.label = connection.label;
-    this.client.on('error', (error: Error) => this.failed(error));
-    this.client.on('ready', () => this.answered());
+    this.reachability = new RedisReachability(log);
+    connection.client.on('error', (error: Error) => this.failed(error));
+    connection.client.on('ready', () => this.answered());
   }
 
   /**
    * Connects to Redis; rejects with RedisConnectionError when it cannot (when Redis does not answer,
    * only without `watch.retry`: with it, the cache knows nothing until Redis answers).
    */
-  static async connect(options: RedisSearchCacheOptions): Promise<RedisSearchCache> {
+  static async connect(options: RedisOptions): Promise<RedisSearchCache> {
     const connection = await connectRedis(options.url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.watch);
-    return new RedisSearchCache(connection, options.keyPrefix ?? 'sbkit:', options.log ?? (() => {}));
+    return new RedisSearchCache(connection, options.keyPrefix ?? DEFAULT_KEY_PREFIX, options.log ?? (() => {}));
   }
 
   async lookup(prefixes: readonly number[], now: number): Promise<Map<number, CachedSearch>> {
@@ -68,7 +53,7 @@ export class RedisSearchCache implements SharedSearchCache {
     if (prefixes.length === 0) return found;
     let values: (Buffer | null)[];
     try {
-      values = await this.client.mGet(prefixes.map((prefix) => this.key(prefix)));
+      values = await this.connection.client.mGet(prefixes.map((prefix) => this.key(prefix)));
     } catch (error) {
       this.failed(error);
       return found;
@@ -92,7 +77,9 @@ export class RedisSearchCache implements SharedSearchCache {
         expiresAt,
         fullHashes: under.map((match) => ({ hash: Buffer.from(match.fullHash, 'latin1').toString('base64'), details: match.details })),
       };
-      return this.client.set(this.key(prefix), JSON.stringify(stored), { expiration: { type: 'PXAT', value: Math.ceil(expiresAt) } });
+      return this.connection.client.set(this.key(prefix), JSON.stringify(stored), {
+        expiration: { type: 'PXAT', value: Math.ceil(expiresAt) },
+      });
     });
     try {
       // Issued together, node-redis sends them in one round trip.
@@ -113,16 +100,12 @@ export class RedisSearchCache implements SharedSearchCache {
   }
 
   private answered(): void {
-    if (this.reachable) return;
-    this.reachable = true;
-    this.log(`the search cache in Redis at ${this.label} answers again`);
+    this.reachability.answered(`the search cache in Redis at ${this.connection.label} answers again`);
   }
 
   private failed(error: unknown): void {
-    if (!this.reachable) return;
-    this.reachable = false;
-    this.log(
-      `the search cache in Redis at ${this.label} failed (${error instanceof Error ? error.message : String(error)}): searches go to the upstream until it answers again`,
+    this.reachability.failed(
+      `the search cache in Redis at ${this.connection.label} failed (${error instanceof Error ? error.message : String(error)}): searches go to the upstream until it answers again`,
     );
   }
 }

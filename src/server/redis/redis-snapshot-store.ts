@@ -1,6 +1,14 @@
 import type { SortedHashes } from '../../store/hash-list.ts';
 import { type Clock, systemClock } from '../../time/clock.ts';
-import { connectRedis, DEFAULT_KEY_PREFIX, type RedisConnection, RedisConnectionError, type RedisWatch } from './redis-connection.ts';
+import {
+  connectRedis,
+  DEFAULT_KEY_PREFIX,
+  type RedisConnection,
+  RedisConnectionError,
+  type RedisOptions,
+  type RedisWatch,
+} from './redis-connection.ts';
+import { RedisReachability } from './redis-reachability.ts';
 import { BoundedMap } from '../../store/bounded-map.ts';
 import type { ListDefinition } from '../lists/list-definition.ts';
 import type { KeptSnapshot, ListHistory } from '../lists/list-history.ts';
@@ -11,11 +19,7 @@ import { contentOf, type Offer, offerOf } from './redis-snapshot-content.ts';
 import { Membership } from './redis-list-membership.ts';
 import { SharedHistories, type SharedState } from './redis-shared-histories.ts';
 
-export interface RedisSnapshotStoreOptions {
-  /** `redis://[[user]:password@]host[:port][/db]`, or `rediss://` for TLS. */
-  url: string;
-  /** Starts every key: instances that serve the same lists share it; tests use one of their own. */
-  keyPrefix?: string;
+export interface RedisSnapshotStoreOptions extends RedisOptions {
   /**
    * Milliseconds between looks for publications by other instances; 0: none, only `refresh()`, this
    * instance's own publications and Redis answering again bring news.
@@ -62,7 +66,7 @@ export class RedisSnapshotStore implements SnapshotStore {
   /** Redis work runs one piece at a time, so that a look started before a publication cannot undo it. */
   private queue: Promise<unknown> = Promise.resolve();
   private timer: unknown;
-  private reachable: boolean;
+  private readonly reachability: RedisReachability;
   private closed = false;
   private readonly shared: SharedHistories;
   /** The URL without credentials, for messages. */
@@ -78,7 +82,7 @@ export class RedisSnapshotStore implements SnapshotStore {
   ) {
     this.label = connection.label;
     this.shared = new SharedHistories(connection.client, keyPrefix, connection.label);
-    this.reachable = connection.ready;
+    this.reachability = new RedisReachability(log, connection.ready);
     connection.client.on('error', (error: Error) => void this.unavailable(error));
     // Redis answers (again): join, or find out at once whether it lost what it held.
     connection.client.on('ready', () => {
@@ -351,18 +355,17 @@ export class RedisSnapshotStore implements SnapshotStore {
 
   /** Notes that Redis answered, saying so when it had failed before. */
   private available(): void {
-    if (this.reachable) return;
-    this.reachable = true;
-    this.log(`Redis at ${this.label} answers again`);
+    this.reachability.answered(`Redis at ${this.label} answers again`);
   }
 
   /** Notes that Redis failed (saying so when it answered before) and gives the error to throw. */
   private unavailable(error: unknown): SnapshotStoreError {
     if (error instanceof SnapshotStoreError) return error;
     const message = error instanceof Error ? error.message : String(error);
-    if (this.reachable && !this.closed) {
-      this.reachable = false;
-      this.log(`Redis at ${this.label} failed (${message}): serving the lists this instance holds until Redis answers again`);
+    if (!this.closed) {
+      this.reachability.failed(
+        `Redis at ${this.label} failed (${message}): serving the lists this instance holds until Redis answers again`,
+      );
     }
     return new SnapshotStoreError('unavailable', `Redis at ${this.label}: ${message}`, { cause: error });
   }

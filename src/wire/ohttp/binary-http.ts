@@ -4,7 +4,7 @@
 // responses are read and skipped; zero padding at the end is allowed. Anything else is a
 // BinaryHttpError, never a partial message.
 
-import { concatBytes } from '../../url/byte-string.ts';
+import { concatBytes, concatenated } from '../../codec/concatenated.ts';
 import { BinaryHttpError } from '../wire-error.ts';
 
 export interface BinaryHttpRequest {
@@ -135,7 +135,7 @@ class Writer {
   }
 
   done(): Uint8Array {
-    return concatBytes(...this.chunks);
+    return concatenated(Uint8Array, this.chunks);
   }
 }
 

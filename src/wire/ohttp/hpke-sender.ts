@@ -6,7 +6,7 @@
 // HMACs cost less than a dozen asynchronous WebCrypto calls. The gateway's side (the recipient) is
 // @hpke/core's, on Node (wire/ohttp/ohttp.ts).
 
-import { concatBytes } from '../../url/byte-string.ts';
+import { concatBytes } from '../../codec/concatenated.ts';
 import { sha256Portable as sha256 } from '../../url/sha256.ts';
 import { AEAD_AES_128_GCM, KDF_HKDF_SHA256, KEM_X25519_HKDF_SHA256, NK, NN } from './ohttp-keys.ts';
 

@@ -3,7 +3,7 @@
 // (`message/ohttp-res`). WebCrypto only, so that every runtime sbkit's client runs on speaks it.
 
 import { aesGcm, hkdfExpand, hkdfExtract, sealBase } from './hpke-sender.ts';
-import { concatBytes } from '../../url/byte-string.ts';
+import { concatBytes } from '../../codec/concatenated.ts';
 import { type KeyConfig, NK, NN, offersOurSuite, requestHeader, requestInfo, RESPONSE_LABEL, RESPONSE_NONCE, TAG } from './ohttp-keys.ts';
 import { OhttpError } from '../wire-error.ts';
 

@@ -3,7 +3,7 @@
 // supported, the one of RFC 9458's example: DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, AES-128-GCM.
 // Plain bytes, no Node built-in: the client's side runs on any runtime.
 
-import { concatBytes } from '../../url/byte-string.ts';
+import { concatBytes } from '../../codec/concatenated.ts';
 import { OhttpError } from '../wire-error.ts';
 
 export const KEM_X25519_HKDF_SHA256 = 0x0020;

@@ -168,6 +168,28 @@ function readRice256(bytes: Uint8Array, what: string, into?: RiceDeltaEncoded256
 
 const HASH_LIST = V5_FIELDS.HashList;
 
+type Additions = HashListAnswer['compressedAdditions'];
+type AdditionsMember = NonNullable<Additions['case']>;
+type AdditionsOf<M extends AdditionsMember> = Extract<Additions, { case: M }>['value'];
+
+/** The reader of each member of the additions' oneof, one per hash width. */
+const ADDITIONS_READERS: { [M in AdditionsMember]: (bytes: Uint8Array, what: string, into?: AdditionsOf<M>) => AdditionsOf<M> } = {
+  additionsFourBytes: readRice32,
+  additionsEightBytes: readRice64,
+  additionsSixteenBytes: readRice128,
+  additionsThirtyTwoBytes: readRice256,
+};
+const ADDITIONS_BY_FIELD = new Map<number, AdditionsMember>(
+  (Object.keys(ADDITIONS_READERS) as AdditionsMember[]).map((member) => [HASH_LIST[member], member]),
+);
+
+/** The additions' oneof once `member` came: the same member again merges into it, another one replaces it (protobuf's rule). */
+function readAdditions<M extends AdditionsMember>(member: M, bytes: Uint8Array, what: string, before: Additions): Additions {
+  const into = before.case === member ? (before.value as AdditionsOf<M>) : undefined;
+  // TypeScript cannot tie the member to its value's type through the generic; ADDITIONS_READERS does.
+  return { case: member, value: ADDITIONS_READERS[member](bytes, what, into) } as Additions;
+}
+
 function readHashList(bytes: Uint8Array, what: string): HashListAnswer {
   const initial: HashListAnswer = {
     name: '',
@@ -178,7 +200,6 @@ function readHashList(bytes: Uint8Array, what: string): HashListAnswer {
     sha256Checksum: new Uint8Array(0),
     compressedAdditions: { case: undefined },
   };
-  // The additions' oneof: the same member again merges into it, another member replaces it (protobuf's rule).
   return readMessage(bytes, what, initial, (r, m) => {
     switch (r.field) {
       case HASH_LIST.name:
@@ -190,16 +211,6 @@ function readHashList(bytes: Uint8Array, what: string): HashListAnswer {
       case HASH_LIST.partialUpdate:
         m.partialUpdate = r.bool();
         break;
-      case HASH_LIST.additionsFourBytes:
-        m.compressedAdditions = {
-          case: 'additionsFourBytes',
-          value: readRice32(
-            r.bytesField(),
-            what,
-            m.compressedAdditions.case === 'additionsFourBytes' ? m.compressedAdditions.value : undefined,
-          ),
-        };
-        break;
       case HASH_LIST.compressedRemovals:
         m.compressedRemovals = readRice32(r.bytesField(), what, m.compressedRemovals);
         break;
@@ -209,38 +220,11 @@ function readHashList(bytes: Uint8Array, what: string): HashListAnswer {
       case HASH_LIST.sha256Checksum:
         m.sha256Checksum = r.bytesField();
         break;
-      case HASH_LIST.additionsEightBytes:
-        m.compressedAdditions = {
-          case: 'additionsEightBytes',
-          value: readRice64(
-            r.bytesField(),
-            what,
-            m.compressedAdditions.case === 'additionsEightBytes' ? m.compressedAdditions.value : undefined,
-          ),
-        };
-        break;
-      case HASH_LIST.additionsSixteenBytes:
-        m.compressedAdditions = {
-          case: 'additionsSixteenBytes',
-          value: readRice128(
-            r.bytesField(),
-            what,
-            m.compressedAdditions.case === 'additionsSixteenBytes' ? m.compressedAdditions.value : undefined,
-          ),
-        };
-        break;
-      case HASH_LIST.additionsThirtyTwoBytes:
-        m.compressedAdditions = {
-          case: 'additionsThirtyTwoBytes',
-          value: readRice256(
-            r.bytesField(),
-            what,
-            m.compressedAdditions.case === 'additionsThirtyTwoBytes' ? m.compressedAdditions.value : undefined,
-          ),
-        };
-        break;
-      default:
-        r.skip();
+      default: {
+        const member = ADDITIONS_BY_FIELD.get(r.field);
+        if (member === undefined) r.skip();
+        else m.compressedAdditions = readAdditions(member, r.bytesField(), what, m.compressedAdditions);
+      }
     }
   });
 }

@@ -4,6 +4,7 @@
 // The hashes go to 256 buckets by their first byte; each bucket is sorted on its own, a turn at a time
 // (event-loop-turns.ts), and the buckets in their order are the whole list in order.
 
+import { concatenated } from '../../../codec/concatenated.ts';
 import { expressionHashString } from '../../../url/hash.ts';
 import { FULL_HASH_BYTES, sortFullHashes } from '../../lists/full-hashes.ts';
 import type { EventLoopTurns } from './event-loop-turns.ts';
@@ -39,22 +40,14 @@ export class HashBuckets {
    */
   async sorted(turns: EventLoopTurns): Promise<Uint8Array> {
     const parts: Uint8Array[] = [];
-    let length = 0;
     for (let index = 0; index < BUCKETS; index++) {
       const bucket = this.buckets[index];
       if (bucket === undefined) continue;
       const part = sortFullHashes(bucket.subarray(0, this.counts[index]! * FULL_HASH_BYTES)).bytes;
       parts.push(part);
-      length += part.length;
       this.buckets[index] = undefined;
       await turns.pause();
     }
-    const all = new Uint8Array(length);
-    let at = 0;
-    for (const part of parts) {
-      all.set(part, at);
-      at += part.length;
-    }
-    return all;
+    return concatenated(Uint8Array, parts);
   }
 }
