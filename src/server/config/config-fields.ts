@@ -111,7 +111,7 @@ export function wholeNumberSettings<Setting extends string>(
   return settings;
 }
 
-export function expectArray(value: unknown, field: string): unknown[] {
+function expectArray(value: unknown, field: string): unknown[] {
   if (!Array.isArray(value)) throw new ConfigError(field, `must be an array ([ ... ]), not ${describe(value)}`);
   return value;
 }
