@@ -73,6 +73,11 @@ export default defineConfig(
         'error',
         { object: 'Date', property: 'now', message: CLOCK_MESSAGE },
         { object: 'performance', property: 'now', message: CLOCK_MESSAGE },
+        {
+          object: 'AbortSignal',
+          property: 'timeout',
+          message: 'Take deadline(clock, ms) from src/time/clock.ts: a deadline on the one clock.',
+        },
       ],
       'no-restricted-imports': [
         'error',

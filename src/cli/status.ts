@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { connectionFailure } from '../client/transport/connection-failure.ts';
 import { isHttpUrl } from '../client/options.ts';
 import type { ServerStatus } from '../server/web/status.ts';
+import { deadline, systemClock } from '../time/clock.ts';
 import { EMBEDDED_SERVER } from './client-options.ts';
 import { EXIT, type CliIo, type ExitStatus, UsageError } from './io.ts';
 import { paint, formatTable } from './terminal.ts';
@@ -32,7 +33,9 @@ export function statusCommand(io: CliIo, setExit: (status: ExitStatus) => void):
       };
       let response: Response;
       try {
-        response = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS), headers: { 'user-agent': 'sbkit-status' } });
+        // The deadline bounds the answer's body too, read below; the command's end leaves its timer behind (unref'd).
+        const { signal } = deadline(systemClock, TIMEOUT_MS);
+        response = await fetch(url, { signal, headers: { 'user-agent': 'sbkit-status' } });
       } catch (error) {
         // A cause with a known remedy (a certificate not trusted, plain HTTP to a TLS port) says what to
         // do; any other may be no server there.

@@ -64,6 +64,7 @@ export function clientSettings(options: SafeBrowsingClientOptions, runtime: Clie
   const threatLists = mode === 'nostorage' ? [] : [...(options.lists ?? DEFAULT_THREAT_LISTS)];
   const globalCache = mode === 'realtime' ? GLOBAL_CACHE_LIST : undefined;
   const optional = new Set<string>(options.lists === undefined ? threatLists : []);
+  const clock = options.clock ?? systemClock;
   if (globalCache !== undefined) optional.add(globalCache);
   return {
     protocol,
@@ -80,8 +81,9 @@ export function clientSettings(options: SafeBrowsingClientOptions, runtime: Clie
       maxResponseBytes: options.maxResponseBytes ?? 64 * 1024 * 1024,
       sizeConstraints: { maxUpdateEntries: 0, maxDatabaseEntries: 0, ...options.sizeConstraints },
       maxListEntries: options.maxListEntries ?? DEFAULT_MAX_LIST_ENTRIES,
+      clock,
     },
-    clock: options.clock ?? systemClock,
+    clock,
     random: options.random ?? Math.random,
   };
 }

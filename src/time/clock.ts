@@ -78,6 +78,25 @@ export function every(clock: Clock, ms: number, callback: () => void): () => voi
   return () => clock.clearTimeout(handle);
 }
 
+/** An AbortSignal that aborts on a clock, and the function that cancels it once the work it bounds is done. */
+export interface Deadline {
+  signal: AbortSignal;
+  clear: () => void;
+}
+
+/**
+ * A signal that aborts `ms` from now on `clock` with a "TimeoutError" DOMException, as
+ * AbortSignal.timeout() does on the system's time only: a test moves a request's deadline with the rest
+ * of its clock. `clear()` cancels the timer when the work ends first (a fake clock counts it till then).
+ */
+export function deadline(clock: Clock, ms: number): Deadline {
+  const controller = new AbortController();
+  // One timer, capped where Node's overflow would start: no request is worth waiting 24.8 days for.
+  const abort = () => controller.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError'));
+  const handle = clock.setTimeout(abort, Math.min(ms, MAX_TIMER_DELAY_MS));
+  return { signal: controller.signal, clear: () => clock.clearTimeout(handle) };
+}
+
 /** Resolves after `ms` on `clock`. */
 export function sleep(clock: Clock, ms: number): Promise<void> {
   return new Promise((resolve) => clock.setTimeout(resolve, ms));

@@ -9,6 +9,7 @@ import { v4ListOf } from '../../src/lists/v4-lists.ts';
 import { checksumOf } from '../../src/store/hash-list.ts';
 import { nodeSha256 } from '../../src/url/hash.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
+import type { Clock } from '../../src/time/clock.ts';
 import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
 import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, RETRY_AFTER_MAX_MS, RETRY_AFTER_MIN_MS } from '../../src/client/updates/schedule.ts';
 import { MAX_MINIMUM_WAIT_MS } from '../../src/wire/duration-caps.ts';
@@ -58,6 +59,17 @@ const refusal = (answer: { status: number; retryAfterSeconds: number }): Answer 
 });
 
 let now = 0;
+/** The client's request deadline: a hung answer times out on real time after this long. */
+const TIMEOUT_MS = 250;
+/**
+ * The script's time, which the test sets; of the client's timers only its request deadline runs (on real
+ * time, as nothing moves `now` while an answer hangs): the others never fire, and the test runs every update itself.
+ */
+const scriptClock: Clock = {
+  now: () => now,
+  setTimeout: (callback, ms) => (ms === TIMEOUT_MS ? setTimeout(callback, ms) : undefined),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout> | undefined),
+};
 let script: Scripted[] = [];
 let received: number[] = [];
 let server: FakeServer;
@@ -101,8 +113,8 @@ describe('request frequency (RF-2..5, SB-12) against any sequence of answers', (
             server: server.url,
             mode: 'local',
             lists: ['mw-4b'],
-            timeoutMs: 250,
-            clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => undefined },
+            timeoutMs: TIMEOUT_MS,
+            clock: scriptClock,
             random: () => randoms[r++ % randoms.length]!,
           });
           await client.start();
@@ -209,8 +221,8 @@ describe('request frequency of v4 fullHashes:find (RF-3, RF-4) against any seque
               server: v4.url,
               protocol: 'v4',
               lists: ['mw-4b'],
-              timeoutMs: 250,
-              clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => undefined },
+              timeoutMs: TIMEOUT_MS,
+              clock: scriptClock,
               random: () => 0.5,
             });
             await client.update();
@@ -290,8 +302,8 @@ describe('request frequency of updates of lists with different waits (RF-3 per l
               server: two.url,
               mode: 'local',
               lists: ['se-4b', 'mw-4b'],
-              timeoutMs: 250,
-              clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => undefined },
+              timeoutMs: TIMEOUT_MS,
+              clock: scriptClock,
               random: () => randoms[r++ % randoms.length]!,
             });
             await client.start();

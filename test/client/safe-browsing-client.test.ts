@@ -18,6 +18,7 @@ import { expressionHashString, nodeSha256 } from '../../src/url/hash.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
 import type { DecodedWireRequest } from '../../src/wire/rest/server-request.ts';
 import { FakeClock } from '../support/fake-clock.ts';
+import { until } from '../support/waiting.ts';
 import { startFakeServer, type Answer, type FakeServer } from './fake-server.ts';
 import { fullHashesOf, fullHashList, prefixList, prefixesOf } from './lists-fixture.ts';
 
@@ -200,10 +201,15 @@ describe('SafeBrowsingClient, local mode (v5)', () => {
     assert.equal(sb.stats().consecutiveUpdateFailures, 2);
   });
 
-  it('treats a server that does not answer in time as a failure', async () => {
+  it('treats a server that does not answer in time, on its clock, as a failure', async () => {
     handler = () => ({ hang: true });
-    const sb = client({ mode: 'local', timeoutMs: 150 });
-    const summary = await sb.update();
+    const clock = new FakeClock();
+    const sb = client({ mode: 'local', timeoutMs: 150, clock });
+    const before = server.requests.length;
+    const updating = sb.update();
+    await until(5_000, 'the update at the server', () => server.requests.length > before);
+    clock.advance(150);
+    const summary = await updating;
     assert.match(summary.error!.message, /did not answer within 150 ms/);
   });
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { callAt, every, MAX_TIMER_DELAY_MS, nextTurn, sleep, systemClock } from '../../src/time/clock.ts';
+import { callAt, deadline, every, MAX_TIMER_DELAY_MS, nextTurn, sleep, systemClock } from '../../src/time/clock.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
 describe('callAt', () => {
@@ -79,5 +79,28 @@ describe('systemClock', () => {
     const readings = Array.from({ length: 1000 }, () => systemClock.monotonic());
     assert.ok(readings.every((reading, i) => i === 0 || reading >= readings[i - 1]!));
     assert.ok(Math.abs(systemClock.now() - Date.now()) < 1000);
+  });
+});
+
+describe('deadline', () => {
+  it('aborts its signal with a TimeoutError when the clock reaches it, and not before', () => {
+    const clock = new FakeClock(0);
+    const { signal } = deadline(clock, 10_000);
+    clock.advance(9_999);
+    assert.equal(signal.aborted, false);
+    clock.advance(1);
+    assert.equal(signal.aborted, true);
+    assert.equal((signal.reason as DOMException).name, 'TimeoutError');
+    assert.match((signal.reason as DOMException).message, /10000 ms/);
+    assert.equal(clock.pending, 0);
+  });
+
+  it('once cleared, never aborts and leaves no timer behind', () => {
+    const clock = new FakeClock(0);
+    const { signal, clear } = deadline(clock, 10_000);
+    clear();
+    assert.equal(clock.pending, 0);
+    clock.advance(60_000);
+    assert.equal(signal.aborted, false);
   });
 });

@@ -3,6 +3,7 @@
 // a cap on the answer's size, no redirects followed.
 
 import { concatenated } from '../../codec/concatenated.ts';
+import { deadline, systemClock } from '../../time/clock.ts';
 import type { OutgoingRequest } from '../../wire/rest/client-request.ts';
 import type { WireResponse } from '../../wire/rest/client-response.ts';
 import { TransportError } from '../client-errors.ts';
@@ -17,7 +18,7 @@ import type { HttpSettings } from './http.ts';
 export async function sendWithFetch(request: OutgoingRequest, settings: HttpSettings): Promise<WireResponse> {
   const target = new URL(request.url);
   const where = `${target.origin}${target.pathname}`;
-  const signal = AbortSignal.timeout(settings.timeoutMs);
+  const { signal, clear } = deadline(settings.clock ?? systemClock, settings.timeoutMs);
   try {
     const response = await fetch(target, {
       method: request.method,
@@ -48,6 +49,8 @@ export async function sendWithFetch(request: OutgoingRequest, settings: HttpSett
     if (signal.aborted) throw new TransportError('timeout', `${where} did not answer within ${settings.timeoutMs} ms`, { cause: err });
     const reason = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
     throw new TransportError('network', `cannot reach ${where}: ${reason}`, { cause: err });
+  } finally {
+    clear();
   }
 }
 

@@ -6,6 +6,7 @@ import { type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders, req
 import { request as httpsRequest } from 'node:https';
 import { type Readable, pipeline } from 'node:stream';
 import { createBrotliDecompress, createGunzip } from 'node:zlib';
+import { type Clock, deadline, systemClock } from '../../time/clock.ts';
 import type { OutgoingRequest } from '../../wire/rest/client-request.ts';
 import { TransportError } from '../client-errors.ts';
 import { describeConnectionFailure } from './connection-failure.ts';
@@ -18,6 +19,8 @@ export interface HttpSettings {
   timeoutMs: number;
   /** Larger answers (once decompressed) are abandoned: a broken or hostile server cannot make the client buffer gigabytes. */
   maxResponseBytes: number;
+  /** What the deadline runs on: the client's clock (the system's by default). */
+  clock?: Clock;
 }
 
 /** Content codings the client accepts; Rice-coded lists barely shrink, JSON answers do. */
@@ -33,11 +36,12 @@ export function sendRequest(request: OutgoingRequest, settings: HttpSettings): P
   const where = `${target.origin}${target.pathname}`;
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   const headers: OutgoingHttpHeaders = { ...request.headers, 'user-agent': settings.userAgent, 'accept-encoding': ACCEPT_ENCODING };
-  const signal = AbortSignal.timeout(settings.timeoutMs);
+  const { signal, clear } = deadline(settings.clock ?? systemClock, settings.timeoutMs);
   return new Promise<WireResponse>((resolve, reject) => {
     let outgoing: ClientRequest | undefined;
     let incoming: IncomingMessage | undefined;
     const fail = (err: unknown) => {
+      clear();
       outgoing?.destroy();
       reject(err instanceof TransportError ? err : failure(err, signal, target, settings, incoming));
     };
@@ -73,6 +77,7 @@ export function sendRequest(request: OutgoingRequest, settings: HttpSettings): P
         });
         body.on('error', fail);
         body.on('end', () => {
+          clear();
           const maxAge = /(?:^|[\s,])max-age=(\d+)/.exec(response.headers['cache-control'] ?? '')?.[1];
           resolve({
             httpStatus: response.statusCode ?? 0,

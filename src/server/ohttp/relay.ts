@@ -12,6 +12,7 @@ import { closeStalledConnections, DEFAULT_HTTP_LIMITS, type HttpLimits, httpServ
 import { capConnections } from '../http/connection-caps.ts';
 import { paceAnswers } from '../http/answer-pace.ts';
 import type { LoadControl } from '../guard/load-control.ts';
+import { type Clock, deadline, systemClock } from '../../time/clock.ts';
 
 /** What {@link createRelayApp} forwards to, and who it admits. */
 export interface RelayOptions {
@@ -25,6 +26,8 @@ export interface RelayOptions {
   httpLimits?: Partial<HttpLimits>;
   /** Load balancers in front of the relay (addresses and CIDR blocks): no cap on their connections per address. */
   trustedProxies?: readonly string[];
+  /** What the gateway's deadline runs on; the system's clock by default. */
+  clock?: Clock;
 }
 
 const MAX_REQUEST_BYTES = 64 * 1024;
@@ -58,7 +61,7 @@ export function createRelayApp(options: RelayOptions): FastifyInstance {
     let answer: Response;
     let body: Buffer | undefined;
     const timeoutMs = options.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
-    const signal = AbortSignal.timeout(timeoutMs);
+    const { signal, clear } = deadline(options.clock ?? systemClock, timeoutMs);
     try {
       answer = await fetch(gateway, {
         method: 'POST',
@@ -74,6 +77,8 @@ export function createRelayApp(options: RelayOptions): FastifyInstance {
       if (signal.aborted)
         return reply.code(504).header('content-type', 'text/plain').send(`the gateway did not answer within ${timeoutMs} ms`);
       return reply.code(502).header('content-type', 'text/plain').send('the gateway cannot be reached');
+    } finally {
+      clear();
     }
     if (body === undefined) return reply.code(502).header('content-type', 'text/plain').send(TOO_LARGE);
     const retryAfter = answer.headers.get('retry-after');

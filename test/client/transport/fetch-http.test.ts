@@ -5,6 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { sendWithFetch } from '../../../src/client/transport/fetch-http.ts';
 import { TransportError } from '../../../src/client/client-errors.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
+import { until } from '../../support/waiting.ts';
 
 const SETTINGS = { userAgent: 'sbkit-test/1', timeoutMs: 1_000, maxResponseBytes: 1_000 };
 
@@ -64,8 +66,14 @@ describe('sendWithFetch', () => {
     assert.equal((await get('/redirect')).httpStatus, 302);
   });
 
-  it('gives up after the timeout, and names an unreachable server', async () => {
-    await assert.rejects(get('/silent'), failsWith('timeout'));
+  it("gives up after the timeout on the client's clock, leaves no deadline behind, and names an unreachable server", async () => {
+    const clock = new FakeClock(0);
+    const before = seen.length;
+    const silent = sendWithFetch({ method: 'GET', url: `${base}/silent`, headers: {}, body: undefined }, { ...SETTINGS, clock });
+    await until(5_000, 'the request at the server', () => seen.length > before);
+    clock.advance(SETTINGS.timeoutMs);
+    await assert.rejects(silent, failsWith('timeout'));
+    assert.equal(clock.pending, 0);
     await assert.rejects(
       sendWithFetch({ method: 'GET', url: 'http://127.0.0.1:9/', headers: {}, body: undefined }, SETTINGS),
       failsWith('network'),

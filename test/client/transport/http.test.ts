@@ -3,8 +3,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
-import { sendRequest } from '../../../src/client/transport/http.ts';
+import { type HttpSettings, sendRequest } from '../../../src/client/transport/http.ts';
 import { TransportError } from '../../../src/client/client-errors.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
+import { until } from '../../support/waiting.ts';
 
 const SETTINGS = { userAgent: 'sbkit-test/1', timeoutMs: 2_000, maxResponseBytes: 1_000 };
 
@@ -60,7 +62,7 @@ after(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const get = (path: string, settings = SETTINGS) =>
+const get = (path: string, settings: HttpSettings = SETTINGS) =>
   sendRequest({ method: 'GET', url: `${base}${path}`, headers: {}, body: undefined }, settings);
 
 async function rejectsWith(promise: Promise<unknown>, kind: TransportError['kind'], message: RegExp): Promise<void> {
@@ -134,8 +136,20 @@ describe('sendRequest', () => {
     assert.equal(seen.length, before + 1);
   });
 
-  it('times out a server that never answers', async () => {
-    await rejectsWith(get('/hang', { ...SETTINGS, timeoutMs: 100 }), 'timeout', /did not answer within 100 ms/);
+  it("times out a server that never answers, on the client's clock", async () => {
+    const clock = new FakeClock(0);
+    const before = seen.length;
+    const answer = get('/hang', { ...SETTINGS, timeoutMs: 10_000, clock });
+    await until(5_000, 'the request at the server', () => seen.length > before);
+    clock.advance(9_999);
+    clock.advance(1);
+    await rejectsWith(answer, 'timeout', /did not answer within 10000 ms/);
+  });
+
+  it('leaves no deadline behind once answered', async () => {
+    const clock = new FakeClock(0);
+    await get('/plain', { ...SETTINGS, clock });
+    assert.equal(clock.pending, 0);
   });
 
   it('reports an answer cut short, and a server that is not there, as network failures', async () => {

@@ -4,7 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { pipeline, type Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { type Clock, systemClock } from '../../../time/clock.ts';
+import { type Clock, deadline, systemClock } from '../../../time/clock.ts';
 import { VERSION } from '../../../version.ts';
 import type { FeedLimits } from '../../config/config.ts';
 import { conditionalHeaders, type FeedValidators, hasValidators, refreshedValidators, validatorsOf } from './conditional-fetch.ts';
@@ -241,8 +241,8 @@ export async function readUrlSource(
   const configured = new URL(url);
   const label = withoutCredentials(configured).href;
   const policy = addressPolicy(configured, allowPrivateAddresses);
-  const deadline = AbortSignal.timeout(limits.timeoutMs);
-  const signal = limits.signal === undefined ? deadline : AbortSignal.any([deadline, limits.signal]);
+  const timeout = deadline(clock, limits.timeoutMs);
+  const signal = limits.signal === undefined ? timeout.signal : AbortSignal.any([timeout.signal, limits.signal]);
   const conditional = hasValidators(validators) ? validators : undefined;
   let target = withoutCredentials(configured);
   try {
@@ -293,6 +293,8 @@ export async function readUrlSource(
     }
   } catch (error) {
     throw sourceFailure(error, label, limits, signal);
+  } finally {
+    timeout.clear();
   }
 }
 
