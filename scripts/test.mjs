@@ -78,12 +78,11 @@ if (unknown.length > 0) {
 const chosen = named.length > 0 ? named : tier === 'all' ? all : all.filter((file) => !END_TO_END.has(file));
 const inTurn = [...chosen.filter((file) => END_TO_END.has(file)), ...chosen.filter((file) => !END_TO_END.has(file))];
 
-/** Runs a child to its end, its output as it comes; resolves with its exit status (128 when a signal ended it). */
-function run(command, args) {
-  const child = spawn(command, args, { cwd: root, stdio: 'inherit' });
+/** Resolves with the exit status of `child` once it has ended (1 when it could not start, 128 when a signal ended it). */
+function ended(child, what) {
   return new Promise((resolve) => {
     child.on('error', (error) => {
-      console.error(`${command}: ${error.message}`);
+      console.error(`${what}: ${error.message}`);
       resolve(1);
     });
     child.on('close', (status, signal) => resolve(status ?? (signal === null ? 1 : 128)));
@@ -91,11 +90,10 @@ function run(command, args) {
 }
 
 /** `npm run lint`, its output kept for the end; resolves with what it printed and its exit status. */
-function linted() {
+async function linted() {
   const child = spawn(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'lint'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   // At a lower priority, which the linters it starts inherit: they take what the tests leave of the
-  // cores. At the same priority a server under test slowed enough for its load control to answer 503
-  // (a browser sample's /ohttp-keys, once in a CI run).
+  // cores, and the tests' deadlines meet a machine busy with the tests alone.
   try {
     if (child.pid !== undefined) setPriority(child.pid, 10);
   } catch {
@@ -104,12 +102,8 @@ function linted() {
   const output = [];
   child.stdout.on('data', (chunk) => output.push(chunk));
   child.stderr.on('data', (chunk) => output.push(chunk));
-  return new Promise((resolve) => {
-    child.on('error', (error) => resolve({ status: 1, output: `npm run lint: ${error.message}\n` }));
-    child.on('close', (status, signal) =>
-      resolve({ status: status ?? (signal === null ? 1 : 128), output: Buffer.concat(output).toString() }),
-    );
-  });
+  const status = await ended(child, 'npm run lint');
+  return { status, output: Buffer.concat(output).toString() };
 }
 
 async function testRun() {
@@ -117,7 +111,8 @@ async function testRun() {
   if (build === undefined) return 1;
   const files = inTurn.map((file) => relative(root, join(build, file.replace(/\.ts$/, '.js'))));
   // Stack traces name the TypeScript sources' lines, as under tsx (tsconfig.test.json writes source maps).
-  return run(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, ...files]);
+  const args = ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, ...files];
+  return ended(spawn(process.execPath, args, { cwd: root, stdio: 'inherit' }), 'node --test');
 }
 
 const lintRun = lint ? linted() : undefined;
