@@ -13,8 +13,20 @@ export interface EncodedPayload {
   body: Uint8Array;
 }
 
-export function encodePayload<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>, encoding: WireEncoding): EncodedPayload {
-  const body = encoding === 'json' ? new TextEncoder().encode(toJsonString(schema, message)) : toBinary(schema, message);
+/**
+ * A message in `encoding`; `enumsAsNumbers` gives a JSON message's enums by number, as Google's client
+ * libraries ask with `$alt=json;enum-encoding=int`.
+ */
+export function encodePayload<Desc extends DescMessage>(
+  schema: Desc,
+  message: MessageShape<Desc>,
+  encoding: WireEncoding,
+  enumsAsNumbers = false,
+): EncodedPayload {
+  const body =
+    encoding === 'json'
+      ? new TextEncoder().encode(toJsonString(schema, message, { enumAsInteger: enumsAsNumbers }))
+      : toBinary(schema, message);
   return { contentType: encodingContentType(encoding), body };
 }
 

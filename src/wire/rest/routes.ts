@@ -9,7 +9,9 @@ import type { Empty } from '@bufbuild/protobuf/wkt';
 import { EmptySchema } from '@bufbuild/protobuf/wkt';
 import * as v4 from '../../proto/v4.ts';
 import * as v5 from '../../proto/v5.ts';
+import * as webrisk from '../../proto/webrisk.ts';
 import { listNameForV4 } from '../../lists/v4-lists.ts';
+import { webRiskListAlias } from '../../lists/web-risk-lists.ts';
 import { checkListName } from '../list-name.ts';
 import { WireError } from '../wire-error.ts';
 
@@ -25,15 +27,27 @@ interface RpcMessages {
   FindThreatMatches: { request: v4.FindThreatMatchesRequest; response: v4.FindThreatMatchesResponse };
   ListThreatLists: { request: Empty; response: v4.ListThreatListsResponse };
   CreateThreatHit: { request: v4.ThreatHit; response: Empty };
+  ComputeThreatListDiff: { request: webrisk.ComputeThreatListDiffRequest; response: webrisk.ComputeThreatListDiffResponse };
+  SearchUris: { request: webrisk.SearchUrisRequest; response: webrisk.SearchUrisResponse };
+  WebRiskSearchHashes: { request: webrisk.SearchHashesRequest; response: webrisk.SearchHashesResponse };
+  CreateSubmission: { request: webrisk.CreateSubmissionRequest; response: webrisk.Submission };
 }
 
-/** An RPC by its method name in our .proto services (unique across v5 and v4). */
+/**
+ * An RPC by its method name in our .proto services, unique across the protocols: Web Risk's
+ * SearchHashes, which v5 has too, is WebRiskSearchHashes.
+ */
 export type RpcId = keyof RpcMessages;
 export type RpcRequest<R extends RpcId> = RpcMessages[R]['request'];
 export type RpcResponse<R extends RpcId> = RpcMessages[R]['response'];
 
-/** The path prefix a request used; v5alpha1 serves the v5 RPCs (docs/api.md §1, last note). */
-export type ApiVersion = 'v5' | 'v5alpha1' | 'v4';
+/** The path prefix a request used; v5alpha1 serves the v5 RPCs (docs/api.md §1, last note), v1 is Web Risk's. */
+export type ApiVersion = 'v5' | 'v5alpha1' | 'v4' | 'v1';
+
+/** The protocols of the REST surface: Safe Browsing v5 and v4, and Web Risk v1. */
+export type Protocol = 'v5' | 'v4' | 'webrisk';
+
+const PROTOCOL_OF: Readonly<Record<ApiVersion, Protocol>> = { v5: 'v5', v5alpha1: 'v5', v4: 'v4', v1: 'webrisk' };
 
 /** A request message together with the RPC it is for. */
 export interface RpcCallOf<R extends RpcId> {
@@ -54,17 +68,25 @@ export type RpcCall = { [R in RpcId]: RpcCallOf<R> }[RpcId];
 type RpcAnswer<R extends RpcId> =
   | {
       holds: 'list update';
-      /** The lists the request names, in the order the answer gives them; undefined for a v4 triple that names none. */
+      /**
+       * The lists the request names, in the order the answer gives them; undefined for a v4 triple that
+       * names none. A Web Risk threat type names its list by an alias (lists/web-risk-lists.ts).
+       */
       listsNamed: (request: RpcRequest<R>) => readonly (string | undefined)[];
     }
   | { holds: 'list listing' | 'search' | 'acknowledgement' };
 
 export interface Rpc<R extends RpcId> {
   id: R;
-  protocol: 'v5' | 'v4';
+  protocol: Protocol;
   httpMethod: 'GET' | 'POST';
-  /** Paths after `/{version}/`; a trailing `{name}` is the list name segment. The first is canonical. */
+  /**
+   * Paths after `/{version}/`; the first is canonical. A trailing `{name}` is the list name segment, a
+   * `{project}` segment the project of a Web Risk resource (its request's `parent`, `projects/{project}`).
+   */
   paths: readonly [string, ...string[]];
+  /** The request field a POST body fills, when it is not the whole request (Web Risk's `body: "submission"`). */
+  bodyField?: 'submission';
   requestSchema: GenMessage<RpcRequest<R>>;
   responseSchema: GenMessage<RpcResponse<R>>;
   answer: RpcAnswer<R>;
@@ -170,6 +192,44 @@ const TABLE = {
     responseSchema: EmptySchema,
     answer: { holds: 'acknowledgement' },
   },
+  ComputeThreatListDiff: {
+    id: 'ComputeThreatListDiff',
+    protocol: 'webrisk',
+    httpMethod: 'GET',
+    paths: ['threatLists:computeDiff'],
+    requestSchema: webrisk.ComputeThreatListDiffRequestSchema,
+    responseSchema: webrisk.ComputeThreatListDiffResponseSchema,
+    answer: { holds: 'list update', listsNamed: (request) => [webRiskListAlias(request.threatType)] },
+  },
+  SearchUris: {
+    id: 'SearchUris',
+    protocol: 'webrisk',
+    httpMethod: 'GET',
+    paths: ['uris:search'],
+    requestSchema: webrisk.SearchUrisRequestSchema,
+    responseSchema: webrisk.SearchUrisResponseSchema,
+    answer: { holds: 'search' },
+  },
+  WebRiskSearchHashes: {
+    id: 'WebRiskSearchHashes',
+    protocol: 'webrisk',
+    httpMethod: 'GET',
+    paths: ['hashes:search'],
+    requestSchema: webrisk.SearchHashesRequestSchema,
+    responseSchema: webrisk.SearchHashesResponseSchema,
+    answer: { holds: 'search' },
+  },
+  CreateSubmission: {
+    id: 'CreateSubmission',
+    protocol: 'webrisk',
+    httpMethod: 'POST',
+    paths: ['projects/{project}/submissions'],
+    bodyField: 'submission',
+    requestSchema: webrisk.CreateSubmissionRequestSchema,
+    responseSchema: webrisk.SubmissionSchema,
+    // A submission is kept for the operator alone and says what someone reported: never shared by a cache.
+    answer: { holds: 'search' },
+  },
 } satisfies { readonly [R in RpcId]: Rpc<R> };
 
 export const RPCS: { readonly [R in RpcId]: Rpc<R> } = TABLE;
@@ -204,6 +264,8 @@ export interface RouteMatch {
   apiVersion: ApiVersion;
   /** The `{name}` path segment of GetHashList, checked by checkListName. */
   listName: string | undefined;
+  /** The `{project}` path segment of a Web Risk resource. */
+  project?: string;
   /** The serialized request of a v4 `encodedUpdates/…` or `encodedFullHashes/…` GET, base64. */
   encodedRequest?: string;
 }
@@ -217,8 +279,11 @@ const ENCODED_PATHS: readonly (readonly [string, 'FetchThreatListUpdates' | 'Fin
   ['encodedFullHashes/', 'FindFullHashes'],
 ];
 
-const VERSIONED_PATH = /^\/(v5|v5alpha1|v4)\/(.*)$/s;
+const VERSIONED_PATH = /^\/(v5|v5alpha1|v4|v1)\/(.*)$/s;
 const NAME_SEGMENT = '{name}';
+const PROJECT_SEGMENT = '{project}';
+/** A Google Cloud project ID or number, as resource names carry it. */
+const PROJECT = /^[a-z0-9][a-z0-9.:-]{0,62}$/;
 
 /**
  * Finds the RPC for a request. `path` is the request path without its query string, as sent
@@ -231,7 +296,7 @@ export function matchRoute(method: string, path: string): RouteMatch {
   if (versioned === null) throw notFound(path);
   const apiVersion = versioned[1] as ApiVersion;
   const rest = versioned[2] ?? '';
-  const protocol = apiVersion === 'v4' ? 'v4' : 'v5';
+  const protocol = PROTOCOL_OF[apiVersion];
   for (const [prefix, id] of protocol === 'v4' ? ENCODED_PATHS : []) {
     if (!rest.startsWith(prefix) || rest.length === prefix.length) continue;
     if (method !== 'GET') throw WireError.methodNotAllowed(method, path, ['GET']);
@@ -240,29 +305,44 @@ export function matchRoute(method: string, path: string): RouteMatch {
   for (const rpc of ALL_RPCS) {
     if (rpc.protocol !== protocol) continue;
     for (const pattern of rpc.paths) {
-      const listName = matchPattern(pattern, rest);
-      if (listName === null) continue;
+      const segment = matchPattern(pattern, rest);
+      if (segment === null) continue;
       if (method !== rpc.httpMethod) throw WireError.methodNotAllowed(method, path, [rpc.httpMethod]);
-      if (listName !== undefined) checkListName(listName, 'the list name in the path');
-      return { rpc, apiVersion, listName };
+      if (pattern.includes(PROJECT_SEGMENT)) {
+        if (!PROJECT.test(segment!)) {
+          throw new WireError('INVALID_ARGUMENT', `the project in the path must be a project ID or number, e.g. projects/my-project`);
+        }
+        return { rpc, apiVersion, listName: undefined, project: segment! };
+      }
+      if (segment !== undefined) checkListName(segment, 'the list name in the path');
+      return { rpc, apiVersion, listName: segment };
     }
   }
   throw notFound(path);
 }
 
-// null: no match; undefined: a match without a name; a string: the name segment (maybe invalid).
+/**
+ * null: no match; undefined: a match of a pattern without a segment; a string: the `{name}` or
+ * `{project}` segment (maybe invalid). A project is one path segment; a list name is the rest of the path.
+ */
 function matchPattern(pattern: string, rest: string): string | undefined | null {
-  if (!pattern.endsWith(NAME_SEGMENT)) return pattern === rest ? undefined : null;
-  const prefix = pattern.slice(0, -NAME_SEGMENT.length);
-  return rest.startsWith(prefix) && rest.length > prefix.length ? rest.slice(prefix.length) : null;
+  const placeholder = pattern.endsWith(NAME_SEGMENT) ? NAME_SEGMENT : pattern.includes(PROJECT_SEGMENT) ? PROJECT_SEGMENT : undefined;
+  if (placeholder === undefined) return pattern === rest ? undefined : null;
+  const at = pattern.indexOf(placeholder);
+  const prefix = pattern.slice(0, at);
+  const suffix = pattern.slice(at + placeholder.length);
+  if (!rest.startsWith(prefix) || !rest.endsWith(suffix) || rest.length <= prefix.length + suffix.length) return null;
+  const segment = rest.slice(prefix.length, rest.length - suffix.length);
+  return placeholder === PROJECT_SEGMENT && segment.includes('/') ? null : segment;
 }
 
 /** The path of an RPC for a client to call, e.g. `/v5/hashList/se-4b`. */
 export function rpcPath(rpc: AnyRpc, apiVersion: ApiVersion, listName?: string): string {
-  if ((rpc.protocol === 'v4') !== (apiVersion === 'v4')) {
+  if (rpc.protocol !== PROTOCOL_OF[apiVersion]) {
     throw new TypeError(`${rpc.id} is a ${rpc.protocol} RPC; it has no ${apiVersion} path`);
   }
   const pattern = rpc.paths[0];
+  if (pattern.includes(PROJECT_SEGMENT)) throw new TypeError(`${rpc.id} needs a project for its path; sbkit's client does not call it`);
   if (!pattern.endsWith(NAME_SEGMENT)) return `/${apiVersion}/${pattern}`;
   if (listName === undefined) throw new TypeError(`${rpc.id} needs a list name for its path`);
   checkListName(listName, 'the list name');
@@ -282,6 +362,6 @@ function notFound(path: string): WireError {
   const shown = path.length > 100 ? `${path.slice(0, 100)}…` : path;
   return new WireError(
     'NOT_FOUND',
-    `no Safe Browsing method at ${JSON.stringify(shown)}; paths look like /v5/hashes:search, /v5/hashLists:batchGet or /v4/threatListUpdates:fetch`,
+    `no Safe Browsing method at ${JSON.stringify(shown)}; paths look like /v5/hashes:search, /v5/hashLists:batchGet, /v4/threatListUpdates:fetch or, for Web Risk, /v1/threatLists:computeDiff`,
   );
 }

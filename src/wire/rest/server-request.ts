@@ -7,6 +7,7 @@
 import type { DescMessage, Message } from '@bufbuild/protobuf';
 import { create } from '@bufbuild/protobuf';
 import type { GetHashListRequest } from '../../proto/v5.ts';
+import type { CreateSubmissionRequest } from '../../proto/webrisk.ts';
 import { decodeBase64 } from '../base64.ts';
 import type { WireEncoding } from '../encoding.ts';
 import { chooseResponseEncoding, contentTypeEncoding } from '../encoding.ts';
@@ -52,6 +53,8 @@ export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 export type DecodedWireRequest = RpcCall & {
   /** The encoding the answer must use (encoding.ts, chooseResponseEncoding). */
   responseEncoding: WireEncoding;
+  /** True when a JSON answer must give enums by number (`$alt=json;enum-encoding=int`, Google's client libraries). */
+  enumsAsNumbers: boolean;
   /** `key=` from the query or the `X-Goog-Api-Key` header; the server decides what to do with it. */
   apiKey: string | undefined;
 };
@@ -84,6 +87,7 @@ export function decodeWireRequest(request: WireRequest, options: DecodeWireReque
           accept: header(headers, 'accept'),
           googleApiClient: header(headers, 'x-goog-api-client') !== undefined,
         }),
+        enumsAsNumbers: false,
         apiKey,
       };
     }
@@ -106,7 +110,7 @@ export function decodeWireRequestInFull(request: WireRequest, options: DecodeWir
   // docs/api.md §3: Chromium and Firefox send v4 POSTs as GET with `X-HTTP-Method-Override: POST` (Firefox
   // also puts `$httpMethod=POST` in the URL). An empty override is no override.
   const method = (header(headers, 'x-http-method-override') || system.$httpMethod || request.method).trim().toUpperCase();
-  const { rpc, apiVersion, listName, encodedRequest } = matchRoute(method, path);
+  const { rpc, apiVersion, listName, project, encodedRequest } = matchRoute(method, path);
   const apiKey = system.key ?? header(headers, 'x-goog-api-key');
   options.checkApiKey?.(apiKey);
   const contentType = header(headers, 'content-type');
@@ -127,6 +131,19 @@ export function decodeWireRequestInFull(request: WireRequest, options: DecodeWir
       throw new WireError('INVALID_ARGUMENT', 'the request came both in $req and in the body; send it in one of them');
     }
     message = decodeEnvelope(schema, system.$req, system.$ct, maxBodyBytes);
+  } else if (rpc.httpMethod === 'POST' && rpc.bodyField !== undefined) {
+    // The body is one field of the request (the HTTP rule's `body: "submission"`), the rest of it the path's.
+    const field = schema.fields.find((f) => f.name === rpc.bodyField);
+    if (field?.fieldKind !== 'message') throw new TypeError(`${schema.typeName} has no message field ${rpc.bodyField}`);
+    message = create(schema);
+    if (request.body.byteLength > 0) {
+      (message as unknown as Record<string, Message>)[field.localName] = decodePayload(
+        field.message,
+        request.body,
+        bodyEncoding(contentType, request.body),
+        'the request body',
+      );
+    }
   } else if (rpc.httpMethod === 'POST') {
     message = decodePayload(schema, request.body, bodyEncoding(contentType, request.body), 'the request body');
   } else {
@@ -141,10 +158,21 @@ export function decodeWireRequestInFull(request: WireRequest, options: DecodeWir
   // The name in the path is the one that counts: a `name` in the query or in `$req` cannot redirect the
   // request to another list.
   if (listName !== undefined) (message as GetHashListRequest).name = listName;
+  // So is the project of a Web Risk resource.
+  if (project !== undefined) (message as CreateSubmissionRequest).parent = `projects/${project}`;
 
   const call = { rpc: rpc.id, apiVersion, request: message } as RpcCall;
   checkRequestRules(call);
-  return { ...call, responseEncoding, apiKey };
+  return { ...call, responseEncoding, enumsAsNumbers: enumsAsNumbersIn(system.alt ?? system.$alt), apiKey };
+}
+
+/** Whether `alt` asks for enums by number: `json;enum-encoding=int`, parameters after `;` in any order. */
+function enumsAsNumbersIn(alt: string | undefined): boolean {
+  if (alt === undefined) return false;
+  return alt
+    .split(';')
+    .slice(1)
+    .some((parameter) => parameter.trim().toLowerCase() === 'enum-encoding=int');
 }
 
 // `$req` carries the serialized request, base64url (padded or not; any base64 is accepted), typed by

@@ -11,13 +11,18 @@ import type { RpcId, RpcResponse } from './routes.ts';
 import { RPCS } from './routes.ts';
 import { encodeSearchHashesResponse } from '../protobuf/search-hashes-binary.ts';
 
-/** The Content-Type and body answering `rpcId` with `response`. */
-export function encodeWireResponse<R extends RpcId>(rpcId: R, response: RpcResponse<R>, encoding: WireEncoding): EncodedPayload {
+/** The Content-Type and body answering `rpcId` with `response`; `enumsAsNumbers` as the request asked (DecodedWireRequest). */
+export function encodeWireResponse<R extends RpcId>(
+  rpcId: R,
+  response: RpcResponse<R>,
+  encoding: WireEncoding,
+  enumsAsNumbers = false,
+): EncodedPayload {
   if (rpcId === 'SearchHashes' && encoding === 'protobuf') {
     const search = response as SearchHashesResponse;
     // Browsers' most frequent answer takes the direct encoder; one with unknown fields keeps the general one.
     if (search.$unknown === undefined) return { contentType: encodingContentType(encoding), body: encodeSearchHashesResponse(search) };
   }
   const schema: DescMessage = RPCS[rpcId].responseSchema;
-  return encodePayload(schema, response, encoding);
+  return encodePayload(schema, response, encoding, enumsAsNumbers);
 }

@@ -4,7 +4,7 @@
 // parameter (`names=a&names=b`), bytes as base64. Repeated values keep their order, so Firefox's
 // positional `version=` placeholders survive as empty entries (docs/api.md §3).
 
-import type { DescField, DescMessage, Message } from '@bufbuild/protobuf';
+import type { DescEnum, DescField, DescMessage, Message } from '@bufbuild/protobuf';
 import { ScalarType } from '@bufbuild/protobuf';
 import type { ReflectMessage } from '@bufbuild/protobuf/reflect';
 import { reflect } from '@bufbuild/protobuf/reflect';
@@ -28,17 +28,19 @@ export function applyQueryParameters(schema: DescMessage, message: Message, para
     if (leaf === undefined) continue;
     const target = path.slice(0, -1).reduce(childMessage, root);
     if (leaf.fieldKind === 'list') {
-      if (leaf.listKind !== 'scalar') throw unbindable(name);
       const list = target.get(leaf);
-      list.add(scalarFromQuery(leaf.scalar, value, `${name}[${list.size}]`));
-    } else if (leaf.fieldKind === 'scalar') {
+      const what = `${name}[${list.size}]`;
+      if (leaf.listKind === 'scalar') list.add(scalarFromQuery(leaf.scalar, value, what));
+      else if (leaf.listKind === 'enum') list.add(enumFromQuery(leaf.enum, value, what));
+      else throw unbindable(name);
+    } else if (leaf.fieldKind === 'scalar' || leaf.fieldKind === 'enum') {
       // Keyed by field numbers, so that `pageSize` and `page_size` count as the same field.
       const key = path.map((field) => field.number).join('.');
       if (singularSeen.has(key)) {
         throw new WireError('INVALID_ARGUMENT', `query parameter ${name} is given more than once; it takes a single value`);
       }
       singularSeen.add(key);
-      target.set(leaf, scalarFromQuery(leaf.scalar, value, name));
+      target.set(leaf, leaf.fieldKind === 'enum' ? enumFromQuery(leaf.enum, value, name) : scalarFromQuery(leaf.scalar, value, name));
     } else {
       throw unbindable(name);
     }
@@ -48,7 +50,7 @@ export function applyQueryParameters(schema: DescMessage, message: Message, para
 /**
  * The query parameters for a message, the inverse of applyQueryParameters: set fields in declaration
  * order under their JSON names, every element of repeated fields (empty ones included, to keep
- * positions), bytes as unpadded base64url (SB-13).
+ * positions), bytes as unpadded base64url (SB-13), enums by number (as Google's own REST clients send them).
  */
 export function queryParametersOf(schema: DescMessage, message: Message): QueryParameter[] {
   const parameters: QueryParameter[] = [];
@@ -61,8 +63,12 @@ function collectParameters(message: ReflectMessage, prefix: string, out: QueryPa
     const name = prefix + field.jsonName;
     if (field.fieldKind === 'list' && field.listKind === 'scalar') {
       for (const item of message.get(field)) out.push({ name, value: scalarToQuery(field.scalar, item, name) });
+    } else if (field.fieldKind === 'list' && field.listKind === 'enum') {
+      for (const item of message.get(field)) out.push({ name, value: String(item) });
     } else if (field.fieldKind === 'scalar' && message.isSet(field)) {
       out.push({ name, value: scalarToQuery(field.scalar, message.get(field), name) });
+    } else if (field.fieldKind === 'enum' && message.isSet(field)) {
+      out.push({ name, value: String(message.get(field)) });
     } else if (field.fieldKind === 'message' && message.isSet(field)) {
       collectParameters(message.get(field), `${name}.`, out);
     } else if (message.isSet(field)) {
@@ -133,6 +139,26 @@ function scalarFromQuery(type: ScalarType, value: string, what: string): string 
     default:
       throw unbindable(what);
   }
+}
+
+/**
+ * An enum value as gRPC transcoding takes it: by name (`MALWARE`), or by number (`1`, which Google's
+ * client libraries send with `$alt=json;enum-encoding=int`). A number the enum does not name is kept,
+ * proto3 enums being open; the handler decides what it means.
+ */
+function enumFromQuery(desc: DescEnum, value: string, what: string): number {
+  if (/^[+-]?\d{1,10}$/.test(value)) {
+    const n = Number(value);
+    if (n >= INT32_MIN && n <= INT32_MAX) return n;
+  }
+  const named = desc.values.find((v) => v.name === value);
+  if (named !== undefined) return named.number;
+  const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+  const names = desc.values.map((v) => v.name).join(', ');
+  throw new WireError(
+    'INVALID_ARGUMENT',
+    `${what} is ${JSON.stringify(shown)}, which is no ${desc.name}: use one of ${names}, or its number`,
+  );
 }
 
 function scalarToQuery(type: ScalarType, value: unknown, what: string): string {

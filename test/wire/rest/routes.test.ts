@@ -133,6 +133,48 @@ describe('matchRoute: every path of the REST surface (docs/api.md)', () => {
   });
 });
 
+describe('matchRoute: the Web Risk v1 surface', () => {
+  for (const [method, rest, rpc] of [
+    ['GET', 'threatLists:computeDiff', 'ComputeThreatListDiff'],
+    ['GET', 'uris:search', 'SearchUris'],
+    ['GET', 'hashes:search', 'WebRiskSearchHashes'],
+    ['POST', 'projects/my-project/submissions', 'CreateSubmission'],
+  ] as const) {
+    it(`${method} /v1/${rest} → ${rpc}`, () => {
+      const match = matchRoute(method, `/v1/${rest}`);
+      assert.equal(match.rpc.id, rpc);
+      assert.equal(match.rpc.protocol, 'webrisk');
+      assert.equal(match.apiVersion, 'v1');
+    });
+  }
+
+  it('takes the project of a submission from its one path segment', () => {
+    assert.equal(matchRoute('POST', '/v1/projects/1234567/submissions').project, '1234567');
+    assert.throws(() => matchRoute('POST', '/v1/projects/a/b/submissions'), hasStatus(404, 'NOT_FOUND'));
+    assert.throws(() => matchRoute('POST', '/v1/projects//submissions'), hasStatus(404, 'NOT_FOUND'));
+    assert.throws(() => matchRoute('POST', '/v1/projects/Not%20One/submissions'), hasStatus(400, 'INVALID_ARGUMENT'));
+    assert.throws(() => matchRoute('GET', '/v1/projects/p/submissions'), hasStatus(405, 'UNIMPLEMENTED'));
+  });
+
+  it('keeps Web Risk and v5 apart: /v5/hashes:search is v5, /v1/hashLists is nothing', () => {
+    assert.equal(matchRoute('GET', '/v5/hashes:search').rpc.id, 'SearchHashes');
+    assert.throws(() => matchRoute('GET', '/v1/hashLists'), hasStatus(404, 'NOT_FOUND'));
+    assert.throws(() => matchRoute('GET', '/v5/threatLists:computeDiff'), hasStatus(404, 'NOT_FOUND'));
+  });
+
+  it("names a threat type's list by its alias, and none for an unspecified type", () => {
+    const call = (threatType: number): RpcCall => ({
+      rpc: 'ComputeThreatListDiff',
+      apiVersion: 'v1',
+      request: create(RPCS.ComputeThreatListDiff.requestSchema, { threatType }),
+    });
+    assert.deepEqual(listsNamedBy(call(1)), ['webrisk:MALWARE']);
+    assert.deepEqual(listsNamedBy(call(4)), ['webrisk:SOCIAL_ENGINEERING_EXTENDED_COVERAGE']);
+    assert.deepEqual(listsNamedBy(call(0)), [undefined]);
+    assert.deepEqual(listsNamedBy(call(99)), [undefined]);
+  });
+});
+
 describe('rpcPath', () => {
   it('gives the canonical path of each RPC: singular hashList/{name}', () => {
     assert.equal(rpcPath(RPCS.SearchHashes, 'v5'), '/v5/hashes:search');
@@ -149,7 +191,8 @@ describe('rpcPath', () => {
 
   it('matchRoute inverts it for every RPC', () => {
     for (const rpc of Object.values(RPCS) as AnyRpc[]) {
-      const versions: ApiVersion[] = rpc.protocol === 'v4' ? ['v4'] : ['v5', 'v5alpha1'];
+      if (rpc.id === 'CreateSubmission') continue;
+      const versions: ApiVersion[] = rpc.protocol === 'v4' ? ['v4'] : rpc.protocol === 'webrisk' ? ['v1'] : ['v5', 'v5alpha1'];
       for (const version of versions) {
         const match = matchRoute(rpc.httpMethod, rpcPath(rpc, version, 'gc-32b'));
         assert.equal(match.rpc, rpc);
@@ -173,6 +216,10 @@ describe('what an RPC answers', () => {
       FindThreatMatches: 'search',
       ListThreatLists: 'list listing',
       CreateThreatHit: 'acknowledgement',
+      ComputeThreatListDiff: 'list update',
+      SearchUris: 'search',
+      WebRiskSearchHashes: 'search',
+      CreateSubmission: 'search',
     });
   });
 

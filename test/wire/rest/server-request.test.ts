@@ -551,3 +551,92 @@ describe('v4 requests in the path (encodedUpdates, encodedFullHashes)', () => {
     );
   });
 });
+
+// What @google-cloud/web-risk 6.2.0 sends in its REST mode (fallback: true), captured on loopback.
+const WEB_RISK_HEADERS = {
+  accept: '*/*',
+  'content-type': 'application/json',
+  'user-agent': 'google-api-nodejs-client/11.3.4',
+  'x-goog-api-client': 'gax/6.17.0-fallback gapic/6.2.0 gl-node/20.20.2 rest/6.17.0 grpc-web/6.17.0-fallback',
+  'x-goog-api-key': 'K1',
+};
+
+describe("decodeWireRequest: Web Risk v1, as Google's Node client sends it", () => {
+  it('computeDiff: enums by number, nested constraints, a standard-base64 token, enum-encoding=int', () => {
+    const decoded = expect(
+      decodeWireRequest(
+        get(
+          '/v1/threatLists:computeDiff?threatType=1&versionToken=AQID&constraints.supportedCompressions=1&constraints.supportedCompressions=2&constraints.maxDiffEntries=1024&constraints.maxDatabaseEntries=4096&$alt=json%3Benum-encoding=int',
+          WEB_RISK_HEADERS,
+        ),
+      ),
+      'ComputeThreatListDiff',
+    );
+    assert.equal(decoded.apiVersion, 'v1');
+    assert.equal(decoded.request.threatType, 1);
+    assert.deepEqual([...decoded.request.versionToken], [1, 2, 3]);
+    assert.deepEqual(decoded.request.constraints?.supportedCompressions, [1, 2]);
+    assert.equal(decoded.request.constraints?.maxDiffEntries, 1024);
+    assert.equal(decoded.request.constraints?.maxDatabaseEntries, 4096);
+    assert.equal(decoded.responseEncoding, 'json');
+    assert.equal(decoded.enumsAsNumbers, true);
+    assert.equal(decoded.apiKey, 'K1');
+  });
+
+  it('uris:search and hashes:search: repeated threat types, the prefix in standard base64', () => {
+    const uris = expect(
+      decodeWireRequest(
+        get(
+          '/v1/uris:search?threatTypes=1&threatTypes=2&uri=http%3A//testsafebrowsing.appspot.com/s/malware.html&$alt=json%3Benum-encoding=int',
+          WEB_RISK_HEADERS,
+        ),
+      ),
+      'SearchUris',
+    );
+    assert.equal(uris.request.uri, 'http://testsafebrowsing.appspot.com/s/malware.html');
+    assert.deepEqual(uris.request.threatTypes, [1, 2]);
+    const hashes = expect(
+      decodeWireRequest(get('/v1/hashes:search?threatTypes=1&hashPrefix=3q2%2B7w%3D%3D&$alt=json%3Benum-encoding=int', WEB_RISK_HEADERS)),
+      'WebRiskSearchHashes',
+    );
+    assert.deepEqual([...hashes.request.hashPrefix], [0xde, 0xad, 0xbe, 0xef]);
+    assert.deepEqual(hashes.request.threatTypes, [1]);
+  });
+
+  it('takes enums by name too, as curl users write them, and answers them by name without enum-encoding', () => {
+    const decoded = expect(
+      decodeWireRequest(get('/v1/uris:search?threatTypes=MALWARE&threatTypes=UNWANTED_SOFTWARE&uri=a.example&key=K')),
+      'SearchUris',
+    );
+    assert.deepEqual(decoded.request.threatTypes, [1, 3]);
+    assert.equal(decoded.enumsAsNumbers, false);
+    assert.throws(
+      () => decodeWireRequest(get('/v1/uris:search?threatTypes=MALWAR&uri=a.example')),
+      (error: unknown) => error instanceof WireError && error.status === 'INVALID_ARGUMENT' && /MALWAR.*no ThreatType/.test(error.message),
+    );
+  });
+
+  it('submissions: the body is the Submission, the project comes from the path', () => {
+    const decoded = expect(
+      decodeWireRequest({
+        method: 'POST',
+        url: '/v1/projects/my-project/submissions?$alt=json%3Benum-encoding=int',
+        headers: { ...WEB_RISK_HEADERS, 'x-goog-request-params': 'parent=projects%2Fmy-project' },
+        body: new TextEncoder().encode('{"uri":"http://bad.example/"}'),
+      }),
+      'CreateSubmission',
+    );
+    assert.equal(decoded.request.parent, 'projects/my-project');
+    assert.equal(decoded.request.submission?.uri, 'http://bad.example/');
+    assert.throws(
+      () =>
+        decodeWireRequest({
+          method: 'POST',
+          url: '/v1/projects/my-project/submissions',
+          headers: { 'content-type': 'application/json' },
+          body: new TextEncoder().encode('{"uri": 5'),
+        }),
+      (error: unknown) => error instanceof WireError && error.status === 'INVALID_ARGUMENT',
+    );
+  });
+});

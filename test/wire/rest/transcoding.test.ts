@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { create } from '@bufbuild/protobuf';
 import fc from 'fast-check';
 import * as v5 from '../../../src/proto/v5.ts';
+import * as webrisk from '../../../src/proto/webrisk.ts';
 import { parseQueryString } from '../../../src/wire/rest/query-string.ts';
 import { applyQueryParameters, queryParametersOf } from '../../../src/wire/rest/transcoding.ts';
 import { WireError } from '../../../src/wire/wire-error.ts';
@@ -135,6 +136,45 @@ describe('queryParametersOf', () => {
         assert.equal(copy.sizeConstraints?.maxDatabaseEntries ?? 0, original.sizeConstraints?.maxDatabaseEntries ?? 0);
       }),
       { numRuns: 1000 },
+    );
+  });
+});
+
+describe('applyQueryParameters: enums', () => {
+  it('binds an enum by name or number, singular and repeated, and queryParametersOf gives them back by number', () => {
+    const message = create(webrisk.ComputeThreatListDiffRequestSchema);
+    applyQueryParameters(webrisk.ComputeThreatListDiffRequestSchema, message, [
+      { name: 'threatType', value: 'SOCIAL_ENGINEERING' },
+      { name: 'constraints.supportedCompressions', value: 'RICE' },
+      { name: 'constraints.supportedCompressions', value: '1' },
+    ]);
+    assert.equal(message.threatType, webrisk.ThreatType.SOCIAL_ENGINEERING);
+    assert.deepEqual(message.constraints?.supportedCompressions, [webrisk.CompressionType.RICE, webrisk.CompressionType.RAW]);
+    assert.deepEqual(queryParametersOf(webrisk.ComputeThreatListDiffRequestSchema, message), [
+      { name: 'threatType', value: '2' },
+      { name: 'constraints.supportedCompressions', value: '2' },
+      { name: 'constraints.supportedCompressions', value: '1' },
+    ]);
+  });
+
+  it('keeps a number the enum does not name (open enums) and refuses a name it does not have', () => {
+    const message = create(webrisk.SearchUrisRequestSchema);
+    applyQueryParameters(webrisk.SearchUrisRequestSchema, message, [{ name: 'threatTypes', value: '42' }]);
+    assert.deepEqual(message.threatTypes, [42]);
+    assert.throws(
+      () => applyQueryParameters(webrisk.SearchUrisRequestSchema, message, [{ name: 'threatTypes', value: 'PHISHING' }]),
+      (error: unknown) => error instanceof WireError && error.status === 'INVALID_ARGUMENT' && error.message.includes('threatTypes[1]'),
+    );
+  });
+
+  it('property: any enum value round-trips through the query by number', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { maxLength: 5 }), (threatTypes) => {
+        const message = create(webrisk.SearchUrisRequestSchema, { threatTypes });
+        const back = create(webrisk.SearchUrisRequestSchema);
+        applyQueryParameters(webrisk.SearchUrisRequestSchema, back, queryParametersOf(webrisk.SearchUrisRequestSchema, message));
+        assert.deepEqual(back.threatTypes, threatTypes);
+      }),
     );
   });
 });
