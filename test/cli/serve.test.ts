@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,62 +10,14 @@ import { encodeBinaryHttpRequest } from '../../src/wire/ohttp/binary-http.ts';
 import { encapsulateRequest } from '../../src/wire/ohttp/ohttp-client.ts';
 import { parseKeyConfigs } from '../../src/wire/ohttp/ohttp-keys.ts';
 import { withEnvironment } from './environment.ts';
+import { serve, start, startWith, stop, stopStarted } from './serve-process.ts';
 import { run } from './run.ts';
-
-const BIN = new URL('../../dist/cli/bin.js', import.meta.url).pathname;
-const children: ChildProcess[] = [];
-
-/** Starts `sbkit serve …` in a child process and resolves to the URL it listens on. */
-function serve(...args: string[]): Promise<{ url: string; stderr: () => string; child: ChildProcess }> {
-  return start('serve', ...args);
-}
-
-/** Stops a child as a service manager does (SIGTERM), and waits for it to exit. */
-async function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
 
 /** The version of se-4b a new client gets. */
 async function hashListVersion(url: string): Promise<string> {
   const response = await fetch(`${url}/v5/hashList/se-4b`, { headers: { accept: 'application/json' } });
   assert.equal(response.status, 200);
   return ((await response.json()) as { version: string }).version;
-}
-
-/** Starts `sbkit <command> --port 0 …` in a child process and resolves to the URL it says it listens on. */
-function start(command: string, ...args: string[]): Promise<{ url: string; stderr: () => string; child: ChildProcess }> {
-  return startWith({}, command, ...args);
-}
-
-/** `start`, with these environment variables besides this process's. */
-function startWith(
-  variables: Record<string, string>,
-  command: string,
-  ...args: string[]
-): Promise<{ url: string; stderr: () => string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [BIN, command, '--port', '0', ...args], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, ...variables },
-  });
-  children.push(child);
-  let stderr = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sbkit serve did not start: ${stderr}`)), 20_000);
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /listening on (http:\/\/\S+?),? /.exec(stderr);
-      if (match !== null) {
-        clearTimeout(timer);
-        resolve({ url: match[1]!, stderr: () => stderr, child });
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`sbkit serve exited with ${code}: ${stderr}`));
-    });
-  });
 }
 
 /** Resolves once the server's standard error matches `pattern`; rejects after `ms`. */
@@ -105,9 +57,7 @@ async function resumeWith(url: string, token: string): Promise<number> {
   return (await fetch(`${url}/admin/resume`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })).status;
 }
 
-after(async () => {
-  for (const child of children) if (child.exitCode === null) await stop(child);
-});
+after(stopStarted);
 
 describe('sbkit serve', () => {
   it("serves the embedded demo lists, which sbkit check finds Google's phishing test page in", async () => {

@@ -64,10 +64,13 @@ before(async () => {
   serverUrl = await server.listen();
   dir = await mkdtemp(join(tmpdir(), 'sbkit-samples-'));
   // The packages as a user installs them: node_modules/sbkit is this checkout (dist/ and its exports),
-  // node_modules/@sbkit/client its packages/client.
+  // node_modules/@sbkit/client its packages/client; and Google's npm client, which the samples of
+  // docs/migrating-from-v4.md point at an sbkit server.
   await mkdir(join(dir, 'node_modules', '@sbkit'), { recursive: true });
+  await mkdir(join(dir, 'node_modules', '@googleapis'), { recursive: true });
   await symlink(ROOT, join(dir, 'node_modules', 'sbkit'), 'dir');
   await symlink(join(ROOT, 'packages', 'client'), join(dir, 'node_modules', '@sbkit', 'client'), 'dir');
+  await symlink(join(ROOT, 'node_modules', '@googleapis', 'safebrowsing'), join(dir, 'node_modules', '@googleapis', 'safebrowsing'), 'dir');
   await writeFile(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
   await writeFile(
     join(dir, 'sbkit.json'),
@@ -137,7 +140,14 @@ function run(file: string, server = serverUrl): Promise<{ status: number | null;
 describe('the code samples of the documentation', () => {
   it('are found in the README and docs/', () => {
     const where = samples.map((s) => s.where.replace(/:\d+$/, ''));
-    for (const file of ['README.md', 'docs/client-library.md', 'docs/errors.md', 'docs/browser.md', 'docs/firefox.md'])
+    for (const file of [
+      'README.md',
+      'docs/client-library.md',
+      'docs/errors.md',
+      'docs/browser.md',
+      'docs/firefox.md',
+      'docs/migrating-from-v4.md',
+    ])
       assert.ok(where.includes(file), `a sample in ${file}`);
     assert.ok(samples.length >= 7, `${samples.length} samples`);
   });

@@ -4,7 +4,7 @@
 // listening, the others must end with a documented exit status.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,10 +39,25 @@ function commandsIn(markdown: string): string[] {
   return commands;
 }
 
-async function documentedCommands(): Promise<{ file: string; command: string }[]> {
+/**
+ * The `curl` commands of a Markdown text's `sh` fences that ask the `sbkit serve` of 127.0.0.1:8080 (its
+ * v4 requests in docs/migrating-from-v4.md), lines continued with a backslash joined.
+ */
+function curlCommandsIn(markdown: string): string[] {
+  const commands: string[] = [];
+  for (const block of markdown.matchAll(/```sh\n([\s\S]*?)```/g)) {
+    for (const line of block[1]!.replace(/\\\n\s*/g, '').split('\n')) {
+      if (line.startsWith('curl ') && line.includes('http://127.0.0.1:8080')) commands.push(line.trim());
+    }
+  }
+  return commands;
+}
+
+/** The commands `find` finds in the README and docs/, with the file of each. */
+async function documentedCommands(find = commandsIn): Promise<{ file: string; command: string }[]> {
   const files = ['README.md', ...(await readdir(join(ROOT, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
   const found: { file: string; command: string }[] = [];
-  for (const file of files) for (const command of commandsIn(await readFile(join(ROOT, file), 'utf8'))) found.push({ file, command });
+  for (const file of files) for (const command of find(await readFile(join(ROOT, file), 'utf8'))) found.push({ file, command });
   return found;
 }
 
@@ -136,6 +151,15 @@ function run(args: string[]): Promise<{ status: number | null; listening: boolea
   });
 }
 
+/** Runs a documented shell command to its end (at most 10 s), through sh as a reader pastes it. */
+function runShell(command: string): Promise<{ status: number | null; output: string }> {
+  return new Promise((resolve) => {
+    execFile('sh', ['-c', command], { timeout: 10_000 }, (error, stdout, stderr) =>
+      resolve({ status: error === null ? 0 : typeof error.code === 'number' ? error.code : null, output: `${stdout}${stderr}` }),
+    );
+  });
+}
+
 describe('the commands the documentation shows', () => {
   it('are found in the README and docs/', async () => {
     const commands = await documentedCommands();
@@ -144,6 +168,16 @@ describe('the commands the documentation shows', () => {
       commands.some((c) => c.command === 'npx sbkit serve'),
       "the README's set-up command",
     );
+  });
+
+  it('the curl requests of the v4 migration guide get JSON answers from a server on loopback', async () => {
+    const found = await documentedCommands(curlCommandsIn);
+    assert.ok(found.filter((c) => c.file === 'docs/migrating-from-v4.md').length >= 4, `${found.length} curl commands found`);
+    for (const { file, command } of found) {
+      const { status, output } = await runShell(command.replaceAll('http://127.0.0.1:8080', localUrl));
+      assert.equal(status, 0, `${file}: ${command}\n  printed: ${output.slice(0, 600)}`);
+      assert.doesNotThrow(() => JSON.parse(output), `${file}: ${command} printed no JSON: ${output.slice(0, 600)}`);
+    }
   });
 
   it('all run as documented', { timeout: 240_000 }, async (t) => {
