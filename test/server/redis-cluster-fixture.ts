@@ -42,9 +42,9 @@ export class RedisClusterSet {
     return `redis+cluster://${this.ports.map((port) => `${HOST}:${port}`).join(',')}`;
   }
 
-  /** Every key the cluster holds, from each node, sorted. */
-  keys(pattern: string): string[] {
-    return this.ports
+  /** The keys matching `pattern` on every node (or on the node at `port`), sorted. */
+  keys(pattern: string, port?: number): string[] {
+    return (port === undefined ? this.ports : [port])
       .flatMap((port) => redisCli(port, '--raw', 'KEYS', pattern).split('\n'))
       .filter((key) => key !== '')
       .sort();

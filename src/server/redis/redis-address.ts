@@ -65,7 +65,7 @@ export function readRedisAddress(target: RedisTarget): RedisAddress | { problem:
     if ([...params.keys()].length > 0) return { problem: `a Cluster URL takes no ?${[...params.keys()][0]}` };
     return { kind: 'cluster', nodes, ...credentials };
   }
-  const name = decodeURIComponent(path.replace(/^\//, ''));
+  const name = decodedName(path.replace(/^\//, ''));
   if (name === '' || name.includes('/')) return { problem: 'the name of the primary the Sentinels watch comes after the hosts: /mymaster' };
   const unknown = [...params.keys()].find((key) => key !== 'db');
   if (unknown !== undefined) return { problem: `a Sentinel URL takes ?db=N only, not ?${unknown}` };
@@ -120,6 +120,15 @@ function nodesOf(hosts: readonly string[], defaultPort: number): RedisNode[] | {
   }
   if (nodes.length === 0) return { problem: 'no host given' };
   return nodes;
+}
+
+/** The primary's name from a URL's path; '' when it is not percent-encoded as a URL takes it. */
+function decodedName(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return '';
+  }
 }
 
 function databaseOf(text: string): number | { problem: string } {
