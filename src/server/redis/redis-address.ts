@@ -14,10 +14,10 @@ export interface RedisServers {
   /** A URL of any form; not with `sentinels` or `cluster`. */
   url?: string;
   /** `host:port` of Sentinels, with `name`, the primary they watch. */
-  sentinels?: string[];
+  sentinels?: readonly string[];
   name?: string;
   /** `host:port` of a Cluster's seed nodes. */
-  cluster?: string[];
+  cluster?: readonly string[];
   username?: string;
   password?: string;
   /** The database of a Sentinel set's primary; a Cluster has only 0. */
