@@ -15,7 +15,15 @@ import { describeCertificate, readTlsCredentials, type TlsCredentials, type TlsF
 import { type GatewayKeys, KeyRing } from './ohttp/key-ring.ts';
 import { SharedKeyRing } from './ohttp/shared-key-ring.ts';
 import { RedisMonitor } from './redis/redis-monitor.ts';
-import { clockOf, configOf, refuseIdleUpstreamKey, type ServiceConfig, tlsFilesOf, withConfiguredRedis, withOutsideToken } from './service-config.ts';
+import {
+  clockOf,
+  configOf,
+  refuseIdleUpstreamKey,
+  type ServiceConfig,
+  tlsFilesOf,
+  withConfiguredRedis,
+  withOutsideToken,
+} from './service-config.ts';
 import { Opened, stopAll } from './service-lifecycle.ts';
 import { openLists } from './service-lists.ts';
 import { reloads, type Running } from './service-reload.ts';

@@ -11,7 +11,7 @@ import { until } from '../support/waiting.ts';
 
 const HOST = '127.0.0.1';
 /** The name the Sentinels know the primary by. */
-export const SENTINEL_NAME = 'mymaster';
+const SENTINEL_NAME = 'mymaster';
 const START_WAIT_MS = 5000;
 /** The Sentinels agree on a primary, and a replica in sync, within this. */
 const SETTLE_WAIT_MS = 15_000;

@@ -4,7 +4,7 @@
 // redis-clients.ts turns into node-redis's createClient, createSentinel or createCluster.
 
 /** One server of a Sentinel set or a Cluster. */
-export interface RedisNode {
+interface RedisNode {
   host: string;
   port: number;
 }
@@ -53,7 +53,8 @@ export function readRedisAddress(target: RedisTarget): RedisAddress | { problem:
   if (scheme !== SENTINEL_SCHEME && scheme !== CLUSTER_SCHEME) return { kind: 'single', url: target };
   // new URL() takes one host: the list of hosts is cut out and read here.
   const match = /^[a-z+]+:\/\/(?:([^@/]*)@)?([^/?#]*)(\/[^?#]*)?(\?[^#]*)?$/i.exec(target);
-  if (match === null) return { problem: `${scheme}//[user:password@]host:port,host:port${scheme === SENTINEL_SCHEME ? '/name' : ''} is its form` };
+  if (match === null)
+    return { problem: `${scheme}//[user:password@]host:port,host:port${scheme === SENTINEL_SCHEME ? '/name' : ''} is its form` };
   const [, userInfo, hostList = '', path = '', query = ''] = match;
   const credentials = credentialsOf(userInfo);
   if ('problem' in credentials) return credentials;

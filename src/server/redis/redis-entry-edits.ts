@@ -68,7 +68,10 @@ export class RedisEntryEdits implements EntryEditStore {
   async read(list: string): Promise<EntryEdits> {
     let edits: EntryEdits;
     try {
-      const reply = await this.connection.client.eval(READ_SCRIPT, { keys: [this.key(list, 'added'), this.key(list, 'removed')], arguments: [] });
+      const reply = await this.connection.client.eval(READ_SCRIPT, {
+        keys: [this.key(list, 'added'), this.key(list, 'removed')],
+        arguments: [],
+      });
       const [added, removed] = Array.isArray(reply) ? (reply as unknown[]) : [];
       edits = { added: strings(added), removed: strings(removed) };
     } catch (error) {

@@ -94,7 +94,9 @@ describe('connectRedis with a Sentinel or Cluster address', () => {
     await assert.rejects(
       connectRedis('redis+sentinel://127.0.0.1:26379', 1000),
       (error: unknown) =>
-        error instanceof RedisConnectionError && error.reason === 'invalid-url' && /redis\+sentinel:\/\/127\.0\.0\.1:26379/.test(error.message),
+        error instanceof RedisConnectionError &&
+        error.reason === 'invalid-url' &&
+        /redis\+sentinel:\/\/127\.0\.0\.1:26379/.test(error.message),
     );
   });
 });
