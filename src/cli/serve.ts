@@ -343,7 +343,7 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     )
     .option(
       '--redis <url>',
-      'share published lists (and, with --upstream, cached searches) with the other instances using this Redis, e.g. redis://127.0.0.1:6379; ' +
+      'share published lists (and, with --upstream, cached searches) with the other instances using this Redis, e.g. redis://127.0.0.1:6379, redis+sentinel://h:26379,h:26380/mymaster or redis+cluster://h:7000,h:7001; ' +
         'starts without it when it does not answer (GET /readyz says 503 until the lists are shared) and joins once it does',
     )
     .option(

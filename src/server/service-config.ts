@@ -11,6 +11,8 @@ import type { HttpLimits } from './http/http-limits.ts';
 import type { ListenAddress } from './http/listen-address.ts';
 import type { ServerOptions } from './http/server.ts';
 import type { TlsFiles } from './http/tls.ts';
+import type { RedisTarget } from './redis/redis-address.ts';
+import { DEFAULT_KEY_PREFIX } from './redis/redis-connection.ts';
 
 /** Where the lists come from. */
 export type ListSource =
@@ -38,8 +40,11 @@ export interface ServiceConfig {
   host: string;
   port: number;
   lists: ListSource;
-  /** Share lists, search answers, limits and gateway keys with the other instances through this Redis. */
-  redis: { url: string; keyPrefix: string } | undefined;
+  /**
+   * Share lists, search answers, limits and gateway keys with the other instances through this Redis
+   * (`--redis`); undefined: the configuration's `redis`, if any (withConfiguredRedis).
+   */
+  redis: { url: RedisTarget; keyPrefix: string } | undefined;
   /** False: no load control at all, whatever the configuration says. */
   loadControl: boolean;
   /** Trusted proxies and relays besides the configuration's. */
@@ -123,6 +128,13 @@ export function withOutsideToken(service: ServiceConfig): ServiceConfig {
   const { lists } = service;
   if (lists.from === 'demo' || lists.config === undefined) return service;
   return { ...service, lists: { ...lists, config: withAdminToken(service, lists.config) } };
+}
+
+/** The service with the configuration's `redis` when no `--redis` was given. */
+export function withConfiguredRedis(service: ServiceConfig): ServiceConfig {
+  const configured = configOf(service.lists)?.config.redis;
+  if (service.redis !== undefined || configured === undefined) return service;
+  return { ...service, redis: { url: configured.target, keyPrefix: configured.keyPrefix ?? DEFAULT_KEY_PREFIX } };
 }
 
 /** The certificate files to serve: the flags', else the configuration's `tls`. */

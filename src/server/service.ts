@@ -15,7 +15,15 @@ import { describeCertificate, readTlsCredentials, type TlsCredentials, type TlsF
 import { type GatewayKeys, KeyRing } from './ohttp/key-ring.ts';
 import { SharedKeyRing } from './ohttp/shared-key-ring.ts';
 import { RedisMonitor } from './redis/redis-monitor.ts';
-import { clockOf, configOf, refuseIdleUpstreamKey, type ServiceConfig, tlsFilesOf, withOutsideToken } from './service-config.ts';
+import {
+  clockOf,
+  configOf,
+  refuseIdleUpstreamKey,
+  type ServiceConfig,
+  tlsFilesOf,
+  withConfiguredRedis,
+  withOutsideToken,
+} from './service-config.ts';
 import { Opened, stopAll } from './service-lifecycle.ts';
 import { openLists } from './service-lists.ts';
 import { reloads, type Running } from './service-reload.ts';
@@ -58,7 +66,7 @@ export interface Service {
  * Redis or a feed that does not answer), and a part that opens after that is closed as it opens.
  */
 export async function startService(given: ServiceConfig, { signal }: { signal?: AbortSignal } = {}): Promise<Service> {
-  const service = withOutsideToken(given);
+  const service = withConfiguredRedis(withOutsideToken(given));
   const opened = new Opened(signal, clockOf(service));
   let created: SafeBrowsingServer | undefined;
   const monitor = service.redis === undefined ? undefined : new RedisMonitor(service.log);

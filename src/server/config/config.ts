@@ -31,6 +31,7 @@ import { DEFAULT_API_SETTINGS } from '../api/settings.ts';
 import { parseHttpLimitsConfig } from '../http/http-limits-config.ts';
 import type { HttpLimits } from '../http/http-limits.ts';
 import { parseTlsConfig, type TlsPaths } from '../http/tls.ts';
+import { parseRedisConfig, type RedisConfig } from '../redis/redis-config.ts';
 
 export type { ListConfig } from './config-lists.ts';
 export type { SourceConfig } from './config-sources.ts';
@@ -81,6 +82,8 @@ export interface ServerConfig {
   http: Partial<HttpLimits>;
   /** Present when the server speaks HTTPS (HTTP/2 and HTTP/1.1) with this certificate and key. */
   tls?: TlsPaths;
+  /** Present when the instances share through this Redis (`--redis` overrides it). */
+  redis?: RedisConfig;
 }
 
 const DEFAULT_MINIMUM_WAIT_SECONDS = 1800;
@@ -129,6 +132,7 @@ const TOP_FIELDS = [
   'upstreamSearches',
   'http',
   'tls',
+  'redis',
 ] as const;
 
 /**
@@ -157,6 +161,7 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
   const feedLimits = parseFeedLimits(top);
 
   const tls = parseTlsConfig(top.tls, 'tls', baseDir);
+  const redis = parseRedisConfig(top.redis, 'redis');
 
   const lists = parseLists(top.lists, baseDir);
 
@@ -194,6 +199,7 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
     upstreamSearches: parseUpstreamSearches(top.upstreamSearches),
     http: parseHttpLimitsConfig(top.http, 'http'),
     ...(tls === undefined ? {} : { tls }),
+    ...(redis === undefined ? {} : { redis }),
   };
 }
 

@@ -15,13 +15,14 @@ import { acceptedKey, keyId } from './requester.ts';
 import { type Decision, LoadGate, type RefusalReason } from './load-gate.ts';
 import { RedisHitStore } from '../redis/redis-hit-store.ts';
 import type { RedisWatch } from '../redis/redis-connection.ts';
+import type { RedisTarget } from '../redis/redis-address.ts';
 import { retryAfterSeconds } from './refusal.ts';
 import { type AdminCheck, type GateDecisions, type Outcome, registerGate, type Slot } from './request-gate.ts';
 
 export interface LoadControlOptions {
   settings?: Partial<LoadControlSettings>;
   /** Share the limits with other instances through this Redis (`watch`: start without it, see redis-connection.ts). */
-  redis?: { url: string; keyPrefix?: string; watch?: RedisWatch };
+  redis?: { url: RedisTarget; keyPrefix?: string; watch?: RedisWatch };
   log?: (message: string) => void;
   /** The memory store's windows (on its monotonic reading) and load_defer's waits; the system's by default. */
   clock?: MonotonicClock;

@@ -1,14 +1,14 @@
-// node-redis is loaded when a connection is first made: a server without Redis never loads it.
+// A connection to Redis — one server, a Sentinel set or a Cluster (redis-address.ts) — that may start
+// before Redis answers and tries again on a schedule, watched for the service's log and metrics.
 
 import { type ErrorCode, errorCode, errorCodes, SbkitError } from '../../sbkit-error.ts';
 import { type Backoff, backoffMs } from '../../time/backoff.ts';
 import { type Clock, systemClock } from '../../time/clock.ts';
+import { readRedisAddress, redisLabel, type RedisTarget } from './redis-address.ts';
+import { createRedisClient, type RedisClient } from './redis-clients.ts';
 
 /** The start of every Redis key of sbkit's, unless the operator chooses another (`--redis-prefix`). */
 export const DEFAULT_KEY_PREFIX = 'sbkit:';
-
-/** Back-off between reconnection attempts once Redis went away, 50 ms doubling to 2 s: it comes back when it comes back. */
-const RECONNECT_BACKOFF: Backoff = { firstMs: 50, maxMs: 2000 };
 
 const REDIS_CONNECTION_FAILURES = ['invalid-url', 'unavailable'] as const;
 /** Why Redis could not be reached: an address that cannot be used, or a Redis that does not answer. */
@@ -37,8 +37,6 @@ export class RedisConnectionError extends SbkitError {
   }
 }
 
-export type RedisClient = Awaited<ReturnType<typeof createRedisClient>>;
-
 /**
  * The back-off between attempts to reach a Redis that did not answer at start, 1 s doubling to a minute:
  * a Redis back within seconds is found within seconds, one down for long is asked once a minute. A random
@@ -63,8 +61,11 @@ export interface RedisWatch {
 
 /** How a part of the service reaches Redis; each part's options add their own to these. */
 export interface RedisOptions {
-  /** `redis://[[user]:password@]host[:port][/db]`, or `rediss://` for TLS. */
-  url: string;
+  /**
+   * `redis://[[user]:password@]host[:port][/db]`, `rediss://` for TLS, `redis+sentinel://host:port,…/name[?db=N]`,
+   * `redis+cluster://host:port,…`, or the configuration file's object form (redis-address.ts).
+   */
+  url: RedisTarget;
   /** Starts every key: the instances that share this part's keys share it; DEFAULT_KEY_PREFIX when not given. */
   keyPrefix?: string;
   /** Bound on connecting and on each command; each part has its own default. */
@@ -88,24 +89,6 @@ export interface RedisConnection {
   close(): Promise<void>;
 }
 
-async function createRedisClient(url: string, timeoutMs: number, hasConnected: () => boolean) {
-  const { createClient, RESP_TYPES } = await import('redis');
-  return createClient({
-    url,
-    // A command while Redis is away fails at once instead of waiting in a queue for it to come back:
-    // callers report the failure, or try again later.
-    disableOfflineQueue: true,
-    socket: {
-      connectTimeout: timeoutMs,
-      // A first connection that fails fails at once (connect() rejects; a patient connection tries again
-      // on its own schedule); once connected, the client reconnects with back-off forever.
-      // node-redis counts `retries` from 0.
-      reconnectStrategy: (retries: number) => (hasConnected() ? backoffMs(RECONNECT_BACKOFF, retries + 1) : false),
-    },
-    commandOptions: { timeout: timeoutMs },
-  }).withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
-}
-
 /**
  * Connects to Redis at `url`, bounding the connection and every command by `timeoutMs`; replies come
  * as Buffers. Rejects with RedisConnectionError: 'invalid-url' for an address that cannot be used,
@@ -114,20 +97,24 @@ async function createRedisClient(url: string, timeoutMs: number, hasConnected: (
  * The deadline of each attempt and the waits between them are `clock`'s timers.
  */
 export async function connectRedis(
-  url: string,
+  url: RedisTarget,
   timeoutMs: number,
   watch?: RedisWatch,
   clock: Clock = systemClock,
 ): Promise<RedisConnection> {
-  const label = redactedUrl(url);
+  const label = redisLabel(url);
+  const address = readRedisAddress(url);
+  if ('problem' in address) throw new RedisConnectionError('invalid-url', `${label} is not a Redis address: ${address.problem}`);
   let connection: Connection | undefined;
   let client: RedisClient;
   try {
-    client = await createRedisClient(url, timeoutMs, () => connection?.everConnected === true);
+    client = await createRedisClient(address, timeoutMs, () => connection?.everConnected === true);
   } catch (error) {
-    throw new RedisConnectionError('invalid-url', `${label} is not a Redis URL (redis://host:port): ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw new RedisConnectionError(
+      'invalid-url',
+      `${label} is not a Redis URL (redis://host:port, redis+sentinel://host:port,…/name, redis+cluster://host:port,…): ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   connection = new Connection(client, label, timeoutMs, watch, clock);
   const failure = await connection.attempt();
@@ -235,15 +222,5 @@ class Connection implements RedisConnection {
     }
     this.everConnected = true;
     return undefined;
-  }
-}
-
-/** The URL as it may appear in logs: without user and password. */
-function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
-  } catch {
-    return JSON.stringify(url);
   }
 }

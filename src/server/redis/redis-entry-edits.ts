@@ -31,6 +31,9 @@ for i = 3 + adds, #ARGV do redis.call('SREM', added, ARGV[i]); redis.call('SADD'
 return {'ok', redis.call('SMEMBERS', added), redis.call('SMEMBERS', removed)}
 `;
 
+/** Both sets as one read sees them (a script runs alone): never an update's added without its removed. */
+const READ_SCRIPT = `return {redis.call('SMEMBERS', KEYS[1]), redis.call('SMEMBERS', KEYS[2])}`;
+
 /**
  * The operator's edits of the lists' entries (entry-edits.ts), shared by every instance through Redis,
  * two sets per list beside its history (the `{name}` hash tag keeps them on the list's cluster slot):
@@ -65,11 +68,11 @@ export class RedisEntryEdits implements EntryEditStore {
   async read(list: string): Promise<EntryEdits> {
     let edits: EntryEdits;
     try {
-      const [added, removed] = await this.connection.client
-        .multi()
-        .sMembers(this.key(list, 'added'))
-        .sMembers(this.key(list, 'removed'))
-        .exec();
+      const reply = await this.connection.client.eval(READ_SCRIPT, {
+        keys: [this.key(list, 'added'), this.key(list, 'removed')],
+        arguments: [],
+      });
+      const [added, removed] = Array.isArray(reply) ? (reply as unknown[]) : [];
       edits = { added: strings(added), removed: strings(removed) };
     } catch (error) {
       if (!this.unreadable.has(list)) {

@@ -23,7 +23,9 @@ interface StoredSearch {
  * The upstream's answers to hashes:search, shared by the proxy instances in front of it (SB-11: a
  * caching proxy answers from its cache first), one key per 4-byte prefix:
  *   {prefix}search:{8 hex digits}    JSON of StoredSearch; Redis drops it when the answer expires
- * Negative answers (no full hash under the prefix) are kept like the others. Searches never fail
+ * Negative answers (no full hash under the prefix) are kept like the others. The keys have no hash tag:
+ * in a Cluster they spread over its nodes, each read with a GET of its own (issued together, node-redis
+ * sends those of one node in one round trip), as one MGET of keys of several slots is refused. Searches never fail
  * because of Redis: while it is away the cache knows nothing and keeps nothing, which it says once.
  */
 export class RedisSearchCache implements SharedSearchCache {
@@ -53,7 +55,7 @@ export class RedisSearchCache implements SharedSearchCache {
     if (prefixes.length === 0) return found;
     let values: (Buffer | null)[];
     try {
-      values = await this.connection.client.mGet(prefixes.map((prefix) => this.key(prefix)));
+      values = await Promise.all(prefixes.map((prefix) => this.connection.client.get(this.key(prefix))));
     } catch (error) {
       this.failed(error);
       return found;

@@ -17,7 +17,7 @@ import type { ListDefinition } from '../lists/list-definition.ts';
 import type { KeptSnapshot, ListHistory } from '../lists/list-history.ts';
 import type { Snapshot } from '../lists/snapshot.ts';
 import { SnapshotStoreError } from '../lists/snapshot-store-error.ts';
-import type { RedisClient } from './redis-connection.ts';
+import type { RedisCommands } from './redis-clients.ts';
 import { type Content, type Offer, SNAPSHOT_FIELDS, snapshotOfFields, type Unusable } from './redis-snapshot-content.ts';
 import { PUBLISH_SCRIPT, READ_SCRIPT, WRITE_BACK_SCRIPT } from './redis-snapshot-scripts.ts';
 
@@ -45,7 +45,7 @@ export class SharedHistories {
    * @param label the Redis's URL without credentials, for messages.
    */
   constructor(
-    private readonly client: RedisClient,
+    private readonly client: RedisCommands,
     private readonly keyPrefix: string,
     private readonly label: string,
   ) {}

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { RedisClient, RedisConnection } from '../../../src/server/redis/redis-connection.ts';
+import type { RedisClient } from '../../../src/server/redis/redis-clients.ts';
+import type { RedisConnection } from '../../../src/server/redis/redis-connection.ts';
 import { RedisMonitor } from '../../../src/server/redis/redis-monitor.ts';
 
 /** A connection as the monitor sees it: whether it answers, and whether it was asked to try now. */

@@ -1,0 +1,165 @@
+// Where Redis is, as an operator gives it: one server (redis://, rediss://), a Sentinel set
+// (redis+sentinel://host:26379,host:26380/mymaster), a Cluster's seed nodes (redis+cluster://host:7000,…),
+// or the configuration file's object form of the last two. Read here into one RedisAddress, which
+// redis-clients.ts turns into node-redis's createClient, createSentinel or createCluster.
+
+/** One server of a Sentinel set or a Cluster. */
+interface RedisNode {
+  host: string;
+  port: number;
+}
+
+/** The configuration file's object form of `redis` (docs/configuration.md "Redis"). */
+export interface RedisServers {
+  /** A URL of any form; not with `sentinels` or `cluster`. */
+  url?: string;
+  /** `host:port` of Sentinels, with `name`, the primary they watch. */
+  sentinels?: readonly string[];
+  name?: string;
+  /** `host:port` of a Cluster's seed nodes. */
+  cluster?: readonly string[];
+  username?: string;
+  password?: string;
+  /** The database of a Sentinel set's primary; a Cluster has only 0. */
+  db?: number;
+}
+
+/** What the operator gave: a URL, or the configuration's object. */
+export type RedisTarget = string | RedisServers;
+
+interface Credentials {
+  username?: string;
+  password?: string;
+}
+
+/** Redis as sbkit connects to it. */
+export type RedisAddress =
+  | { kind: 'single'; url: string }
+  | ({ kind: 'sentinel'; name: string; sentinels: RedisNode[]; db: number } & Credentials)
+  | ({ kind: 'cluster'; nodes: RedisNode[] } & Credentials);
+
+const DEFAULT_SENTINEL_PORT = 26379;
+const DEFAULT_CLUSTER_PORT = 6379;
+const SENTINEL_SCHEME = 'redis+sentinel:';
+const CLUSTER_SCHEME = 'redis+cluster:';
+
+/**
+ * The address `target` gives, or the reason it gives none (a message for the operator, to be
+ * wrapped in RedisConnectionError 'invalid-url' by the caller).
+ */
+export function readRedisAddress(target: RedisTarget): RedisAddress | { problem: string } {
+  if (typeof target !== 'string') return readServers(target);
+  const scheme = /^[a-z+]+:/i.exec(target)?.[0].toLowerCase();
+  if (scheme !== SENTINEL_SCHEME && scheme !== CLUSTER_SCHEME) return { kind: 'single', url: target };
+  // new URL() takes one host: the list of hosts is cut out and read here.
+  const match = /^[a-z+]+:\/\/(?:([^@/]*)@)?([^/?#]*)(\/[^?#]*)?(\?[^#]*)?$/i.exec(target);
+  if (match === null)
+    return { problem: `${scheme}//[user:password@]host:port,host:port${scheme === SENTINEL_SCHEME ? '/name' : ''} is its form` };
+  const [, userInfo, hostList = '', path = '', query = ''] = match;
+  const credentials = credentialsOf(userInfo);
+  if ('problem' in credentials) return credentials;
+  const nodes = nodesOf(hostList.split(','), scheme === SENTINEL_SCHEME ? DEFAULT_SENTINEL_PORT : DEFAULT_CLUSTER_PORT);
+  if ('problem' in nodes) return nodes;
+  const params = new URLSearchParams(query);
+  if (scheme === CLUSTER_SCHEME) {
+    if (path !== '' && path !== '/') return { problem: 'a Cluster has no name or database after its nodes' };
+    if ([...params.keys()].length > 0) return { problem: `a Cluster URL takes no ?${[...params.keys()][0]}` };
+    return { kind: 'cluster', nodes, ...credentials };
+  }
+  const name = decodedName(path.replace(/^\//, ''));
+  if (name === '' || name.includes('/')) return { problem: 'the name of the primary the Sentinels watch comes after the hosts: /mymaster' };
+  const unknown = [...params.keys()].find((key) => key !== 'db');
+  if (unknown !== undefined) return { problem: `a Sentinel URL takes ?db=N only, not ?${unknown}` };
+  const db = databaseOf(params.get('db') ?? '0');
+  if (typeof db !== 'number') return db;
+  return { kind: 'sentinel', name, sentinels: nodes, db, ...credentials };
+}
+
+/** A label for logs and messages: the address without user or password. */
+export function redisLabel(target: RedisTarget): string {
+  const address = readRedisAddress(target);
+  if ('problem' in address) return JSON.stringify(typeof target === 'string' ? redactedUrl(target) : '(redis object)');
+  switch (address.kind) {
+    case 'single':
+      return redactedUrl(address.url);
+    case 'sentinel':
+      return `${SENTINEL_SCHEME}//${address.sentinels.map(hostPort).join(',')}/${address.name}${address.db === 0 ? '' : `?db=${address.db}`}`;
+    case 'cluster':
+      return `${CLUSTER_SCHEME}//${address.nodes.map(hostPort).join(',')}`;
+  }
+}
+
+function readServers(servers: RedisServers): RedisAddress | { problem: string } {
+  const forms = (['url', 'sentinels', 'cluster'] as const).filter((field) => servers[field] !== undefined);
+  if (forms.length !== 1) return { problem: 'the object names one of url, sentinels (with name) or cluster' };
+  if (servers.url !== undefined) return readRedisAddress(servers.url);
+  const credentials = {
+    ...(servers.username === undefined ? {} : { username: servers.username }),
+    ...(servers.password === undefined ? {} : { password: servers.password }),
+  };
+  if (servers.cluster !== undefined) {
+    if (servers.name !== undefined || servers.db !== undefined) return { problem: 'a Cluster has no name and no db' };
+    const nodes = nodesOf(servers.cluster, DEFAULT_CLUSTER_PORT);
+    return 'problem' in nodes ? nodes : { kind: 'cluster', nodes, ...credentials };
+  }
+  const nodes = nodesOf(servers.sentinels!, DEFAULT_SENTINEL_PORT);
+  if ('problem' in nodes) return nodes;
+  if (servers.name === undefined || servers.name === '') return { problem: 'sentinels go with name, the primary they watch' };
+  const db = databaseOf(String(servers.db ?? 0));
+  if (typeof db !== 'number') return db;
+  return { kind: 'sentinel', name: servers.name, sentinels: nodes, db, ...credentials };
+}
+
+function nodesOf(hosts: readonly string[], defaultPort: number): RedisNode[] | { problem: string } {
+  const nodes: RedisNode[] = [];
+  for (const given of hosts) {
+    // [v6]:port, host:port, or a host alone on the default port.
+    const match = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::(\d+))?$/i.exec(given.trim());
+    const port = Number(match?.[2] ?? defaultPort);
+    if (match === null || !(port > 0 && port <= 65535)) return { problem: `"${given}" is no host:port` };
+    nodes.push({ host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port });
+  }
+  if (nodes.length === 0) return { problem: 'no host given' };
+  return nodes;
+}
+
+/** The primary's name from a URL's path; '' when it is not percent-encoded as a URL takes it. */
+function decodedName(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return '';
+  }
+}
+
+function databaseOf(text: string): number | { problem: string } {
+  const db = Number(text);
+  return /^\d+$/.test(text) && db <= 15 ? db : { problem: `db is a database number from 0 to 15, not "${text}"` };
+}
+
+function credentialsOf(userInfo: string | undefined): Credentials | { problem: string } {
+  if (userInfo === undefined || userInfo === '') return {};
+  const colon = userInfo.indexOf(':');
+  try {
+    const username = decodeURIComponent(colon < 0 ? userInfo : userInfo.slice(0, colon));
+    const password = colon < 0 ? undefined : decodeURIComponent(userInfo.slice(colon + 1));
+    // redis://:password@host: a password for the default user.
+    return { ...(username === '' ? {} : { username }), ...(password === undefined ? {} : { password }) };
+  } catch {
+    return { problem: 'the user or password is not percent-encoded as a URL takes it' };
+  }
+}
+
+function hostPort(node: RedisNode): string {
+  return `${node.host.includes(':') ? `[${node.host}]` : node.host}:${node.port}`;
+}
+
+/** The URL as it may appear in logs: without user and password. */
+function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
+  } catch {
+    return JSON.stringify(url);
+  }
+}

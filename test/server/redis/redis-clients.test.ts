@@ -1,0 +1,135 @@
+// The parts of the service on Redis as it is run: a primary with a replica behind three Sentinels, and a
+// Cluster of three primaries — real redis-server and redis-sentinel processes, started and ended here.
+
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { LC_RATE_RULES, MemoryHitStore } from '../../../src/server/guard/hit-store.ts';
+import { ListHistory } from '../../../src/server/lists/list-history.ts';
+import { RedisHitStore } from '../../../src/server/redis/redis-hit-store.ts';
+import { RedisSearchCache } from '../../../src/server/redis/redis-search-cache.ts';
+import { RedisSnapshotStore } from '../../../src/server/redis/redis-snapshot-store.ts';
+import { RedisEntryEdits } from '../../../src/server/redis/redis-entry-edits.ts';
+import { expressionHashString, prefix32 } from '../../../src/url/hash.ts';
+import { until } from '../../support/waiting.ts';
+import { definition, poolHashes } from '../lists/fixtures.ts';
+import { RedisClusterSet } from '../redis-cluster-fixture.ts';
+import { SentinelSet } from '../redis-sentinel-fixture.ts';
+
+const X = poolHashes([1, 2, 3, 4]);
+const Y = poolHashes([2, 3, 4, 5, 6]);
+const Z = poolHashes([6, 7]);
+/** The issue's bound on answering again after a failover. */
+const FAILOVER_BOUND_MS = 10_000;
+const cleanups: (() => Promise<void>)[] = [];
+
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+function history(name: string): ListHistory {
+  return new ListHistory(definition(4, name), { keep: 3 });
+}
+
+describe('Redis behind Sentinel', () => {
+  it('publishes through the primary, and again through the promoted replica within 10 s of a failover', { timeout: 30_000 }, async () => {
+    const sentinels = await SentinelSet.start();
+    cleanups.push(() => sentinels.stop());
+    const log: string[] = [];
+    const instance = async () => {
+      const store = await RedisSnapshotStore.connect({ url: sentinels.url, refreshMs: 0, timeoutMs: 1000, log: (m) => log.push(m) });
+      cleanups.push(() => store.close());
+      return store;
+    };
+    const [a, b] = [await instance(), await instance()];
+    const [ha, hb] = [history('sentinel-4b'), history('sentinel-4b')];
+    await a.follow([ha]);
+    await b.follow([hb]);
+    const x = await a.publish(ha, X);
+    await b.refresh();
+    assert.equal(hb.current().id, x.id, 'the other instance serves what the first published');
+
+    await sentinels.failover();
+    const start = performance.now();
+    let y: string | undefined;
+    await until(
+      FAILOVER_BOUND_MS,
+      () => `a publication after the failover (log: ${log.join(' | ')})`,
+      async () => {
+        try {
+          y = (await a.publish(ha, Y)).id;
+          return true;
+        } catch {
+          return false;
+        }
+      },
+    );
+    await b.refresh();
+    assert.equal(hb.current().id, y, 'the other instance serves it too, from the promoted replica');
+    assert.deepEqual(hb.keptIds(), [x.id, y], 'the history came through the failover: clients at x still get a diff');
+    assert.ok(performance.now() - start < FAILOVER_BOUND_MS);
+  });
+});
+
+describe('Redis Cluster', () => {
+  it(
+    'keeps each list, the edits and load control in one slot each, and the search cache spread over the nodes',
+    { timeout: 30_000 },
+    async () => {
+      const cluster = await RedisClusterSet.start();
+      cleanups.push(() => cluster.stop());
+      const keyPrefix = 'sbkit:';
+
+      const store = await RedisSnapshotStore.connect({ url: cluster.url, keyPrefix, refreshMs: 0, timeoutMs: 2000 });
+      cleanups.push(() => store.close());
+      const [h, other] = [history('cluster-4b'), history('cluster-4b')];
+      await store.follow([h]);
+      await store.publish(h, X);
+      await store.publish(h, Y);
+      const z = await store.publish(h, Z);
+      const reader = await RedisSnapshotStore.connect({ url: cluster.url, keyPrefix, refreshMs: 0, timeoutMs: 2000 });
+      cleanups.push(() => reader.close());
+      await reader.follow([other]);
+      assert.equal(other.current().id, z.id, 'a second instance reads the list from the cluster');
+      assert.deepEqual(other.keptIds(), h.keptIds());
+
+      const edits = await RedisEntryEdits.connect({ url: cluster.url, keyPrefix });
+      cleanups.push(() => edits.close());
+      assert.deepEqual(await edits.update('cluster-4b', ['added.example/'], ['gone.example/']), {
+        added: ['added.example/'],
+        removed: ['gone.example/'],
+      });
+      assert.deepEqual(await edits.read('cluster-4b'), { added: ['added.example/'], removed: ['gone.example/'] });
+
+      const hits = await RedisHitStore.connect({
+        url: cluster.url,
+        keyPrefix,
+        rules: LC_RATE_RULES,
+        fallback: new MemoryHitStore(LC_RATE_RULES, 1000, () => performance.now()),
+        onFallback: () => assert.fail('a decision fell back to memory'),
+      });
+      cleanups.push(() => hits.close());
+      const budget = [{ key: 'client:a', max: 2, refusal: 'rate' as const }];
+      const verdicts = [];
+      for (let i = 0; i < 4; i++) verdicts.push(await hits.hit('a', true, budget));
+      assert.deepEqual(verdicts.slice(0, 2), ['admit', 'crawler-recent'], 'the crawler rules, on the cluster');
+
+      const cache = await RedisSearchCache.connect({ url: cluster.url, keyPrefix });
+      cleanups.push(() => cache.close());
+      const hash = expressionHashString('cached.example/');
+      const match = { fullHash: hash, details: [{ threatType: 'MALWARE' as const, attributes: [] }] };
+      const prefixes = [prefix32(hash), ...Array.from({ length: 30 }, (_, i) => 0x01000000 * (i + 1))];
+      const now = Date.now();
+      await cache.store(prefixes, [match], now + 60_000);
+      const found = await cache.lookup(prefixes, now);
+      assert.equal(found.size, prefixes.length, 'every prefix found, over every node');
+      assert.deepEqual(found.get(prefix32(hash))?.fullHashes, [match]);
+
+      const keys = cluster.keys('sbkit:*');
+      const tagged = keys.filter((key) => !key.startsWith('sbkit:search:'));
+      for (const key of tagged) assert.match(key, /^sbkit:(list:\{cluster-4b\}|guard:\{guard\}):/, key);
+      assert.ok(tagged.some((key) => key.endsWith(':entries-added')) && tagged.some((key) => key.includes(':hits:')));
+      const holding = cluster.ports.filter((port) => cluster.keys('sbkit:search:*', port).length > 0);
+      assert.ok(holding.length > 1, `the search cache's keys spread over the nodes, not on ${holding.join()} alone`);
+    },
+  );
+});
