@@ -31,6 +31,8 @@ import { DEFAULT_API_SETTINGS } from '../api/settings.ts';
 import { parseHttpLimitsConfig } from '../http/http-limits-config.ts';
 import type { HttpLimits } from '../http/http-limits.ts';
 import { parseTlsConfig, type TlsPaths } from '../http/tls.ts';
+import type { WebRiskLists } from '../../lists/web-risk-lists.ts';
+import { parseWebRiskLists } from './web-risk-config.ts';
 
 export type { ListConfig } from './config-lists.ts';
 export type { SourceConfig } from './config-sources.ts';
@@ -73,6 +75,8 @@ export interface ServerConfig {
   feedLimits: FeedLimits;
   /** The lists to publish, with their sources. */
   lists: ListConfig[];
+  /** Which list answers each Web Risk threat type (`/v1/`). */
+  webRiskLists: WebRiskLists;
   /** LC-1..5: the gate in front of every route. */
   loadControl: LoadControlConfig;
   /** A proxy's searches of its upstream: rate, shares and waits (upstream-searches.ts). */
@@ -125,6 +129,7 @@ const TOP_FIELDS = [
   'feedMaxMegabytes',
   'feedMaxEntries',
   'lists',
+  'webRiskLists',
   'loadControl',
   'upstreamSearches',
   'http',
@@ -190,6 +195,7 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
     corsOrigins,
     feedLimits,
     lists,
+    webRiskLists: parseWebRiskLists(top.webRiskLists, lists),
     loadControl,
     upstreamSearches: parseUpstreamSearches(top.upstreamSearches),
     http: parseHttpLimitsConfig(top.http, 'http'),

@@ -4,7 +4,8 @@
 // and its encoding.
 //
 // What the bytes of a list answer depend on, and so what goes into the tag:
-// - the RPC and the encoding chosen for the answer (wire/encoding.ts);
+// - the RPC and the encoding chosen for the answer (wire/encoding.ts), and whether its JSON gives enums
+//   by number (`$alt=json;enum-encoding=int`, Google's client libraries);
 // - the names asked for, as the answer echoes them, and for each the list's kept snapshots, oldest
 //   first, the current one last. Snapshot ids are derived from the list's name, hash length and
 //   content (lists/snapshot.ts), so they name the lists diffs are computed between; which of the
@@ -15,13 +16,15 @@
 //   (ListHistory.canonicalRequest): a version it cannot continue from counts as none, a constraint the
 //   answer does not reach as no limit. Made-up versions and constraints then share the answer's tag,
 //   and the encoded answer kept under it, instead of costing a Rice coding each (issue 26, S10);
-//   for v4 also the triple it echoes and whether it reads Rice coding;
+//   for v4 also the triple it echoes and whether it reads Rice coding, for Web Risk the threat type and
+//   whether it reads Rice coding;
 // - the minimum wait sent with complete updates (SB-12), each list's: shorter while it is changing.
 // The threat types, description and anything else of a list definition appear in no list answer. A
 // property test (test/server/api/answers/list-etag.test.ts) checks that equal tags always come with equal bytes.
 
 import { hash } from 'node:crypto';
 import { CompressionType } from '../../../proto/v4.ts';
+import { CompressionType as WebRiskCompressionType } from '../../../proto/webrisk.ts';
 import type { WireEncoding } from '../../../wire/encoding.ts';
 import { isListUpdate, listsNamedBy, type RpcCall } from '../../../wire/rest/routes.ts';
 import type { ListCatalog } from '../../catalog.ts';
@@ -92,8 +95,9 @@ class Determinants {
 }
 
 /**
- * The strong ETag of the answer to a list update (GetHashList, BatchGetHashLists, FetchThreatListUpdates:
- * the route table's `list update`s) in `encoding`, as the catalog stands at `now` (wall time, ms); undefined for other calls, whose
+ * The strong ETag of the answer to a list update (GetHashList, BatchGetHashLists, FetchThreatListUpdates,
+ * ComputeThreatListDiff: the route table's `list update`s) in `encoding`, its JSON enums by number when
+ * `enumsAsNumbers`, as the catalog stands at `now` (wall time, ms); undefined for other calls, whose
  * answers carry none (searches, the busiest calls, have nothing worked out for them), and for a list this
  * server does not publish asked for by `hashList/{name}` (that is a 404, which carries no tag).
  */
@@ -103,10 +107,13 @@ export function listAnswerTag(
   encoding: WireEncoding,
   settings: ApiSettings,
   now: number,
+  enumsAsNumbers = false,
 ): string | undefined {
   if (!isListUpdate(call)) return undefined;
   const histories = historiesNamedBy(catalog, call);
   const determinants = new Determinants().add(DERIVATION).add(call.rpc).add(encoding).add(settings.minimumWaitMs);
+  // Only when set, so that the tags of every other answer stay as they were.
+  if (enumsAsNumbers && encoding === 'json') determinants.add('enums as numbers');
   switch (call.rpc) {
     case 'GetHashList': {
       const history = histories[0];
@@ -143,12 +150,30 @@ export function listAnswerTag(
       });
       return determinants.tag();
     }
+    case 'ComputeThreatListDiff': {
+      const history = histories[0];
+      // A type no list answers is refused (unknown-lists.ts), and a refusal carries no tag.
+      if (history === undefined) return undefined;
+      const { constraints } = call.request;
+      determinants
+        .add(call.request.threatType)
+        .addList(history, settings, now)
+        .add(constraints?.supportedCompressions.includes(WebRiskCompressionType.RICE) === true ? 'rice' : 'raw');
+      // The diff's entries are v4's update entries.
+      determinants.addRequest(
+        history,
+        call.request.versionToken,
+        sizeConstraintsOf({ maxUpdateEntries: constraints?.maxDiffEntries ?? 0, maxDatabaseEntries: constraints?.maxDatabaseEntries ?? 0 }),
+      );
+      return determinants.tag();
+    }
   }
 }
 
 /** What a tag was worked out from, beyond the call itself: per list asked, its history, revision and wait. */
 interface TagInputs {
   encoding: WireEncoding;
+  enumsAsNumbers: boolean;
   minimumWaitMs: number;
   histories: (ListHistory | undefined)[];
   revisions: number[];
@@ -170,10 +195,22 @@ function historiesNamedBy(catalog: ListCatalog, call: RpcCall): (ListHistory | u
 export class ListAnswerTags {
   private readonly kept = new WeakMap<RpcCall, TagInputs>();
 
-  tagOf(catalog: ListCatalog, call: RpcCall, encoding: WireEncoding, settings: ApiSettings, now: number): string | undefined {
+  tagOf(
+    catalog: ListCatalog,
+    call: RpcCall,
+    encoding: WireEncoding,
+    settings: ApiSettings,
+    now: number,
+    enumsAsNumbers = false,
+  ): string | undefined {
     if (!isListUpdate(call)) return undefined;
     const kept = this.kept.get(call);
-    if (kept !== undefined && kept.encoding === encoding && kept.minimumWaitMs === settings.minimumWaitMs) {
+    if (
+      kept !== undefined &&
+      kept.encoding === encoding &&
+      kept.enumsAsNumbers === enumsAsNumbers &&
+      kept.minimumWaitMs === settings.minimumWaitMs
+    ) {
       const histories = historiesNamedBy(catalog, call);
       let same = histories.length === kept.histories.length;
       for (let i = 0; same && i < histories.length; i++) {
@@ -185,11 +222,12 @@ export class ListAnswerTags {
       }
       if (same) return kept.tag;
     }
-    const tag = listAnswerTag(catalog, call, encoding, settings, now);
+    const tag = listAnswerTag(catalog, call, encoding, settings, now, enumsAsNumbers);
     if (tag === undefined) return undefined;
     const histories = historiesNamedBy(catalog, call);
     this.kept.set(call, {
       encoding,
+      enumsAsNumbers,
       minimumWaitMs: settings.minimumWaitMs,
       histories,
       revisions: histories.map((history) => history?.revision ?? 0),
