@@ -21,6 +21,7 @@ import type { ApiSettings } from './settings.ts';
 import { cacheControlOf, ifNoneMatchMatches, listCacheControl, varyOf } from './answers/answer-caching.ts';
 import { encodedAnswers } from './answers/encoded-answers.ts';
 import { ListAnswerTags } from './answers/list-etag.ts';
+import { answerFormOf } from './answers/answer-form.ts';
 import { DecodedRequests } from './answers/decoded-requests.ts';
 import { refuseUnknownLists } from './unknown-lists.ts';
 
@@ -79,7 +80,8 @@ function listsAskedFor(call: RpcCall, catalog: ListCatalog): string[] {
 }
 
 export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions): void {
-  const { catalog, source, settings, apiKeys, maxBodyBytes, listReady, requesterOf, refusedWhilePaused, clock, submissions, clientOf } = options;
+  const { catalog, source, settings, apiKeys, maxBodyBytes, listReady, requesterOf, refusedWhilePaused, clock, submissions, clientOf } =
+    options;
   const answers = encodedAnswers();
   const decoded = new DecodedRequests();
   const tags = new ListAnswerTags();
@@ -113,7 +115,7 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
       const now = clock.now();
       const { responseEncoding, enumsAsNumbers } = call;
       const caller = (): Caller => ({ submissions, client: clientOf(request) });
-      const tag = tags.tagOf(catalog, call, responseEncoding, settings, now, enumsAsNumbers);
+      const tag = tags.tagOf(catalog, call, answerFormOf(responseEncoding, enumsAsNumbers), settings, now);
       if (tag !== undefined) {
         // Only GETs (and HEADs) carry the tag: caches keep nothing else, and a conditional POST would ask
         // for 412, not 304 (RFC 9110 §13.1.2). POSTs still get the encoded answer kept under it.

@@ -38,7 +38,12 @@ import { expressionHashesOfUrl, matchesOfUrls } from './v5.ts';
 
 /** The codec's v4 Rice coding as Web Risk's message names it (`entry_count` for v4's `num_entries`). */
 function webRiskRice(encoded: RiceDeltaEncoding) {
-  return { firstValue: encoded.firstValue, riceParameter: encoded.riceParameter, entryCount: encoded.numEntries, encodedData: encoded.encodedData };
+  return {
+    firstValue: encoded.firstValue,
+    riceParameter: encoded.riceParameter,
+    entryCount: encoded.numEntries,
+    encodedData: encoded.encodedData,
+  };
 }
 
 /**
@@ -150,7 +155,8 @@ export async function searchUris(
 ): Promise<SearchUrisResponse> {
   const [matches] = await matchesOfUrls(source, [expressionHashesOfUrl(request.uri)]);
   const types = new Set<number>();
-  for (const { fullHash, details } of matches!) for (const type of webRiskTypesOf(catalog, fullHash, details, request.threatTypes)) types.add(type);
+  for (const { fullHash, details } of matches!)
+    for (const type of webRiskTypesOf(catalog, fullHash, details, request.threatTypes)) types.add(type);
   if (types.size === 0) return create(SearchUrisResponseSchema, {});
   return create(SearchUrisResponseSchema, {
     threat: { threatTypes: [...types].sort((a, b) => a - b), expireTime: timestampFromMs(now + settings.positiveCacheDurationMs) },

@@ -24,7 +24,8 @@ export function parseWebRiskLists(value: unknown, lists: readonly ListConfig[]):
       mapping[type] = undefined;
       continue;
     }
-    if (typeof given !== 'string') throw new ConfigError(field, `must be a list name such as mw-4b, or null for none; not ${describe(given)}`);
+    if (typeof given !== 'string')
+      throw new ConfigError(field, `must be a list name such as mw-4b, or null for none; not ${describe(given)}`);
     const problem = listNameProblem(given);
     if (problem !== undefined) throw new ConfigError(field, listNameReason(given, problem));
     const list = lists.find((candidate) => candidate.name === given);

@@ -14,7 +14,7 @@ export interface KeptSubmission {
 }
 
 /** The reports kept by default: the newest, a bounded amount of memory whoever sends them. */
-export const MAX_KEPT_SUBMISSIONS = 1000;
+const MAX_KEPT_SUBMISSIONS = 1000;
 
 /** The newest reports, at most `max`; the oldest is forgotten as each newer one comes. */
 export class Submissions {

@@ -44,7 +44,9 @@ function riceOf(rice: Rice) {
 /** A client's list after a diff: removals first, then additions, kept sorted (SB-9). */
 function applyDiff(held: readonly number[], diff: Diff): number[] {
   const removed = new Set(
-    diff.removals?.riceIndices !== undefined ? decodeV4RiceIndices(riceOf(diff.removals.riceIndices)) : (diff.removals?.rawIndices?.indices ?? []),
+    diff.removals?.riceIndices !== undefined
+      ? decodeV4RiceIndices(riceOf(diff.removals.riceIndices))
+      : (diff.removals?.rawIndices?.indices ?? []),
   );
   const kept = held.filter((_, i) => !removed.has(i));
   const added = diff.additions?.riceHashes
@@ -60,7 +62,10 @@ function checksum(prefixes: readonly number[]): string {
 }
 
 function corpList(expressions: string[]): ListHistory {
-  const history = new ListHistory({ name: 'corp-4b', hashLength: 4, threatTypes: ['MALWARE'], likelySafeTypes: [], description: '' }, { keep: 3 });
+  const history = new ListHistory(
+    { name: 'corp-4b', hashLength: 4, threatTypes: ['MALWARE'], likelySafeTypes: [], description: '' },
+    { keep: 3 },
+  );
   history.publish(Buffer.concat(expressions.map((e) => expressionHashBytes(e))));
   return history;
 }
@@ -72,7 +77,7 @@ function appOf(catalog = demoCatalog(), settings = {}) {
 
 async function getJson<T>(app: ReturnType<typeof createApp>, url: string): Promise<{ status: number; json: T }> {
   const answer = await app.inject({ method: 'GET', url });
-  return { status: answer.statusCode, json: answer.json() as T };
+  return { status: answer.statusCode, json: answer.json<T>() };
 }
 
 describe('Web Risk threatLists:computeDiff', () => {
@@ -116,7 +121,10 @@ describe('Web Risk threatLists:computeDiff', () => {
       '/v1/threatLists:computeDiff?threatType=SOCIAL_ENGINEERING_EXTENDED_COVERAGE',
     );
     assert.equal(unmapped.status, 400);
-    assert.match(unmapped.json.error.message, /SOCIAL_ENGINEERING_EXTENDED_COVERAGE.*publishes MALWARE, SOCIAL_ENGINEERING, UNWANTED_SOFTWARE/);
+    assert.match(
+      unmapped.json.error.message,
+      /SOCIAL_ENGINEERING_EXTENDED_COVERAGE.*publishes MALWARE, SOCIAL_ENGINEERING, UNWANTED_SOFTWARE/,
+    );
     const unspecified = await getJson<{ error: { status: string } }>(app, '/v1/threatLists:computeDiff?threatType=0');
     assert.equal(unspecified.status, 400);
     assert.equal(unspecified.json.error.status, 'INVALID_ARGUMENT');
@@ -126,11 +134,11 @@ describe('Web Risk threatLists:computeDiff', () => {
     const { app } = appOf();
     const byName = await app.inject({ method: 'GET', url: '/v1/threatLists:computeDiff?threatType=MALWARE' });
     const byNumber = await app.inject({ method: 'GET', url: '/v1/threatLists:computeDiff?threatType=MALWARE&$alt=json;enum-encoding=int' });
-    assert.equal(byName.json().responseType, 'RESET');
-    assert.equal(byNumber.json().responseType, 2);
+    assert.equal(byName.json<Diff>().responseType, 'RESET');
+    assert.equal(byNumber.json<Diff>().responseType, 2);
     assert.notEqual(byName.headers.etag, byNumber.headers.etag);
     const again = await app.inject({ method: 'GET', url: '/v1/threatLists:computeDiff?threatType=MALWARE' });
-    assert.equal(again.json().responseType, 'RESET');
+    assert.equal(again.json<Diff>().responseType, 'RESET');
   });
 });
 
@@ -141,12 +149,15 @@ describe('Web Risk searches', () => {
     const { app } = appOf(demoCatalog(), { positiveCacheDurationMs: 300_000, negativeCacheDurationMs: 30_000 });
     for (const length of [4, 12, 32]) {
       const prefix = encodeURIComponent(hash.subarray(0, length).toString('base64'));
-      const { status, json } = await getJson<{ threats: { threatTypes: string[]; hash: string; expireTime: string }[]; negativeExpireTime: string }>(
-        app,
-        `/v1/hashes:search?threatTypes=MALWARE&threatTypes=SOCIAL_ENGINEERING&hashPrefix=${prefix}`,
-      );
+      const { status, json } = await getJson<{
+        threats: { threatTypes: string[]; hash: string; expireTime: string }[];
+        negativeExpireTime: string;
+      }>(app, `/v1/hashes:search?threatTypes=MALWARE&threatTypes=SOCIAL_ENGINEERING&hashPrefix=${prefix}`);
       assert.equal(status, 200);
-      assert.deepEqual(json.threats.map((t) => [t.hash, t.threatTypes]), [[hash.toString('base64'), ['MALWARE']]]);
+      assert.deepEqual(
+        json.threats.map((t) => [t.hash, t.threatTypes]),
+        [[hash.toString('base64'), ['MALWARE']]],
+      );
       assert.equal(Date.parse(json.threats[0]!.expireTime), NOW + 300_000);
       assert.equal(Date.parse(json.negativeExpireTime), NOW + 30_000);
     }
@@ -169,7 +180,7 @@ describe('Web Risk searches', () => {
       `/v1/uris:search?threatTypes=MALWARE&threatTypes=UNWANTED_SOFTWARE&uri=${encodeURIComponent(`http://${MALWARE_PAGE}`)}`,
     );
     assert.deepEqual(listed.json.threat?.threatTypes, ['MALWARE']);
-    assert.equal(Date.parse(listed.json.threat!.expireTime), NOW + 300_000);
+    assert.equal(Date.parse(listed.json.threat?.expireTime ?? ''), NOW + 300_000);
     const unlisted = await getJson<{ threat?: unknown }>(app, `/v1/uris:search?threatTypes=MALWARE&uri=http%3A%2F%2Fexample.com%2F`);
     assert.equal(unlisted.status, 200);
     assert.equal(unlisted.json.threat, undefined);
@@ -202,10 +213,12 @@ describe('Web Risk submissions', () => {
     const refused = await app.inject({ method: 'GET', url: '/admin/submissions' });
     assert.equal(refused.statusCode, 401);
     const admin = await app.inject({ method: 'GET', url: '/admin/submissions', headers: { authorization: `Bearer ${TOKEN}` } });
-    const kept = admin.json() as { received: number; submissions: { at: string; project: string; uri: string; client: string }[] };
+    const kept = admin.json<{ received: number; submissions: { at: string; project: string; uri: string; client: string }[] }>();
     assert.equal(kept.received, 1);
-    assert.deepEqual(kept.submissions, [{ at: new Date(NOW).toISOString(), project: 'my-project', uri: 'http://reported.example/login', client: '127.0.0.1' }]);
-    const status = (await app.inject({ method: 'GET', url: '/status.json' })).json() as { submissions: unknown };
+    assert.deepEqual(kept.submissions, [
+      { at: new Date(NOW).toISOString(), project: 'my-project', uri: 'http://reported.example/login', client: '127.0.0.1' },
+    ]);
+    const status = (await app.inject({ method: 'GET', url: '/status.json' })).json<{ submissions: unknown }>();
     assert.deepEqual(status.submissions, { received: 1, kept: 1 });
     const bad = await app.inject({
       method: 'POST',

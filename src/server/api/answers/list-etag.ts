@@ -4,8 +4,8 @@
 // and its encoding.
 //
 // What the bytes of a list answer depend on, and so what goes into the tag:
-// - the RPC and the encoding chosen for the answer (wire/encoding.ts), and whether its JSON gives enums
-//   by number (`$alt=json;enum-encoding=int`, Google's client libraries);
+// - the RPC and the form of the answer (answer-form.ts): the encoding chosen for it (wire/encoding.ts),
+//   and whether its JSON gives enums by number;
 // - the names asked for, as the answer echoes them, and for each the list's kept snapshots, oldest
 //   first, the current one last. Snapshot ids are derived from the list's name, hash length and
 //   content (lists/snapshot.ts), so they name the lists diffs are computed between; which of the
@@ -25,7 +25,7 @@
 import { hash } from 'node:crypto';
 import { CompressionType } from '../../../proto/v4.ts';
 import { CompressionType as WebRiskCompressionType } from '../../../proto/webrisk.ts';
-import type { WireEncoding } from '../../../wire/encoding.ts';
+import type { AnswerForm } from './answer-form.ts';
 import { isListUpdate, listsNamedBy, type RpcCall } from '../../../wire/rest/routes.ts';
 import type { ListCatalog } from '../../catalog.ts';
 import type { ListHistory, SizeConstraints } from '../../lists/list-history.ts';
@@ -96,24 +96,20 @@ class Determinants {
 
 /**
  * The strong ETag of the answer to a list update (GetHashList, BatchGetHashLists, FetchThreatListUpdates,
- * ComputeThreatListDiff: the route table's `list update`s) in `encoding`, its JSON enums by number when
- * `enumsAsNumbers`, as the catalog stands at `now` (wall time, ms); undefined for other calls, whose
+ * ComputeThreatListDiff: the route table's `list update`s) in `encoding`, as the catalog stands at `now` (wall time, ms); undefined for other calls, whose
  * answers carry none (searches, the busiest calls, have nothing worked out for them), and for a list this
  * server does not publish asked for by `hashList/{name}` (that is a 404, which carries no tag).
  */
 export function listAnswerTag(
   catalog: ListCatalog,
   call: RpcCall,
-  encoding: WireEncoding,
+  encoding: AnswerForm,
   settings: ApiSettings,
   now: number,
-  enumsAsNumbers = false,
 ): string | undefined {
   if (!isListUpdate(call)) return undefined;
   const histories = historiesNamedBy(catalog, call);
   const determinants = new Determinants().add(DERIVATION).add(call.rpc).add(encoding).add(settings.minimumWaitMs);
-  // Only when set, so that the tags of every other answer stay as they were.
-  if (enumsAsNumbers && encoding === 'json') determinants.add('enums as numbers');
   switch (call.rpc) {
     case 'GetHashList': {
       const history = histories[0];
@@ -172,8 +168,7 @@ export function listAnswerTag(
 
 /** What a tag was worked out from, beyond the call itself: per list asked, its history, revision and wait. */
 interface TagInputs {
-  encoding: WireEncoding;
-  enumsAsNumbers: boolean;
+  encoding: AnswerForm;
   minimumWaitMs: number;
   histories: (ListHistory | undefined)[];
   revisions: number[];
@@ -195,22 +190,10 @@ function historiesNamedBy(catalog: ListCatalog, call: RpcCall): (ListHistory | u
 export class ListAnswerTags {
   private readonly kept = new WeakMap<RpcCall, TagInputs>();
 
-  tagOf(
-    catalog: ListCatalog,
-    call: RpcCall,
-    encoding: WireEncoding,
-    settings: ApiSettings,
-    now: number,
-    enumsAsNumbers = false,
-  ): string | undefined {
+  tagOf(catalog: ListCatalog, call: RpcCall, encoding: AnswerForm, settings: ApiSettings, now: number): string | undefined {
     if (!isListUpdate(call)) return undefined;
     const kept = this.kept.get(call);
-    if (
-      kept !== undefined &&
-      kept.encoding === encoding &&
-      kept.enumsAsNumbers === enumsAsNumbers &&
-      kept.minimumWaitMs === settings.minimumWaitMs
-    ) {
+    if (kept !== undefined && kept.encoding === encoding && kept.minimumWaitMs === settings.minimumWaitMs) {
       const histories = historiesNamedBy(catalog, call);
       let same = histories.length === kept.histories.length;
       for (let i = 0; same && i < histories.length; i++) {
@@ -222,12 +205,11 @@ export class ListAnswerTags {
       }
       if (same) return kept.tag;
     }
-    const tag = listAnswerTag(catalog, call, encoding, settings, now, enumsAsNumbers);
+    const tag = listAnswerTag(catalog, call, encoding, settings, now);
     if (tag === undefined) return undefined;
     const histories = historiesNamedBy(catalog, call);
     this.kept.set(call, {
       encoding,
-      enumsAsNumbers,
       minimumWaitMs: settings.minimumWaitMs,
       histories,
       revisions: histories.map((history) => history?.revision ?? 0),

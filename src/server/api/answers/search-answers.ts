@@ -14,6 +14,7 @@ import { encodeWireResponse } from '../../../wire/rest/server-response.ts';
 import type { RpcCall } from '../../../wire/rest/routes.ts';
 import type { ListCatalog } from '../../catalog.ts';
 import { cacheControlOf } from './answer-caching.ts';
+import { type AnswerForm, answerFormOf } from './answer-form.ts';
 import type { FullHashSource } from '../full-hash-source.ts';
 import type { ApiSettings } from '../settings.ts';
 import { searchHashesAnswer, searchPrefixes } from '../v5.ts';
@@ -42,7 +43,7 @@ interface Kept {
  */
 export class SearchAnswers {
   /** Per encoding, the answers kept by prefix; JSON's with enums by number apart from those by name. */
-  private readonly kept: Record<WireEncoding | 'json, enums as numbers', BoundedMap<number, Kept>> = {
+  private readonly kept: Record<AnswerForm, BoundedMap<number, Kept>> = {
     protobuf: new BoundedMap(MAX_KEPT),
     json: new BoundedMap(MAX_KEPT),
     'json, enums as numbers': new BoundedMap(MAX_KEPT),
@@ -65,7 +66,7 @@ export class SearchAnswers {
     const { positiveCacheDurationMs, negativeCacheDurationMs } = this.settings;
     let revisions = 0;
     for (const history of this.catalog.threatLists()) revisions += history.revision;
-    const byPrefix = this.kept[encoding === 'json' && enumsAsNumbers ? 'json, enums as numbers' : encoding];
+    const byPrefix = this.kept[answerFormOf(encoding, enumsAsNumbers)];
     if (single) {
       const kept = byPrefix.get(prefix);
       if (

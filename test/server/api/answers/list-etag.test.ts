@@ -156,7 +156,11 @@ async function play(steps: readonly { list: string; content: number }[]): Promis
         assert.ok(call.rpc === 'GetHashList' && lists.get(call.request.name) === undefined);
         continue;
       }
-      const body = encodeWireResponse(call.rpc, await answerCall(lists, ownSource(lists), call, settings, CLOCK.now(), NO_CALLER), encoding).body;
+      const body = encodeWireResponse(
+        call.rpc,
+        await answerCall(lists, ownSource(lists), call, settings, CLOCK.now(), NO_CALLER),
+        encoding,
+      ).body;
       answers.push({ tag, bytes: Buffer.from(body).toString('hex'), request: `${encoding} ${JSON.stringify(call, bytesAsHex)}` });
       if (encoding !== 'protobuf') continue;
       for (const version of versionsIn(call, body)) (constrained ? transfers : settled).set(Buffer.from(version).toString('hex'), version);
