@@ -18,12 +18,15 @@ export type WebRiskThreatTypeName = (typeof WEB_RISK_THREAT_TYPES)[keyof typeof 
 /** Every Web Risk threat type, in the order of its enum. */
 export const WEB_RISK_THREAT_TYPE_NAMES: readonly WebRiskThreatTypeName[] = Object.values(WEB_RISK_THREAT_TYPES);
 
+/** Which list answers each Web Risk threat type; undefined: none, the type is not answered. */
+export type WebRiskLists = Readonly<Record<WebRiskThreatTypeName, string | undefined>>;
+
 /**
  * The v5 list of each Web Risk threat type, by default: the three that Safe Browsing shares. Google keeps
  * SOCIAL_ENGINEERING_EXTENDED_COVERAGE, a wider phishing list, for Web Risk alone; a server publishes it
  * only when configured to.
  */
-export const DEFAULT_WEB_RISK_LISTS: Readonly<Record<WebRiskThreatTypeName, string | undefined>> = {
+export const DEFAULT_WEB_RISK_LISTS: WebRiskLists = {
   MALWARE: 'mw-4b',
   SOCIAL_ENGINEERING: 'se-4b',
   UNWANTED_SOFTWARE: 'uws-4b',

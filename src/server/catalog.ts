@@ -1,6 +1,7 @@
 import { checksumOf } from '../store/hash-list.ts';
 import { nodeSha256 } from '../url/hash.ts';
 import { canonicalListName } from '../lists/known-lists.ts';
+import { DEFAULT_WEB_RISK_LISTS, type WebRiskLists, type WebRiskThreatTypeName, webRiskTypeOfAlias } from '../lists/web-risk-lists.ts';
 import type { ListDefinition } from './lists/list-definition.ts';
 import type { ListHistory } from './lists/list-history.ts';
 import type { Snapshot } from './lists/snapshot.ts';
@@ -9,6 +10,8 @@ import type { Snapshot } from './lists/snapshot.ts';
 export class ListCatalog {
   private readonly histories = new Map<string, ListHistory>();
   private threatHistories: ListHistory[];
+  /** Where the Web Risk mapping is read at each lookup: the server's live settings, which a reload changes in place. */
+  private webRisk: { readonly webRiskLists: WebRiskLists } = { webRiskLists: DEFAULT_WEB_RISK_LISTS };
 
   constructor(histories: Iterable<ListHistory>) {
     for (const history of histories) this.histories.set(history.definition.name, history);
@@ -33,9 +36,30 @@ export class ListCatalog {
     this.threatHistories = this.threatListsOf();
   }
 
-  /** The list of a name or an SB-11 alias of it; undefined for names this server does not publish. */
+  /**
+   * Resolves Web Risk's aliases (`webrisk:MALWARE`, lists/web-risk-lists.ts) through `settings.webRiskLists`,
+   * read at each lookup, so that a reload that changes the mapping in place is in force at once.
+   */
+  answerWebRiskBy(settings: { readonly webRiskLists: WebRiskLists }): void {
+    this.webRisk = settings;
+  }
+
+  /**
+   * The list of a name, of an SB-11 alias of it or of a Web Risk alias; undefined for names this server
+   * does not publish.
+   */
   get(name: string): ListHistory | undefined {
-    return this.histories.get(name) ?? this.histories.get(canonicalListName(name));
+    const history = this.histories.get(name);
+    if (history !== undefined) return history;
+    const webRiskType = webRiskTypeOfAlias(name);
+    return webRiskType === undefined ? this.histories.get(canonicalListName(name)) : this.webRiskList(webRiskType);
+  }
+
+  /** The list that answers a Web Risk threat type: the one mapped to it, if published and of 4-byte hashes (Web Risk's only width). */
+  webRiskList(type: WebRiskThreatTypeName): ListHistory | undefined {
+    const name = this.webRisk.webRiskLists[type];
+    const history = name === undefined ? undefined : this.histories.get(name);
+    return history?.definition.hashLength === 4 ? history : undefined;
   }
 
   /** Every list, with its history of published snapshots. */

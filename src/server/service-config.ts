@@ -96,6 +96,7 @@ export function accessOptions(config: ServerConfig): Pick<ServerOptions, 'apiKey
       positiveCacheDurationMs: config.positiveCacheDurationSeconds * 1000,
       negativeCacheDurationMs: config.negativeCacheDurationSeconds * 1000,
       listCacheSeconds: config.listCacheSeconds,
+      webRiskLists: config.webRiskLists,
     },
   };
 }

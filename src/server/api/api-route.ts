@@ -1,4 +1,4 @@
-// The API: every path of the v5 and v4 REST surface that no other route takes. A request is decoded by
+// The API: every path of the v5, v4 and Web Risk v1 REST surface that no other route takes. A request is decoded by
 // the wire layer (all request forms of docs/api.md §3, the API key checked before the payload, as
 // Google does), answered from the catalog and the full-hash source, and encoded as the wire layer
 // chose from the request. Answers say who may keep them and for how long (answer-caching.ts); a list
@@ -12,7 +12,8 @@ import { encodeWireResponse } from '../../wire/rest/server-response.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import type { ListCatalog } from '../catalog.ts';
 import { asBuffer, EVERY_ANSWER_HEADERS, sendWireError } from '../http/replies.ts';
-import { answerCall } from './dispatch.ts';
+import { answerCall, type Caller } from './dispatch.ts';
+import type { Submissions } from '../operator/submissions.ts';
 import { SearchAnswers } from './answers/search-answers.ts';
 import { type FullHashSource, searchesOf } from './full-hash-source.ts';
 import type { Requester } from '../guard/requester.ts';
@@ -20,6 +21,7 @@ import type { ApiSettings } from './settings.ts';
 import { cacheControlOf, ifNoneMatchMatches, listCacheControl, varyOf } from './answers/answer-caching.ts';
 import { encodedAnswers } from './answers/encoded-answers.ts';
 import { ListAnswerTags } from './answers/list-etag.ts';
+import { answerFormOf } from './answers/answer-form.ts';
 import { DecodedRequests } from './answers/decoded-requests.ts';
 import { refuseUnknownLists } from './unknown-lists.ts';
 
@@ -41,6 +43,10 @@ export interface ApiRouteOptions {
   requesterOf: (request: FastifyRequest) => Requester;
   /** Whose time decides whether a list is changing (its minimum wait, SB-12). */
   clock: Clock;
+  /** Where Web Risk submissions are kept for the operator. */
+  submissions: Submissions;
+  /** The client's address, as load control names it: what a submission records of who sent it. */
+  clientOf: (request: FastifyRequest) => string;
 }
 
 /**
@@ -74,7 +80,8 @@ function listsAskedFor(call: RpcCall, catalog: ListCatalog): string[] {
 }
 
 export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions): void {
-  const { catalog, source, settings, apiKeys, maxBodyBytes, listReady, requesterOf, refusedWhilePaused, clock } = options;
+  const { catalog, source, settings, apiKeys, maxBodyBytes, listReady, requesterOf, refusedWhilePaused, clock, submissions, clientOf } =
+    options;
   const answers = encodedAnswers();
   const decoded = new DecodedRequests();
   const tags = new ListAnswerTags();
@@ -106,7 +113,9 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
       }
       // The tag and the answer see the same catalog at the same moment: a list answer is computed without awaiting anything.
       const now = clock.now();
-      const tag = tags.tagOf(catalog, call, call.responseEncoding, settings, now);
+      const { responseEncoding, enumsAsNumbers } = call;
+      const caller = (): Caller => ({ submissions, client: clientOf(request) });
+      const tag = tags.tagOf(catalog, call, answerFormOf(responseEncoding, enumsAsNumbers), settings, now);
       if (tag !== undefined) {
         // Only GETs (and HEADs) carry the tag: caches keep nothing else, and a conditional POST would ask
         // for 412, not 304 (RFC 9110 §13.1.2). POSTs still get the encoded answer kept under it.
@@ -125,8 +134,8 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
         }
         let payload = answers.get(tag);
         if (payload === undefined) {
-          const answer = await answerCall(catalog, searchesOf(source, requesterOf(request)), call, settings, now);
-          payload = answers.keep(tag, encodeWireResponse(call.rpc, answer, call.responseEncoding));
+          const answer = await answerCall(catalog, searchesOf(source, requesterOf(request)), call, settings, now, caller());
+          payload = answers.keep(tag, encodeWireResponse(call.rpc, answer, responseEncoding, enumsAsNumbers));
         }
         if (conditional) reply.header('etag', tag);
         return reply
@@ -134,15 +143,15 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
           .headers(answerHeaders(payload.contentType, listCacheControl(settings), varyOf(reply.getHeader('vary'))))
           .send(asBuffer(payload.body));
       }
-      const searched = searchAnswers.answer(call, call.responseEncoding);
+      const searched = searchAnswers.answer(call, responseEncoding, enumsAsNumbers);
       if (searched !== undefined) {
         return reply
           .code(200)
           .headers(answerHeaders(searched.payload.contentType, searched.cacheControl, varyOf(reply.getHeader('vary'))))
           .send(asBuffer(searched.payload.body));
       }
-      const answer = await answerCall(catalog, searchesOf(source, requesterOf(request)), call, settings, now);
-      const payload = encodeWireResponse(call.rpc, answer, call.responseEncoding);
+      const answer = await answerCall(catalog, searchesOf(source, requesterOf(request)), call, settings, now, caller());
+      const payload = encodeWireResponse(call.rpc, answer, responseEncoding, enumsAsNumbers);
       return reply
         .code(200)
         .headers(answerHeaders(payload.contentType, cacheControlOf(call.rpc, answer, settings), varyOf(reply.getHeader('vary'))))

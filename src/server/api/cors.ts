@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /** The paths a page's script may call: the APIs and the Oblivious HTTP resources. */
-const API_PATH = /^\/(?:v(?:4|5|5alpha1)\/|ohttp-(?:keys|gateway)(?:\?|$))/;
+const API_PATH = /^\/(?:v(?:1|4|5|5alpha1)\/|ohttp-(?:keys|gateway)(?:\?|$))/;
 /** Request headers a client of the API sends besides the CORS-safelisted ones. */
 const ALLOWED_HEADERS = ['content-type', 'x-goog-api-key', 'x-goog-api-client', 'x-http-method-override'];
 /** Answer headers a script may read besides the safelisted ones: when to come back, and the validator. */

@@ -5,12 +5,13 @@
 import { create } from '@bufbuild/protobuf';
 import { EmptySchema } from '@bufbuild/protobuf/wkt';
 import type { RpcCallOf, RpcId, RpcRequest, RpcResponse } from '../../wire/rest/routes.ts';
-import { WireError } from '../../wire/wire-error.ts';
 import type { ListCatalog } from '../catalog.ts';
+import type { Submissions } from '../operator/submissions.ts';
 import type { FullHashSource } from './full-hash-source.ts';
 import type { ApiSettings } from './settings.ts';
 import * as v4 from './v4.ts';
 import * as v5 from './v5.ts';
+import * as webRisk from './web-risk.ts';
 
 /** What an answer is worked out from. */
 interface AnswerSources {
@@ -19,6 +20,16 @@ interface AnswerSources {
   settings: ApiSettings;
   /** Wall time, ms: list answers' waits depend on it. */
   now: number;
+  /** Who asks, and where their reports are kept. */
+  caller: Caller;
+}
+
+/** The caller of an API call, as a Web Risk submission records it. */
+export interface Caller {
+  /** Where submissions are kept for the operator. */
+  submissions: Submissions;
+  /** The client's address. */
+  client: string;
 }
 
 type Answerers = {
@@ -37,24 +48,20 @@ const ANSWERERS: Answerers = {
   ListThreatLists: (_request, { catalog }) => v4.listThreatLists(catalog),
   // Firefox reports hits only when data sharing is on; they are acknowledged and not kept.
   CreateThreatHit: () => create(EmptySchema),
-  ComputeThreatListDiff: webRiskNotYet,
-  SearchUris: webRiskNotYet,
-  WebRiskSearchHashes: webRiskNotYet,
-  CreateSubmission: webRiskNotYet,
+  ComputeThreatListDiff: (request, { catalog, settings, now }) => webRisk.computeThreatListDiff(catalog, request, settings, now),
+  SearchUris: (request, { catalog, source, settings, now }) => webRisk.searchUris(catalog, source, request, settings, now),
+  WebRiskSearchHashes: (request, { catalog, source, now }) => webRisk.webRiskSearchHashes(catalog, source, request, now),
+  CreateSubmission: (request, { caller, now }) => webRisk.createSubmission(caller.submissions, request, caller.client, now),
 };
 
-/** Web Risk's methods are routed before they are answered (issue 28 lands them in steps). */
-function webRiskNotYet(): never {
-  throw new WireError('UNIMPLEMENTED', 'this server does not answer Web Risk yet');
-}
-
-/** Answers one decoded API call at `now` (wall time, ms) with its RPC's response message. */
+/** Answers one decoded API call of `caller` at `now` (wall time, ms) with its RPC's response message. */
 export async function answerCall<R extends RpcId>(
   catalog: ListCatalog,
   source: FullHashSource,
   call: RpcCallOf<R>,
   settings: ApiSettings,
   now: number,
+  caller: Caller,
 ): Promise<RpcResponse<R>> {
-  return ANSWERERS[call.rpc](call.request, { catalog, source, settings, now });
+  return ANSWERERS[call.rpc](call.request, { catalog, source, settings, now, caller });
 }

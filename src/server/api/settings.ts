@@ -1,3 +1,4 @@
+import { DEFAULT_WEB_RISK_LISTS, type WebRiskLists } from '../../lists/web-risk-lists.ts';
 import type { ListHistory } from '../lists/list-history.ts';
 
 /** What the operator sets about answers (`minimum_wait_duration` and `cache_duration` are settings). */
@@ -23,6 +24,8 @@ export interface ApiSettings {
   negativeCacheDurationMs: number;
   /** `Cache-Control: max-age` of list answers; SB-11 asks caching proxies for at least five minutes. */
   listCacheSeconds: number;
+  /** Which list answers each Web Risk threat type (`webRiskLists`); only 4-byte lists can. */
+  webRiskLists: WebRiskLists;
 }
 
 export const DEFAULT_API_SETTINGS: ApiSettings = {
@@ -32,6 +35,7 @@ export const DEFAULT_API_SETTINGS: ApiSettings = {
   positiveCacheDurationMs: 5 * 60_000,
   negativeCacheDurationMs: 30_000,
   listCacheSeconds: 300,
+  webRiskLists: DEFAULT_WEB_RISK_LISTS,
 };
 
 /**

@@ -5,6 +5,7 @@
 import type { V4List } from '../../lists/v4-lists.ts';
 import { PlatformType, ThreatEntryType, ThreatType } from '../../proto/v4.ts';
 import { UnknownListError } from '../../lists/unknown-list-error.ts';
+import { WEB_RISK_THREAT_TYPE_NAMES, type WebRiskThreatTypeName } from '../../lists/web-risk-lists.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import type { ListCatalog } from '../catalog.ts';
 
@@ -29,5 +30,15 @@ export function unknownTriples(published: readonly V4List[], triples: readonly V
     triples: true,
     listedBy: 'GET /v4/threatLists',
   });
+  return new WireError('INVALID_ARGUMENT', cause.message, { cause });
+}
+
+/**
+ * The refusal of Web Risk threat types no list of this server answers (webRiskLists): INVALID_ARGUMENT,
+ * as Web Risk names lists by an argument, naming them and the types the server answers.
+ */
+export function unknownWebRiskTypes(catalog: ListCatalog, types: readonly WebRiskThreatTypeName[]): WireError {
+  const answered = WEB_RISK_THREAT_TYPE_NAMES.filter((type) => catalog.webRiskList(type) !== undefined);
+  const cause = new UnknownListError([...new Set(types)], answered, { triples: true });
   return new WireError('INVALID_ARGUMENT', cause.message, { cause });
 }

@@ -11,10 +11,11 @@
 
 import { clientsAskFor, clientsFetch, clientsSearchFor } from '../../lists/client-lists.ts';
 import { listNameForV4 } from '../../lists/v4-lists.ts';
+import { webRiskThreatTypeName } from '../../lists/web-risk-lists.ts';
 import { PlatformType, ThreatEntryType, type ThreatType } from '../../proto/v4.ts';
 import type { RpcCall } from '../../wire/rest/routes.ts';
 import type { ListCatalog } from '../catalog.ts';
-import { unknownHashLists, unknownTriples } from './unknown-list-error.ts';
+import { unknownHashLists, unknownTriples, unknownWebRiskTypes } from './unknown-list-error.ts';
 import { listThreatLists } from './v4.ts';
 
 /** The triples a search's ThreatInfo names whose threat type no real client searches for. */
@@ -37,6 +38,9 @@ function unsearchedTriples(info: { threatTypes: ThreatType[]; platformTypes: Pla
  * - `fullHashes:find`, `threatMatches:find`: a threat type no client searches for. A search is answered
  *   by threat type alone, and clients name the product of their lists' types, platforms and entry types
  *   (Chromium with CHROME and CHROME_EXTENSION, pitfall 7), so platforms and entry types refuse nothing.
+ *
+ * - Web Risk's `threatLists:computeDiff`, `hashes:search` and `uris:search`: a threat type no list of
+ *   this server answers (webRiskLists). No client of Web Risk fetches a fixed set, so none has a stand-in.
  *
  * `hashList/{name}` has no stand-in: v5.ts refuses any name the server does not publish.
  */
@@ -61,7 +65,18 @@ export function refuseUnknownLists(catalog: ListCatalog, call: RpcCall): void {
       if (unknown.length > 0) throw unknownTriples(listThreatLists(catalog).threatLists, unknown);
       return;
     }
+    case 'ComputeThreatListDiff':
+      return refuseUnansweredWebRiskTypes(catalog, [call.request.threatType]);
+    case 'SearchUris':
+    case 'WebRiskSearchHashes':
+      return refuseUnansweredWebRiskTypes(catalog, call.request.threatTypes);
     default:
       return;
   }
+}
+
+/** Throws the refusal of the Web Risk threat types (numbers the wire layer has checked) that no list answers. */
+function refuseUnansweredWebRiskTypes(catalog: ListCatalog, threatTypes: readonly number[]): void {
+  const unanswered = threatTypes.map((number) => webRiskThreatTypeName(number)!).filter((type) => catalog.webRiskList(type) === undefined);
+  if (unanswered.length > 0) throw unknownWebRiskTypes(catalog, unanswered);
 }

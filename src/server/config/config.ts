@@ -32,6 +32,8 @@ import { parseHttpLimitsConfig } from '../http/http-limits-config.ts';
 import type { HttpLimits } from '../http/http-limits.ts';
 import { parseTlsConfig, type TlsPaths } from '../http/tls.ts';
 import { parseRedisConfig, type RedisConfig } from '../redis/redis-config.ts';
+import type { WebRiskLists } from '../../lists/web-risk-lists.ts';
+import { parseWebRiskLists } from './web-risk-config.ts';
 
 export type { ListConfig } from './config-lists.ts';
 export type { SourceConfig } from './config-sources.ts';
@@ -74,6 +76,8 @@ export interface ServerConfig {
   feedLimits: FeedLimits;
   /** The lists to publish, with their sources. */
   lists: ListConfig[];
+  /** Which list answers each Web Risk threat type (`/v1/`). */
+  webRiskLists: WebRiskLists;
   /** LC-1..5: the gate in front of every route. */
   loadControl: LoadControlConfig;
   /** A proxy's searches of its upstream: rate, shares and waits (upstream-searches.ts). */
@@ -128,6 +132,7 @@ const TOP_FIELDS = [
   'feedMaxMegabytes',
   'feedMaxEntries',
   'lists',
+  'webRiskLists',
   'loadControl',
   'upstreamSearches',
   'http',
@@ -195,6 +200,7 @@ export function parseServerConfig(json: unknown, baseDir: string): ServerConfig 
     corsOrigins,
     feedLimits,
     lists,
+    webRiskLists: parseWebRiskLists(top.webRiskLists, lists),
     loadControl,
     upstreamSearches: parseUpstreamSearches(top.upstreamSearches),
     http: parseHttpLimitsConfig(top.http, 'http'),

@@ -34,7 +34,7 @@ export function retryAfterSeconds(
 }
 
 /** Programs' paths: the APIs and the Oblivious HTTP resources, whose callers cannot show a page. */
-const API_PATH = /^\/(?:v(?:4|5|5alpha1)\/|ohttp-)/;
+const API_PATH = /^\/(?:v(?:1|4|5|5alpha1)\/|ohttp-)/;
 
 const MESSAGES: Record<RefusalReason, string> = {
   paused: 'the service is paused by its operator',

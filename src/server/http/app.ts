@@ -20,7 +20,7 @@ import type { ApiSettings } from '../api/settings.ts';
 import { LiveAccess } from '../api/access.ts';
 import type { ListCatalog } from '../catalog.ts';
 import type { FeedSourceStatus } from '../feeds/sources/source-status.ts';
-import { TrustedProxies } from '../guard/client-address.ts';
+import { clientAddress, TrustedProxies } from '../guard/client-address.ts';
 import { closeStalledConnections, DEFAULT_HTTP_LIMITS, type HttpLimits, httpServerOptions } from './http-limits.ts';
 import { capConnections } from './connection-caps.ts';
 import { limitSecureServer, secureServerOptions } from './http2-limits.ts';
@@ -33,6 +33,7 @@ import { registerGatewayRoutes } from '../ohttp/gateway-routes.ts';
 import type { GatewayKeys } from '../ohttp/key-ring.ts';
 import type { FailureThrottle } from '../operator/failure-throttle.ts';
 import { registerOperatorRoutes } from '../operator/operator-routes.ts';
+import { Submissions } from '../operator/submissions.ts';
 import { registerNoStoreOnErrors, sendWireError } from './replies.ts';
 import type { TlsCredentials } from './tls.ts';
 import { registerSecurityHeaders } from '../web/security-headers.ts';
@@ -97,6 +98,11 @@ export interface AppOptions {
   tls?: TlsCredentials;
   /** Time and timers of every part of the application (deadlines, sweeps, waits, counts); the system's by default. */
   clock?: MonotonicClock;
+  /**
+   * Where Web Risk submissions are kept, for `/admin/submissions` and the status page's count; shared by
+   * the public and the operator's application (createServer makes one). A fresh one by default.
+   */
+  submissions?: Submissions;
 }
 
 /** The operator's pause switch (LC-5 `service_paused`), shared by the public and the operator's application. */
@@ -141,6 +147,7 @@ function registerOperatorSurface(
     guard,
     reload: options.reload,
     lists: options.lists,
+    submissions: options.submissions,
     pause: () => {
       pause.paused = true;
     },
@@ -203,6 +210,9 @@ export function createApp(
 ): FastifyInstance {
   const { pause } = operator;
   const settings: ApiSettings = access.settings;
+  // Web Risk's threat types name their lists through the live settings, which a reload changes in place.
+  options.catalog.answerWebRiskBy(settings);
+  const submissions = options.submissions ?? new Submissions();
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const source = options.fullHashes ?? catalogFullHashes(options.catalog, settings);
   const { loadControl } = options;
@@ -290,7 +300,7 @@ export function createApp(
     registerNoStoreOnErrors(scope);
     if (loadControl === undefined)
       scope.addHook('onRequest', (request, reply, done) => void (refusedWhilePaused(request, reply) || done()));
-    registerOperatorSurface(scope, options, pause, adminHere, access, admin);
+    registerOperatorSurface(scope, { ...options, submissions }, pause, adminHere, access, admin);
     registerWebRoutes(scope, {
       catalog: options.catalog,
       source,
@@ -300,6 +310,7 @@ export function createApp(
       googleData: options.googleData ?? false,
       requesterOf: requester,
       history,
+      submissions,
       clock,
     });
     if (options.ohttpKeys !== undefined) registerGatewayRoutes(scope, options.ohttpKeys, app);
@@ -316,6 +327,8 @@ export function createApp(
     listReady: options.listReady,
     requesterOf: requester,
     clock,
+    submissions,
+    clientOf: (request) => clientAddress(request.socket.remoteAddress ?? '', request.headers['x-forwarded-for'], trusted),
   });
 
   return app;

@@ -3,6 +3,7 @@ import type { Http2SecureServer } from 'node:http2';
 import { type AccessOptions, LiveAccess } from '../api/access.ts';
 import { adminTokenProblem } from '../operator/admin-token.ts';
 import { type AppOptions, createApp, createOperatorApp, type PauseSwitch } from './app.ts';
+import { Submissions } from '../operator/submissions.ts';
 import { ConnectionDrain, DEFAULT_SHUTDOWN_TIMEOUT_MS } from './connection-drain.ts';
 import { ConfigError } from '../config/config-error.ts';
 import type { ListenAddress } from './listen-address.ts';
@@ -99,8 +100,10 @@ async function listenOn(app: FastifyInstance, host: string, port: number, scheme
  *
  * @throws {@link ConfigError} for an `adminToken` too weak to guard the operator endpoints (admin-token.ts).
  */
-export function createServer(options: ServerOptions): SafeBrowsingServer {
-  checkAdminToken(options.adminToken);
+export function createServer(given: ServerOptions): SafeBrowsingServer {
+  checkAdminToken(given.adminToken);
+  // One keeper of Web Risk submissions for both applications: the public one records, the operator's shows them.
+  const options = { ...given, submissions: given.submissions ?? new Submissions() };
   const { adminListen } = options;
   const pause: PauseSwitch = { paused: false };
   const access = new LiveAccess(options);

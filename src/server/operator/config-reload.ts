@@ -3,7 +3,7 @@
 //   in force at once   apiKeys, adminToken (a new value), minimumWaitSeconds, cacheDurationSeconds and the
 //                      positive and negative ones, changingMinimumWaitSeconds, changingWindowSeconds,
 //                      the sources of each list, their refresh intervals, feedTimeoutSeconds,
-//                      feedMaxMegabytes, the tls files (read again)
+//                      feedMaxMegabytes, webRiskLists, the tls files (read again)
 //   takes a restart    the lists themselves (added, removed, renamed, other types, width or description),
 //                      switching the admin token or TLS on or off, and every other setting (keepVersions,
 //                      dataDir, listCacheSeconds, corsOrigins, adminListen, http, loadControl,
@@ -26,7 +26,7 @@ export interface ReloadPlan {
 }
 
 /** Settings taken from the new configuration as they are; `lists`, `adminToken` and `tls` are taken in part. */
-const RELOADABLE: ReadonlySet<string> = new Set([...CLIENT_TIMING_FIELDS, 'apiKeys', 'feedLimits']);
+const RELOADABLE: ReadonlySet<string> = new Set([...CLIENT_TIMING_FIELDS, 'apiKeys', 'feedLimits', 'webRiskLists']);
 const IN_PART: ReadonlySet<string> = new Set(['lists', 'adminToken', 'tls']);
 
 /** What a list is, as clients see it: everything but its sources. */

@@ -1,6 +1,7 @@
 // The operator's endpoints, behind the admin token (admin-guard.ts): pause (LC-5 `service_paused`),
-// resume, reload (of every list, or of one with `?list=NAME`) and edits of a list's entries
-// (admin-entries.ts). Without a token configured they do not exist.
+// resume, reload (of every list, or of one with `?list=NAME`), edits of a list's entries
+// (admin-entries.ts) and the Web Risk submissions (submissions.ts). Without a token configured they do
+// not exist.
 
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Clock } from '../../time/clock.ts';
@@ -10,6 +11,7 @@ import type { AdminGuard } from './admin-guard.ts';
 import { quotedExcerpt } from '../feeds/formats/excerpt.ts';
 import { rateLimitedLog } from '../rate-limited-log.ts';
 import { sendWireError } from '../http/replies.ts';
+import type { Submissions } from './submissions.ts';
 
 export interface OperatorOptions {
   /**
@@ -30,6 +32,8 @@ export interface OperatorOptions {
   log?: ((message: string) => void) | undefined;
   /** The time the log's rate is counted in; the system's by default. */
   clock?: Clock | undefined;
+  /** Web Risk submissions, for `GET /admin/submissions`. */
+  submissions?: Submissions | undefined;
 }
 
 export function registerOperatorRoutes(app: FastifyInstance, options: OperatorOptions): void {
@@ -54,6 +58,14 @@ export function registerOperatorRoutes(app: FastifyInstance, options: OperatorOp
     }
     return { reloaded: await options.reload() };
   });
+  const { submissions } = options;
+  if (submissions !== undefined) {
+    // What clients reported, newest first: for the operator to review, never published (submissions.ts).
+    app.get('/admin/submissions', async (request, reply) => {
+      if (!guard(request, reply)) return reply;
+      return reply.header('cache-control', 'no-store').send({ ...submissions.counts(), submissions: submissions.newestFirst() });
+    });
+  }
   if (options.lists !== undefined)
     registerEntryRoutes(app, guard, options.lists, rateLimitedLog(options.log ?? (() => undefined), options.clock));
 }

@@ -225,6 +225,8 @@ ${feeds}<h2>Requests, last hour</h2>
 ${chart(status)}
 <h2>Load control</h2>
 ${refusals}
+<h2>Web Risk submissions</h2>
+<p>${status.submissions.received} received since the start, the last ${status.submissions.kept} kept for the operator (<code>GET /admin/submissions</code>); none is published in any list.</p>
 <p>The same as JSON: <a href="/status.json">/status.json</a>. This page refreshes every 30 seconds.</p>`;
   return layout('Status', body, '<meta http-equiv="refresh" content="30">\n');
 }

@@ -1,5 +1,6 @@
 // What the status page and `sbkit status` show: the lists with their versions, sizes and age, the state
-// of each feed source, requests over the last hour, and what load control did.
+// of each feed source, requests over the last hour, what load control did, and how many Web Risk
+// submissions came (only the count: the page is public, the submissions are for the operator).
 
 import { VERSION } from '../../version.ts';
 import type { ListCatalog } from '../catalog.ts';
@@ -29,6 +30,8 @@ export interface ServerStatus {
   feeds: FeedSourceStatus[];
   requests: { answered: number; refused: number; failed: number; perMinute: MinuteCounts[] };
   loadControl: LoadControlSummary | null;
+  /** Web Risk submissions since the start, and how many of them are kept for `GET /admin/submissions`. */
+  submissions: { received: number; kept: number };
 }
 
 export function serverStatus(
@@ -39,6 +42,7 @@ export function serverStatus(
   startedAt: number,
   now: number,
   feeds: FeedSourceStatus[],
+  submissions: { received: number; kept: number },
 ): ServerStatus {
   const perMinute = history.lastHour();
   const total = (key: 'answered' | 'refused' | 'failed') => perMinute.reduce((sum, m) => sum + m[key], 0);
@@ -61,5 +65,6 @@ export function serverStatus(
     feeds,
     requests: { answered: total('answered'), refused: total('refused'), failed: total('failed'), perMinute },
     loadControl,
+    submissions,
   };
 }

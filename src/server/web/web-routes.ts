@@ -14,6 +14,7 @@ import type { LoadControl } from '../guard/load-control.ts';
 import { lookUp } from './lookup.ts';
 import { advisoryPage, lookupPage, statusPage } from './pages.ts';
 import type { RequestHistory } from './request-history.ts';
+import type { Submissions } from '../operator/submissions.ts';
 import { serverStatus } from './status.ts';
 
 /** Retry-After of a lookup the lists' source could not answer, when it named no wait of its own. */
@@ -35,6 +36,8 @@ export interface WebOptions {
   requesterOf: (request: FastifyRequest) => Requester;
   /** The time the status page tells, and its uptime from. */
   clock: Clock;
+  /** Web Risk submissions: the status page counts them. */
+  submissions: Submissions;
 }
 
 const THREAT_NAMES: ReadonlySet<string> = new Set(Object.values(THREAT_TYPES));
@@ -114,6 +117,7 @@ export function registerWebRoutes(app: FastifyInstance, options: WebOptions): vo
       startedAt,
       clock.now(),
       options.feeds(),
+      options.submissions.counts(),
     );
   app.get('/status', async (_request, reply) =>
     reply

@@ -2,6 +2,7 @@
 // in (query string, `$req`, binary or JSON body), so that the server's handlers only see sane requests.
 
 import type { SizeConstraints } from '../../proto/v5.ts';
+import { WEB_RISK_THREAT_TYPE_NAMES, webRiskThreatTypeName } from '../../lists/web-risk-lists.ts';
 import { checkListName } from '../list-name.ts';
 import { parseSearchFilter } from './search-filter.ts';
 import type { RpcCall } from './routes.ts';
@@ -20,7 +21,7 @@ export const MAX_THREAT_MATCH_URLS = 500;
  * every triple answered can carry a whole list, so the count is bounded and a triple may be asked once.
  */
 export const MAX_LIST_UPDATE_REQUESTS = 100;
-/** v4 ThreatEntry.hash: 4..32 bytes (docs/api.md §2). */
+/** v4 ThreatEntry.hash: 4..32 bytes (docs/api.md §2); Web Risk's hash_prefix alike. */
 const V4_HASH_LENGTH = { min: 4, max: 32 } as const;
 
 /** Throws INVALID_ARGUMENT when a decoded request breaks a documented rule. */
@@ -117,7 +118,45 @@ export function checkRequestRules(call: RpcCall): void {
     case 'ListThreatLists':
     case 'CreateThreatHit':
       return;
+    case 'ComputeThreatListDiff': {
+      checkWebRiskType(call.request.threatType, 'threatType');
+      const constraints = call.request.constraints;
+      if (constraints !== undefined && (constraints.maxDiffEntries < 0 || constraints.maxDatabaseEntries < 0)) {
+        throw invalid('constraints must not be negative (0 means no limit)');
+      }
+      return;
+    }
+    case 'SearchUris':
+      if (call.request.uri === '') throw invalid('uri is required: the URI to check, e.g. uri=http://example.com/');
+      checkWebRiskTypes(call.request.threatTypes);
+      return;
+    case 'WebRiskSearchHashes': {
+      const length = call.request.hashPrefix.length;
+      if (length < V4_HASH_LENGTH.min || length > V4_HASH_LENGTH.max) {
+        throw invalid(
+          `hashPrefix is ${length} bytes long; send a prefix of ${V4_HASH_LENGTH.min} to ${V4_HASH_LENGTH.max} bytes of the expression's SHA-256`,
+        );
+      }
+      checkWebRiskTypes(call.request.threatTypes);
+      return;
+    }
+    case 'CreateSubmission':
+      if ((call.request.submission?.uri ?? '') === '') throw invalid('submission.uri is required: the URI to report');
+      return;
   }
+}
+
+/** A Web Risk threat type that names a type: not THREAT_TYPE_UNSPECIFIED, nor a number Web Risk has not named. */
+function checkWebRiskType(threatType: number, field: string): void {
+  if (webRiskThreatTypeName(threatType) === undefined) {
+    throw invalid(`${field} must be one of ${WEB_RISK_THREAT_TYPE_NAMES.join(', ')}, not ${threatType}`);
+  }
+}
+
+/** A Web Risk search's threat types: at least one, each a known type. */
+function checkWebRiskTypes(threatTypes: readonly number[]): void {
+  if (threatTypes.length === 0) throw invalid(`threatTypes is required: name at least one of ${WEB_RISK_THREAT_TYPE_NAMES.join(', ')}`);
+  threatTypes.forEach((threatType, i) => checkWebRiskType(threatType, `threatTypes[${i}]`));
 }
 
 function checkSizeConstraints(constraints: SizeConstraints | undefined): void {

@@ -119,7 +119,8 @@ export function decodeWireRequestInFull(request: WireRequest, options: DecodeWir
     envelopeContentType: system.$ct,
     contentType,
     accept: header(headers, 'accept'),
-    googleApiClient: header(headers, 'x-goog-api-client') !== undefined,
+    // No browser speaks Web Risk: its answers take the REST default, JSON, unless the request asks otherwise.
+    googleApiClient: rpc.protocol === 'webrisk' || header(headers, 'x-goog-api-client') !== undefined,
   });
 
   const schema: DescMessage = rpc.requestSchema;

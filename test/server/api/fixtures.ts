@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import type { ThreatTypeName } from '../../../src/lists/threat-types.ts';
 import { ListCatalog } from '../../../src/server/catalog.ts';
 import { catalogFullHashes, type FullHashSource } from '../../../src/server/api/full-hash-source.ts';
+import type { Caller } from '../../../src/server/api/dispatch.ts';
+import { Submissions } from '../../../src/server/operator/submissions.ts';
 import { DEFAULT_API_SETTINGS } from '../../../src/server/api/settings.ts';
 import { ListHistory } from '../../../src/server/lists/list-history.ts';
 import { urlExpressions } from '../../../src/url/expressions.ts';
@@ -65,6 +67,9 @@ export function modelThreatTypes(lists: readonly ListSpec[], url: string): Set<T
 
 /** Full hashes from the catalog, as a server without upstream searches them. */
 export const ownSource = (catalog: ListCatalog) => catalogFullHashes(catalog, DEFAULT_API_SETTINGS);
+
+/** A caller for answers that record none (every RPC but Web Risk's CreateSubmission). */
+export const NO_CALLER: Caller = { submissions: new Submissions(), client: '192.0.2.1' };
 
 /** A change to one list of a catalog: a publication, or another instance's snapshot adopted, as a shared store does. */
 export type ListChange = { publish: string; content: number } | { adopt: string; content: number };

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { ConfigError } from '../../../src/server/config/config-error.ts';
 import { configWarnings, DEFAULT_FEED_LIMITS, parseServerConfig, readServerConfig } from '../../../src/server/config/config.ts';
 import { assertRefused, BASE, exampleLists } from './config-fixture.ts';
+import { DEFAULT_WEB_RISK_LISTS } from '../../../src/lists/web-risk-lists.ts';
 
 /** The example of the documentation: two lists, every kind of source. */
 function example(): Record<string, unknown> {
@@ -58,6 +59,7 @@ describe('parseServerConfig', () => {
       ],
       loadControl: { enabled: true, settings: {} },
       upstreamSearches: {},
+      webRiskLists: DEFAULT_WEB_RISK_LISTS,
       http: {},
       corsOrigins: [],
     });
@@ -423,6 +425,44 @@ describe('readServerConfig', () => {
     await assert.rejects(
       readServerConfig(missing),
       (error: unknown) => error instanceof ConfigError && /cannot read the configuration file/.test(error.message),
+    );
+  });
+});
+
+describe('webRiskLists', () => {
+  const list = (name: string, hashLength?: number) => ({
+    name,
+    threatTypes: ['SOCIAL_ENGINEERING'],
+    ...(hashLength === undefined ? {} : { hashLength }),
+    sources: [{ entries: ['a.example/'] }],
+  });
+
+  it('maps types over the defaults; null answers a type with no list', () => {
+    const config = parseServerConfig(
+      { lists: [list('se-4b'), list('seec-4b')], webRiskLists: { SOCIAL_ENGINEERING_EXTENDED_COVERAGE: 'seec-4b', MALWARE: null } },
+      BASE,
+    );
+    assert.deepEqual(config.webRiskLists, {
+      MALWARE: undefined,
+      SOCIAL_ENGINEERING: 'se-4b',
+      UNWANTED_SOFTWARE: 'uws-4b',
+      SOCIAL_ENGINEERING_EXTENDED_COVERAGE: 'seec-4b',
+    });
+  });
+
+  it('refuses unknown types, lists the configuration lacks and lists of wider hashes', () => {
+    assert.throws(() => parseServerConfig({ webRiskLists: { PHISHING: 'se-4b' } }, BASE), /webRiskLists\.PHISHING: is not a known setting/);
+    assert.throws(
+      () => parseServerConfig({ lists: [list('se-4b')], webRiskLists: { MALWARE: 'mw-4b' } }, BASE),
+      /webRiskLists\.MALWARE: names mw-4b, which is none of lists \(se-4b\)/,
+    );
+    assert.throws(
+      () => parseServerConfig({ lists: [list('corp', 32)], webRiskLists: { MALWARE: 'corp' } }, BASE),
+      /webRiskLists\.MALWARE: names corp, a list of 32-byte hashes; only 4-byte lists can be Web Risk lists/,
+    );
+    assert.throws(
+      () => parseServerConfig({ webRiskLists: { MALWARE: 3 } }, BASE),
+      (error: unknown) => error instanceof ConfigError,
     );
   });
 });

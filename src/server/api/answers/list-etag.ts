@@ -4,7 +4,8 @@
 // and its encoding.
 //
 // What the bytes of a list answer depend on, and so what goes into the tag:
-// - the RPC and the encoding chosen for the answer (wire/encoding.ts);
+// - the RPC and the form of the answer (answer-form.ts): the encoding chosen for it (wire/encoding.ts),
+//   and whether its JSON gives enums by number;
 // - the names asked for, as the answer echoes them, and for each the list's kept snapshots, oldest
 //   first, the current one last. Snapshot ids are derived from the list's name, hash length and
 //   content (lists/snapshot.ts), so they name the lists diffs are computed between; which of the
@@ -15,14 +16,16 @@
 //   (ListHistory.canonicalRequest): a version it cannot continue from counts as none, a constraint the
 //   answer does not reach as no limit. Made-up versions and constraints then share the answer's tag,
 //   and the encoded answer kept under it, instead of costing a Rice coding each (issue 26, S10);
-//   for v4 also the triple it echoes and whether it reads Rice coding;
+//   for v4 also the triple it echoes and whether it reads Rice coding, for Web Risk the threat type and
+//   whether it reads Rice coding;
 // - the minimum wait sent with complete updates (SB-12), each list's: shorter while it is changing.
 // The threat types, description and anything else of a list definition appear in no list answer. A
 // property test (test/server/api/answers/list-etag.test.ts) checks that equal tags always come with equal bytes.
 
 import { hash } from 'node:crypto';
 import { CompressionType } from '../../../proto/v4.ts';
-import type { WireEncoding } from '../../../wire/encoding.ts';
+import { CompressionType as WebRiskCompressionType } from '../../../proto/webrisk.ts';
+import type { AnswerForm } from './answer-form.ts';
 import { isListUpdate, listsNamedBy, type RpcCall } from '../../../wire/rest/routes.ts';
 import type { ListCatalog } from '../../catalog.ts';
 import type { ListHistory, SizeConstraints } from '../../lists/list-history.ts';
@@ -92,15 +95,15 @@ class Determinants {
 }
 
 /**
- * The strong ETag of the answer to a list update (GetHashList, BatchGetHashLists, FetchThreatListUpdates:
- * the route table's `list update`s) in `encoding`, as the catalog stands at `now` (wall time, ms); undefined for other calls, whose
+ * The strong ETag of the answer to a list update (GetHashList, BatchGetHashLists, FetchThreatListUpdates,
+ * ComputeThreatListDiff: the route table's `list update`s) in `encoding`, as the catalog stands at `now` (wall time, ms); undefined for other calls, whose
  * answers carry none (searches, the busiest calls, have nothing worked out for them), and for a list this
  * server does not publish asked for by `hashList/{name}` (that is a 404, which carries no tag).
  */
 export function listAnswerTag(
   catalog: ListCatalog,
   call: RpcCall,
-  encoding: WireEncoding,
+  encoding: AnswerForm,
   settings: ApiSettings,
   now: number,
 ): string | undefined {
@@ -143,12 +146,29 @@ export function listAnswerTag(
       });
       return determinants.tag();
     }
+    case 'ComputeThreatListDiff': {
+      const history = histories[0];
+      // A type no list answers is refused (unknown-lists.ts), and a refusal carries no tag.
+      if (history === undefined) return undefined;
+      const { constraints } = call.request;
+      determinants
+        .add(call.request.threatType)
+        .addList(history, settings, now)
+        .add(constraints?.supportedCompressions.includes(WebRiskCompressionType.RICE) === true ? 'rice' : 'raw');
+      // The diff's entries are v4's update entries.
+      determinants.addRequest(
+        history,
+        call.request.versionToken,
+        sizeConstraintsOf({ maxUpdateEntries: constraints?.maxDiffEntries ?? 0, maxDatabaseEntries: constraints?.maxDatabaseEntries ?? 0 }),
+      );
+      return determinants.tag();
+    }
   }
 }
 
 /** What a tag was worked out from, beyond the call itself: per list asked, its history, revision and wait. */
 interface TagInputs {
-  encoding: WireEncoding;
+  encoding: AnswerForm;
   minimumWaitMs: number;
   histories: (ListHistory | undefined)[];
   revisions: number[];
@@ -170,7 +190,7 @@ function historiesNamedBy(catalog: ListCatalog, call: RpcCall): (ListHistory | u
 export class ListAnswerTags {
   private readonly kept = new WeakMap<RpcCall, TagInputs>();
 
-  tagOf(catalog: ListCatalog, call: RpcCall, encoding: WireEncoding, settings: ApiSettings, now: number): string | undefined {
+  tagOf(catalog: ListCatalog, call: RpcCall, encoding: AnswerForm, settings: ApiSettings, now: number): string | undefined {
     if (!isListUpdate(call)) return undefined;
     const kept = this.kept.get(call);
     if (kept !== undefined && kept.encoding === encoding && kept.minimumWaitMs === settings.minimumWaitMs) {

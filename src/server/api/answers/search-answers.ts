@@ -2,7 +2,7 @@
 // Browsers search one prefix at a time (Firefox's form), and the prefixes searched most are those of
 // listed pages, which every client that meets the page asks for: between two publications the answer
 // for a prefix is the same bytes for all of them. So the answer of a one-prefix search is kept under its
-// prefix and encoding, with what it was worked out from (each threat list's revision, the cache
+// prefix and encoding (JSON's enums by name or by number apart), with what it was worked out from (each threat list's revision, the cache
 // durations of the settings), and used again while those stand still, as encoded-answers.ts does for
 // list answers under their tags.
 
@@ -14,6 +14,7 @@ import { encodeWireResponse } from '../../../wire/rest/server-response.ts';
 import type { RpcCall } from '../../../wire/rest/routes.ts';
 import type { ListCatalog } from '../../catalog.ts';
 import { cacheControlOf } from './answer-caching.ts';
+import { type AnswerForm, answerFormOf } from './answer-form.ts';
 import type { FullHashSource } from '../full-hash-source.ts';
 import type { ApiSettings } from '../settings.ts';
 import { searchHashesAnswer, searchPrefixes } from '../v5.ts';
@@ -41,10 +42,11 @@ interface Kept {
  * server's own lists; not a proxy, whose searches go upstream): undefined for every other call.
  */
 export class SearchAnswers {
-  /** Per encoding, the answers kept by prefix. */
-  private readonly kept: Record<WireEncoding, BoundedMap<number, Kept>> = {
+  /** Per encoding, the answers kept by prefix; JSON's with enums by number apart from those by name. */
+  private readonly kept: Record<AnswerForm, BoundedMap<number, Kept>> = {
     protobuf: new BoundedMap(MAX_KEPT),
     json: new BoundedMap(MAX_KEPT),
+    'json, enums as numbers': new BoundedMap(MAX_KEPT),
   };
 
   constructor(
@@ -53,7 +55,8 @@ export class SearchAnswers {
     private readonly settings: ApiSettings,
   ) {}
 
-  answer(call: RpcCall, encoding: WireEncoding): SearchAnswer | undefined {
+  /** `enumsAsNumbers`: a JSON answer gives its enums by number, as the request asked (DecodedWireRequest). */
+  answer(call: RpcCall, encoding: WireEncoding, enumsAsNumbers = false): SearchAnswer | undefined {
     const findNow = this.source.findNow;
     if (call.rpc !== 'SearchHashes' || findNow === undefined) return undefined;
     const { request } = call;
@@ -63,7 +66,7 @@ export class SearchAnswers {
     const { positiveCacheDurationMs, negativeCacheDurationMs } = this.settings;
     let revisions = 0;
     for (const history of this.catalog.threatLists()) revisions += history.revision;
-    const byPrefix = this.kept[encoding];
+    const byPrefix = this.kept[answerFormOf(encoding, enumsAsNumbers)];
     if (single) {
       const kept = byPrefix.get(prefix);
       if (
@@ -77,7 +80,7 @@ export class SearchAnswers {
     }
     const message = searchHashesAnswer(request, findNow(searchPrefixes(request)));
     const answer = {
-      payload: encodeWireResponse('SearchHashes', message, encoding),
+      payload: encodeWireResponse('SearchHashes', message, encoding, enumsAsNumbers),
       cacheControl: cacheControlOf('SearchHashes', message, this.settings),
     };
     if (single) byPrefix.keep(prefix, { revisions, positiveCacheDurationMs, negativeCacheDurationMs, answer });

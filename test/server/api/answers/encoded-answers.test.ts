@@ -13,7 +13,7 @@ import { ListCatalog } from '../../../../src/server/catalog.ts';
 import { ListHistory } from '../../../../src/server/lists/list-history.ts';
 import { decodeWireRequest } from '../../../../src/wire/rest/server-request.ts';
 import { encodeWireResponse } from '../../../../src/wire/rest/server-response.ts';
-import { ownSource } from '../fixtures.ts';
+import { NO_CALLER, ownSource } from '../fixtures.ts';
 import { FakeClock } from '../../../support/fake-clock.ts';
 
 const payload = (bytes: number) => ({ contentType: 'application/x-protobuf', body: new Uint8Array(bytes) });
@@ -142,7 +142,7 @@ describe('list answers kept once encoded', () => {
             const call = decodeWireRequest({ method: asked.method, url: asked.url, headers, body });
             const fresh = encodeWireResponse(
               call.rpc,
-              (await answerCall(catalog, ownSource(catalog), call, DEFAULT_API_SETTINGS, clock.now())) as never,
+              (await answerCall(catalog, ownSource(catalog), call, DEFAULT_API_SETTINGS, clock.now(), NO_CALLER)) as never,
               call.responseEncoding,
             );
             assert.equal(answer.rawPayload.toString('hex'), Buffer.from(fresh.body).toString('hex'), `${asked.method} ${asked.url}`);

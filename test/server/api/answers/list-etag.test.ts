@@ -14,7 +14,7 @@ import type { WireEncoding } from '../../../../src/wire/encoding.ts';
 import type { RpcCall } from '../../../../src/wire/rest/routes.ts';
 import { encodeWireResponse } from '../../../../src/wire/rest/server-response.ts';
 import { FakeClock } from '../../../support/fake-clock.ts';
-import { listChanges, ownSource, playListChange } from '../fixtures.ts';
+import { listChanges, NO_CALLER, ownSource, playListChange } from '../fixtures.ts';
 
 const fullHash = (n: number) => createHash('sha256').update(`entry ${n}`).digest();
 /** Contents share entries, so that diffs between them have removals and additions, and limits cut them. */
@@ -156,7 +156,11 @@ async function play(steps: readonly { list: string; content: number }[]): Promis
         assert.ok(call.rpc === 'GetHashList' && lists.get(call.request.name) === undefined);
         continue;
       }
-      const body = encodeWireResponse(call.rpc, await answerCall(lists, ownSource(lists), call, settings, CLOCK.now()), encoding).body;
+      const body = encodeWireResponse(
+        call.rpc,
+        await answerCall(lists, ownSource(lists), call, settings, CLOCK.now(), NO_CALLER),
+        encoding,
+      ).body;
       answers.push({ tag, bytes: Buffer.from(body).toString('hex'), request: `${encoding} ${JSON.stringify(call, bytesAsHex)}` });
       if (encoding !== 'protobuf') continue;
       for (const version of versionsIn(call, body)) (constrained ? transfers : settled).set(Buffer.from(version).toString('hex'), version);
