@@ -46,8 +46,10 @@ describe('Web Risk threat types', () => {
 
   it('are the lists a Web Risk client keeps, each known by its name and alias; others have none', () => {
     assert.deepEqual(
-      [...WEB_RISK_THREAT_LISTS],
-      Object.values(DEFAULT_WEB_RISK_LISTS).filter((list) => list !== undefined),
+      [...WEB_RISK_THREAT_LISTS].sort(),
+      Object.values(DEFAULT_WEB_RISK_LISTS)
+        .filter((list) => list !== undefined)
+        .sort(),
     );
     assert.equal(webRiskThreatTypeOf('se'), 'SOCIAL_ENGINEERING');
     assert.equal(webRiskThreatTypeOf('uws-4b'), 'UNWANTED_SOFTWARE');
