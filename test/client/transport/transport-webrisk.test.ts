@@ -4,6 +4,8 @@ import { create } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import fc from 'fast-check';
 import { ListTooLargeError, WebRiskListUpdateError } from '../../../src/client/client-errors.ts';
+import type { ClientEvent } from '../../../src/client/options.ts';
+import { SafeBrowsingClient } from '../../../src/client/safe-browsing-client.ts';
 import type { FetchedList, ListState, ServerSettings } from '../../../src/client/transport/transport.ts';
 import { WebRiskTransport } from '../../../src/client/transport/transport-webrisk.ts';
 import { NoWebRiskListError } from '../../../src/lists/web-risk-lists.ts';
@@ -270,5 +272,71 @@ describe('WebRiskTransport.search (hashes:search)', () => {
   it('fails the search when any of its requests fails', async () => {
     script = (call) => (call.hashPrefix.readUInt32BE(0) === 7 ? { status: 500 } : searchAnswer([], clock.now() + MIN));
     await assert.rejects(new WebRiskTransport(settings(), [], clock).search([5, 6, 7, 8], []), WireResponseError);
+  });
+});
+
+describe('a client over Web Risk (the store and schedules behind the transport)', () => {
+  const client = () => new SafeBrowsingClient({ server: server.url, protocol: 'webrisk', lists: ['mw-4b'], clock, random: () => 0.5 });
+
+  it('applies a RESET then a DIFF with removals, sending its version token, and asks no sooner than recommended', async () => {
+    const first = prefixesOf('a.example/', 'b.example/', 'c.example/');
+    const second = Uint32Array.from([first[0]!, first[2]!]);
+    let round = 0;
+    script = (call) => {
+      round++;
+      if (round === 1) return diffAnswer('v1', first, { nextDiffAt: clock.now() + 20 * MIN });
+      assert.equal(call.versionToken.toString(), 'v1');
+      return diffAnswer('v2', new Uint32Array(0), { diff: true, removals: [1], after: second, nextDiffAt: clock.now() + 20 * MIN });
+    };
+    const sb = client();
+    await sb.update();
+    assert.equal(sb.listInfo()[0]!.entries, 3);
+    clock.advance(20 * MIN - 1);
+    await sb.update();
+    assert.equal(round, 1, 'nothing asked before recommended_next_diff');
+    clock.advance(1);
+    const summary = await sb.update();
+    assert.deepEqual(summary.updated, ['mw-4b']);
+    assert.equal(sb.listInfo()[0]!.entries, 2);
+    assert.equal(Buffer.from(sb.listInfo()[0]!.version, 'base64').toString(), 'v2');
+    await sb.close();
+  });
+
+  it('drops a list whose checksum does not match, and asks for it from scratch', async () => {
+    const events: ClientEvent[] = [];
+    script = (call) =>
+      call.versionToken.length === 0
+        ? diffAnswer('v1', prefixesOf('a.example/'), { nextDiffAt: clock.now() + MIN })
+        : diffAnswer('v2', prefixesOf('b.example/'), { diff: true, checksum: new Uint8Array(32) });
+    const sb = new SafeBrowsingClient({ server: server.url, protocol: 'webrisk', lists: ['mw-4b'], clock, onEvent: (e) => events.push(e) });
+    await sb.update();
+    clock.advance(MIN);
+    const summary = await sb.update();
+    assert.equal(summary.failed[0]?.error.code, 'SBKIT_HASH_LIST_UPDATE_CHECKSUM_MISMATCH');
+    assert.ok(events.some((e) => e.type === 'list-dropped'));
+    await sb.update();
+    assert.deepEqual(
+      server.calls.map((c) => c.versionToken.toString()),
+      ['', 'v1', ''],
+    );
+    await sb.close();
+  });
+
+  it('keeps a search answer until its expire_time, and an unlisted prefix until negative_expire_time', async () => {
+    const BAD = 'malware.example/';
+    script = (call) =>
+      call.method === 'computeDiff'
+        ? diffAnswer('v1', prefixesOf(BAD), { nextDiffAt: clock.now() + 60 * MIN })
+        : searchAnswer([{ hash: expressionHashString(BAD), threatTypes: [1] }], clock.now() + 10 * MIN, clock.now() + 2 * MIN);
+    const sb = client();
+    await sb.update();
+    assert.equal((await sb.checkUrl(`http://${BAD}`)).answeredBy, 'server');
+    clock.advance(2 * MIN);
+    // The whole entry holds only as long as its negative expiry: other hashes under the prefix may since be listed.
+    assert.equal((await sb.checkUrl(`http://${BAD}`)).answeredBy, 'cache');
+    clock.advance(1);
+    const again = await sb.checkUrl(`http://${BAD}`);
+    assert.deepEqual([again.answeredBy, again.verdict], ['server', 'UNSAFE']);
+    await sb.close();
   });
 });
