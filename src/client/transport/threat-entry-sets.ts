@@ -14,7 +14,7 @@ export interface EntrySet {
 }
 
 /** What can be wrong with the sets themselves, whatever the protocol. */
-export type EntrySetFailure = 'prefix-size' | 'malformed-entry-set';
+type EntrySetFailure = 'prefix-size' | 'malformed-entry-set';
 
 /** The protocol's error for a failure of its sets. */
 export type EntrySetFail = (reason: EntrySetFailure, detail: string) => Error;
