@@ -40,25 +40,20 @@ export interface ClientSettings {
  * The settings of a client with `options` on `runtime`.
  *
  * @throws ClientOptionError for options that cannot work: an unknown option, a value of the wrong type
- *   or range, real-time mode or Oblivious HTTP over v4 or Web Risk, binary protobuf over Web Risk, a
- *   server that is no http(s) URL, a list name that is none, no threat list outside no-storage mode, and
- *   what the runtime itself refuses.
+ *   or range, real-time mode or Oblivious HTTP over v4 or Web Risk, a server that is no http(s) URL, a
+ *   list name that is none, no threat list outside no-storage mode, and what the runtime itself refuses.
  */
 export function clientSettings(options: SafeBrowsingClientOptions, runtime: ClientRuntime): ClientSettings {
   checkClientOptions(options, runtime.optionRules);
   const protocol = options.protocol ?? 'v5';
   const mode = options.mode ?? (protocol === 'v5' ? 'realtime' : 'local');
-  const lacksGlobalCache = protocol === 'v4' ? 'v4 has' : 'Web Risk has';
   if (mode === 'realtime' && protocol !== 'v5') {
-    throw new ClientOptionError(
-      `real-time mode needs the v5 protocol (${lacksGlobalCache} no global cache, gc-32b); use mode "local" or "nostorage"`,
-      { option: 'mode' },
-    );
+    throw new ClientOptionError(`real-time mode needs the v5 protocol (${protocol} has no global cache); use mode "local" or "nostorage"`, {
+      option: 'mode',
+    });
   }
   if (options.ohttp !== undefined && protocol !== 'v5')
     throw new ClientOptionError('Oblivious HTTP carries v5 hashes:search only; use the v5 protocol', { option: 'ohttp' });
-  if (protocol === 'webrisk' && options.encoding === 'protobuf')
-    throw new ClientOptionError('Web Risk is spoken in JSON (its REST front end answers JSON); leave encoding out', { option: 'encoding' });
   const serverUrl = options.server ?? (protocol === 'webrisk' ? WEB_RISK_SERVER : GOOGLE_SERVER);
   if (!isHttpUrl(serverUrl))
     throw new ClientOptionError(`the server "${serverUrl}" is not an http or https URL, such as ${GOOGLE_SERVER}`, { option: 'server' });

@@ -21,7 +21,7 @@ describe('sbkit exit statuses for errors', () => {
       ],
       [
         ['check', '--protocol', 'webrisk', '--mode', 'realtime', 'http://a.example/'],
-        /real-time mode needs the v5 protocol \(Web Risk has no global cache/,
+        /real-time mode needs the v5 protocol \(webrisk has no global cache/,
       ],
       [['check', '--protocol', 'webrisk', '--lists', 'pha-4b', 'http://a.example/'], /list "pha-4b" has no Web Risk threat type/],
       [

@@ -58,8 +58,7 @@ describe('clientSettings', () => {
     assert.equal(webrisk.server.encoding, 'json');
     assert.equal(clientSettings({ protocol: 'webrisk', mode: 'nostorage' }, runtime().parts).threatLists.length, 0);
     const refused: [SafeBrowsingClientOptions, RegExp, string][] = [
-      [{ protocol: 'webrisk', mode: 'realtime' }, /real-time mode needs the v5 protocol \(Web Risk has no global cache, gc-32b\)/, 'mode'],
-      [{ protocol: 'webrisk', encoding: 'protobuf' }, /Web Risk is spoken in JSON/, 'encoding'],
+      [{ protocol: 'webrisk', mode: 'realtime' }, /real-time mode needs the v5 protocol \(webrisk has no global cache\)/, 'mode'],
       [{ protocol: 'webrisk', ohttp: { relay: 'https://relay.example', keys: 'k' } }, /Oblivious HTTP carries v5/, 'ohttp'],
     ];
     for (const [options, message, option] of refused) {

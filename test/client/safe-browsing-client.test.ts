@@ -571,6 +571,8 @@ describe('options that cannot work', () => {
       [{ protocol: 'v4', mode: 'realtime' }, /real-time mode needs the v5 protocol/],
       [{ protocol: 'v4', lists: ['gc-32b'] }, /list "gc-32b" has no v4 equivalent/],
       [{ protocol: 'v4', mode: 'nostorage', lists: ['gc-32b'] }, /list "gc-32b" has no v4 equivalent/],
+      [{ protocol: 'webrisk', lists: ['gc-32b'] }, /list "gc-32b" has no Web Risk threat type/],
+      [{ protocol: 'webrisk', encoding: 'protobuf' }, /Web Risk is spoken in JSON/],
       [{ server: 'not a url' }, /the server "not a url" is not an http or https URL/],
       [{ server: 'ftp://example.com' }, /not an http or https URL/],
       [{ lists: ['../../etc/passwd'] }, /is not a list name/],

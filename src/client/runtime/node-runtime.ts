@@ -24,6 +24,11 @@ export const nodeRuntime: ClientRuntime = {
   // v4 asks for lists by their triples, Web Risk by threat types: a list without one cannot be kept.
   // Checked here, where both are spoken, so that the browser build (v5 only) carries no table of either.
   checkOptions: (options, protocol) => {
+    // Checked here too, as the browser build refuses Web Risk whole.
+    if (protocol === 'webrisk' && options.encoding === 'protobuf')
+      throw new ClientOptionError('Web Risk is spoken in JSON (its REST front end answers JSON); leave encoding out', {
+        option: 'encoding',
+      });
     try {
       if (protocol === 'v4') for (const name of options.lists ?? []) v4ListOf(name);
       if (protocol === 'webrisk') for (const name of options.lists ?? []) webRiskThreatTypeOf(name);
