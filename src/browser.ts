@@ -29,7 +29,7 @@ export class SafeBrowsingClient extends SafeBrowsingClientCore {
    * Makes a client; nothing is read or asked until {@link open}, {@link start}, {@link update} or a check.
    *
    * @throws {@link ClientOptionError} for options that cannot work here: a server that is no http(s) URL,
-   *   a list name that is none, Node's options (`protocol: 'v4'`, `encoding: 'json'`, `dataDir`,
+   *   a list name that is none, Node's options (`protocol: 'v4'` or `'webrisk'`, `encoding: 'json'`, `dataDir`,
    *   `readOnly`), and `ohttp` with keys in a file or where there is no WebCrypto (a page outside a
    *   secure context).
    */
@@ -42,8 +42,11 @@ export class SafeBrowsingClient extends SafeBrowsingClientCore {
           option: nodeOnly,
         });
     }
-    if ((options as SafeBrowsingClientOptions).protocol === 'v4')
-      throw new ClientOptionError('sbkit/browser speaks v5 only; the v4 protocol needs Node (sbkit/client)', { option: 'protocol' });
+    const { protocol } = options as SafeBrowsingClientOptions;
+    if (protocol === 'v4' || protocol === 'webrisk')
+      throw new ClientOptionError(`sbkit/browser speaks v5 only; the ${protocol} protocol needs Node (sbkit/client)`, {
+        option: 'protocol',
+      });
     if (options.encoding === 'json')
       throw new ClientOptionError('sbkit/browser speaks binary protobuf only; JSON needs Node (sbkit/client)', { option: 'encoding' });
     if (options.ohttp !== undefined) {

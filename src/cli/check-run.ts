@@ -150,10 +150,11 @@ export async function check(urls: string[], flags: CheckFlags, io: CliIo, setExi
   if ((flags.ohttpRelay === undefined) !== (flags.ohttpKeys === undefined))
     throw new UsageError("--ohttp-relay and --ohttp-keys go together: the relay to send through, and the gateway's keys");
   if (flags.ohttpRelay !== undefined && flags.ohttpKeys !== undefined) {
-    if (options.protocol === 'v4') throw new UsageError('Oblivious HTTP carries v5 searches only; drop --protocol v4');
+    if (options.protocol !== 'v5') throw new UsageError(`Oblivious HTTP carries v5 searches only; drop --protocol ${options.protocol}`);
     options.ohttp = { relay: flags.ohttpRelay, keys: flags.ohttpKeys };
   }
-  options.mode ??= flags.data === undefined ? 'nostorage' : options.protocol === 'v4' ? 'local' : 'realtime';
+  // v4 and Web Risk have no global cache, so no real-time mode.
+  options.mode ??= flags.data === undefined ? 'nostorage' : options.protocol === 'v5' ? 'realtime' : 'local';
   const client = new SafeBrowsingClient({ ...options, onEvent: (event) => reportDatabaseEvent(io, event) });
   const output = printer(io, flags.json === true);
   let any = false;

@@ -1,14 +1,14 @@
 import { Command, Option } from 'commander';
 import { UsageError } from './io.ts';
 import { SECRET_VARIABLES, secretFromEnvironment } from './secret-variables.ts';
-import { GOOGLE_SERVER, type Mode, type SafeBrowsingClientOptions } from '../client/options.ts';
+import { GOOGLE_SERVER, type Mode, type SafeBrowsingClientOptions, WEB_RISK_SERVER } from '../client/options.ts';
 
 /** `sbkit serve` listens here by default, so the other commands find the embedded server with no flags. */
 export const EMBEDDED_SERVER = 'http://127.0.0.1:8080';
 
 /** The flags of the local database, which every client command shares. */
 export interface DatabaseFlags {
-  protocol?: 'v5' | 'v4';
+  protocol?: 'v5' | 'v4' | 'webrisk';
   data?: string;
   lists?: string;
 }
@@ -26,15 +26,22 @@ const { apiKey } = SECRET_VARIABLES;
 /** The local database's flags: all that `sbkit lists`, which asks no server, takes. */
 export function addDatabaseFlags(command: Command): Command {
   return command
-    .addOption(new Option('--protocol <version>', 'protocol to speak').choices(['v5', 'v4']).default('v5'))
+    .addOption(
+      new Option('--protocol <version>', "protocol to speak: Safe Browsing v5 or v4, or Google's Web Risk API")
+        .choices(['v5', 'v4', 'webrisk'])
+        .default('v5'),
+    )
     .option('--data <dir>', 'folder of the local database (kept between runs)')
-    .option('--lists <names>', 'comma-separated threat lists (default: se-4b,mw-4b,uws-4b,uwsa-4b,pha-4b)');
+    .option('--lists <names>', 'comma-separated threat lists (default: se-4b,mw-4b,uws-4b,uwsa-4b,pha-4b; se-4b,mw-4b,uws-4b for webrisk)');
 }
 
 /** The flags every command that talks to a server shares, the local database's included. */
 export function addClientFlags(command: Command): Command {
   command
-    .option('--server <url>', `Safe Browsing server (default: ${EMBEDDED_SERVER}, or Google's when a key is given)`)
+    .option(
+      '--server <url>',
+      `Safe Browsing server (default: ${EMBEDDED_SERVER}, or Google's when a key is given: ${WEB_RISK_SERVER} with --protocol webrisk)`,
+    )
     .option('--key <key>', `API key, sent as key=; or from ${apiKey} or ${apiKey}_FILE, out of sight of ps`);
   return addDatabaseFlags(command)
     .option('--timeout <ms>', 'timeout of each request in milliseconds', '10000')
@@ -55,16 +62,19 @@ export function databaseOptions(flags: DatabaseFlags): SafeBrowsingClientOptions
 
 /**
  * Client options from the flags. The key is `--key`'s, else SBKIT_API_KEY's (or its file's); a key
- * alone, from either, means Google's server, and nothing at all the embedded one.
+ * alone, from either, means Google's server (Web Risk's for `--protocol webrisk`), and nothing at all
+ * the embedded one.
  */
 export function clientOptions(flags: ClientFlags): SafeBrowsingClientOptions {
   const timeoutMs = Number(flags.timeout ?? 10_000);
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
     throw new UsageError(`--timeout must be a positive number of milliseconds, not "${flags.timeout}"`);
   const key = flags.key ?? secretFromEnvironment(apiKey)?.value;
+  const database = databaseOptions(flags);
+  const google = database.protocol === 'webrisk' ? WEB_RISK_SERVER : GOOGLE_SERVER;
   const options: SafeBrowsingClientOptions = {
-    ...databaseOptions(flags),
-    server: flags.server ?? (key === undefined ? EMBEDDED_SERVER : GOOGLE_SERVER),
+    ...database,
+    server: flags.server ?? (key === undefined ? EMBEDDED_SERVER : google),
     timeoutMs,
   };
   if (key !== undefined) options.apiKey = key;

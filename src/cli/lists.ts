@@ -33,7 +33,7 @@ export function listsCommand(io: CliIo, _setExit: (status: ExitStatus) => void):
     const problem = await databaseProblem(flags.data);
     if (problem !== undefined) throw new UsageError(problem);
     const options = databaseOptions(flags);
-    if (options.protocol === 'v4') options.mode = 'local';
+    if (options.protocol !== 'v5') options.mode = 'local';
     const { SafeBrowsingClient } = await import('../client/safe-browsing-client.ts');
     const client = new SafeBrowsingClient({ ...options, readOnly: true, onEvent: (event) => reportDatabaseEvent(io, event) });
     await client.open();

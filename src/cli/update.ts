@@ -18,7 +18,7 @@ export function updateCommand(io: CliIo, setExit: (status: ExitStatus) => void):
   return command.action(async (flags: UpdateFlags) => {
     const options = clientOptions(flags);
     if (flags.data === undefined) throw new UsageError('update needs --data <dir>, to keep the lists somewhere');
-    if (options.protocol === 'v4') options.mode = 'local';
+    if (options.protocol !== 'v5') options.mode = 'local';
     const { SafeBrowsingClient } = await import('../client/safe-browsing-client.ts');
     // A progress bar only for people at a terminal, and its code only then.
     const bar =

@@ -41,7 +41,7 @@ export class SafeBrowsingClientCore {
   /** The SB-4 mode checks run in. */
   readonly mode: Mode;
   /** The protocol spoken to the server. */
-  readonly protocol: 'v5' | 'v4';
+  readonly protocol: 'v5' | 'v4' | 'webrisk';
   private readonly settings: ClientSettings;
   private readonly kept: ListsAndSearches;
   private readonly checks: UrlChecks;

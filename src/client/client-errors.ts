@@ -96,6 +96,49 @@ export class V4ListUpdateError extends SbkitError {
   }
 }
 
+/** Why the Web Risk answer for one list could not be turned into an update. */
+const WEB_RISK_LIST_FAILURES = [
+  /** The list's hashes are not 4-byte prefixes, the only width Web Risk lists have. */
+  'not-four-bytes',
+  /** Two names of one call (`se` and `se-4b`) are the same Web Risk list. */
+  'repeated-list',
+  /** `new_version_token` is empty, so the next diff could not say what the client holds. */
+  'missing-state',
+  /** `response_type` is neither DIFF nor RESET. */
+  'unknown-response-type',
+  /** RAW additions whose prefixes are not 4 bytes long. */
+  'prefix-size',
+  /** Additions or removals that cannot be read: raw and Rice data at once, ragged raw hashes, negative indices. */
+  'malformed-entry-set',
+] as const;
+
+/** Why one list's Web Risk diff is unusable. */
+export type WebRiskListFailure = (typeof WEB_RISK_LIST_FAILURES)[number];
+
+/**
+ * One list's Web Risk `threatLists:computeDiff` answer is unusable. The transport reports it as that
+ * list's error; the caller drops the list and fetches it again in full (SB-9), while the other lists go on.
+ */
+export class WebRiskListUpdateError extends SbkitError {
+  /** Always `"WebRiskListUpdateError"`, as logs and stack traces show it. */
+  override readonly name = 'WebRiskListUpdateError';
+  /** `SBKIT_WEB_RISK_LIST_UPDATE_` and the reason, e.g. {@link WebRiskListUpdateError.codes}. */
+  override readonly code: ErrorCode<'WEB_RISK_LIST_UPDATE', WebRiskListFailure>;
+  /** Every code of this class. */
+  static readonly codes = errorCodes('WEB_RISK_LIST_UPDATE', WEB_RISK_LIST_FAILURES);
+
+  constructor(
+    /** What is wrong with the list's diff, for callers to branch on. */
+    readonly reason: WebRiskListFailure,
+    /** The list, by its v5 name. */
+    readonly listName: string,
+    detail: string,
+  ) {
+    super(`Web Risk diff of list "${listName}" unusable (${reason}): ${detail}`);
+    this.code = errorCode('WEB_RISK_LIST_UPDATE', reason);
+  }
+}
+
 /**
  * A search could not be sent because RF-3 / RF-4 forbid it for now. Checks do not throw it: they give
  * the fallback verdict with this as their `error`.
@@ -266,12 +309,19 @@ export function updateErrorOf(error: unknown): UpdateError {
 
 /** Why one list's update was refused: a bad answer for it (SB-9), or more entries than `maxListEntries`. */
 export type ListUpdateFailure =
-  HashListUpdateError | RiceDecodeError | V4ListUpdateError | WireResponseError | ListTooLargeError | UnexpectedError;
+  | HashListUpdateError
+  | RiceDecodeError
+  | V4ListUpdateError
+  | WebRiskListUpdateError
+  | WireResponseError
+  | ListTooLargeError
+  | UnexpectedError;
 
 const LIST_UPDATE_FAILURES: readonly ClassOf<ListUpdateFailure>[] = [
   HashListUpdateError,
   RiceDecodeError,
   V4ListUpdateError,
+  WebRiskListUpdateError,
   WireResponseError,
   ListTooLargeError,
   UnexpectedError,

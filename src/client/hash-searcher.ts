@@ -12,6 +12,7 @@ import type { FullHashMatch } from '../lists/threat-details.ts';
 import type { ListState, SearchResult, Transport } from './transport/transport.ts';
 import { SearchDeferredError } from './client-errors.ts';
 import { boundedSearchAnswer } from './search-answer-bounds.ts';
+import { mergeSearchResults } from './transport/search-results.ts';
 
 /**
  * Prefixes per search request. The API allows 1000, but a v5 search is a GET whose prefixes fill the
@@ -20,21 +21,6 @@ import { boundedSearchAnswer } from './search-answer-bounds.ts';
  * back-off for everyone a proxy serves.
  */
 export const SEARCH_PREFIXES_PER_REQUEST = 250;
-
-/** The answers to the requests of one search as one: every full hash, the shortest durations, the longest wait. */
-function mergeSearchResults(results: readonly SearchResult[]): SearchResult {
-  if (results.length === 1) return results[0]!;
-  const defined = (values: (number | undefined)[]) => values.filter((v): v is number => v !== undefined);
-  const negative = defined(results.map((r) => r.negativeCacheDurationMs));
-  const waits = defined(results.map((r) => r.minimumWaitMs));
-  return {
-    fullHashes: results.flatMap((r) => r.fullHashes),
-    serverFullHashCount: results.reduce((sum, r) => sum + r.serverFullHashCount, 0),
-    cacheDurationMs: Math.min(...results.map((r) => r.cacheDurationMs)),
-    negativeCacheDurationMs: negative.length === 0 ? undefined : Math.min(...negative),
-    minimumWaitMs: waits.length === 0 ? undefined : Math.max(...waits),
-  };
-}
 
 export interface HashSearcherParts {
   connection: () => Promise<Transport>;

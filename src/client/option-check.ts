@@ -138,7 +138,7 @@ function objectOf(members: OptionRules): ObjectRule {
 export const CLIENT_OPTION_RULES: OptionRules = {
   server: text,
   apiKey: nonEmptyText,
-  protocol: oneOf('v5', 'v4'),
+  protocol: oneOf('v5', 'v4', 'webrisk'),
   mode: oneOf('realtime', 'local', 'nostorage'),
   dataDir: nonEmptyText,
   lists: listNames,

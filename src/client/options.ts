@@ -14,6 +14,9 @@ export type Mode = 'realtime' | 'local' | 'nostorage';
 /** Google's Safe Browsing server, the default `server`. */
 export const GOOGLE_SERVER = 'https://safebrowsing.googleapis.com';
 
+/** Google's Web Risk server, the default `server` of `protocol: 'webrisk'`. */
+export const WEB_RISK_SERVER = 'https://webrisk.googleapis.com';
+
 /**
  * The default `maxListEntries`: 2^24. Eight times the 2 M prefixes of the largest lists sbkit plans for
  * (docs/architecture.md's budgets), so that no real list comes near it, while a hostile answer of a few
@@ -24,19 +27,22 @@ export const DEFAULT_MAX_LIST_ENTRIES = 16 * 1024 * 1024;
 
 /** How a {@link SafeBrowsingClient} talks to its server and keeps its data; every field is optional. */
 export interface SafeBrowsingClientOptions {
-  /** Server origin; Google's by default. */
+  /** Server origin; Google's by default (for Web Risk, {@link WEB_RISK_SERVER}). */
   server?: string;
   /** API key, sent as `key=` (Google's server needs one). */
   apiKey?: string;
-  /** `v5` (the default) or `v4` for servers that only speak the Update API (lists keep their v5 names, SB-14). */
-  protocol?: 'v5' | 'v4';
-  /** Real-time (v5 only, the default there), local lists (the default for v4), or no storage. */
+  /**
+   * `v5` (the default), `v4` for servers that only speak the Update API, or `webrisk` for Google's Web
+   * Risk API (webrisk.googleapis.com); lists keep their v5 names whatever the protocol (SB-14).
+   */
+  protocol?: 'v5' | 'v4' | 'webrisk';
+  /** Real-time (v5 only, the default there), local lists (the default for v4 and Web Risk), or no storage. */
   mode?: Mode;
   /** Folder of the local database; without one, lists live in memory only. */
   dataDir?: string;
   /** Threat lists to keep locally (SB-11); the global cache `gc-32b` is added in real-time mode. */
   lists?: readonly string[];
-  /** `protobuf` (the default) or `json`, for servers and proxies that only speak proto3 JSON. */
+  /** `protobuf` (the default) or `json`, for servers and proxies that only speak proto3 JSON; Web Risk is always JSON. */
   encoding?: WireEncoding;
   /** `User-Agent` of every request (SB-14: client id and version); `sbkit/<version>` by default. */
   userAgent?: string;

@@ -55,6 +55,11 @@ export const KNOWN_LISTS: readonly KnownList[] = [
 
 /** SB-11 threat lists as real v5 clients name them: what a client keeps by default. */
 export const DEFAULT_THREAT_LISTS = ['se-4b', 'mw-4b', 'uws-4b', 'uwsa-4b', 'pha-4b'] as const;
+/**
+ * The threat lists Web Risk has, one per threat type it shares with Safe Browsing (DEFAULT_WEB_RISK_LISTS
+ * of web-risk-lists.ts, which a test holds them to): what a Web Risk client keeps by default.
+ */
+export const WEB_RISK_THREAT_LISTS = ['se-4b', 'mw-4b', 'uws-4b'] as const;
 /** The global cache of likely-safe expressions (SB-4), kept in real-time mode only. */
 export const GLOBAL_CACHE_LIST = 'gc-32b';
 

@@ -3,6 +3,9 @@
 // which type is the server's configuration, these being the defaults. Over the wire a threat type names
 // its list by an alias, `webrisk:MALWARE`, which no v5 request can spell (`:` is no list-name character).
 
+import { knownList, WEB_RISK_THREAT_LISTS } from './known-lists.ts';
+import { type ErrorCode, errorCode, SbkitError } from '../sbkit-error.ts';
+
 // The numbers of Web Risk's ThreatType, written out rather than read from the generated code, so that
 // naming a list does not load the protobuf runtime. test/lists/web-risk-lists.test.ts holds them to it.
 const WEB_RISK_THREAT_TYPES = {
@@ -56,4 +59,32 @@ export function webRiskTypeOfAlias(name: string): WebRiskThreatTypeName | undefi
   if (!name.startsWith(ALIAS_PREFIX)) return undefined;
   const type = name.slice(ALIAS_PREFIX.length);
   return WEB_RISK_THREAT_TYPE_NAMES.find((known) => known === type);
+}
+
+/** A v5 list with no Web Risk threat type was named where only Web Risk's lists can be fetched. */
+export class NoWebRiskListError extends SbkitError {
+  /** Always `"NoWebRiskListError"`, as logs and stack traces show it. */
+  override readonly name = 'NoWebRiskListError';
+  /** Always `SBKIT_NO_WEB_RISK_LIST`. */
+  override readonly code = errorCode('NO_WEB_RISK_LIST');
+  /** Every code of this class. */
+  static readonly codes: readonly ErrorCode<'NO_WEB_RISK_LIST'>[] = [errorCode('NO_WEB_RISK_LIST')];
+
+  constructor(
+    /** The list asked for. */
+    readonly listName: string,
+  ) {
+    super(
+      `list "${listName}" has no Web Risk threat type; Web Risk serves ${WEB_RISK_THREAT_LISTS.join(', ')} ` +
+        `(or ${WEB_RISK_THREAT_LISTS.map((name) => knownList(name)!.alias).join(', ')}); use the v5 protocol for other lists`,
+    );
+  }
+}
+
+/** The Web Risk threat type of a v5 list name or alias (`se` → SOCIAL_ENGINEERING); throws NoWebRiskListError for others. */
+export function webRiskThreatTypeOf(name: string): WebRiskThreatTypeName {
+  const canonical = knownList(name)?.name;
+  const type = WEB_RISK_THREAT_TYPE_NAMES.find((t) => canonical !== undefined && DEFAULT_WEB_RISK_LISTS[t] === canonical);
+  if (type === undefined) throw new NoWebRiskListError(name);
+  return type;
 }

@@ -11,6 +11,7 @@ import { expressionHashString } from '../../src/url/hash.ts';
 import { durationFromMs } from '../../src/wire/duration.ts';
 import { startFakeServer, type Answer, type FakeServer } from '../client/fake-server.ts';
 import { prefixList, prefixesOf } from '../client/lists-fixture.ts';
+import { diffAnswer, searchAnswer as webRiskSearchAnswer, startFakeWebRisk } from '../client/fake-web-risk.ts';
 import { Readable } from 'node:stream';
 import { main } from '../../src/cli/main.ts';
 import type { CliIo } from '../../src/cli/io.ts';
@@ -257,5 +258,38 @@ describe('sbkit check with local lists', () => {
     // be 30,000 ahead.
     t.diagnostic(`at most ${mostAhead} URLs read and not yet printed`);
     assert.ok(mostAhead <= URLS_PER_LOCAL_BATCH + 2048, `${mostAhead} URLs read and not yet printed`);
+  });
+});
+
+describe('sbkit check --protocol webrisk', () => {
+  it("checks with Web Risk's hashes:search, a prefix a request, and with its lists with --data", async () => {
+    const webRisk = await startFakeWebRisk((call) =>
+      call.method === 'computeDiff'
+        ? diffAnswer('v1', call.threatType === 1 ? prefixesOf(BAD) : new Uint32Array(0), { nextDiffAt: Date.now() + 1_800_000 })
+        : webRiskSearchAnswer(
+            expressionHashString(BAD).startsWith(call.hashPrefix.toString('latin1'))
+              ? [{ hash: expressionHashString(BAD), threatTypes: [1] }]
+              : [],
+            Date.now() + 300_000,
+          ),
+    );
+    const dir = await mkdtemp(join(tmpdir(), 'sbkit-webrisk-'));
+    try {
+      const flags = ['--protocol', 'webrisk', '--server', webRisk.url, '--key', 'k'];
+      const unsafe = await run(['check', ...flags, `http://${BAD}`]);
+      assert.equal(unsafe.status, EXIT.UNSAFE, unsafe.err);
+      assert.ok(webRisk.calls.every((c) => c.method === 'search' && c.params.get('key') === 'k'));
+      const local = await run(['check', ...flags, '--data', dir, 'http://safe.example/', `http://${BAD}`]);
+      assert.equal(local.status, EXIT.UNSAFE, local.err);
+      assert.match(local.out, /SAFE/);
+      assert.deepEqual(
+        webRisk.calls.filter((c) => c.method === 'computeDiff').map((c) => c.threatType),
+        [2, 1, 3],
+      );
+      assert.deepEqual(webRisk.scriptErrors, []);
+    } finally {
+      await webRisk.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

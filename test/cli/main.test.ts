@@ -19,6 +19,15 @@ describe('sbkit exit statuses for errors', () => {
         ['check', '--protocol', 'v4', '--lists', 'gc-32b', '--data', '/nonexistent/sbkit', 'http://a.example/'],
         /list "gc-32b" has no v4 equivalent/,
       ],
+      [
+        ['check', '--protocol', 'webrisk', '--mode', 'realtime', 'http://a.example/'],
+        /real-time mode needs the v5 protocol \(webrisk has no global cache/,
+      ],
+      [['check', '--protocol', 'webrisk', '--lists', 'pha-4b', 'http://a.example/'], /list "pha-4b" has no Web Risk threat type/],
+      [
+        ['check', '--protocol', 'webrisk', '--ohttp-relay', 'http://r.example', '--ohttp-keys', 'k', 'http://a.example/'],
+        /Oblivious HTTP carries v5 searches only; drop --protocol webrisk/,
+      ],
       [['check', '--server', 'not a url', 'http://a.example/'], /the server "not a url" is not an http or https URL/],
       [['update', '--server', 'not a url', '--data', '/nonexistent/sbkit'], /the server "not a url" is not an http or https URL/],
     ];

@@ -4,12 +4,12 @@ import { ClientOptionError } from '../../src/client/client-errors.ts';
 import { clientSettings } from '../../src/client/client-settings.ts';
 import type { SafeBrowsingClientOptions } from '../../src/client/options.ts';
 import type { ClientRuntime } from '../../src/client/runtime/client-runtime.ts';
-import { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST } from '../../src/lists/known-lists.ts';
+import { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST, WEB_RISK_THREAT_LISTS } from '../../src/lists/known-lists.ts';
 import { nodeExpressionHasher, nodeSha256 } from '../../src/url/hash.ts';
 
 /** A runtime that records the options it was asked to check, and refuses what `refuse` says. */
 function runtime(refuse: (options: SafeBrowsingClientOptions) => boolean = () => false) {
-  const checked: { options: SafeBrowsingClientOptions; protocol: 'v5' | 'v4' }[] = [];
+  const checked: { options: SafeBrowsingClientOptions; protocol: string }[] = [];
   const parts: ClientRuntime = {
     hasher: nodeExpressionHasher,
     sha256: nodeSha256,
@@ -46,6 +46,27 @@ describe('clientSettings', () => {
     const nostorage = clientSettings({ mode: 'nostorage', lists: ['mw-4b'] }, runtime().parts);
     assert.deepEqual(nostorage.threatLists, []);
     assert.equal(nostorage.globalCache, undefined);
+  });
+
+  it("speaks Web Risk to Google's Web Risk server in JSON, in local mode with its three lists, and refuses what it lacks", () => {
+    const webrisk = clientSettings({ protocol: 'webrisk' }, runtime().parts);
+    assert.equal(webrisk.mode, 'local');
+    assert.equal(webrisk.globalCache, undefined);
+    assert.deepEqual(webrisk.threatLists, [...WEB_RISK_THREAT_LISTS]);
+    assert.deepEqual(webrisk.threatLists, ['se-4b', 'mw-4b', 'uws-4b']);
+    assert.equal(webrisk.server.serverUrl, 'https://webrisk.googleapis.com');
+    assert.equal(webrisk.server.encoding, 'json');
+    assert.equal(clientSettings({ protocol: 'webrisk', mode: 'nostorage' }, runtime().parts).threatLists.length, 0);
+    const refused: [SafeBrowsingClientOptions, RegExp, string][] = [
+      [{ protocol: 'webrisk', mode: 'realtime' }, /real-time mode needs the v5 protocol \(webrisk has no global cache\)/, 'mode'],
+      [{ protocol: 'webrisk', ohttp: { relay: 'https://relay.example', keys: 'k' } }, /Oblivious HTTP carries v5/, 'ohttp'],
+    ];
+    for (const [options, message, option] of refused) {
+      assert.throws(
+        () => clientSettings(options, runtime().parts),
+        (err: unknown) => err instanceof ClientOptionError && message.test(err.message) && err.option === option,
+      );
+    }
   });
 
   it("asks the runtime last, once every client's checks passed, with the protocol spoken", () => {

@@ -35,7 +35,7 @@ describe('client options from JavaScript', () => {
 
   const cases: [Record<string, unknown>, string, RegExp][] = [
     [{ mode: 'nope' }, 'mode', /^mode is "nope"; it must be one of "realtime", "local", "nostorage"$/],
-    [{ protocol: 5 }, 'protocol', /^protocol is 5; it must be one of "v5", "v4"$/],
+    [{ protocol: 5 }, 'protocol', /^protocol is 5; it must be one of "v5", "v4", "webrisk"$/],
     [{ encoding: 'xml' }, 'encoding', /one of "protobuf", "json"/],
     [{ timeoutMs: -5 }, 'timeoutMs', /^timeoutMs is -5; it must be a whole number of milliseconds from 1 to 2147483647$/],
     [{ timeoutMs: 1.5 }, 'timeoutMs', /whole number/],

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { create } from '@bufbuild/protobuf';
-import fc from 'fast-check';
 import { encodeRice64 } from '../../src/codec/index.ts';
 import { BatchGetHashListsResponseSchema, type HashList, HashListSchema, SearchHashesResponseSchema } from '../../src/proto/v5.ts';
 import { ClientOptionError } from '../../src/client/client-errors.ts';
@@ -572,6 +571,8 @@ describe('options that cannot work', () => {
       [{ protocol: 'v4', mode: 'realtime' }, /real-time mode needs the v5 protocol/],
       [{ protocol: 'v4', lists: ['gc-32b'] }, /list "gc-32b" has no v4 equivalent/],
       [{ protocol: 'v4', mode: 'nostorage', lists: ['gc-32b'] }, /list "gc-32b" has no v4 equivalent/],
+      [{ protocol: 'webrisk', lists: ['gc-32b'] }, /list "gc-32b" has no Web Risk threat type/],
+      [{ protocol: 'webrisk', encoding: 'protobuf' }, /Web Risk is spoken in JSON/],
       [{ server: 'not a url' }, /the server "not a url" is not an http or https URL/],
       [{ server: 'ftp://example.com' }, /not an http or https URL/],
       [{ lists: ['../../etc/passwd'] }, /is not a list name/],
@@ -639,76 +640,7 @@ describe('checkUrls (many URLs, few searches)', () => {
     assert.equal(server.requests.length, 0);
   });
 
-  it('gives every URL the verdict checkUrl gives it, in every mode, with no more searches', async () => {
-    const hosts = ['a.example', 'b.a.example', 'c.example', 'sbtest.example', 'x.c.example'];
-    const paths = ['/', '/p', '/p/q.html', '/q?x=1'];
-    const pool = [...new Set(hosts.flatMap((h) => paths.flatMap((p) => urlExpressions(`http://${h}${p}`))))];
-    const url = fc.tuple(fc.constantFrom(...hosts), fc.constantFrom(...paths)).map(([h, p]) => `http://${h}${p}`);
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(url, { minLength: 1, maxLength: 12 }),
-        fc.subarray(pool),
-        fc.subarray(pool),
-        fc.subarray(pool),
-        fc.subarray(pool),
-        fc.constantFrom('realtime' as const, 'local' as const, 'nostorage' as const),
-        fc.boolean(),
-        async (urls, threats, canaries, listedOnly, popular, mode, failing) => {
-          handler = (call) => {
-            if (call.rpc === 'BatchGetHashLists') {
-              return batch(
-                ...call.request.names.map((name) =>
-                  name === 'gc-32b'
-                    ? fullHashList(name, 'g1', fullHashesOf(...popular))
-                    : prefixList(name, 'v1', name === 'se-4b' ? prefixesOf(...threats, ...listedOnly) : new Uint32Array(0), {
-                        minimumWaitMs: 30 * MIN,
-                      }),
-                ),
-              );
-            }
-            if (failing) return { status: 503 };
-            const asked = new Set(
-              call.rpc === 'SearchHashes' ? call.request.hashPrefixes.map((p) => Buffer.from(p).toString('latin1')) : [],
-            );
-            const found = threats.map((e) => expressionHashString(e)).filter((hash) => asked.has(hash.slice(0, 4)));
-            return searchAnswer(
-              found.map((hash) => ({ hash, threatType: 2, attributes: canaries.some((e) => expressionHashString(e) === hash) ? [1] : [] })),
-            );
-          };
-          const searches = () => server.requests.filter((r) => r.rpc === 'SearchHashes').length;
-          const single = client({ mode, random: () => 0.5 });
-          const batched = client({ mode, random: () => 0.5 });
-          if (mode !== 'nostorage') await Promise.all([single.update(), batched.update()]);
-          const start = searches();
-          const one: CheckResult[] = [];
-          for (const u of urls) one.push(await single.checkUrl(u));
-          const between = searches();
-          const many = await batched.checkUrls(urls);
-          const verdicts = (results: CheckResult[]) => results.map((r) => [r.url, r.canonicalUrl, r.verdict]);
-          assert.deepEqual(verdicts(many), verdicts(one));
-          // A URL the cache already shows unsafe stops there, with the threats found so far: which ones
-          // depends on what was asked before, so each list need only hold true threats of its URL.
-          for (const result of [...one, ...many]) {
-            const expressions = urlExpressions(result.url);
-            for (const threat of result.threats) {
-              assert.ok(
-                threats.includes(threat.expression) && expressions.includes(threat.expression),
-                `${result.url}: ${threat.expression} is no threat of it`,
-              );
-              assert.equal(threat.enforced, !canaries.includes(threat.expression));
-            }
-            assert.equal(
-              result.verdict === 'UNSAFE',
-              result.threats.some((t) => t.enforced),
-            );
-          }
-          assert.ok(searches() - between <= between - start, `${searches() - between} searches for ${between - start} one by one`);
-          await Promise.all([single.close(), batched.close()]);
-        },
-      ),
-      { numRuns: 60 },
-    );
-  });
+  // Every URL the verdict checkUrl gives it, in every mode: verdicts-by-protocol.test.ts, over v5 and Web Risk.
 
   it('gives thousands of URLs checked in bulk against large local lists the verdicts checkUrl gives them', async () => {
     // Large enough that a list takes its bucketed form and the URLs are looked up in bulk.

@@ -24,6 +24,8 @@ import {
   UnexpectedError,
   UnknownListError,
   V4ListUpdateError,
+  WebRiskListUpdateError,
+  NoWebRiskListError,
   WireResponseError,
 } from '../../src/index.ts';
 import * as server from '../../src/server/index.ts';
@@ -64,6 +66,7 @@ const CLASSES = {
   ListTooLargeError,
   LoadControlError,
   NoV4ListError,
+  NoWebRiskListError,
   OhttpError,
   RedisConnectionError,
   RiceDecodeError,
@@ -76,6 +79,7 @@ const CLASSES = {
   UnknownListError,
   UsageError,
   V4ListUpdateError,
+  WebRiskListUpdateError,
   WireError,
   WireResponseError,
 };

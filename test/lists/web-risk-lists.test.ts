@@ -8,8 +8,10 @@ import {
   webRiskThreatTypeName,
   webRiskThreatTypeNumber,
   webRiskTypeOfAlias,
+  NoWebRiskListError,
+  webRiskThreatTypeOf,
 } from '../../src/lists/web-risk-lists.ts';
-import { knownList } from '../../src/lists/known-lists.ts';
+import { knownList, WEB_RISK_THREAT_LISTS } from '../../src/lists/known-lists.ts';
 import { listNameProblem } from '../../src/lists/list-name.ts';
 
 describe('Web Risk threat types', () => {
@@ -39,6 +41,23 @@ describe('Web Risk threat types', () => {
       const known = knownList(list);
       assert.equal(known?.width, 4);
       assert.deepEqual(known?.holds, { threatType: type });
+    }
+  });
+
+  it('are the lists a Web Risk client keeps, each known by its name and alias; others have none', () => {
+    assert.deepEqual(
+      [...WEB_RISK_THREAT_LISTS].sort(),
+      Object.values(DEFAULT_WEB_RISK_LISTS)
+        .filter((list) => list !== undefined)
+        .sort(),
+    );
+    assert.equal(webRiskThreatTypeOf('se'), 'SOCIAL_ENGINEERING');
+    assert.equal(webRiskThreatTypeOf('uws-4b'), 'UNWANTED_SOFTWARE');
+    for (const name of ['gc-32b', 'pha-4b', 'uwsa-4b', 'mwb-4b', 'webrisk:MALWARE']) {
+      assert.throws(
+        () => webRiskThreatTypeOf(name),
+        (err: unknown) => err instanceof NoWebRiskListError && err.code === 'SBKIT_NO_WEB_RISK_LIST',
+      );
     }
   });
 });

@@ -10,6 +10,7 @@ import type { SafeBrowsingClientOptions } from '../options.ts';
 import type { ServerSettings, Transport } from '../transport/transport.ts';
 import type { OptionRules } from '../option-check.ts';
 import type { Clock } from '../../time/clock.ts';
+import type { Protocol } from '../../wire/rest/routes.ts';
 
 export interface ClientRuntime {
   /** SB-7 for the expressions of a URL. */
@@ -23,7 +24,7 @@ export interface ClientRuntime {
   openStore(options: SafeBrowsingClientOptions, onDamaged: (error: DatabaseFileError) => void): Promise<ListStore | undefined>;
   /** A transport of the protocol, its code loaded at the first request; `clock` is the client's. */
   connect(
-    protocol: 'v5' | 'v4',
+    protocol: Protocol,
     settings: ServerSettings,
     lists: readonly string[],
     ohttp: ObliviousHttpOptions | undefined,
@@ -35,7 +36,7 @@ export interface ClientRuntime {
   optionRules?: OptionRules;
   /**
    * Refuses, with a ClientOptionError, options only this runtime cannot work with, once every client's
-   * checks have passed (Node's: a list v4 does not have).
+   * checks have passed (Node's: a list v4 or Web Risk does not have).
    */
-  checkOptions?(options: SafeBrowsingClientOptions, protocol: 'v5' | 'v4'): void;
+  checkOptions?(options: SafeBrowsingClientOptions, protocol: Protocol): void;
 }

@@ -3,6 +3,7 @@
 // protobuf (the default) no protobuf runtime either.
 
 import type { Clock } from '../../time/clock.ts';
+import type { Protocol } from '../../wire/rest/routes.ts';
 import type { ObliviousHttpOptions } from './oblivious-http.ts';
 import type { Sender } from './rpc.ts';
 import type { ServerSettings, Transport } from './transport.ts';
@@ -40,11 +41,11 @@ async function v5Rpcs(settings: ServerSettings, send: Sender, searchSender: Send
 }
 
 /**
- * A transport of `protocol` once its code is loaded: v4 fetches `lists` (all of SB-11's when empty); v5
- * searches through an Oblivious HTTP relay when `ohttp` is given (SB-2).
+ * A transport of `protocol` once its code is loaded: v4 and Web Risk fetch `lists` (all they have when
+ * empty); v5 searches through an Oblivious HTTP relay when `ohttp` is given (SB-2).
  */
 export async function connect(
-  protocol: 'v5' | 'v4',
+  protocol: Protocol,
   settings: ServerSettings,
   lists: readonly string[],
   ohttp: ObliviousHttpOptions | undefined,
@@ -53,6 +54,10 @@ export async function connect(
   if (protocol === 'v4') {
     const { V4Transport } = await import('./transport-v4.ts');
     return new V4Transport(settings, lists);
+  }
+  if (protocol === 'webrisk') {
+    const { WebRiskTransport } = await import('./transport-webrisk.ts');
+    return new WebRiskTransport(settings, lists, clock);
   }
   const [{ V5Transport }, { sendRequest }] = await Promise.all([import('./transport-v5.ts'), import('./http.ts')]);
   if (ohttp === undefined) return new V5Transport(settings, await v5Rpcs(settings, sendRequest, sendRequest));

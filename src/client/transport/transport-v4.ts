@@ -1,6 +1,4 @@
 import { create } from '@bufbuild/protobuf';
-import { decodeV4RiceHashes, decodeV4RiceIndices, prefixesFromBytes } from '../../codec/index.ts';
-import { concatenated } from '../../codec/concatenated.ts';
 import {
   type FetchThreatListUpdatesResponse_ListUpdateResponse as ListUpdateResponse,
   FetchThreatListUpdatesResponse_ListUpdateResponse_ResponseType as ResponseType,
@@ -10,7 +8,6 @@ import {
   PlatformType,
   ThreatEntryType,
   ThreatType,
-  type ThreatEntrySet,
   type ThreatMatch,
 } from '../../proto/v4.ts';
 import type { HashListUpdate } from '../../store/hash-list.ts';
@@ -42,6 +39,7 @@ import {
 import { EmptySchema } from '@bufbuild/protobuf/wkt';
 import { ListTooLargeError, type V4ListFailure, V4ListUpdateError } from '../client-errors.ts';
 import { MAX_CACHE_DURATION_MS, MAX_MINIMUM_WAIT_MS } from '../../wire/duration-caps.ts';
+import { additionsOf, announcedEntries, removalsOf } from './threat-entry-sets.ts';
 
 /** docs/api.md §2 ClientInfo: v4 names the client in every request (v5 uses the User-Agent instead, SB-14). */
 const CLIENT_INFO = { clientId: 'sbkit', clientVersion: VERSION };
@@ -234,61 +232,6 @@ function listUpdate(message: ListUpdateResponse, listName: string, maxEntries: n
     additions: { width: 4, values: additionsOf(message.additions, fail) },
     checksum: message.checksum !== undefined && message.checksum.sha256.length > 0 ? message.checksum.sha256 : undefined,
   };
-}
-
-type Fail = (reason: V4ListFailure, detail: string) => V4ListUpdateError;
-
-/**
- * The entries sets announce, from their headers alone: a Rice set is its first value plus `num_entries`
- * deltas (SB-10), a raw one as many prefixes or indices as it carries.
- */
-function announcedEntries(sets: readonly ThreatEntrySet[]): number {
-  let entries = 0;
-  for (const set of sets) {
-    const rice = set.riceHashes ?? set.riceIndices;
-    if (rice !== undefined) entries += rice.numEntries + 1;
-    else if (set.rawHashes !== undefined) entries += Math.floor(set.rawHashes.rawHashes.length / Math.max(1, set.rawHashes.prefixSize));
-    else entries += set.rawIndices?.indices.length ?? 0;
-  }
-  return entries;
-}
-
-/**
- * The additions of all sets, as big-endian 4-byte prefixes in ascending order. The data a set carries
- * decides how it is read; `compression_type` only labels it. v4 Rice data holds 4-byte prefixes only
- * (docs/api.md §2 RiceDeltaEncoding); RAW data may hold longer ones, which a 4-byte list cannot take.
- * Duplicates are left for the store to refuse (HashListUpdateError 'duplicate-addition').
- */
-function additionsOf(sets: readonly ThreatEntrySet[], fail: Fail): Uint32Array {
-  const sizes = [...new Set(sets.map((set) => (set.rawHashes !== undefined ? set.rawHashes.prefixSize : 4)))];
-  if (sizes.some((size) => size !== 4)) {
-    const detail =
-      sizes.length > 1 ? `the additions mix prefixes of ${sizes.join(', ')} bytes` : `the additions are ${sizes[0]}-byte prefixes`;
-    throw fail('prefix-size', `${detail}; the list holds 4-byte prefixes only (use the v5 protocol for longer hashes)`);
-  }
-  const parts = sets.map((set, i) => {
-    if (set.rawHashes !== undefined && set.riceHashes !== undefined)
-      throw fail('malformed-entry-set', `additions[${i}] carries both raw_hashes and rice_hashes`);
-    if (set.rawHashes === undefined) return decodeV4RiceHashes(set.riceHashes);
-    const bytes = set.rawHashes.rawHashes;
-    if (bytes.length % 4 !== 0)
-      throw fail('malformed-entry-set', `additions[${i}] has ${bytes.length} bytes of raw_hashes, not a whole number of 4-byte prefixes`);
-    return prefixesFromBytes(bytes, 'v4');
-  });
-  return concatenated(Uint32Array, parts).sort();
-}
-
-/** Removal indices of all sets, ascending (RAW indices come in no promised order). */
-function removalsOf(sets: readonly ThreatEntrySet[], fail: Fail): Uint32Array {
-  const parts = sets.map((set, i) => {
-    if (set.rawIndices !== undefined && set.riceIndices !== undefined)
-      throw fail('malformed-entry-set', `removals[${i}] carries both raw_indices and rice_indices`);
-    if (set.rawIndices === undefined) return decodeV4RiceIndices(set.riceIndices);
-    const negative = set.rawIndices.indices.find((index) => index < 0);
-    if (negative !== undefined) throw fail('malformed-entry-set', `removals[${i}] has the negative index ${negative}`);
-    return Uint32Array.from(set.rawIndices.indices);
-  });
-  return concatenated(Uint32Array, parts).sort();
 }
 
 /**

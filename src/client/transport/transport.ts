@@ -7,6 +7,7 @@ import type { HashWidth } from '../../lists/list-name.ts';
 import type { WireEncoding } from '../../wire/encoding.ts';
 import type { HttpSettings } from './http.ts';
 import type { FullHashMatch } from '../../lists/threat-details.ts';
+import type { Protocol } from '../../wire/rest/routes.ts';
 
 /** A list the client asks about: its name, the version it holds (empty: none) and the width it expects. */
 export interface ListState {
@@ -21,7 +22,7 @@ export type FetchedList = { name: string; update: HashListUpdate; minimumWaitMs:
 export interface UpdateResponse {
   /** One entry per list asked about, in the order asked. */
   lists: FetchedList[];
-  /** v4 answers carry one wait for all lists; v5 ones carry a wait per list. */
+  /** v4 answers carry one wait for all lists; v5 and Web Risk ones carry a wait per list. */
   minimumWaitMs: number | undefined;
 }
 
@@ -44,13 +45,13 @@ export interface SearchResult extends SearchResponse {
 
 /** One protocol's way to reach a Safe Browsing server; every method rejects on any failure. */
 export interface Transport {
-  readonly protocol: 'v5' | 'v4';
+  readonly protocol: Protocol;
   fetchUpdates(lists: readonly ListState[]): Promise<UpdateResponse>;
   /** `lists`: the states the client holds now (v4 sends them as `client_states`; v5 has none). */
   search(prefixes: readonly number[], lists: readonly ListState[]): Promise<SearchResult>;
   /**
-   * The v5 names of the lists the server publishes (v5 `hashLists`, v4 `threatLists`); undefined when
-   * the server has no such listing (it answers 404 or 501).
+   * The v5 names of the lists the server publishes (v5 `hashLists`, v4 `threatLists`, Web Risk's fixed
+   * three); undefined when the server has no such listing (it answers 404 or 501).
    */
   listNames(): Promise<readonly string[] | undefined>;
 }

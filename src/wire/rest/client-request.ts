@@ -26,7 +26,7 @@ export interface OutgoingRequest {
 export interface OutgoingRequestOptions {
   /** Sent as `key=`, as Google expects. */
   apiKey?: string | undefined;
-  /** Path prefix of v5 RPCs; v4 RPCs always use /v4/. Default `v5`. */
+  /** Path prefix of v5 RPCs; v4 RPCs always use /v4/, Web Risk's /v1/. Default `v5`. */
   apiVersion?: 'v5' | 'v5alpha1' | undefined;
   /**
    * The encoding asked for with `alt` (and of a v4 body). Default protobuf: Google's REST default is
@@ -69,7 +69,7 @@ export function buildWireRequest<R extends RpcId>(
     headers['content-type'] = payload.contentType;
     body = payload.body;
   }
-  const apiVersion = rpc.protocol === 'v4' ? 'v4' : (options.apiVersion ?? 'v5');
+  const apiVersion = rpc.protocol === 'v4' ? 'v4' : rpc.protocol === 'webrisk' ? 'v1' : (options.apiVersion ?? 'v5');
   const url = `${serverUrl.replace(/\/+$/, '')}${rpcPath(rpc, apiVersion, listName)}?${formatQueryString(query)}`;
   return { method: rpc.httpMethod, url, headers, body };
 }

@@ -98,6 +98,7 @@ describe('sbkit/browser’s client: WebCrypto, fetch, lists in memory', () => {
     for (const options of [
       { dataDir: '/tmp/x' },
       { protocol: 'v4' },
+      { protocol: 'webrisk' },
       { encoding: 'json' },
       { ohttp: { relay: 'http://r', keys: '/etc/sbkit/ohttp-keys' } },
     ]) {
