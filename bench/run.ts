@@ -16,6 +16,7 @@ import { storeBenchmarks } from './store.ts';
 import { type FloorRow, measureAgainstFloors } from './floor.ts';
 import { SMOKE } from './smoke.ts';
 import { urlBenchmarks } from './url.ts';
+import { webRiskCallFacts } from './web-risk-calls.ts';
 
 /** Runs of each freshness path: an odd number, so that the median is a measured value. */
 const FRESHNESS_RUNS = SMOKE ? 1 : 5;
@@ -164,7 +165,8 @@ const startup = await startupBenchmarks(SMOKE ? 1 : 11);
 // A smoke run refreshes the URL feed every 3 s rather than every minute, and caches negative answers 1 s
 // rather than the default 30 s.
 const freshness = await freshnessBenchmarks(FRESHNESS_RUNS, SMOKE ? 0.05 : 1, SMOKE ? 1 : undefined);
-const text = report(floors, rows, [...store.facts, ...guard.facts], http, startup, freshness);
+const webRisk = await webRiskCallFacts();
+const text = report(floors, rows, [...store.facts, ...guard.facts, ...webRisk], http, startup, freshness);
 process.stdout.write(text);
 // A smoke run's figures mean nothing: they go to the terminal only.
 if (!SMOKE) writeFileSync(new URL('./RESULTS.md', import.meta.url), text);

@@ -113,7 +113,7 @@ async function listSource(flags: ServeFlags): Promise<ListSource> {
   const dataDir = flags.data === undefined ? config?.dataDir : resolve(flags.data);
   if (flags.upstream !== undefined) {
     const protocol = flags.upstreamProtocol ?? 'v5';
-    if (protocol !== 'v5' && protocol !== 'v4') throw new UsageError('--upstream-protocol is v5 or v4');
+    if (protocol !== 'v5' && protocol !== 'v4' && protocol !== 'webrisk') throw new UsageError('--upstream-protocol is v5, v4 or webrisk');
     if (config !== undefined && config.lists.length > 0) {
       throw new UsageError(
         `${flags.config}: a proxy serves its upstream's lists; leave "lists" out of the configuration given with --upstream`,
@@ -355,7 +355,7 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
       '--upstream-key <key>',
       `with --upstream, its API key; or from ${SECRET_VARIABLES.upstreamKey} or ${SECRET_VARIABLES.upstreamKey}_FILE, out of sight of ps, or the configuration's upstreamKey`,
     )
-    .option('--upstream-protocol <version>', 'with --upstream, the protocol spoken to it: v5 (default) or v4')
+    .option('--upstream-protocol <version>', 'with --upstream, the protocol spoken to it: v5 (default), v4, or webrisk (Web Risk v1)')
     .option(
       '--data <dir>',
       "folder that keeps the lists across restarts (overrides the configuration's dataDir): with --config, the published versions, " +

@@ -29,7 +29,7 @@ export type ListSource =
       from: 'upstream';
       url: string;
       apiKey: string | undefined;
-      protocol: 'v5' | 'v4';
+      protocol: 'v5' | 'v4' | 'webrisk';
       dataDir: string | undefined;
       config: ServerConfig | undefined;
       /** The file `config` was read from, read again at a reload. */

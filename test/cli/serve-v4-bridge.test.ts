@@ -6,8 +6,6 @@
 
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer as createHttpServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -18,6 +16,7 @@ import { expressionHash } from '../../src/url/hash.ts';
 import { EXIT } from '../../src/cli/io.ts';
 import { run } from './run.ts';
 import { serve, stopStarted } from './serve-process.ts';
+import { type RecordingForwarder, recordingForwarder } from '../support/recording-forwarder.ts';
 
 const PHISHING = 'http://testsafebrowsing.appspot.com/s/phishing.html';
 const MALWARE = 'http://testsafebrowsing.appspot.com/s/malware.html';
@@ -32,34 +31,17 @@ const prefixOf = (hex: string) => hex.slice(0, 8);
 const base64Of = (hex: string) => Buffer.from(hex, 'hex').toString('base64');
 
 let dir: string;
-let recorder: Server;
+let recorder: RecordingForwarder;
 let proxyUrl: string;
 /** Every request that reached the upstream, as `METHOD path?query`. */
-const upstreamSaw: string[] = [];
-
-/** An HTTP forwarder to `target` that records each request before passing it on. */
-async function recordingForwarder(target: URL): Promise<Server> {
-  const server = createHttpServer((incoming, outgoing) => {
-    upstreamSaw.push(`${incoming.method} ${incoming.url}`);
-    const forwarded = httpRequest(
-      { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
-      (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      },
-    );
-    forwarded.on('error', () => outgoing.destroy());
-    incoming.pipe(forwarded);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return server;
-}
+let upstreamSaw: string[];
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sbkit-v4-bridge-'));
   const upstream = await serve('--no-load-control');
   recorder = await recordingForwarder(new URL(upstream.url));
-  const recorderUrl = `http://127.0.0.1:${(recorder.address() as AddressInfo).port}`;
+  upstreamSaw = recorder.seen;
+  const recorderUrl = recorder.url;
   // A mirror's first update comes at a random moment within a minute (RF-2); a copy in --data is served
   // at once, so the proxy's lists are ready from its start. `sbkit update` fetches it, over v5.
   const prefill = await run(['update', '--server', recorderUrl, '--data', join(dir, 'mirror')]);
@@ -69,7 +51,7 @@ before(async () => {
 });
 after(async () => {
   await stopStarted();
-  await new Promise((resolve) => recorder.close(resolve));
+  await recorder.close();
   await rm(dir, { recursive: true, force: true });
 });
 

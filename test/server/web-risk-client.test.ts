@@ -2,7 +2,6 @@
 // searches for a listed and an unlisted URL, a RESET then a DIFF after the operator adds an entry,
 // applied as a client applies it and checked against the checksum, and a submission the operator sees.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import webrisk from '@google-cloud/web-risk';
 import { decodeV4RiceHashes, decodeV4RiceIndices } from '../../src/codec/index.ts';
@@ -10,6 +9,7 @@ import { parseServerConfig } from '../../src/server/config/config.ts';
 import type { Service } from '../../src/server/service.ts';
 import { expressionHashString } from '../../src/url/hash.ts';
 import { startConfiguredService } from './service-fixture.ts';
+import { bytesOf, riceOf, sha256Of } from '../support/web-risk-answers.ts';
 
 const KEY = 'web-risk-key';
 const TOKEN = '9b2e61f0c4d8a7e3b5f1c6d2a8e4b0f7';
@@ -40,28 +40,6 @@ after(async () => {
   await client.close();
   await service.close();
 });
-
-/** A Rice coding as the client decoded it (int64s may come as strings or numbers), for the codec. */
-function riceOf(
-  rice: { firstValue?: unknown; riceParameter?: number | null; entryCount?: number | null; encodedData?: unknown } | null | undefined,
-) {
-  return {
-    firstValue: BigInt((rice?.firstValue as string | number | undefined) ?? 0),
-    riceParameter: rice?.riceParameter ?? 0,
-    numEntries: rice?.entryCount ?? 0,
-    encodedData: bytesOf(rice?.encodedData ?? ''),
-  };
-}
-
-function sha256Of(prefixes: readonly number[]): Buffer {
-  const bytes = Buffer.alloc(prefixes.length * 4);
-  prefixes.forEach((prefix, i) => bytes.writeUInt32BE(prefix, i * 4));
-  return createHash('sha256').update(bytes).digest();
-}
-
-function bytesOf(value: unknown): Buffer {
-  return typeof value === 'string' ? Buffer.from(value, 'base64') : Buffer.from(value as Uint8Array);
-}
 
 describe("Google's Web Risk client", () => {
   it('searchUris: a listed URL is MALWARE, an unlisted one has no threat', async () => {

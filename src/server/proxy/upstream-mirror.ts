@@ -1,5 +1,5 @@
 import type { ClientEvent } from '../../client/options.ts';
-import { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST, KNOWN_LISTS, knownList } from '../../lists/known-lists.ts';
+import { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST, KNOWN_LISTS, knownList, WEB_RISK_THREAT_LISTS } from '../../lists/known-lists.ts';
 import { clientUpstream, type Upstream } from './upstream.ts';
 import { type FullHashSource, type SharedSearchCache, upstreamFullHashes } from '../api/full-hash-source.ts';
 import type { UpstreamSearchLimits } from './upstream-searches.ts';
@@ -7,7 +7,8 @@ import type { MonotonicClock } from '../../time/clock.ts';
 import { ListCatalog } from '../catalog.ts';
 import { ConfigError } from '../config/config-error.ts';
 import type { ListDefinition } from '../lists/list-definition.ts';
-import { hashCount } from '../../store/hash-list.ts';
+import { hashCount, type SortedHashes } from '../../store/hash-list.ts';
+import { listedSearches } from './listed-searches.ts';
 import { ListHistory } from '../lists/list-history.ts';
 import { memorySnapshotStore, type SnapshotStore } from '../lists/snapshot-store.ts';
 
@@ -21,8 +22,11 @@ export interface UpstreamOptions {
   /** API key for the upstream. */
   apiKey?: string | undefined;
   /** Protocol spoken to the upstream; v5 by default. */
-  protocol?: 'v5' | 'v4';
-  /** Lists to mirror; by default the SB-11 threat lists, and the global cache over v5. */
+  protocol?: 'v5' | 'v4' | 'webrisk';
+  /**
+   * Lists to mirror; by default the SB-11 threat lists, and the global cache over v5; over Web Risk,
+   * its three (WEB_RISK_THREAT_LISTS).
+   */
   lists?: readonly string[];
   /** Where the mirror keeps its copy between restarts. */
   dataDir?: string | undefined;
@@ -91,10 +95,23 @@ export class UpstreamMirror {
     searchCache: SharedSearchCache | undefined,
     searchLimits: Partial<UpstreamSearchLimits> | undefined,
     searchClock: MonotonicClock | undefined,
+    listsAreWholeDatabase: boolean,
   ) {
     this.histories = new Map(names.map((name) => [name, new ListHistory(definitionOf(name), { keep })]));
     this.catalog = new ListCatalog(this.histories.values());
-    this.fullHashes = upstreamFullHashes(upstream, searchCache, searchLimits, searchClock);
+    const searches = upstreamFullHashes(upstream, searchCache, searchLimits, searchClock);
+    this.fullHashes = listsAreWholeDatabase ? listedSearches(searches, () => this.listCopies()) : searches;
+  }
+
+  /** The hashes of every mirrored list, or undefined while one has no copy of the upstream's yet. */
+  private listCopies(): SortedHashes[] | undefined {
+    const copies: SortedHashes[] = [];
+    for (const [name, history] of this.histories) {
+      if (this.withdrawn.has(name)) continue;
+      if (!this.listReady(name)) return undefined;
+      copies.push(history.current().served());
+    }
+    return copies;
   }
 
   /**
@@ -105,7 +122,8 @@ export class UpstreamMirror {
    */
   static async start(options: UpstreamOptions): Promise<UpstreamMirror> {
     const protocol = options.protocol ?? 'v5';
-    const threatLists = (options.lists ?? DEFAULT_THREAT_LISTS).filter((name) => name !== GLOBAL_CACHE_LIST);
+    const defaultLists = protocol === 'webrisk' ? WEB_RISK_THREAT_LISTS : DEFAULT_THREAT_LISTS;
+    const threatLists = (options.lists ?? defaultLists).filter((name) => name !== GLOBAL_CACHE_LIST);
     const withGlobalCache = protocol === 'v5' && (options.lists === undefined || options.lists.includes(GLOBAL_CACHE_LIST));
     let mirror: UpstreamMirror | undefined;
     const upstream = clientUpstream({
@@ -133,6 +151,8 @@ export class UpstreamMirror {
       options.searchCache,
       options.searchLimits,
       options.searchClock,
+      // Web Risk has no searches beyond its lists (listed-searches.ts); v5's real-time searches know more than its lists.
+      protocol === 'webrisk',
     );
     await mirror.store.follow([...mirror.histories.values()]);
     await upstream.open();

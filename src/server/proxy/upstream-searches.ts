@@ -65,6 +65,11 @@ export interface UpstreamSearchClient {
   cachedSearch(prefixes: readonly number[]): UpstreamAnswer & { remaining: number[] };
   /** One search of the upstream, within the client's request-frequency rules. */
   searchPrefixes(prefixes: readonly number[]): Promise<UpstreamAnswer>;
+  /**
+   * The most prefixes one upstream call carries, each call spending a token: Web Risk's `hashes:search`
+   * takes one (and bills each), v5's and v4's many (SEARCH_PREFIXES_PER_REQUEST, the default).
+   */
+  readonly prefixesPerRequest?: number;
 }
 
 /**
@@ -222,7 +227,9 @@ export class UpstreamSearches {
         return;
       }
       this.tokens -= 1;
-      const batch = [...this.pending].sort(([, a], [, b]) => inTurn(a, b)).slice(0, SEARCH_PREFIXES_PER_REQUEST);
+      const batch = [...this.pending]
+        .sort(([, a], [, b]) => inTurn(a, b))
+        .slice(0, this.client.prefixesPerRequest ?? SEARCH_PREFIXES_PER_REQUEST);
       for (const [prefix] of batch) this.pending.delete(prefix);
       this.send(batch);
     }

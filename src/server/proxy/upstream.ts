@@ -56,6 +56,8 @@ export function clientUpstream(options: SafeBrowsingClientOptions): Upstream {
       return hashes === undefined || updatedAt === undefined ? undefined : { hashes, updatedAt };
     },
     cachedSearch: (prefixes) => kept.searcher.cached(prefixes),
+    // Web Risk searches one prefix per call (client/transport/transport-webrisk.ts).
+    ...(options.protocol === 'webrisk' ? { prefixesPerRequest: 1 } : {}),
     searchPrefixes: async (prefixes) => {
       await kept.open();
       return kept.searcher.searchPrefixes(prefixes);

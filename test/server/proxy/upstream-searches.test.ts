@@ -80,6 +80,19 @@ describe('UpstreamSearches', () => {
     assert.equal(answerA.cacheDurationMs, 300_000);
   });
 
+  it('spends a token per call of an upstream that takes one prefix per call (Web Risk), however many a search asks', async () => {
+    const clock = new FakeClock();
+    const client = { ...fakeClient(), prefixesPerRequest: 1 };
+    // A token a second, two at once.
+    const searches = new UpstreamSearches(client, { burst: 2, requestsPerMinute: 60, maxWaitMs: 3000 }, clock);
+    const search = outcome(searches.search([1000, 7, 8], ALICE));
+    await clock.advanceAsync(50);
+    assert.deepEqual(client.requests, [[1000], [7]], 'the bucket of 2 pays for two calls');
+    await clock.advanceAsync(1000);
+    assert.deepEqual(client.requests, [[1000], [7], [8]], 'the third waits for the next token');
+    assert.equal((await search).value?.fullHashes.length, 1);
+  });
+
   it('joins a search to a request already in flight instead of asking again', async () => {
     const { clock, client, searches } = setUp();
     void client.hold();
