@@ -57,11 +57,14 @@ const LINE_FEED = 0x0a;
 export async function hashPart(task: HashTask): Promise<HashedPart> {
   // Invalid UTF-8 becomes U+FFFD, and a leading byte order mark is dropped, as source-reader.ts always did.
   const text = new TextDecoder('utf-8').decode(task.bytes);
+  const lineFeeds = lineFeedsIn(task.bytes);
+  // The bytes are text now: let go of them while the text is read.
+  task.bytes = new Uint8Array(0);
   const buckets = new HashBuckets();
   const collector = new FeedCollector((expression) => buckets.add(expression), task.maxEntries);
   const steps = feedSteps(text, task.format, { csvColumn: task.csvColumn }, collector);
   while (!steps.next().done);
-  return { ...collector.tally(), fullHashes: await buckets.sorted(UNPAUSED), lineFeeds: lineFeedsIn(task.bytes) };
+  return { ...collector.tally(), fullHashes: await buckets.sorted(UNPAUSED), lineFeeds };
 }
 
 function lineFeedsIn(bytes: Uint8Array): number {

@@ -13,6 +13,11 @@ import { type FeedWorkerAnswer, type FeedWorkerTask, type HashedPart, type HashT
 
 /** Workers at most: one core stays the main thread's. */
 const MAX_WORKERS = 2;
+/**
+ * A worker idle this long is stopped: its heap, grown to a feed's size, would otherwise stay with the
+ * process between loads (an hour for a URL feed); starting one again takes tens of milliseconds.
+ */
+const IDLE_MS = 1000;
 /** No part of a feed within the limits takes a worker this long (a million URLs take a few seconds). */
 const DEFAULT_TASK_TIMEOUT_MS = 10 * 60_000;
 
@@ -36,13 +41,15 @@ interface Job {
 }
 
 /**
- * Worker threads that hash feeds' parts and merge their results, started when first needed and kept
- * for the next load. An idle worker does not keep the process alive. A worker that ends while it works
+ * Worker threads that hash feeds' parts and merge their results, started when needed and stopped once
+ * idle for IDLE_MS. An idle worker does not keep the process alive. A worker that ends while it works
  * fails its task with FeedWorkerError (`crashed`) and is replaced at the next task.
  */
 export class FeedWorkerPool {
   readonly size: number;
   private readonly idle: Worker[] = [];
+  /** The timers that stop idle workers. */
+  private readonly retirements = new Map<Worker, unknown>();
   private readonly jobs = new Map<Worker, Job | undefined>();
   private readonly waiting: Job[] = [];
   private readonly clock: Clock;
@@ -71,6 +78,8 @@ export class FeedWorkerPool {
 
   /** Stops every worker; a task under way or waiting fails as `crashed`. */
   async close(): Promise<void> {
+    for (const timer of this.retirements.values()) this.clock.clearTimeout(timer);
+    this.retirements.clear();
     for (const job of this.waiting.splice(0)) job.reject(new FeedWorkerError('crashed', 'was stopped: the pool closed'));
     await Promise.all([...this.jobs.keys()].map((worker) => worker.terminate()));
   }
@@ -87,6 +96,8 @@ export class FeedWorkerPool {
     while (this.waiting.length > 0) {
       const worker = this.idle.pop() ?? (this.jobs.size < this.size ? this.start() : undefined);
       if (worker === undefined) return;
+      this.clock.clearTimeout(this.retirements.get(worker));
+      this.retirements.delete(worker);
       const job = this.waiting.shift()!;
       this.jobs.set(worker, job);
       worker.ref();
@@ -118,6 +129,21 @@ export class FeedWorkerPool {
     if (reply.ok) job.resolve(reply.value);
     else job.reject(failureError(reply.failure));
     this.dispatch();
+    if (this.idle.includes(worker)) this.retireLater(worker);
+  }
+
+  private retireLater(worker: Worker): void {
+    this.retirements.set(
+      worker,
+      this.clock.setTimeout(() => {
+        this.retirements.delete(worker);
+        const at = this.idle.indexOf(worker);
+        if (at < 0) return;
+        this.idle.splice(at, 1);
+        this.jobs.delete(worker);
+        void worker.terminate();
+      }, IDLE_MS),
+    );
   }
 
   /** A worker ended or was stopped: its task fails, and the next task starts another. */
@@ -127,6 +153,8 @@ export class FeedWorkerPool {
     this.jobs.delete(worker);
     const at = this.idle.indexOf(worker);
     if (at >= 0) this.idle.splice(at, 1);
+    this.clock.clearTimeout(this.retirements.get(worker));
+    this.retirements.delete(worker);
     job?.timeout?.clear();
     job?.reject(error);
     this.dispatch();

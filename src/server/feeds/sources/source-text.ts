@@ -90,7 +90,7 @@ export const MIN_PART_BYTES = 1 << 20;
  * A source's bytes as the full hashes of a feed of its format, as hashSourceText reads a text, on the
  * worker threads of `workers`: a line-by-line feed cut into one part per worker (at least `minPartBytes`
  * each), the parts' results merged, their bad lines numbered in the whole feed. The feed's chunks are
- * copied into the parts, which move to the workers. Throws SourceError as hashSourceText does, and
+ * copied into the parts, which move to the workers, and `feed.chunks` is emptied. Throws SourceError as hashSourceText does, and
  * FeedWorkerError when a worker fails.
  */
 export async function hashSourceBytes(
@@ -101,6 +101,8 @@ export async function hashSourceBytes(
   minPartBytes = MIN_PART_BYTES,
 ): Promise<HashedFeed> {
   const parts = feedParts(feed, LINE_BY_LINE.has(source.format) ? workers.size : 1, minPartBytes);
+  // The parts hold the bytes now: the chunks go, so that a feed is not held twice while it is hashed.
+  feed.chunks = [];
   let hashed: HashedPart[];
   try {
     hashed = await Promise.all(
