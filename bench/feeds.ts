@@ -46,7 +46,9 @@ function feedUrls(count: number, salt = ''): string[] {
     x ^= x << 5;
     x >>>= 0;
     const query = i % 3 === 0 ? `?id=${i}` : '';
-    urls.push(`http://h${(x % 500_000).toString(36)}${salt}.example${i % 97}.${suffixes[i % 7]}/p/${i.toString(36)}/${(x >>> 8).toString(16)}.html${query}`);
+    urls.push(
+      `http://h${(x % 500_000).toString(36)}${salt}.example${i % 97}.${suffixes[i % 7]}/p/${i.toString(36)}/${(x >>> 8).toString(16)}.html${query}`,
+    );
   }
   return urls;
 }
@@ -55,7 +57,8 @@ function feedUrls(count: number, salt = ''): string[] {
 function pipelineMs(urls: readonly string[]): number {
   let sink = 0;
   const start = performance.now();
-  for (const url of urls) for (const expression of expressionsOf(parseCanonicalUrl(url))) sink ^= prefix32(expressionHashString(expression));
+  for (const url of urls)
+    for (const expression of expressionsOf(parseCanonicalUrl(url))) sink ^= prefix32(expressionHashString(expression));
   const ms = performance.now() - start;
   if (sink === 0.5) throw new Error('unreachable: keeps the work observable');
   return ms;
@@ -90,10 +93,14 @@ async function feedRow(count: number, budgeted: boolean): Promise<FeedRow> {
     const lists = [{ name: 'big-1', threatTypes: ['MALWARE'], sources: [{ file: feed, format: 'urls' }] }];
     writeFileSync(config, JSON.stringify({ feedMaxEntries: count + 1000, feedMaxMegabytes: 500, lists }));
     const started = performance.now();
-    const child = spawn(process.execPath, ['--import', REPORT_PEAK_RSS, BIN, 'serve', '--config', config, '--port', '0', '--no-load-control'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, SBKIT_ADMIN_TOKEN: TOKEN },
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', REPORT_PEAK_RSS, BIN, 'serve', '--config', config, '--port', '0', '--no-load-control'],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, SBKIT_ADMIN_TOKEN: TOKEN },
+      },
+    );
     let stderr = '';
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     const url = await new Promise<string>((resolve, reject) => {
@@ -108,11 +115,13 @@ async function feedRow(count: number, budgeted: boolean): Promise<FeedRow> {
     // A changed feed: the reload reads, hashes and publishes it again.
     appendFileSync(feed, `${feedUrls(1000, 'x').join('\n')}\n`);
     const reloadStart = performance.now();
-    const reload = fetch(`${url}/admin/reload`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } }).then(async (response) => {
-      const body = await response.text();
-      if (!response.ok) throw new Error(`reload answered ${response.status}: ${body}`);
-      return performance.now() - reloadStart;
-    });
+    const reload = fetch(`${url}/admin/reload`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } }).then(
+      async (response) => {
+        const body = await response.text();
+        if (!response.ok) throw new Error(`reload answered ${response.status}: ${body}`);
+        return performance.now() - reloadStart;
+      },
+    );
     const [reloadMs, maxHealthzMs, maxSearchMs] = await Promise.all([
       reload,
       longestWait(`${url}/healthz`, reload),

@@ -23,7 +23,7 @@ export interface HashTask {
 }
 
 /** Merge runs of sorted, distinct full hashes into one. */
-export interface MergeTask {
+interface MergeTask {
   kind: 'merge';
   runs: Uint8Array[];
 }
@@ -40,9 +40,7 @@ export interface HashedPart extends FeedTally {
 
 /** An error of the work as it crosses to the main thread, which makes the typed error again. */
 export type WorkerFailure =
-  | { kind: 'format'; message: string }
-  | { kind: 'entry-limit'; maxEntries: number }
-  | { kind: 'failed'; message: string };
+  { kind: 'format'; message: string } | { kind: 'entry-limit'; maxEntries: number } | { kind: 'failed'; message: string };
 
 export type FeedWorkerAnswer = { ok: true; value: HashedPart | Uint8Array } | { ok: false; failure: WorkerFailure };
 
@@ -54,7 +52,7 @@ const LINE_FEED = 0x0a;
  * One part of a feed as parseFeed reads a whole one (feed-formats.ts): its entries' full hashes and its
  * tally. Throws FeedFormatError and FeedEntryLimitError as the parser does.
  */
-export async function hashPart(task: HashTask): Promise<HashedPart> {
+async function hashPart(task: HashTask): Promise<HashedPart> {
   // Invalid UTF-8 becomes U+FFFD, and a leading byte order mark is dropped, as source-reader.ts always did.
   const text = new TextDecoder('utf-8').decode(task.bytes);
   const lineFeeds = lineFeedsIn(task.bytes);

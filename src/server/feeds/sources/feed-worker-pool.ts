@@ -73,7 +73,10 @@ export class FeedWorkerPool {
   /** The union of runs of sorted, distinct full hashes; the runs are moved to the worker. Rejects with FeedWorkerError. */
   merge(runs: readonly Uint8Array[]): Promise<Uint8Array> {
     const moved = runs.map(movable);
-    return this.run({ kind: 'merge', runs: moved }, moved.map((run) => run.buffer)) as Promise<Uint8Array>;
+    return this.run(
+      { kind: 'merge', runs: moved },
+      moved.map((run) => run.buffer),
+    ) as Promise<Uint8Array>;
   }
 
   /** Stops every worker; a task under way or waiting fails as `crashed`. */

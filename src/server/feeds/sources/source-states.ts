@@ -122,6 +122,8 @@ export interface SourceStatesOptions {
   random?: () => number;
   /** The threads that hash feeds' bytes; the process's (feed-worker-pool.ts feedWorkers) by default. */
   workers?: FeedWorkerPool;
+  /** The wall time file times are compared with (file-version.ts), the system's by default: not `clock`, which may be a test's. */
+  fileClock?: Clock;
 }
 
 /** The union of `copies`: sorted, distinct full hashes. */
@@ -148,12 +150,14 @@ export class SourceStates {
   private readonly clock: Clock;
   private readonly random: () => number;
   private readonly workers: FeedWorkerPool;
+  private readonly fileClock: Clock;
   private generation = 0;
 
   constructor(options: SourceStatesOptions = {}) {
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
     this.workers = options.workers ?? feedWorkers();
+    this.fileClock = options.fileClock ?? systemClock;
   }
 
   /** Every source known, in the order each was first read (list order, then source order, at start). */
@@ -271,7 +275,7 @@ export class SourceStates {
       }
       case 'file': {
         // A file whose version is the one of the copy is not read again (a reload re-reads what changed).
-        const version = await fileVersion(source.path, systemClock.now());
+        const version = await fileVersion(source.path, this.fileClock.now());
         if (version !== undefined && state.copy !== undefined && state.fileVersion === version) {
           state.lastUnchanged = true;
           return;

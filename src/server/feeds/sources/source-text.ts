@@ -84,7 +84,7 @@ export async function hashSourceText(source: SourceConfig, text: string, maxEntr
 /** Formats whose lines are read one by one: a feed of them can be cut at any line end (CSV records may span lines). */
 const LINE_BY_LINE: ReadonlySet<FeedFormat> = new Set(['urls', 'expressions', 'hosts']);
 /** The least part a feed is cut into: below it, a second worker costs more than it saves. */
-export const MIN_PART_BYTES = 1 << 20;
+const MIN_PART_BYTES = 1 << 20;
 
 /**
  * A source's bytes as the full hashes of a feed of its format, as hashSourceText reads a text, on the
@@ -141,7 +141,8 @@ function tallyOf(parts: readonly HashedPart[]): FeedTally {
 function sourceTextError(source: SourceConfig, error: unknown): unknown {
   if (error instanceof FeedFormatError)
     return new SourceError(sourceLabel(source), 'format', `cannot be read as ${source.format}: ${error.message}`, { cause: error });
-  if (error instanceof FeedEntryLimitError) return new SourceError(sourceLabel(source), 'too-many-entries', error.message, { cause: error });
+  if (error instanceof FeedEntryLimitError)
+    return new SourceError(sourceLabel(source), 'too-many-entries', error.message, { cause: error });
   return error;
 }
 
