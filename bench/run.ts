@@ -6,6 +6,7 @@ import { Bench } from 'tinybench';
 import type { BenchCase, BenchFact } from './case.ts';
 import { checkBenchmarks } from './check.ts';
 import { diffBenchmarks } from './diff.ts';
+import { type FeedRow, feedBenchmarks, feedTable } from './feeds.ts';
 import { type FreshnessRow, freshnessBenchmarks, freshnessTable } from './freshness.ts';
 import { guardBenchmarks } from './guard.ts';
 import { ohttpBenchmarks } from './ohttp.ts';
@@ -93,6 +94,7 @@ function report(
   http: HttpRow[],
   startup: StartupRow[],
   freshness: FreshnessRow[],
+  feeds: FeedRow[],
 ): string {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   const lines = [
@@ -146,6 +148,8 @@ function report(
     '',
     ...freshnessTable(freshness, FRESHNESS_RUNS),
     '',
+    ...feedTable(feeds),
+    '',
   ];
   return lines.join('\n');
 }
@@ -166,7 +170,9 @@ const startup = await startupBenchmarks(SMOKE ? 1 : 11);
 // rather than the default 30 s.
 const freshness = await freshnessBenchmarks(FRESHNESS_RUNS, SMOKE ? 0.05 : 1, SMOKE ? 1 : undefined);
 const webRisk = await webRiskCallFacts();
-const text = report(floors, rows, [...store.facts, ...guard.facts, ...webRisk], http, startup, freshness);
+// A smoke run serves feeds of a thousand and five thousand URLs rather than one and five million.
+const feeds = await feedBenchmarks(SMOKE ? 0.001 : 1);
+const text = report(floors, rows, [...store.facts, ...guard.facts, ...webRisk], http, startup, freshness, feeds);
 process.stdout.write(text);
 // A smoke run's figures mean nothing: they go to the terminal only.
 if (!SMOKE) writeFileSync(new URL('./RESULTS.md', import.meta.url), text);

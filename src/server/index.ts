@@ -24,7 +24,7 @@ export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/http-limits.ts';
 // clients with carry the code in the body.
 export { SbkitError } from '../sbkit-error.ts';
 export { ConfigError } from './config/config-error.ts';
-export { FeedFormatError, FeedEntryLimitError, BadEntryError } from './feeds/feed-error.ts';
+export { FeedFormatError, FeedEntryLimitError, BadEntryError, FeedWorkerError } from './feeds/feed-error.ts';
 export { SourceError } from './feeds/sources/source-error.ts';
 export { ListError } from './lists/list-error.ts';
 export { SnapshotStoreError } from './lists/snapshot-store-error.ts';

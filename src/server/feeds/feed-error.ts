@@ -1,4 +1,4 @@
-import { type ErrorCode, errorCode, SbkitError } from '../../sbkit-error.ts';
+import { type ErrorCode, errorCode, errorCodes, SbkitError } from '../../sbkit-error.ts';
 
 /**
  * A feed that cannot be read as the format it was configured with, as a whole: a CSV feed whose URL
@@ -45,5 +45,38 @@ export class FeedEntryLimitError extends SbkitError {
     readonly maxEntries: number,
   ) {
     super(`holds more than ${maxEntries} entries; raise maxEntries (or feedMaxEntries) if the feed is meant to be that large`);
+  }
+}
+
+/** Why a feed worker (feeds/sources/feed-worker-pool.ts) gave no answer. */
+const FEED_WORKER_FAILURES = [
+  /** The worker thread ended while it worked: out of memory, or killed. A new one takes the next task. */
+  'crashed',
+  /** The worker did not answer within the pool's bound; it was stopped and is replaced. */
+  'timeout',
+  /** The work threw an error that is not about the feed: a bug, reported with the worker's message. */
+  'failed',
+] as const;
+export type FeedWorkerFailure = (typeof FEED_WORKER_FAILURES)[number];
+
+/**
+ * A feed's lines could not be hashed off the main thread. The load of the list fails as a whole and is
+ * reported; the sources keep their last good copies, and the next load tries again with a fresh worker.
+ */
+export class FeedWorkerError extends SbkitError {
+  /** Always `"FeedWorkerError"`, as logs and stack traces show it. */
+  override readonly name = 'FeedWorkerError';
+  /** `SBKIT_FEED_WORKER_` and the failure in capitals. */
+  override readonly code: ErrorCode<'FEED_WORKER', FeedWorkerFailure>;
+  /** Every code of this class. */
+  static readonly codes = errorCodes('FEED_WORKER', FEED_WORKER_FAILURES);
+
+  constructor(
+    /** What went wrong, for callers to branch on. */
+    readonly failure: FeedWorkerFailure,
+    detail: string,
+  ) {
+    super(`a feed worker ${detail}`);
+    this.code = errorCode('FEED_WORKER', failure);
   }
 }

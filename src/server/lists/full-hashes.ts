@@ -183,3 +183,31 @@ export function sortedFullHashes(expressions: Iterable<string>): Uint8Array {
   hashes.length = unique;
   return Buffer.from(hashes.join(''), 'latin1');
 }
+
+/**
+ * The union of runs of full hashes, each sorted and without repeats (32 bytes each, concatenated): one
+ * sorted list without repeats, in one linear pass. The parts of one feed hashed on several threads
+ * (feeds/sources/feed-part.ts) come back as such runs; a sort of their concatenation would do again the
+ * work each run already did.
+ */
+export function mergeSortedFullHashes(runs: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(runs.reduce((size, run) => size + run.length, 0));
+  const offsets = runs.map(() => 0);
+  let written = 0;
+  for (;;) {
+    // The run whose next hash is the least; few runs (one per core), so a scan beats a heap.
+    let least = -1;
+    for (let r = 0; r < runs.length; r++) {
+      if (offsets[r]! >= runs[r]!.length) continue;
+      if (least < 0 || compareAt(runs[r]!, offsets[r]!, runs[least]!, offsets[least]!, FULL_HASH_BYTES) < 0) least = r;
+    }
+    if (least < 0) break;
+    const run = runs[least]!;
+    const at = offsets[least]!;
+    offsets[least] = at + FULL_HASH_BYTES;
+    if (written > 0 && compareAt(run, at, out, written - FULL_HASH_BYTES, FULL_HASH_BYTES) === 0) continue;
+    out.set(run.subarray(at, at + FULL_HASH_BYTES), written);
+    written += FULL_HASH_BYTES;
+  }
+  return written === out.length ? out : out.slice(0, written);
+}

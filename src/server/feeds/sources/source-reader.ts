@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { type IncomingMessage, type OutgoingHttpHeaders, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -9,6 +10,7 @@ import { VERSION } from '../../../version.ts';
 import type { FeedLimits } from '../../config/config.ts';
 import { conditionalHeaders, type FeedValidators, hasValidators, refreshedValidators, validatorsOf } from './conditional-fetch.ts';
 import { excerpt, quotedExcerpt } from '../formats/excerpt.ts';
+import type { FeedBytes } from './feed-bytes.ts';
 import { nonPublicKind, NonPublicAddressError, publicOnlyLookup } from './private-address.ts';
 import { SourceError } from './source-error.ts';
 
@@ -24,13 +26,13 @@ import { SourceError } from './source-error.ts';
 const LIMIT_SETTINGS = { size: 'maxMegabytes (or feedMaxMegabytes)', time: 'timeoutSeconds (or feedTimeoutSeconds)' };
 
 /**
- * Collects chunks until the end, or throws 'too-large' as soon as more than `maxBytes` arrived. Feeds are
- * UTF-8 text; the decoder drops a byte order mark and replaces invalid bytes with U+FFFD. Each chunk is
- * decoded as it arrives: decoding hundreds of megabytes at the end would hold the event loop (S5).
+ * Collects chunks until the end, or throws 'too-large' as soon as more than `maxBytes` arrived. The bytes
+ * stay bytes: worker threads decode them (feed-part.ts), since decoding hundreds of megabytes here would
+ * hold the event loop (S5). Their SHA-256 is taken as they arrive, a chunk at a time.
  */
-async function collect(chunks: AsyncIterable<Uint8Array>, maxBytes: number, label: string): Promise<string> {
-  const decoder = new TextDecoder('utf-8');
-  const parts: string[] = [];
+async function collect(chunks: AsyncIterable<Uint8Array>, maxBytes: number, label: string): Promise<FeedBytes> {
+  const hash = createHash('sha256');
+  const kept: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of chunks) {
     size += chunk.length;
@@ -41,14 +43,14 @@ async function collect(chunks: AsyncIterable<Uint8Array>, maxBytes: number, labe
         'too-large',
         `is larger than the ${maxBytes} bytes allowed; raise ${LIMIT_SETTINGS.size} if it is right`,
       );
-    parts.push(decoder.decode(chunk, { stream: true }));
+    hash.update(chunk);
+    kept.push(chunk);
   }
-  parts.push(decoder.decode());
-  return parts.join('');
+  return { chunks: kept, size, digest: hash.digest('base64') };
 }
 
-/** The text of a local file, at most `limits.maxBytes` long. */
-export async function readFileSource(path: string, limits: FeedLimits): Promise<string> {
+/** The bytes of a local file, at most `limits.maxBytes`. */
+export async function readFileSource(path: string, limits: FeedLimits): Promise<FeedBytes> {
   try {
     return await collect(createReadStream(path), limits.maxBytes, path);
   } catch (error) {
@@ -205,8 +207,8 @@ function redirectTarget(label: string, from: URL, location: string, redirects: n
 export type UrlAnswer =
   /** 304: the feed is as it was when `validators` were sent. */
   | { modified: false; validators: FeedValidators }
-  /** 2xx: the feed's text, decoded, and the validators of this version. */
-  | { modified: true; text: string; validators: FeedValidators };
+  /** 2xx: the feed's bytes, without their content coding, and the validators of this version. */
+  | { modified: true; body: FeedBytes; validators: FeedValidators };
 
 /** A longer Retry-After than this is no hint for a feed reader (its refresh interval caps the wait anyway). */
 const MAX_RETRY_AFTER_SECONDS = 7 * 24 * 3600;
@@ -288,8 +290,7 @@ export async function readUrlSource(
         const coding = quotedExcerpt(String(response.headers['content-encoding']));
         throw new SourceError(label, 'network', `answered in the content coding ${coding}, which was not asked for`);
       }
-      const text = await collect(body, limits.maxBytes, label);
-      return { modified: true, text, validators: validatorsOf(response.headers) };
+      return { modified: true, body: await collect(body, limits.maxBytes, label), validators: validatorsOf(response.headers) };
     }
   } catch (error) {
     throw sourceFailure(error, label, limits, signal);

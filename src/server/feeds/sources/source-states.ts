@@ -14,7 +14,10 @@ import { retryDelayMs } from './source-backoff.ts';
 import { SourceError, type SourceFailure } from './source-error.ts';
 import { readFileSource, readUrlSource } from './source-reader.ts';
 import { EventLoopTurns } from '../formats/event-loop-turns.ts';
-import { digestOf, hashSourceText, sourceShownName } from './source-text.ts';
+import { digestOf, type HashedFeed, hashSourceBytes, hashSourceText, sourceShownName } from './source-text.ts';
+import type { FeedBytes } from './feed-bytes.ts';
+import { feedWorkers, type FeedWorkerPool } from './feed-worker-pool.ts';
+import { fileVersion } from './file-version.ts';
 
 /** One good version of a source, as the list uses it. */
 export interface SourceCopy {
@@ -27,7 +30,7 @@ export interface SourceCopy {
   badLineCount: number;
   /** The first bad lines (feed-collector.ts MAX_REPORTED_BAD_LINES). */
   badLines: BadLine[];
-  /** Size of the text, decoded, in bytes. */
+  /** Size of the feed as read, in bytes (after a download's content coding is undone). */
   bytes: number;
   /** SHA-256 of the text: the same text sent again is not parsed again. */
   digest: string;
@@ -69,6 +72,8 @@ export interface SourceState {
   copy: SourceCopy | undefined;
   /** Of the answer `copy` came from (URL sources). */
   validators: FeedValidators | undefined;
+  /** Of the file `copy` was read from (file-version.ts), when it can be trusted to name that content. */
+  fileVersion: string | undefined;
   /** When the last check ended, well or not. */
   lastCheckAt: number | undefined;
   /** When the last check that left a good copy ended (a 304 and a file read again unchanged count). */
@@ -115,6 +120,10 @@ export interface SourceStatesOptions {
   clock?: Clock;
   /** Numbers in [0, 1) for the back-off's jitter. */
   random?: () => number;
+  /** The threads that hash feeds' bytes; the process's (feed-worker-pool.ts feedWorkers) by default. */
+  workers?: FeedWorkerPool;
+  /** The wall time file times are compared with (file-version.ts), the system's by default: not `clock`, which may be a test's. */
+  fileClock?: Clock;
 }
 
 /** The union of `copies`: sorted, distinct full hashes. */
@@ -140,11 +149,15 @@ export class SourceStates {
   private readonly merges = new Map<string, { key: string; fullHashes: Uint8Array }>();
   private readonly clock: Clock;
   private readonly random: () => number;
+  private readonly workers: FeedWorkerPool;
+  private readonly fileClock: Clock;
   private generation = 0;
 
   constructor(options: SourceStatesOptions = {}) {
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
+    this.workers = options.workers ?? feedWorkers();
+    this.fileClock = options.fileClock ?? systemClock;
   }
 
   /** Every source known, in the order each was first read (list order, then source order, at start). */
@@ -229,6 +242,7 @@ export class SourceStates {
       limits,
       copy: undefined,
       validators: undefined,
+      fileVersion: undefined,
       lastCheckAt: undefined,
       lastSuccessAt: undefined,
       lastUnchanged: false,
@@ -248,15 +262,28 @@ export class SourceStates {
   /** One check of a source; updates its copy and validators, or throws SourceError leaving them as they were. */
   private async check(state: SourceState): Promise<void> {
     const { source, limits } = state;
-    let text: string;
-    let validators: FeedValidators | undefined;
+    const maxEntries = limits.maxEntries ?? DEFAULT_MAX_FEED_ENTRIES;
     switch (source.kind) {
-      case 'entries':
-        text = source.entries.join('\n');
-        break;
-      case 'file':
-        text = await readFileSource(source.path, limits);
-        break;
+      case 'entries': {
+        // The configuration's few lines, hashed here in turns (S5): a worker would cost more than they do.
+        const text = source.entries.join('\n');
+        const turns = new EventLoopTurns();
+        const { digest, bytes } = await digestOf(text, turns);
+        const feed = await hashSourceText(source, text, maxEntries, turns);
+        state.copy = this.copyOf(feed, digest, bytes);
+        return;
+      }
+      case 'file': {
+        // A file whose version is the one of the copy is not read again (a reload re-reads what changed).
+        const version = await fileVersion(source.path, this.fileClock.now());
+        if (version !== undefined && state.copy !== undefined && state.fileVersion === version) {
+          state.lastUnchanged = true;
+          return;
+        }
+        await this.take(state, await readFileSource(source.path, limits), undefined);
+        state.fileVersion = version;
+        return;
+      }
       case 'url': {
         state.requests++;
         // Validators describe the copy: without one, a 304 would leave nothing to serve.
@@ -275,28 +302,25 @@ export class SourceStates {
           state.lastUnchanged = true;
           return;
         }
-        text = answer.text;
-        validators = answer.validators;
-        break;
+        await this.take(state, answer.body, answer.validators);
+        return;
       }
     }
-    // S5: a feed is digested, parsed and hashed in turns of the event loop, so that requests are answered meanwhile.
-    const turns = new EventLoopTurns();
-    const { digest, bytes } = await digestOf(text, turns);
-    state.lastUnchanged = state.copy?.digest === digest;
-    if (!state.lastUnchanged) state.copy = await this.copyOf(state.source, text, { digest, bytes }, limits, turns);
+  }
+
+  /** A feed's bytes as the source's copy, unless they are the copy's (its digest); hashed on the feed workers. */
+  private async take(state: SourceState, feed: FeedBytes, validators: FeedValidators | undefined): Promise<void> {
+    state.lastUnchanged = state.copy?.digest === feed.digest;
+    if (!state.lastUnchanged) {
+      const maxEntries = state.limits.maxEntries ?? DEFAULT_MAX_FEED_ENTRIES;
+      const hashed = await hashSourceBytes(state.source, feed, maxEntries, this.workers);
+      state.copy = this.copyOf(hashed, feed.digest, feed.size);
+    }
     // Kept only with the version they describe: a text that failed to parse leaves the old ones.
     state.validators = validators;
   }
 
-  private async copyOf(
-    source: SourceConfig,
-    text: string,
-    { digest, bytes }: { digest: string; bytes: number },
-    limits: FeedLimits,
-    turns: EventLoopTurns,
-  ): Promise<SourceCopy> {
-    const feed = await hashSourceText(source, text, limits.maxEntries ?? DEFAULT_MAX_FEED_ENTRIES, turns);
+  private copyOf(feed: HashedFeed, digest: string, bytes: number): SourceCopy {
     return {
       fullHashes: feed.fullHashes,
       entryCount: feed.entryCount,

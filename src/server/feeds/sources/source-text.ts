@@ -2,9 +2,12 @@ import { basename } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { FeedLimits, SourceConfig } from '../../config/config.ts';
 import type { EventLoopTurns } from '../formats/event-loop-turns.ts';
-import { FeedCollector, type FeedTally } from '../feed-collector.ts';
+import { FeedCollector, type FeedTally, MAX_REPORTED_BAD_LINES } from '../feed-collector.ts';
 import { FeedEntryLimitError, FeedFormatError } from '../feed-error.ts';
-import { feedSteps } from '../formats/feed-formats.ts';
+import { type FeedFormat, feedSteps } from '../formats/feed-formats.ts';
+import { type FeedBytes, feedParts } from './feed-bytes.ts';
+import type { HashedPart } from './feed-part.ts';
+import type { FeedWorkerPool } from './feed-worker-pool.ts';
 import { DEFAULT_MAX_FEED_ENTRIES } from '../../config/feed-limits-config.ts';
 import { notAFeedReason } from '../formats/feed-plausibility.ts';
 import { HashBuckets } from '../formats/hash-buckets.ts';
@@ -70,16 +73,77 @@ export async function hashSourceText(source: SourceConfig, text: string, maxEntr
     const steps = feedSteps(text, source.format, { csvColumn: source.csvColumn }, collector);
     while (!steps.next().done) await turns.pause();
   } catch (error) {
-    if (error instanceof FeedFormatError)
-      throw new SourceError(sourceLabel(source), 'format', `cannot be read as ${source.format}: ${error.message}`, { cause: error });
-    if (error instanceof FeedEntryLimitError)
-      throw new SourceError(sourceLabel(source), 'too-many-entries', error.message, { cause: error });
-    throw error;
+    throw sourceTextError(source, error);
   }
   const tally = collector.tally();
   const notAFeed = notAFeedReason(tally, source.format);
   if (notAFeed !== undefined) throw new SourceError(sourceLabel(source), 'not-a-feed', notAFeed);
   return { ...tally, fullHashes: await buckets.sorted(turns) };
+}
+
+/** Formats whose lines are read one by one: a feed of them can be cut at any line end (CSV records may span lines). */
+const LINE_BY_LINE: ReadonlySet<FeedFormat> = new Set(['urls', 'expressions', 'hosts']);
+/** The least part a feed is cut into: below it, a second worker costs more than it saves. */
+const MIN_PART_BYTES = 1 << 20;
+
+/**
+ * A source's bytes as the full hashes of a feed of its format, as hashSourceText reads a text, on the
+ * worker threads of `workers`: a line-by-line feed cut into one part per worker (at least `minPartBytes`
+ * each), the parts' results merged, their bad lines numbered in the whole feed. The feed's chunks are
+ * copied into the parts, which move to the workers, and `feed.chunks` is emptied. Throws SourceError as hashSourceText does, and
+ * FeedWorkerError when a worker fails.
+ */
+export async function hashSourceBytes(
+  source: SourceConfig,
+  feed: FeedBytes,
+  maxEntries: number,
+  workers: FeedWorkerPool,
+  minPartBytes = MIN_PART_BYTES,
+): Promise<HashedFeed> {
+  const parts = feedParts(feed, LINE_BY_LINE.has(source.format) ? workers.size : 1, minPartBytes);
+  // The parts hold the bytes now: the chunks go, so that a feed is not held twice while it is hashed.
+  feed.chunks = [];
+  let hashed: HashedPart[];
+  try {
+    hashed = await Promise.all(
+      parts.map((bytes) => workers.hash({ kind: 'hash', bytes, format: source.format, csvColumn: source.csvColumn, maxEntries })),
+    );
+    // Each part held at most maxEntries; together they may hold more.
+    const entries = hashed.reduce((sum, part) => sum + part.entryCount, 0);
+    if (entries > maxEntries) throw new FeedEntryLimitError(maxEntries);
+  } catch (error) {
+    throw sourceTextError(source, error);
+  }
+  const tally = tallyOf(hashed);
+  const notAFeed = notAFeedReason(tally, source.format);
+  if (notAFeed !== undefined) throw new SourceError(sourceLabel(source), 'not-a-feed', notAFeed);
+  const runs = hashed.map((part) => part.fullHashes);
+  return { ...tally, fullHashes: runs.length === 1 ? runs[0]! : await workers.merge(runs) };
+}
+
+/** The tally of a whole feed from its parts' tallies, in order: bad lines numbered from the feed's first line. */
+function tallyOf(parts: readonly HashedPart[]): FeedTally {
+  const tally: FeedTally = { badLines: [], badLineCount: 0, lineCount: 0, entryCount: 0 };
+  let lineOffset = 0;
+  for (const part of parts) {
+    for (const bad of part.badLines) {
+      if (tally.badLines.length < MAX_REPORTED_BAD_LINES) tally.badLines.push({ ...bad, line: bad.line + lineOffset });
+    }
+    tally.badLineCount += part.badLineCount;
+    tally.lineCount += part.lineCount;
+    tally.entryCount += part.entryCount;
+    lineOffset += part.lineFeeds;
+  }
+  return tally;
+}
+
+/** A feed's error as its source's: SourceError for what is wrong with the feed as a whole, anything else as it is. */
+function sourceTextError(source: SourceConfig, error: unknown): unknown {
+  if (error instanceof FeedFormatError)
+    return new SourceError(sourceLabel(source), 'format', `cannot be read as ${source.format}: ${error.message}`, { cause: error });
+  if (error instanceof FeedEntryLimitError)
+    return new SourceError(sourceLabel(source), 'too-many-entries', error.message, { cause: error });
+  return error;
 }
 
 /** Characters hashed in one turn: a few milliseconds' work. */

@@ -5,6 +5,9 @@
 
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { FeedLimits, ListConfig, SourceConfig } from '../../../../src/server/config/config.ts';
@@ -379,5 +382,52 @@ describe('back-off', () => {
     await loadList(list(fromUrl('/down')), LIMITS, jittered, 'now');
     const wait = jittered.nextCheckAt('mw-4b')! - clock.now();
     assert.ok(wait > 22_500 && wait < 23_000, String(wait));
+  });
+});
+
+describe('file sources', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'sbkit-source-states-'));
+  });
+  beforeEach(() => {
+    // The loads happen, as far as file times go, a minute after the files were last touched.
+    states = new SourceStates({ clock, random: () => 0, fileClock: new FakeClock(Date.now() + 60_000) });
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  function feedFile(name: string, text: string): SourceConfig {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return { kind: 'file', path, format: 'urls', csvColumn: undefined } as SourceConfig;
+  }
+
+  // A read within limits too small for the file would fail: a reload under them shows whether the file was read.
+  const TINY: FeedLimits = { timeoutMs: 5_000, maxBytes: 4 };
+
+  it('does not read again a file unchanged since its copy was read', async () => {
+    const file = feedFile('old.txt', 'http://a.example/\n');
+    const first = await states.read('mw-4b', 0, file, LIMITS, 'now');
+    assert.equal(first.copy?.expressionCount, 1);
+    const again = await states.read('mw-4b', 0, file, TINY, 'now');
+    assert.equal(again.error, undefined);
+    assert.equal(again.copy, first.copy);
+    assert.equal(states.all()[0]!.lastUnchanged, true);
+  });
+
+  it('reads a file again once it changed, and one changed too recently for its times to tell it', async () => {
+    const file = feedFile('changing.txt', 'http://a.example/\n');
+    await states.read('mw-4b', 0, file, LIMITS, 'now');
+    // Another size: within one tick of the file system's clock, the times alone could be alike (the case below).
+    feedFile('changing.txt', 'http://bb.example/\n');
+    assert.equal((await states.read('mw-4b', 0, file, TINY, 'now')).error?.failure, 'too-large');
+    const changed = await states.read('mw-4b', 0, file, LIMITS, 'now');
+    assert.ok(holds(changed.copy!.fullHashes, 'bb.example/'));
+
+    // Changed just before the load: a second write in the same tick of the file system's clock would leave its times alike.
+    const fresh = feedFile('fresh.txt', 'http://c.example/\n');
+    const now = new SourceStates({ clock, random: () => 0 });
+    await now.read('mw-4b', 1, fresh, LIMITS, 'now');
+    assert.equal((await now.read('mw-4b', 1, fresh, TINY, 'now')).error?.failure, 'too-large');
   });
 });

@@ -17,6 +17,7 @@ function state(changes: Partial<SourceState> = {}, source?: Partial<SourceConfig
     limits: { timeoutMs: 10_000, maxBytes: 8 * 1024 * 1024 },
     copy: undefined,
     validators: undefined,
+    fileVersion: undefined,
     lastCheckAt: undefined,
     lastSuccessAt: undefined,
     lastUnchanged: false,

@@ -1,0 +1,158 @@
+// The feed workers: a feed hashed in parts on worker threads gives what the single-thread parser gives
+// for the same text (property test over small feeds cut into many parts); the errors of the work, and
+// of a worker that ends or hangs, arrive typed; a worker that ended is replaced.
+
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import fc from 'fast-check';
+import type { SourceConfig } from '../../../../src/server/config/config.ts';
+import { FeedEntryLimitError, FeedFormatError, FeedWorkerError } from '../../../../src/server/feeds/feed-error.ts';
+import { EventLoopTurns } from '../../../../src/server/feeds/formats/event-loop-turns.ts';
+import type { FeedFormat } from '../../../../src/server/feeds/formats/feed-formats.ts';
+import type { FeedBytes } from '../../../../src/server/feeds/sources/feed-bytes.ts';
+import { FeedWorkerPool } from '../../../../src/server/feeds/sources/feed-worker-pool.ts';
+import { SourceError } from '../../../../src/server/feeds/sources/source-error.ts';
+import { hashSourceBytes, hashSourceText } from '../../../../src/server/feeds/sources/source-text.ts';
+import { FakeClock } from '../../../support/fake-clock.ts';
+import { within } from '../../../support/waiting.ts';
+
+const pool = new FeedWorkerPool({ size: 2 });
+after(() => pool.close());
+
+function source(format: FeedFormat): SourceConfig {
+  return { kind: 'file', path: '/feeds/test.txt', format, csvColumn: undefined } as SourceConfig;
+}
+
+/** `text` as a read gives it: UTF-8 bytes in chunks of `chunkSize`. */
+function bytesOf(text: string | Uint8Array, chunkSize = 7): FeedBytes {
+  const all = typeof text === 'string' ? Buffer.from(text) : Buffer.from(text);
+  const chunks: Uint8Array[] = [];
+  for (let at = 0; at < all.length; at += chunkSize) chunks.push(all.subarray(at, at + chunkSize));
+  return { chunks, size: all.length, digest: 'not compared' };
+}
+
+/** Lines of every kind a feed holds: good URLs and hosts, repeats, comments, blanks, junk, CRLFs, byte order marks. */
+const line = fc.oneof(
+  fc.constantFrom(
+    'http://a.example/',
+    'https://B.example/x/../y?q=1',
+    'a.example',
+    '0.0.0.0 bad.example other.example',
+    '127.0.0.1 localhost',
+    '# a comment',
+    '',
+    '   ',
+    'not a url',
+    'http://10.0.0.1/p',
+    '\ufeffhttp://bom.example/',
+    'http://c.example/\r',
+    'ftp://d.example/',
+    'http://[2001:db8::1]/',
+  ),
+  fc.string({ maxLength: 12 }),
+  fc.domain().map((host) => `http://${host}/path`),
+);
+
+describe('feed workers', () => {
+  it('give what the single-thread parser gives, whatever the parts', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(line, { maxLength: 40 }),
+        fc.constantFrom<FeedFormat>('urls', 'hosts', 'expressions', 'domains'),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 64 }),
+        async (lines, format, bom, minPartBytes) => {
+          const text = `${bom ? '\ufeff' : ''}${lines.join('\n')}`;
+          const decoded = new TextDecoder().decode(Buffer.from(text));
+          const settle = (work: Promise<unknown>) =>
+            work.then(
+              (value) => ({ value }),
+              (error: unknown) => ({ error: error instanceof SourceError ? error.message : error }),
+            );
+          const alone = await settle(hashSourceText(source(format), decoded, 100_000, new EventLoopTurns()));
+          const inParts = await settle(hashSourceBytes(source(format), bytesOf(text), 100_000, pool, minPartBytes));
+          assert.deepEqual(inParts, alone);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('cuts a feed into one part per worker and numbers its bad lines in the whole feed', async () => {
+    const lines = Array.from({ length: 2000 }, (_, i) => (i % 500 === 499 ? `bad line ${i + 1}` : `http://h${i}.example/`));
+    const hashed = await hashSourceBytes(source('urls'), bytesOf(lines.join('\n'), 4096), 100_000, pool, 1000);
+    assert.deepEqual(
+      hashed.badLines.map((bad) => bad.line),
+      [500, 1000, 1500, 2000],
+    );
+    assert.equal(hashed.fullHashes.length, 1996 * 32);
+  });
+
+  it('refuses a feed with more entries than allowed over all its parts, as its source', async () => {
+    const text = Array.from({ length: 100 }, (_, i) => `http://h${i}.example/`).join('\n');
+    await assert.rejects(hashSourceBytes(source('urls'), bytesOf(text), 99, pool, 100), (error: unknown) => {
+      assert.ok(error instanceof SourceError);
+      assert.equal(error.failure, 'too-many-entries');
+      return true;
+    });
+    const hashed = await hashSourceBytes(source('urls'), bytesOf(text), 100, pool, 100);
+    assert.equal(hashed.entryCount, 100);
+  });
+
+  it("makes the work's errors again as their own classes", async () => {
+    const csv = (text: string) => ({
+      kind: 'hash' as const,
+      bytes: Buffer.from(text),
+      format: 'csv' as const,
+      csvColumn: undefined,
+      maxEntries: 10,
+    });
+    await assert.rejects(pool.hash(csv('1,http://a.example/\n')), FeedFormatError);
+    await assert.rejects(pool.hash(csv(`url\n${'http://a.example/\n'.repeat(11)}`)), (error: unknown) => {
+      assert.ok(error instanceof FeedEntryLimitError);
+      assert.equal(error.maxEntries, 10);
+      return true;
+    });
+  });
+
+  it('fails the task of a worker that ends as crashed, and starts another for the next', async () => {
+    // A worker allowed a few megabytes of heap ends when a feed's text outgrows them.
+    const small = new FeedWorkerPool({ size: 1, resourceLimits: { maxOldGenerationSizeMb: 16 } });
+    try {
+      const huge = Buffer.from(Array.from({ length: 1_000_000 }, (_, i) => `http://h${i}.example/\n`).join(''));
+      const task = { kind: 'hash' as const, bytes: huge, format: 'urls' as const, csvColumn: undefined, maxEntries: 2_000_000 };
+      await assert.rejects(within(60_000, 'the crashed task', small.hash(task)), (error: unknown) => {
+        assert.ok(error instanceof FeedWorkerError);
+        assert.equal(error.code, 'SBKIT_FEED_WORKER_CRASHED');
+        return true;
+      });
+      const next = await within(
+        60_000,
+        'the next task',
+        small.hash({ kind: 'hash', bytes: Buffer.from('http://a.example/\n'), format: 'urls', csvColumn: undefined, maxEntries: 10 }),
+      );
+      assert.equal(next.entryCount, 1);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('stops a worker that gives no answer within its bound, failing its task as a timeout', async () => {
+    const clock = new FakeClock();
+    const slow = new FeedWorkerPool({ size: 1, clock, taskTimeoutMs: 1000 });
+    try {
+      const task = slow.hash({
+        kind: 'hash',
+        bytes: Buffer.from('http://a.example/\n'),
+        format: 'urls',
+        csvColumn: undefined,
+        maxEntries: 10,
+      });
+      // The bound runs out before the worker (still starting) can answer.
+      clock.advance(1000);
+      await assert.rejects(task, (error: unknown) => error instanceof FeedWorkerError && error.failure === 'timeout');
+    } finally {
+      await slow.close();
+    }
+  });
+});
