@@ -511,7 +511,7 @@ describe('sbkit serve with a part that cannot start', () => {
         what: 'a Redis URL that is none',
         args: ['--config', config, '--redis', 'http://127.0.0.1:6379'],
         status: EXIT.INVALID_INPUT,
-        says: /^sbkit serve: http:\/\/127\.0\.0\.1:6379 is not a Redis URL \(redis:\/\/host:port\)/,
+        says: /^sbkit serve: http:\/\/127\.0\.0\.1:6379 is not a Redis URL \(redis:\/\/host:port, redis\+sentinel:/,
       },
     ];
     // Node's own recursive mkdir retries for ever under /proc (ENOENT for a parent that exists): Linux only.
