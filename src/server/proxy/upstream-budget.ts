@@ -44,12 +44,9 @@ export class MemoryUpstreamBudget implements UpstreamBudget {
     return Promise.resolve(this.takeTokenNow());
   }
 
-  spendShare(requester: Requester, count: number): Promise<number> {
-    try {
-      return Promise.resolve(this.spendShareNow(requester, count));
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
+  // Async: a refusal thrown by the shares is this promise's rejection.
+  async spendShare(requester: Requester, count: number): Promise<number> {
+    return this.spendShareNow(requester, count);
   }
 
   /** takeToken, decided at once (a Redis budget's fallback decides so). */

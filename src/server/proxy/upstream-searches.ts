@@ -112,7 +112,6 @@ export class UpstreamSearches {
     this.budget = budget ?? new MemoryUpstreamBudget(this.limits, clock);
   }
 
-
   /**
    * The full hashes under `prefixes` from the client's cache and, for the rest, the upstream. Rejects
    * with WireError UNAVAILABLE (503, Retry-After) when the requester is over its share, when the
@@ -264,7 +263,6 @@ export class UpstreamSearches {
       })
       .catch(() => undefined);
   }
-
 }
 
 /**

@@ -117,7 +117,10 @@ export class RedisSearchCache implements SharedSearchCache {
     try {
       held = await Promise.all(
         prefixes.map((prefix) =>
-          this.connection.client.eval(CLAIM_SCRIPT, { keys: [this.key(prefix, 'search-claim')], arguments: [this.claimant, String(ttlMs)] }),
+          this.connection.client.eval(CLAIM_SCRIPT, {
+            keys: [this.key(prefix, 'search-claim')],
+            arguments: [this.claimant, String(ttlMs)],
+          }),
         ),
       );
     } catch (error) {

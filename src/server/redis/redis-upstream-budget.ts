@@ -123,10 +123,15 @@ export class RedisUpstreamBudget implements UpstreamBudget {
     const reply = await this.run(
       SHARE_SCRIPT,
       tiers.map((tier) => this.key(`share:${tier.id}`)),
-      [String(SHARE_WINDOW_MS), String(count), String(SEARCH_PREFIXES_PER_REQUEST), ...tiers.flatMap((t) => [String(t.share), t.places ? '1' : '0'])],
+      [
+        String(SHARE_WINDOW_MS),
+        String(count),
+        String(SEARCH_PREFIXES_PER_REQUEST),
+        ...tiers.flatMap((t) => [String(t.share), t.places ? '1' : '0']),
+      ],
     );
     if (Array.isArray(reply) && reply.every((n) => typeof n === 'number')) {
-      const [granted, turnOrTier, used, retryMs] = reply as number[];
+      const [granted, turnOrTier, used, retryMs] = reply;
       if (granted === 1 && turnOrTier! >= count) return turnOrTier!;
       const tier = tiers[turnOrTier! - 1];
       if (granted === 0 && tier !== undefined) throw shareRefusal(tier, used! + count, Math.min(Math.max(0, retryMs!), SHARE_WINDOW_MS));

@@ -48,7 +48,12 @@ function countingUpstream() {
 }
 
 /** A proxy instance's searches, its budget and search cache on the Redis at `url` (started without it when it does not answer). */
-async function instance(url: string, keyPrefix: string, upstream: ReturnType<typeof countingUpstream>, limits: Partial<UpstreamSearchLimits>) {
+async function instance(
+  url: string,
+  keyPrefix: string,
+  upstream: ReturnType<typeof countingUpstream>,
+  limits: Partial<UpstreamSearchLimits>,
+) {
   const logs: string[] = [];
   const log = (message: string) => logs.push(message);
   const monitor = new RedisMonitor(() => {}, { firstMs: 60_000, maxMs: 60_000 });
@@ -62,7 +67,10 @@ async function instance(url: string, keyPrefix: string, upstream: ReturnType<typ
     fallback: new MemoryUpstreamBudget(all, systemClock),
   });
   const cache = await RedisSearchCache.connect({ url, keyPrefix, log, watch: monitor.watch('search-cache') });
-  cleanups.push(() => budget.close(), () => cache.close());
+  cleanups.push(
+    () => budget.close(),
+    () => cache.close(),
+  );
   const searches: FullHashSource = upstreamFullHashes(upstream, cache, all, systemClock, budget);
   return { searches, budget, logs };
 }
