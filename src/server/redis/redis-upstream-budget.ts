@@ -149,7 +149,7 @@ export class RedisUpstreamBudget implements UpstreamBudget {
     await this.connection.close();
   }
 
-  /** The script's reply, or a FAILED mark when Redis could not run it (the caller decides in memory). */
+  /** The script's reply, or the Error that kept Redis from running it (the caller then decides in memory). */
   private async run(script: string, keys: string[], args: string[]): Promise<unknown> {
     if (!this.connection.client.isReady) return new Error('not connected');
     try {
