@@ -13,12 +13,15 @@ import { DEFAULT_LOAD_CONTROL_CONFIG, type LoadControlConfig } from './guard/loa
 import type { ServerOptions } from './http/server.ts';
 import { DiskSnapshotStore } from './lists/disk-snapshot-store.ts';
 import { listedUrl } from './listed-url.ts';
+import { MemoryUpstreamBudget } from './proxy/upstream-budget.ts';
 import { UpstreamMirror } from './proxy/upstream-mirror.ts';
+import { upstreamSearchLimits } from './proxy/upstream-searches.ts';
 import { DEFAULT_KEY_PREFIX } from './redis/redis-connection.ts';
 import { RedisEntryEdits } from './redis/redis-entry-edits.ts';
 import type { RedisMonitor } from './redis/redis-monitor.ts';
 import { RedisSearchCache } from './redis/redis-search-cache.ts';
 import { RedisSnapshotStore } from './redis/redis-snapshot-store.ts';
+import { RedisUpstreamBudget } from './redis/redis-upstream-budget.ts';
 import { accessOptions, clockOf, type ListSource, type ServiceConfig } from './service-config.ts';
 import type { Opened } from './service-lifecycle.ts';
 
@@ -134,6 +137,20 @@ async function openMirror(
       : await opened.open('the search cache in Redis', () =>
           RedisSearchCache.connect({ ...shared, log, watch: monitor?.watch('search-cache') }),
         );
+  // One bucket and one set of shares for the instances, each falling back to its own while Redis is away.
+  const searchLimits = upstreamSearchLimits(lists.config?.upstreamSearches ?? {});
+  const searchBudget =
+    shared === undefined
+      ? undefined
+      : await opened.open('the upstream budget in Redis', () =>
+          RedisUpstreamBudget.connect({
+            ...shared,
+            log,
+            watch: monitor?.watch('upstream-budget'),
+            limits: searchLimits,
+            fallback: new MemoryUpstreamBudget(searchLimits, clockOf(service)),
+          }),
+        );
   const mirror = await opened.open('the upstream mirror', () =>
     UpstreamMirror.start({
       url: lists.url,
@@ -143,8 +160,9 @@ async function openMirror(
       keepVersions: lists.config?.keepVersions,
       store,
       searchCache,
-      searchLimits: lists.config?.upstreamSearches,
+      searchLimits,
       searchClock: clockOf(service),
+      searchBudget,
       log,
       onEvent: (event) => {
         if (event.type === 'update') log(`mirrored ${event.lists.join(', ')} from ${lists.url}`);
@@ -158,6 +176,7 @@ async function openMirror(
     options: {
       catalog: mirror.catalog,
       fullHashes: mirror.fullHashes,
+      metrics: searchBudget?.metrics,
       listReady: (name) => mirror.listReady(name),
       // Until a first copy of the upstream's lists (from it, from --data or from the other instances),
       // a proxy would serve empty lists: not ready.

@@ -3,6 +3,7 @@ import { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST, KNOWN_LISTS, knownList, WEB_RI
 import { clientUpstream, type Upstream } from './upstream.ts';
 import { type FullHashSource, type SharedSearchCache, upstreamFullHashes } from '../api/full-hash-source.ts';
 import type { UpstreamSearchLimits } from './upstream-searches.ts';
+import type { UpstreamBudget } from './upstream-budget.ts';
 import type { MonotonicClock } from '../../time/clock.ts';
 import { ListCatalog } from '../catalog.ts';
 import { ConfigError } from '../config/config-error.ts';
@@ -50,6 +51,8 @@ export interface UpstreamOptions {
    * by hand); the system's by default. The mirroring client keeps the system's.
    */
   searchClock?: MonotonicClock;
+  /** Where the searches' bucket and shares are kept: this instance's memory by default, or one budget of several instances (Redis). */
+  searchBudget?: UpstreamBudget;
   /** Where to say that a mirrored list could not be published. */
   log?: (message: string) => void;
 }
@@ -95,11 +98,12 @@ export class UpstreamMirror {
     searchCache: SharedSearchCache | undefined,
     searchLimits: Partial<UpstreamSearchLimits> | undefined,
     searchClock: MonotonicClock | undefined,
+    searchBudget: UpstreamBudget | undefined,
     listsAreWholeDatabase: boolean,
   ) {
     this.histories = new Map(names.map((name) => [name, new ListHistory(definitionOf(name), { keep })]));
     this.catalog = new ListCatalog(this.histories.values());
-    const searches = upstreamFullHashes(upstream, searchCache, searchLimits, searchClock);
+    const searches = upstreamFullHashes(upstream, searchCache, searchLimits, searchClock, searchBudget);
     this.fullHashes = listsAreWholeDatabase ? listedSearches(searches, () => this.listCopies()) : searches;
   }
 
@@ -151,6 +155,7 @@ export class UpstreamMirror {
       options.searchCache,
       options.searchLimits,
       options.searchClock,
+      options.searchBudget,
       // Web Risk has no searches beyond its lists (listed-searches.ts); v5's real-time searches know more than its lists.
       protocol === 'webrisk',
     );

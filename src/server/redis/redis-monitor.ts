@@ -1,5 +1,5 @@
 // What an instance's Redis connections go through, for its log and its /metrics: one watch per part of
-// the service (lists, load control, search cache, gateway keys), each with its own connection.
+// the service (lists, load control, search cache, upstream budget, gateway keys), each with its own connection.
 //
 //   sbkit_redis_available{part}              1 while the part's connection answers, 0 while it does not
 //   sbkit_redis_reconnects_total{part}       times Redis answered again: after failed attempts at start,
@@ -16,7 +16,7 @@ import type { Backoff } from '../../time/backoff.ts';
 import { DEFAULT_RETRY_SCHEDULE, type RedisConnection, type RedisWatch } from './redis-connection.ts';
 
 /** The parts of a service that connect to Redis, as the metrics label them. */
-export type RedisPart = 'lists' | 'load-control' | 'search-cache' | 'ohttp-keys';
+export type RedisPart = 'lists' | 'load-control' | 'search-cache' | 'upstream-budget' | 'ohttp-keys';
 
 /** The Redis connections of one service: their log lines and their metrics. */
 export class RedisMonitor {

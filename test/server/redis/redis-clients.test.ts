@@ -7,9 +7,13 @@ import { LC_RATE_RULES, MemoryHitStore } from '../../../src/server/guard/hit-sto
 import { ListHistory } from '../../../src/server/lists/list-history.ts';
 import { RedisHitStore } from '../../../src/server/redis/redis-hit-store.ts';
 import { RedisSearchCache } from '../../../src/server/redis/redis-search-cache.ts';
+import { RedisUpstreamBudget } from '../../../src/server/redis/redis-upstream-budget.ts';
+import { MemoryUpstreamBudget } from '../../../src/server/proxy/upstream-budget.ts';
+import { upstreamSearchLimits } from '../../../src/server/proxy/upstream-searches.ts';
 import { RedisSnapshotStore } from '../../../src/server/redis/redis-snapshot-store.ts';
 import { RedisEntryEdits } from '../../../src/server/redis/redis-entry-edits.ts';
 import { expressionHashString, prefix32 } from '../../../src/url/hash.ts';
+import { systemClock } from '../../../src/time/clock.ts';
 import { until } from '../../support/waiting.ts';
 import { definition, poolHashes } from '../lists/fixtures.ts';
 import { RedisClusterSet } from '../redis-cluster-fixture.ts';
@@ -123,10 +127,30 @@ describe('Redis Cluster', () => {
       const found = await cache.lookup(prefixes, now);
       assert.equal(found.size, prefixes.length, 'every prefix found, over every node');
       assert.deepEqual(found.get(prefix32(hash))?.fullHashes, [match]);
+      const otherCache = await RedisSearchCache.connect({ url: cluster.url, keyPrefix });
+      cleanups.push(() => otherCache.close());
+      assert.equal((await cache.claim(prefixes, 60_000)).size, 0, "this instance's claims, over every node");
+      assert.equal((await otherCache.claim(prefixes, 60_000)).size, prefixes.length, "another instance's claims found");
+
+      const limits = upstreamSearchLimits({ burst: 1, anonymousPrefixesPerMinute: 1 });
+      const upstream = await RedisUpstreamBudget.connect({
+        url: cluster.url,
+        keyPrefix,
+        limits,
+        fallback: new MemoryUpstreamBudget(limits, systemClock),
+      });
+      cleanups.push(() => upstream.close());
+      assert.equal(await upstream.takeToken(), 0);
+      assert.ok((await upstream.takeToken()) > 0, 'the bucket of 1 is spent');
+      const alice = { id: 'address:192.0.2.1', keyed: false };
+      assert.equal(await upstream.spendShare(alice, 1), 1);
+      await assert.rejects(upstream.spendShare(alice, 1), /accepts 1 of one client/);
+      assert.match(await upstream.metrics.metrics(), /^sbkit_upstream_budget_fallbacks_total 0$/m, 'every decision made on the cluster');
 
       const keys = cluster.keys('sbkit:*');
-      const tagged = keys.filter((key) => !key.startsWith('sbkit:search:'));
-      for (const key of tagged) assert.match(key, /^sbkit:(list:\{cluster-4b\}|guard:\{guard\}):/, key);
+      const tagged = keys.filter((key) => !key.startsWith('sbkit:search:') && !key.startsWith('sbkit:search-claim:'));
+      for (const key of tagged) assert.match(key, /^sbkit:(list:\{cluster-4b\}|guard:\{guard\}|upstream:\{upstream\}):/, key);
+      assert.ok(tagged.some((key) => key.endsWith(':bucket')) && tagged.some((key) => key.includes(':share:')));
       assert.ok(tagged.some((key) => key.endsWith(':entries-added')) && tagged.some((key) => key.includes(':hits:')));
       const holding = cluster.ports.filter((port) => cluster.keys('sbkit:search:*', port).length > 0);
       assert.ok(holding.length > 1, `the search cache's keys spread over the nodes, not on ${holding.join()} alone`);
