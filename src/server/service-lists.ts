@@ -19,7 +19,7 @@ import { RedisEntryEdits } from './redis/redis-entry-edits.ts';
 import type { RedisMonitor } from './redis/redis-monitor.ts';
 import { RedisSearchCache } from './redis/redis-search-cache.ts';
 import { RedisSnapshotStore } from './redis/redis-snapshot-store.ts';
-import { accessOptions, clockOf, type ListSource, type ServiceConfig } from './service-config.ts';
+import { accessOptions, clockOf, type ListSource, type LoggingService } from './service-config.ts';
 import type { Opened } from './service-lifecycle.ts';
 
 /** The lists served, and what the HTTP application takes of them. */
@@ -35,7 +35,7 @@ export interface Lists {
 }
 
 /** Opens the lists `service` names, and the parts behind them, into `opened`. */
-export async function openLists(service: ServiceConfig, opened: Opened, monitor: RedisMonitor | undefined): Promise<Lists> {
+export async function openLists(service: LoggingService, opened: Opened, monitor: RedisMonitor | undefined): Promise<Lists> {
   const { lists } = service;
   if (lists.from === 'demo') {
     return {
@@ -50,7 +50,7 @@ export async function openLists(service: ServiceConfig, opened: Opened, monitor:
 
 /** A configuration's lists, loaded from their feeds and published through the store it keeps them in. */
 async function openFeeds(
-  service: ServiceConfig,
+  service: LoggingService,
   lists: Extract<ListSource, { from: 'config' }>,
   opened: Opened,
   monitor: RedisMonitor | undefined,
@@ -80,7 +80,7 @@ async function openFeeds(
         : memoryEntryEdits();
   const editable = lists.config.lists.filter((list) => list.sources.some((source) => source.kind === 'entries'));
   if (edits.keeping === 'memory' && editable.length > 0) {
-    log(
+    log.warn(
       `the edits of ${editable.map((list) => list.name).join(', ')} through POST /admin/lists/NAME/entries are kept in memory ` +
         'and lost at restart: start with --data DIR (or dataDir in the configuration, or --redis) to keep them',
     );
@@ -110,7 +110,7 @@ async function openFeeds(
 
 /** An upstream's lists, mirrored, and its search answers, cached; both shared through Redis when there is one. */
 async function openMirror(
-  service: ServiceConfig,
+  service: LoggingService,
   lists: Extract<ListSource, { from: 'upstream' }>,
   opened: Opened,
   monitor: RedisMonitor | undefined,
@@ -147,9 +147,9 @@ async function openMirror(
       searchClock: clockOf(service),
       log,
       onEvent: (event) => {
-        if (event.type === 'update') log(`mirrored ${event.lists.join(', ')} from ${lists.url}`);
+        if (event.type === 'update') log.info(`mirrored ${event.lists.join(', ')} from ${lists.url}`);
         if (event.type === 'update-failed')
-          log(`${lists.url} failed (${event.error.message}); next try ${new Date(event.nextUpdateAt).toISOString()}`);
+          log.warn(`${lists.url} failed (${event.error.message}); next try ${new Date(event.nextUpdateAt).toISOString()}`);
         service.onClientEvent?.(event);
       },
     }),
