@@ -22,23 +22,17 @@ export class ListReportLog {
     if (!report.published && report.errors.length === 0) return;
     const problems = report.errors.length === 0 ? '' : `; failed sources: ${report.errors.join('; ')}`;
     const kept = report.published ? '' : ' (previous version kept)';
-    const summary = `list ${report.list}: ${report.expressions} entries, ${report.badLines} bad lines${problems}${kept}`;
-    const fields = { list: report.list, entries: report.expressions, badLines: report.badLines };
-    const at = report.errors.length === 0 ? this.log.info.bind(this.log) : this.log.warn.bind(this.log);
+    let summary = `list ${report.list}: ${report.expressions} entries, ${report.badLines} bad lines${problems}${kept}`;
     const badLines = JSON.stringify([report.badLines, report.firstBadLines]);
     const before = this.listed.get(report.list);
-    if (report.badLines > 0 && before?.badLines === badLines) {
-      before.repeated++;
-      at(`${summary}; the same bad lines as listed before, not listed again (${before.repeated} times)`, {
-        ...fields,
-        badLinesRepeated: before.repeated,
-      });
-      return;
-    }
-    this.listed.set(report.list, { badLines, repeated: 0 });
-    at(summary, fields);
-    for (const bad of report.firstBadLines) {
-      this.log.warn(`list ${report.list}: ${bad.source}, line ${bad.line}: ${bad.reason}`, { list: report.list, line: bad.line });
-    }
+    const repeated = report.badLines > 0 && before?.badLines === badLines;
+    if (repeated) {
+      const times = ++before.repeated;
+      summary += `; the same bad lines as listed before, not listed again (${times === 1 ? 'once' : `${times} times`} so far)`;
+    } else this.listed.set(report.list, { badLines, repeated: 0 });
+    if (report.errors.length === 0) this.log.info(summary);
+    else this.log.warn(summary);
+    if (repeated) return;
+    for (const bad of report.firstBadLines) this.log.warn(`list ${report.list}: ${bad.source}, line ${bad.line}: ${bad.reason}`);
   }
 }

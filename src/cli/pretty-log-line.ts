@@ -14,12 +14,12 @@ export function prettyLogLine(json: string): string {
     return json;
   }
   const time = typeof line['time'] === 'string' ? timeOfDay(line['time']) : '';
-  const level = String(line['level'] ?? '').toUpperCase();
+  const level = typeof line['level'] === 'string' ? line['level'].toUpperCase() : '';
   const fields = Object.entries(line)
     .filter(([name, value]) => !NOT_SHOWN.has(name) && value !== undefined)
     .map(([name, value]) => ` ${name}=${shown(value)}`)
     .join('');
-  return `${time} ${level.padEnd(5)} sbkit serve: ${String(line['msg'] ?? '')}${fields}\n`;
+  return `${time} ${level.padEnd(5)} sbkit serve: ${typeof line['msg'] === 'string' ? line['msg'] : ''}${fields}\n`;
 }
 
 /** `12:34:56.789`, local time, of an ISO 8601 time. */

@@ -8,10 +8,9 @@ import type { CliIo } from './io.ts';
 import { UsageError } from './io.ts';
 import { prettyLogLine } from './pretty-log-line.ts';
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-export const LOG_FORMATS = ['json', 'pretty'] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug'] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
+const LOG_FORMATS = ['json', 'pretty'] as const;
 
 /** The flags of {@link withLogFlags}. */
 export interface LogFlags {

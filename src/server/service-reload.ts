@@ -9,7 +9,14 @@ import { configWarnings, readServerConfig, type ServerConfig } from './config/co
 import type { SafeBrowsingServer } from './http/server.ts';
 import { describeCertificate, readTlsCredentials, type TlsCredentials } from './http/tls.ts';
 import { planReload } from './operator/config-reload.ts';
-import { accessOptions, type LoggingService, refuseIdleUpstreamKey, type ServiceConfig, tlsFilesOf, withAdminToken } from './service-config.ts';
+import {
+  accessOptions,
+  type LoggingService,
+  refuseIdleUpstreamKey,
+  type ServiceConfig,
+  tlsFilesOf,
+  withAdminToken,
+} from './service-config.ts';
 import type { Lists } from './service-lists.ts';
 
 /** What a reload needs of a running service. */

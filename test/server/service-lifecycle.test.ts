@@ -87,7 +87,12 @@ describe('stopAll', () => {
       },
     } as unknown as Parameters<typeof stopAll>[0];
     let outcome: { cut: string[]; errors: unknown[] } | undefined;
-    void stopAll(server, opened, 2000, loggerOf((line) => lines.push(line))).then((result) => (outcome = result));
+    void stopAll(
+      server,
+      opened,
+      2000,
+      loggerOf((line) => lines.push(line)),
+    ).then((result) => (outcome = result));
     await settle();
     assert.deepEqual(order, ['server'], 'the parts wait for the server');
     clock.advance(1500);

@@ -232,7 +232,9 @@ export class DiskSnapshotStore implements SnapshotStore {
       index = decodeIndex(data);
     } catch (error) {
       if (!(error instanceof DamagedFile)) throw error;
-      this.log.warn(`list ${definition.name}: ${file} cannot be used (${error.message}); it is not served: the list is loaded from its feeds`);
+      this.log.warn(
+        `list ${definition.name}: ${file} cannot be used (${error.message}); it is not served: the list is loaded from its feeds`,
+      );
       return undefined;
     }
     if (index.list !== definition.name || index.hashLength !== definition.hashLength) {

@@ -69,7 +69,12 @@ export function registerOperatorRoutes(app: FastifyInstance, options: OperatorOp
   }
   if (options.lists !== undefined) {
     const logger = loggerOf(options.log);
-    registerEntryRoutes(app, guard, options.lists, rateLimitedLog((message) => logger.info(message), options.clock));
+    registerEntryRoutes(
+      app,
+      guard,
+      options.lists,
+      rateLimitedLog((message) => logger.info(message), options.clock),
+    );
   }
 }
 
