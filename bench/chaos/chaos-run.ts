@@ -270,6 +270,8 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
       notableLogLines: instances.flatMap((instance) =>
         instance.log
           .split('\n')
+          // sbkit serve's JSON lines (docs/operations.md#logs): their message, which repeats where the line's time does not.
+          .map((line) => (line.startsWith('{') ? String((JSON.parse(line) as { msg?: unknown }).msg) : line))
           .filter((line) => /fail|error|refus|cannot|unreachable|lost|wrote|restor|gone|back/i.test(line))
           .map((line) => `${instance.name}: ${line}`),
       ),

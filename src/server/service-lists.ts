@@ -22,7 +22,7 @@ import type { RedisMonitor } from './redis/redis-monitor.ts';
 import { RedisSearchCache } from './redis/redis-search-cache.ts';
 import { RedisSnapshotStore } from './redis/redis-snapshot-store.ts';
 import { RedisUpstreamBudget } from './redis/redis-upstream-budget.ts';
-import { accessOptions, clockOf, type ListSource, type ServiceConfig } from './service-config.ts';
+import { accessOptions, clockOf, type ListSource, type LoggingService } from './service-config.ts';
 import type { Opened } from './service-lifecycle.ts';
 
 /** The lists served, and what the HTTP application takes of them. */
@@ -38,7 +38,7 @@ export interface Lists {
 }
 
 /** Opens the lists `service` names, and the parts behind them, into `opened`. */
-export async function openLists(service: ServiceConfig, opened: Opened, monitor: RedisMonitor | undefined): Promise<Lists> {
+export async function openLists(service: LoggingService, opened: Opened, monitor: RedisMonitor | undefined): Promise<Lists> {
   const { lists } = service;
   if (lists.from === 'demo') {
     return {
@@ -53,7 +53,7 @@ export async function openLists(service: ServiceConfig, opened: Opened, monitor:
 
 /** A configuration's lists, loaded from their feeds and published through the store it keeps them in. */
 async function openFeeds(
-  service: ServiceConfig,
+  service: LoggingService,
   lists: Extract<ListSource, { from: 'config' }>,
   opened: Opened,
   monitor: RedisMonitor | undefined,
@@ -83,7 +83,7 @@ async function openFeeds(
         : memoryEntryEdits();
   const editable = lists.config.lists.filter((list) => list.sources.some((source) => source.kind === 'entries'));
   if (edits.keeping === 'memory' && editable.length > 0) {
-    log(
+    log.warn(
       `the edits of ${editable.map((list) => list.name).join(', ')} through POST /admin/lists/NAME/entries are kept in memory ` +
         'and lost at restart: start with --data DIR (or dataDir in the configuration, or --redis) to keep them',
     );
@@ -113,7 +113,7 @@ async function openFeeds(
 
 /** An upstream's lists, mirrored, and its search answers, cached; both shared through Redis when there is one. */
 async function openMirror(
-  service: ServiceConfig,
+  service: LoggingService,
   lists: Extract<ListSource, { from: 'upstream' }>,
   opened: Opened,
   monitor: RedisMonitor | undefined,
@@ -165,9 +165,9 @@ async function openMirror(
       searchBudget,
       log,
       onEvent: (event) => {
-        if (event.type === 'update') log(`mirrored ${event.lists.join(', ')} from ${lists.url}`);
+        if (event.type === 'update') log.info(`mirrored ${event.lists.join(', ')} from ${lists.url}`);
         if (event.type === 'update-failed')
-          log(`${lists.url} failed (${event.error.message}); next try ${new Date(event.nextUpdateAt).toISOString()}`);
+          log.warn(`${lists.url} failed (${event.error.message}); next try ${new Date(event.nextUpdateAt).toISOString()}`);
         service.onClientEvent?.(event);
       },
     }),

@@ -2,10 +2,12 @@
 // lists): the part tells its log once when Redis fails and once when it answers again, not at every
 // command meanwhile.
 
+import type { Logger } from '../logger.ts';
+
 /** Redis as one part of the service last found it, told to the log at each change. */
 export class RedisReachability {
   constructor(
-    private readonly log: (message: string) => void,
+    private readonly log: Logger,
     private reachable = true,
   ) {}
 
@@ -13,13 +15,13 @@ export class RedisReachability {
   answered(message: string): void {
     if (this.reachable) return;
     this.reachable = true;
-    this.log(message);
+    this.log.info(message);
   }
 
   /** Redis failed: logs `message` when it had answered before. */
   failed(message: string): void {
     if (!this.reachable) return;
     this.reachable = false;
-    this.log(message);
+    this.log.warn(message);
   }
 }

@@ -6,6 +6,7 @@ import type { CachedSearch, SharedSearchCache } from '../api/full-hash-source.ts
 import { prefix32 } from '../../url/hash.ts';
 import { connectRedis, DEFAULT_KEY_PREFIX, type RedisConnection, type RedisOptions } from './redis-connection.ts';
 import { RedisReachability } from './redis-reachability.ts';
+import { type Logger, loggerOf } from '../logger.ts';
 
 /** A search waits at most this long for the cache. */
 const DEFAULT_TIMEOUT_MS = 500;
@@ -52,7 +53,7 @@ export class RedisSearchCache implements SharedSearchCache {
   private constructor(
     private readonly connection: RedisConnection,
     private readonly keyPrefix: string,
-    log: (message: string) => void,
+    log: Logger,
   ) {
     this.reachability = new RedisReachability(log);
     connection.client.on('error', (error: Error) => this.failed(error));
@@ -65,7 +66,7 @@ export class RedisSearchCache implements SharedSearchCache {
    */
   static async connect(options: RedisOptions): Promise<RedisSearchCache> {
     const connection = await connectRedis(options.url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.watch);
-    return new RedisSearchCache(connection, options.keyPrefix ?? DEFAULT_KEY_PREFIX, options.log ?? (() => {}));
+    return new RedisSearchCache(connection, options.keyPrefix ?? DEFAULT_KEY_PREFIX, loggerOf(options.log));
   }
 
   async lookup(prefixes: readonly number[], now: number): Promise<Map<number, CachedSearch>> {

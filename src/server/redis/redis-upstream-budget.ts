@@ -10,6 +10,7 @@ import { MemoryUpstreamBudget, type UpstreamBucketLimits, type UpstreamBudget } 
 import { SHARE_WINDOW_MS, shareRefusal, shareTiers, type UpstreamShareLimits } from '../proxy/upstream-shares.ts';
 import { connectRedis, DEFAULT_KEY_PREFIX, type RedisConnection, type RedisOptions } from './redis-connection.ts';
 import { RedisReachability } from './redis-reachability.ts';
+import { loggerOf } from '../logger.ts';
 
 /** A decision waits at most this long for Redis, then is made in memory. */
 const DEFAULT_TIMEOUT_MS = 250;
@@ -95,7 +96,7 @@ export class RedisUpstreamBudget implements UpstreamBudget {
     private readonly connection: RedisConnection,
     private readonly options: RedisUpstreamBudgetOptions,
   ) {
-    this.reachability = new RedisReachability(options.log ?? (() => {}));
+    this.reachability = new RedisReachability(loggerOf(options.log));
     this.fallbacks = new Counter({
       name: 'sbkit_upstream_budget_fallbacks_total',
       help: "Upstream budget decisions made in this instance's memory because Redis failed",

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type FullHashSource, upstreamFullHashes } from '../../../src/server/api/full-hash-source.ts';
+import { loggerOf } from '../../../src/server/logger.ts';
 import type { Requester } from '../../../src/server/guard/requester.ts';
 import { MemoryUpstreamBudget } from '../../../src/server/proxy/upstream-budget.ts';
 import { type UpstreamSearchLimits, upstreamSearchLimits } from '../../../src/server/proxy/upstream-searches.ts';
@@ -56,7 +57,10 @@ async function instance(
 ) {
   const logs: string[] = [];
   const log = (message: string) => logs.push(message);
-  const monitor = new RedisMonitor(() => {}, { firstMs: 60_000, maxMs: 60_000 });
+  const monitor = new RedisMonitor(
+    loggerOf(() => {}),
+    { firstMs: 60_000, maxMs: 60_000 },
+  );
   const all = upstreamSearchLimits(limits);
   const budget = await RedisUpstreamBudget.connect({
     url,
