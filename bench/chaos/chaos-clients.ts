@@ -41,6 +41,11 @@ export interface ClientTally {
   dropped: string[];
   /** Drops that their list's next full update, verified by its checksum, made good (DropRecovery). */
   recoveredAfterDrop: number;
+  /**
+   * Full updates of a list the client held a version of, not after a drop: the server no longer knew the
+   * version the client held, and sent it back to a full list. Each with the generation held before.
+   */
+  resets: string[];
   /** A held se-4b that is no generation ever published. */
   unknownVersions: number;
   /** The generation held, and when it was first seen (performance.now()). */
@@ -70,11 +75,32 @@ export class DropRecovery {
   }
 }
 
+/**
+ * Resets: full updates of a list that the client held a version of and did not drop. The first update
+ * of a list is full, and so is the one after a drop (SB-9, counted by DropRecovery); any other full
+ * update means the server did not know the version the client held.
+ */
+export class FullUpdates {
+  private readonly held = new Set<string>();
+
+  /** The lists this event sent back to a full update. */
+  onEvent(event: ClientEvent): string[] {
+    if (event.type === 'list-dropped') this.held.delete(event.list);
+    if (event.type !== 'update') return [];
+    const reset = event.stored.filter(({ list, partial }) => !partial && this.held.has(list)).map(({ list }) => list);
+    for (const { list } of event.stored) this.held.add(list);
+    return reset;
+  }
+}
+
 export class ChaosClient {
   readonly tally: ClientTally;
   private readonly client: SafeBrowsingClient;
   private readonly recovery = new DropRecovery();
+  private readonly resets = new FullUpdates();
   private running = false;
+  /** The checksum of se-4b held after the last event. */
+  private lastSeen: string | undefined;
   private loop: Promise<void> | undefined;
 
   constructor(
@@ -95,6 +121,7 @@ export class ChaosClient {
       failedUpdates: new Map(),
       dropped: [],
       recoveredAfterDrop: 0,
+      resets: [],
       unknownVersions: 0,
       held: undefined,
     };
@@ -118,6 +145,13 @@ export class ChaosClient {
     if (event.type === 'list-dropped') this.tally.dropped.push(`${event.list}: ${event.error.message}`);
     this.recovery.onEvent(event);
     this.tally.recoveredAfterDrop = this.recovery.recovered;
+    const before = this.lastSeen;
+    // The generation held after this event: what a later reset says the client held before it.
+    this.lastSeen = this.client.listInfo().find((list) => list.name === ROTATING_LIST)?.checksum;
+    for (const list of this.resets.onEvent(event)) {
+      const held = list === ROTATING_LIST && before !== undefined ? this.publication.generations.ofChecksum(before) : undefined;
+      this.tally.resets.push(`${list}${held === undefined ? '' : ` held at generation ${held}`}`);
+    }
   }
 
   start(): void {

@@ -87,8 +87,15 @@ export async function createRedisClient(address: RedisAddress, timeoutMs: number
           rootNodes: address.nodes.map((node) => ({ socket: node })),
           defaults: { ...options, ...credentials },
         }).withTypeMapping(buffers) as unknown as Underlying,
+        true,
       );
   }
+}
+
+/** The part of node-redis's Cluster that knows which node serves which slot (not in its typings). */
+interface ClusterSlots {
+  masters: { client?: object }[];
+  rediscover(startWith: object): Promise<void>;
 }
 
 /** One server: node-redis says itself when it answers again ('ready'). */
@@ -124,7 +131,11 @@ class SingleClient extends EventEmitter implements RedisClient {
 class WatchedClient extends EventEmitter implements RedisClient {
   private failing = false;
 
-  constructor(private readonly client: Underlying) {
+  /** @param cluster true for a Cluster, whose slots are asked for again when a command fails. */
+  constructor(
+    private readonly client: Underlying,
+    private readonly cluster = false,
+  ) {
     super();
     client.on('error', (error: Error | string) => this.failed(error));
     // A Cluster's node that fails: the commands for its slots fail until it, or its replica, answers.
@@ -157,6 +168,7 @@ class WatchedClient extends EventEmitter implements RedisClient {
       reply = await command;
     } catch (error) {
       this.failing = true;
+      if (this.cluster) this.rediscover();
       throw error;
     }
     if (this.failing) {
@@ -164,6 +176,19 @@ class WatchedClient extends EventEmitter implements RedisClient {
       this.emit('ready');
     }
     return reply;
+  }
+
+  /**
+   * node-redis's Cluster asks for the slots again only on a MOVED answer: a primary killed leaves its
+   * slots on a client that is offline, and the replica promoted in its place is never found (the chaos
+   * run's cluster-failover). So every failed command has it ask again, from a node it knows or, that
+   * one gone, from the seed nodes; node-redis runs one such discovery at a time.
+   */
+  private rediscover(): void {
+    const slots = (this.client as unknown as { _slots?: ClusterSlots })._slots;
+    const start = slots?.masters.find((node) => node.client !== undefined)?.client;
+    if (slots === undefined || start === undefined) return;
+    slots.rediscover(start).catch(() => {});
   }
 
   private failed(error: Error | string): void {

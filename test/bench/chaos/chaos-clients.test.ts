@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DropRecovery } from '../../../bench/chaos/chaos-clients.ts';
+import { DropRecovery, FullUpdates } from '../../../bench/chaos/chaos-clients.ts';
 import type { ClientEvent } from '../../../src/client/options.ts';
 
 const dropped = (list: string): ClientEvent => ({ type: 'list-dropped', list, error: new Error('checksum-mismatch') });
@@ -38,5 +38,17 @@ describe('DropRecovery', () => {
     recovery.onEvent(dropped('mw-4b'));
     recovery.onEvent(updated({ list: 'se-4b', partial: false, verified: true }));
     assert.equal(recovery.recovered, 2, 'the two drops of se-4b; mw-4b never recovered');
+  });
+});
+
+describe('FullUpdates', () => {
+  it('counts a full update of a list held as a reset, but not the first one nor the one after a drop', () => {
+    const resets = new FullUpdates();
+    assert.deepEqual(resets.onEvent(updated({ list: 'se-4b', partial: false, verified: true })), [], 'the first update is full');
+    assert.deepEqual(resets.onEvent(updated({ list: 'se-4b', partial: true, verified: true })), [], 'a diff');
+    assert.deepEqual(resets.onEvent(updated({ list: 'se-4b', partial: false, verified: true })), ['se-4b'], 'sent back to a full list');
+    resets.onEvent(dropped('se-4b'));
+    assert.deepEqual(resets.onEvent(updated({ list: 'se-4b', partial: false, verified: true })), [], 'the full update after a drop');
+    assert.deepEqual(resets.onEvent(updated({ list: 'mw-4b', partial: false, verified: true })), [], "another list's first update");
   });
 });
