@@ -7,13 +7,18 @@
 //     does not hold (newer, or removed by a diff) is SAFE without asking;
 //   - real-time mode asks the servers: a marker listed by every generation an instance may have served
 //     during the check is UNSAFE, one listed by none is SAFE, others are not judged;
-//   - stable and malware URLs are UNSAFE, clean URLs SAFE, whatever the generation.
+//   - stable and malware URLs are UNSAFE, clean URLs SAFE, whatever the generation;
+//   - whoever the client is, a verdict its local lists gave (answeredBy 'database') is judged against
+//     the generation it holds: a real-time client whose search failed or had to wait asks its current
+//     local lists instead (SB-8's UNSURE, docs/protocol.md), which answer SAFE for a marker newer than
+//     they are, however many servers list it by then.
 // A verdict that comes with an error (a search that failed or had to wait) is the procedure's fallback
 // (SB-8), counted apart and not judged. A round in which the client's list changed, or a generation was
 // written, during the check is not judged either.
 
 import { SafeBrowsingClient } from '../../src/client/safe-browsing-client.ts';
 import type { ClientEvent } from '../../src/client/options.ts';
+import type { CheckResult } from '../../src/client/url-checks.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cleanUrls, type Generations, listsMarker, malwareUrls, markerUrl, ROTATING_LIST, stableUrls, WINDOW } from './feed-generations.ts';
 
@@ -31,6 +36,8 @@ export interface ClientTally {
   mode: 'local' | 'realtime';
   rounds: number;
   verdicts: number;
+  /** Of a real-time client, verdicts its local lists gave after a search failed or had to wait (SB-8's UNSURE). */
+  byHeldLists: number;
   wrong: string[];
   fallbacks: number;
   /** Rounds skipped: the list changed under the check, or there was nothing to judge yet. */
@@ -93,6 +100,47 @@ export class FullUpdates {
   }
 }
 
+/** What a URL's verdict must be (true UNSAFE, false SAFE), by who gives it. */
+export interface Expected {
+  /** A server's answer, or the memory cache's of one. */
+  byServer: boolean;
+  /** The local lists' answer: what the generation the client holds says. */
+  byHeldLists: boolean;
+}
+
+/**
+ * The URLs a round checks and what each must be, for a client of `mode` holding generation `held`
+ * while `floor` and `newest` bound what the servers may answer from (Publication).
+ */
+export function expectations(mode: 'local' | 'realtime', held: number, floor: number, newest: number): Map<string, Expected> {
+  const expected = new Map<string, Expected>();
+  const always = (url: string, unsafe: boolean) => expected.set(url, { byServer: unsafe, byHeldLists: unsafe });
+  const marker = (k: number, byServer: boolean) => expected.set(markerUrl(k), { byServer, byHeldLists: listsMarker(held, k) });
+  for (const url of [...stableUrls, ...malwareUrls]) always(url, true);
+  for (const url of cleanUrls) always(url, false);
+  if (mode === 'local') {
+    // Listed in the held version, and by every generation a server may answer the search from.
+    if (floor >= held && newest - held < WINDOW - 1) marker(held, true);
+    marker(held + 1, false);
+    if (held >= WINDOW) marker(held - WINDOW, false);
+  } else {
+    for (let k = Math.max(0, floor - WINDOW - 1); k <= newest + 1; k++) {
+      const listedByAll = listsMarker(floor, k) && listsMarker(newest, k);
+      const listedByNone = k > newest || k <= floor - WINDOW;
+      if (listedByAll) marker(k, true);
+      else if (listedByNone) marker(k, false);
+    }
+  }
+  return expected;
+}
+
+/** Whether a checked result is right; undefined for a fallback (an error came with it), which is not judged. */
+export function judge(expected: Expected, result: CheckResult): boolean | undefined {
+  if (result.error !== undefined) return undefined;
+  const unsafe = result.verdict === 'UNSAFE';
+  return unsafe === (result.answeredBy === 'database' ? expected.byHeldLists : expected.byServer);
+}
+
 export class ChaosClient {
   readonly tally: ClientTally;
   private readonly client: SafeBrowsingClient;
@@ -115,6 +163,7 @@ export class ChaosClient {
       mode,
       rounds: 0,
       verdicts: 0,
+      byHeldLists: 0,
       wrong: [],
       fallbacks: 0,
       unjudged: 0,
@@ -196,23 +245,7 @@ export class ChaosClient {
       return;
     }
     this.noteHeld(before);
-    // What each URL must be: true UNSAFE, false SAFE.
-    const expected = new Map<string, boolean>();
-    for (const url of [...stableUrls, ...malwareUrls]) expected.set(url, true);
-    for (const url of cleanUrls) expected.set(url, false);
-    if (this.tally.mode === 'local') {
-      // Listed in the held version, and by every generation a server may answer the search from.
-      if (floor >= before && newest - before < WINDOW - 1) expected.set(markerUrl(before), true);
-      expected.set(markerUrl(before + 1), false);
-      if (before >= WINDOW) expected.set(markerUrl(before - WINDOW), false);
-    } else {
-      for (let k = Math.max(0, floor - WINDOW - 1); k <= newest + 1; k++) {
-        const listedByAll = listsMarker(floor, k) && listsMarker(newest, k);
-        const listedByNone = k > newest || k <= floor - WINDOW;
-        if (listedByAll) expected.set(markerUrl(k), true);
-        else if (listedByNone) expected.set(markerUrl(k), false);
-      }
-    }
+    const expected = expectations(this.tally.mode, before, floor, newest);
     const urls = [...expected.keys()];
     let results;
     try {
@@ -228,14 +261,17 @@ export class ChaosClient {
     }
     results.forEach((result, i) => {
       const url = urls[i]!;
-      if (result.error !== undefined) {
+      const right = judge(expected.get(url)!, result);
+      if (right === undefined) {
         this.tally.fallbacks++;
         return;
       }
       this.tally.verdicts++;
-      const unsafe = result.verdict === 'UNSAFE';
-      if (unsafe !== expected.get(url)) {
-        this.tally.wrong.push(`${url}: ${result.verdict} holding generation ${before} (floor ${floor}, newest ${newest})`);
+      if (result.answeredBy === 'database' && this.tally.mode === 'realtime') this.tally.byHeldLists++;
+      if (!right) {
+        this.tally.wrong.push(
+          `${url}: ${result.verdict} by the ${result.answeredBy} holding generation ${before} (floor ${floor}, newest ${newest})`,
+        );
       }
     });
   }

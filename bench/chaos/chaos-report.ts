@@ -43,6 +43,7 @@ export function formatReport(report: ChaosReport): string {
     `| failed updates (client backs off) | ${failed.size === 0 ? 0 : [...failed].map(([code, n]) => `${code}: ${n}`).join(', ')} |`,
     `| held versions that no generation has | ${sum(clients.map((c) => c.unknownVersions))} |`,
     `| verdicts judged | ${sum(clients.map((c) => c.verdicts))} (and ${sum(clients.map((c) => c.fallbacks))} fallbacks after a failed search, not judged) |`,
+    `| real-time verdicts by the local lists after a failed search (judged by the generation held) | ${sum(clients.map((c) => c.byHeldLists))} |`,
     `| wrong verdicts | ${wrong.length} |`,
     `| time to the last generation after the faults | ${
       times.length === 0
