@@ -16,7 +16,7 @@ import { ChaosRedisSetup, type RedisSetup } from './chaos-redis.ts';
 import { Front, type FrontAnswer, Instance } from './cluster.ts';
 import { feedText, Generations, likelySafeEntries, malwareEntries, ROTATING_LIST } from './feed-generations.ts';
 
-export type Fault = 'kill-instance' | 'restart-redis' | 'redeploy-instance' | 'sentinel-failover' | 'cluster-failover';
+type Fault = 'kill-instance' | 'restart-redis' | 'redeploy-instance' | 'sentinel-failover' | 'cluster-failover';
 
 /** The Redis each fault needs; the instance faults do with any. */
 const FAULT_SETUP: Partial<Record<Fault, RedisSetup>> = {
@@ -317,7 +317,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
     for (const client of clients) if (!convergeMs.has(client.tally.name)) convergeMs.set(client.tally.name, undefined);
     const durationMs = since();
 
-    for (const client of clients) await client.stop();
+    await Promise.all(clients.map((client) => client.stop()));
     await served.stop();
     for (const [i, { from, generation }] of recoveries) {
       const at = served.allServed(generation, from);
@@ -340,10 +340,10 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
       ),
     };
   } finally {
-    for (const client of clients) await client.stop().catch(() => undefined);
+    await Promise.all(clients.map((client) => client.stop().catch(() => undefined)));
     await served.stop();
     await front?.stop();
-    for (const instance of instances) if (instance.running) stopStatuses.push(await instance.stop());
+    stopStatuses.push(...(await Promise.all(instances.filter((instance) => instance.running).map((instance) => instance.stop()))));
     await redis.stop();
     await rm(dir, { recursive: true, force: true });
   }

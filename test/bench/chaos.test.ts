@@ -1,13 +1,14 @@
-// The short form of `npm run chaos` (bench/chaos.ts): two `sbkit serve` instances of the built CLI on a
-// private redis-server, nginx in front as docs/operations.md "Several machines" configures it, 20 clients
-// updating and searching throughout while the feed publishes every 2 s; meanwhile one instance is
-// killed (-9) and started again, and Redis is killed and started again empty, a publication falling
-// into its absence. The same with Redis as a primary and two replicas behind three Sentinels, and as a
-// Cluster of three primaries with a replica each, the primary (of the list's slot) killed and a replica
-// promoted (issue 29). The invariants of issue 13's chaos run hold, no client is sent back to a full
-// list, every instance serves the generation written during a Redis fault within 10 s, and every client
-// reaches the newest version soon after the faults. Needs nginx (.ci/run installs it; skipped without it
-// outside CI), redis-server and redis-sentinel.
+// The short form of `npm run chaos` (bench/chaos.ts): two `sbkit serve` instances of the built CLI, nginx
+// in front as docs/operations.md "Several machines" configures it, 10 clients updating and searching
+// throughout while the feed publishes every 1.5 s. Redis is a primary with two replicas behind three
+// Sentinels, an instance is killed (-9) and started again, then the primary is killed and a replica
+// promoted, a publication falling into its absence; and Redis is a Cluster of three primaries with a
+// replica each whose list's primary is killed (issue 29). The invariants of issue 13's chaos run hold, no
+// client is sent back to a full list, every instance serves the generation written during a Redis
+// fault within 10 s, and every client reaches the newest version soon after the faults. Redis as one
+// server killed and started again empty (issue 13) runs in `npm run chaos` only: the file stays within
+// a minute. Needs nginx (.ci/run installs it; skipped without it outside CI), redis-server and
+// redis-sentinel.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -25,10 +26,10 @@ async function shortRun(
   faults: ChaosSettings['faults'],
 ): Promise<ChaosReport> {
   const report = await runChaos({
-    localClients: 10,
-    realtimeClients: 10,
-    publishEveryMs: 2000,
-    faultGapMs: 4000,
+    localClients: 5,
+    realtimeClients: 5,
+    publishEveryMs: 1500,
+    faultGapMs: 3000,
     redis,
     faults,
     downMs: 2000,
@@ -37,7 +38,11 @@ async function shortRun(
   const text = formatReport(report);
   for (const line of text.split('\n')) t.diagnostic(line);
   assert.equal(report.faults.length, faults.length, text);
-  assert.ok(report.requests >= 200, `only ${report.requests} requests reached the front`);
+  const clients = report.clients.length;
+  assert.ok(report.requests >= 10 * clients, `only ${report.requests} requests of ${clients} clients reached the front`);
+  // A Redis outage is told once per part, not at every command that meets it (RedisReachability).
+  const redisFailed = report.notableLogLines.filter((line) => /Redis at \S+ failed/.test(line));
+  assert.ok(redisFailed.length <= 20, `${redisFailed.length} lines of Redis failing\n${text}`);
   assert.equal(report.unavailableWithoutRetryAfter, 0, `every 503 carries Retry-After\n${text}`);
   assert.deepEqual(report.otherServerErrors, [], 'no 5xx but 503');
   for (const fault of report.faults) {
@@ -68,15 +73,11 @@ async function shortRun(
 }
 
 describe('the chaos run, short form', { skip: NGINX_SKIP }, () => {
-  it('serves 20 clients through an instance killed and a Redis restarted, without a wrong verdict', { timeout: 90_000 }, async (t) => {
-    await shortRun(t, 'server', ['kill-instance', 'restart-redis']);
+  it('serves 10 clients through an instance killed and a Sentinel failover, without a wrong verdict', { timeout: 60_000 }, async (t) => {
+    await shortRun(t, 'sentinel', ['kill-instance', 'sentinel-failover']);
   });
 
-  it('serves 20 clients through a Sentinel failover (the primary killed), without a wrong verdict', { timeout: 90_000 }, async (t) => {
-    await shortRun(t, 'sentinel', ['sentinel-failover']);
-  });
-
-  it('serves 20 clients through a Cluster failover (a primary killed), without a wrong verdict', { timeout: 90_000 }, async (t) => {
+  it('serves 10 clients through a Cluster failover (a primary killed), without a wrong verdict', { timeout: 60_000 }, async (t) => {
     await shortRun(t, 'cluster', ['cluster-failover']);
   });
 });

@@ -110,26 +110,29 @@ export class RedisClusterSet {
   }
 
   private async launch(): Promise<void> {
-    for (const port of this.ports) {
-      await this.processes.start(port, [
-        '--port',
-        String(port),
-        '--bind',
-        HOST,
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--dir',
-        this.dir,
-        '--cluster-enabled',
-        'yes',
-        '--cluster-config-file',
-        `nodes-${port}.conf`,
-        '--cluster-node-timeout',
-        '2000',
-      ]);
-    }
+    // Started together: each only waits to answer, and `--cluster create` joins them after.
+    await Promise.all(
+      this.ports.map((port) =>
+        this.processes.start(port, [
+          '--port',
+          String(port),
+          '--bind',
+          HOST,
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--dir',
+          this.dir,
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          `nodes-${port}.conf`,
+          '--cluster-node-timeout',
+          '2000',
+        ]),
+      ),
+    );
     const created = spawnSync(
       'redis-cli',
       ['--cluster', 'create', ...this.ports.map((port) => `${HOST}:${port}`), '--cluster-replicas', String(this.replicas), '--cluster-yes'],

@@ -147,30 +147,35 @@ export class SentinelSet {
     const [primary, ...replicas] = this.dataPorts as [number, ...number[]];
     const common = ['--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', this.dir];
     await this.processes.start(primary, ['--port', String(primary), ...common]);
-    for (const replica of replicas) {
-      await this.processes.start(replica, ['--port', String(replica), ...common, '--replicaof', HOST, String(primary)]);
-    }
+    await Promise.all(
+      replicas.map((replica) =>
+        this.processes.start(replica, ['--port', String(replica), ...common, '--replicaof', HOST, String(primary)]),
+      ),
+    );
     await until(SETTLE_WAIT_MS, 'the replicas in sync with the primary', async () =>
       (await Promise.all(replicas.map((replica) => redisCli(replica, 'INFO', 'replication')))).every((info) =>
         /master_link_status:up/.test(info),
       ),
     );
-    for (const port of this.sentinelPorts) {
-      const file = join(this.dir, `sentinel-${port}.conf`);
-      await writeFile(
-        file,
-        [
-          `port ${port}`,
-          `bind ${HOST}`,
-          `dir ${this.dir}`,
-          `sentinel monitor ${SENTINEL_NAME} ${HOST} ${primary} 2`,
-          `sentinel down-after-milliseconds ${SENTINEL_NAME} 1000`,
-          `sentinel failover-timeout ${SENTINEL_NAME} 5000`,
-          '',
-        ].join('\n'),
-      );
-      await this.processes.start(port, [file], 'redis-sentinel');
-    }
+    // The Sentinels started together, as the replicas: each only waits to answer.
+    await Promise.all(
+      this.sentinelPorts.map(async (port) => {
+        const file = join(this.dir, `sentinel-${port}.conf`);
+        await writeFile(
+          file,
+          [
+            `port ${port}`,
+            `bind ${HOST}`,
+            `dir ${this.dir}`,
+            `sentinel monitor ${SENTINEL_NAME} ${HOST} ${primary} 2`,
+            `sentinel down-after-milliseconds ${SENTINEL_NAME} 1000`,
+            `sentinel failover-timeout ${SENTINEL_NAME} 5000`,
+            '',
+          ].join('\n'),
+        );
+        await this.processes.start(port, [file], 'redis-sentinel');
+      }),
+    );
     // A failover needs replicas the Sentinels know; they learn of them from the primary's INFO.
     await until(SETTLE_WAIT_MS, 'every Sentinel knowing the replicas', async () =>
       (await Promise.all(this.sentinelPorts.map((port) => redisCli(port, 'SENTINEL', 'replicas', SENTINEL_NAME)))).every((known) =>
