@@ -73,11 +73,11 @@ async function shortRun(
 }
 
 describe('the chaos run, short form', { skip: NGINX_SKIP }, () => {
-  it('serves 10 clients through an instance killed and a Sentinel failover, without a wrong verdict', { timeout: 60_000 }, async (t) => {
+  it('serves 10 clients through an instance killed and a Sentinel failover, without a wrong verdict', { timeout: 90_000 }, async (t) => {
     await shortRun(t, 'sentinel', ['kill-instance', 'sentinel-failover']);
   });
 
-  it('serves 10 clients through a Cluster failover (a primary killed), without a wrong verdict', { timeout: 60_000 }, async (t) => {
+  it('serves 10 clients through a Cluster failover (a primary killed), without a wrong verdict', { timeout: 90_000 }, async (t) => {
     await shortRun(t, 'cluster', ['cluster-failover']);
   });
 });
