@@ -120,6 +120,11 @@ export class SentinelSet {
     return this.promotedAfter(before);
   }
 
+  /** kill -9 of the primary without waiting for a promotion: with no replica, the set stays without one. */
+  async crashPrimary(): Promise<void> {
+    await this.processes.kill(await this.primaryPort());
+  }
+
   /** Waits until every Sentinel names another primary than `before`, the same one, and it takes writes. */
   private async promotedAfter(before: number): Promise<number> {
     const named = () =>

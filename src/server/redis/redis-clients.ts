@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import type { SetOptions } from 'redis';
 import { type Backoff, backoffMs } from '../../time/backoff.ts';
+import { type Clock, deadline } from '../../time/clock.ts';
 import type { RedisAddress } from './redis-address.ts';
 
 /** Back-off between reconnection attempts once Redis went away, 50 ms doubling to 2 s: it comes back when it comes back. */
@@ -48,11 +49,16 @@ interface Underlying extends RedisCommands {
 }
 
 /**
- * A client for `address`, not yet connected, each connection and command bounded by `timeoutMs`.
+ * A client for `address`, not yet connected, each connection and command bounded by `timeoutMs` on `clock`.
  * `hasConnected` says whether the connection got through once: a first attempt that fails fails at once
  * (the connection tries again on its own schedule); once connected, the client reconnects with back-off forever.
  */
-export async function createRedisClient(address: RedisAddress, timeoutMs: number, hasConnected: () => boolean): Promise<RedisClient> {
+export async function createRedisClient(
+  address: RedisAddress,
+  timeoutMs: number,
+  hasConnected: () => boolean,
+  clock: Clock,
+): Promise<RedisClient> {
   const { createClient, createCluster, createSentinel, RESP_TYPES } = await import('redis');
   const options = {
     // A command while Redis is away fails at once instead of waiting in a queue for it to come back:
@@ -80,6 +86,7 @@ export async function createRedisClient(address: RedisAddress, timeoutMs: number
           // A failed command is tried again on the new primary at most this often, each bounded by timeoutMs.
           maxCommandRediscovers: 2,
         }).withTypeMapping(buffers) as unknown as Underlying,
+        { timeoutMs, clock },
       );
     case 'cluster':
       return new WatchedClient(
@@ -87,7 +94,7 @@ export async function createRedisClient(address: RedisAddress, timeoutMs: number
           rootNodes: address.nodes.map((node) => ({ socket: node })),
           defaults: { ...options, ...credentials },
         }).withTypeMapping(buffers) as unknown as Underlying,
-        true,
+        { timeoutMs, clock, cluster: true },
       );
   }
 }
@@ -123,6 +130,13 @@ class SingleClient extends EventEmitter implements RedisClient {
   hmGet = (key: string, fields: string[]) => this.client.hmGet(key, fields);
 }
 
+/** How a WatchedClient bounds its commands; `cluster`: a Cluster, whose slots are asked for again when a command fails. */
+interface WatchedOptions {
+  timeoutMs: number;
+  clock: Clock;
+  cluster?: boolean;
+}
+
 /**
  * A Sentinel set or a Cluster: node-redis follows the primary, or the slots, by itself, and says when a
  * node fails but not when Redis answers again: that is known from the commands, the first to succeed
@@ -131,10 +145,9 @@ class SingleClient extends EventEmitter implements RedisClient {
 class WatchedClient extends EventEmitter implements RedisClient {
   private failing = false;
 
-  /** @param cluster true for a Cluster, whose slots are asked for again when a command fails. */
   constructor(
     private readonly client: Underlying,
-    private readonly cluster = false,
+    private readonly options: WatchedOptions,
   ) {
     super();
     client.on('error', (error: Error | string) => this.failed(error));
@@ -163,13 +176,23 @@ class WatchedClient extends EventEmitter implements RedisClient {
   hmGet = (key: string, fields: string[]) => this.watched(this.client.hmGet(key, fields));
 
   private async watched<T>(command: Promise<T>): Promise<T> {
+    // node-redis's commandOptions.timeout bounds a command once it is sent to a node, not the wait before:
+    // the Sentinel client holds every command until it has found a primary again (for ever, while the set
+    // has none), and the Cluster one while it asks for the slots. A request waits on the part's bound
+    // only, then answers from memory (the issue-29 stall: clients timed out at 5 s during a failover).
+    const { signal, clear } = deadline(this.options.clock, this.options.timeoutMs);
+    const late = new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)));
+    // Cut short, the command may still fail later: that failure is this one, already reported.
+    command.catch(() => undefined);
     let reply: T;
     try {
-      reply = await command;
+      reply = await Promise.race([command, late]);
     } catch (error) {
       this.failing = true;
-      if (this.cluster) this.rediscover();
+      if (this.options.cluster === true) this.rediscover();
       throw error;
+    } finally {
+      clear();
     }
     if (this.failing) {
       this.failing = false;
