@@ -83,7 +83,7 @@ export async function createRedisClient(
           sentinelRootNodes: address.sentinels,
           nodeClientOptions: { ...options, ...credentials, database: address.db },
           sentinelClientOptions: { socket: options.socket },
-          // A failed command is tried again on the new primary at most this often, each bounded by timeoutMs.
+          // A failed command is tried again on the new primary at most this often, all within timeoutMs (WatchedClient).
           maxCommandRediscovers: 2,
         }).withTypeMapping(buffers) as unknown as Underlying,
         { timeoutMs, clock },
@@ -182,7 +182,8 @@ class WatchedClient extends EventEmitter implements RedisClient {
     // only, then answers from memory (the issue-29 stall: clients timed out at 5 s during a failover).
     const { signal, clear } = deadline(this.options.clock, this.options.timeoutMs);
     const late = new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)));
-    // Cut short, the command may still fail later: that failure is this one, already reported.
+    // Cut short, the command may still run once a primary is found (a hit counted twice, a cache entry
+    // written late: harmless), or fail later: that failure is this one, already reported.
     command.catch(() => undefined);
     let reply: T;
     try {
