@@ -57,7 +57,7 @@ export class SharedKeyRing implements GatewayKeys {
     log: Logger,
     private readonly random: () => number,
   ) {
-    this.reachability = new RedisReachability(log);
+    this.reachability = new RedisReachability(log, true, clock);
     // Failures are reported by the commands that meet them; the client reconnects on its own.
     connection.client.on('error', () => {});
   }

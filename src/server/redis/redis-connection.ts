@@ -109,7 +109,7 @@ export async function connectRedis(
   let connection: Connection | undefined;
   let client: RedisClient;
   try {
-    client = await createRedisClient(address, timeoutMs, () => connection?.everConnected === true);
+    client = await createRedisClient(address, timeoutMs, () => connection?.everConnected === true, clock);
   } catch (error) {
     throw new RedisConnectionError(
       'invalid-url',

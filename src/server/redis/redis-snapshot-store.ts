@@ -83,7 +83,7 @@ export class RedisSnapshotStore implements SnapshotStore {
   ) {
     this.label = connection.label;
     this.shared = new SharedHistories(connection.client, keyPrefix, connection.label);
-    this.reachability = new RedisReachability(log, connection.ready);
+    this.reachability = new RedisReachability(log, connection.ready, clock);
     connection.client.on('error', (error: Error) => void this.unavailable(error));
     // Redis answers (again): join, or find out at once whether it lost what it held.
     connection.client.on('ready', () => {

@@ -24,6 +24,8 @@ const Y = poolHashes([2, 3, 4, 5, 6]);
 const Z = poolHashes([6, 7]);
 /** The issue's bound on answering again after a failover. */
 const FAILOVER_BOUND_MS = 10_000;
+/** A request's bound on Redis while it has no primary: well under a client's 5 s timeout. */
+const ANSWER_BOUND_MS = 1000;
 const cleanups: (() => Promise<void>)[] = [];
 
 after(async () => {
@@ -72,6 +74,43 @@ describe('Redis behind Sentinel', () => {
     assert.deepEqual(hb.keptIds(), [x.id, y], 'the history came through the failover: clients at x still get a diff');
     assert.ok(performance.now() - start < FAILOVER_BOUND_MS);
   });
+});
+
+describe('Redis behind Sentinel without a primary', () => {
+  it(
+    'decides load control in memory and misses the search cache within 1 s, instead of waiting for a primary',
+    { timeout: 30_000 },
+    async () => {
+      const sentinels = await SentinelSet.start(0);
+      cleanups.push(() => sentinels.stop());
+      let fallbacks = 0;
+      const hits = await RedisHitStore.connect({
+        url: sentinels.url,
+        rules: LC_RATE_RULES,
+        fallback: new MemoryHitStore(LC_RATE_RULES, 1000, () => performance.now()),
+        onFallback: () => (fallbacks += 1),
+      });
+      cleanups.push(() => hits.close());
+      const cache = await RedisSearchCache.connect({ url: sentinels.url });
+      cleanups.push(() => cache.close());
+      const prefix = prefix32(expressionHashString('cached.example/'));
+      await cache.store([prefix], [], Date.now() + 60_000);
+      assert.equal(await hits.hit('a', false), 'admit');
+      assert.equal(fallbacks, 0, 'decided in Redis while the primary answers');
+
+      await sentinels.crashPrimary();
+      // Several rounds: node-redis looks for a primary again and again, and a request must never wait for it.
+      for (let round = 0; round < 3; round++) {
+        const start = performance.now();
+        const [verdict, found] = await Promise.all([hits.hit('a', false), cache.lookup([prefix], Date.now())]);
+        const took = performance.now() - start;
+        assert.equal(verdict, 'admit');
+        assert.equal(found.size, 0, 'a miss, so that the search goes upstream');
+        assert.ok(took < ANSWER_BOUND_MS, `round ${round}: answered in ${Math.round(took)} ms`);
+      }
+      assert.equal(fallbacks, 3, 'each decision made in memory');
+    },
+  );
 });
 
 describe('Redis Cluster', () => {
@@ -147,12 +186,13 @@ describe('Redis Cluster', () => {
       await assert.rejects(upstream.spendShare(alice, 1), /accepts 1 of one client/);
       assert.match(await upstream.metrics.metrics(), /^sbkit_upstream_budget_fallbacks_total 0$/m, 'every decision made on the cluster');
 
-      const keys = cluster.keys('sbkit:*');
+      const keys = await cluster.keys('sbkit:*');
       const tagged = keys.filter((key) => !key.startsWith('sbkit:search:') && !key.startsWith('sbkit:search-claim:'));
       for (const key of tagged) assert.match(key, /^sbkit:(list:\{cluster-4b\}|guard:\{guard\}|upstream:\{upstream\}):/, key);
       assert.ok(tagged.some((key) => key.endsWith(':bucket')) && tagged.some((key) => key.includes(':share:')));
       assert.ok(tagged.some((key) => key.endsWith(':entries-added')) && tagged.some((key) => key.includes(':hits:')));
-      const holding = cluster.ports.filter((port) => cluster.keys('sbkit:search:*', port).length > 0);
+      const holding: number[] = [];
+      for (const port of cluster.ports) if ((await cluster.keys('sbkit:search:*', port)).length > 0) holding.push(port);
       assert.ok(holding.length > 1, `the search cache's keys spread over the nodes, not on ${holding.join()} alone`);
     },
   );
