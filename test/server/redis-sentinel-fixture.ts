@@ -32,8 +32,9 @@ export function redisCli(port: number, ...args: string[]): Promise<string> {
 export class RedisProcesses {
   private readonly children = new Map<number, ChildProcess>();
 
-  /** Starts `redis-server` (or `redis-sentinel` for a config file's path) with `args` on `port`, and waits until it answers. */
-  async start(port: number, args: readonly string[], program = 'redis-server'): Promise<void> {
+  /** Starts `redis-server` with `args` on `port`, and waits until it answers. */
+  async start(port: number, args: readonly string[]): Promise<void> {
+    const program = 'redis-server';
     const child = spawn(program, [...args], { stdio: 'ignore' });
     this.children.set(port, child);
     await until(START_WAIT_MS, `${program} on port ${port} answering`, async () => {
@@ -178,7 +179,8 @@ export class SentinelSet {
             '',
           ].join('\n'),
         );
-        await this.processes.start(port, [file], 'redis-sentinel');
+        // redis-server in Sentinel mode: Debian's redis-server package alone has it (redis-sentinel is another package).
+        await this.processes.start(port, [file, '--sentinel']);
       }),
     );
     // A failover needs replicas the Sentinels know; they learn of them from the primary's INFO.
