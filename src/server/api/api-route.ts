@@ -127,7 +127,7 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
             .headers({
               ...EVERY_ANSWER_HEADERS,
               etag: tag,
-              'cache-control': listCacheControl(settings),
+              'cache-control': listCacheControl(settings, call.rpc),
               vary: varyOf(reply.getHeader('vary')),
             })
             .send();
@@ -140,7 +140,7 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
         if (conditional) reply.header('etag', tag);
         return reply
           .code(200)
-          .headers(answerHeaders(payload.contentType, listCacheControl(settings), varyOf(reply.getHeader('vary'))))
+          .headers(answerHeaders(payload.contentType, listCacheControl(settings, call.rpc), varyOf(reply.getHeader('vary'))))
           .send(asBuffer(payload.body));
       }
       const searched = searchAnswers.answer(call, responseEncoding, enumsAsNumbers);

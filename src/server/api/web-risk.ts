@@ -30,6 +30,7 @@ import { InvalidUrlError } from '../../url/invalid-url.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import type { ListCatalog } from '../catalog.ts';
 import type { Submissions } from '../operator/submissions.ts';
+import { answerIssuedAt } from './answers/answer-caching.ts';
 import { sizeConstraintsOf } from './answers/list-requests.ts';
 import type { FullHashSource } from './full-hash-source.ts';
 import { type ApiSettings, minimumWaitOf } from './settings.ts';
@@ -92,7 +93,8 @@ export function computeThreatListDiff(
     ...(removals === undefined ? {} : { removals }),
     newVersionToken: served.version,
     checksum: { sha256: served.checksum },
-    recommendedNextDiff: timestampFromMs(now + waitMs),
+    // From the start of the minute, as every copy of this answer says it (answer-caching.ts).
+    recommendedNextDiff: timestampFromMs(answerIssuedAt(now) + waitMs),
   });
 }
 

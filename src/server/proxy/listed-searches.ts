@@ -35,7 +35,11 @@ export function listedSearches(upstream: FullHashSource, lists: () => readonly S
       });
       if (listed.length === 0) return { fullHashes: [], cacheDurationMs: UNLISTED_PREFIX_CACHE_MS };
       const answer = await upstream.find(listed, requester);
-      return { ...answer, cacheDurationMs: Math.min(answer.cacheDurationMs, UNLISTED_PREFIX_CACHE_MS) };
+      // The prefixes answered here as unlisted hold no longer than the lists' copy: neither duration may outlast it.
+      const capped = { ...answer, cacheDurationMs: Math.min(answer.cacheDurationMs, UNLISTED_PREFIX_CACHE_MS) };
+      if (answer.negativeCacheDurationMs !== undefined)
+        capped.negativeCacheDurationMs = Math.min(answer.negativeCacheDurationMs, UNLISTED_PREFIX_CACHE_MS);
+      return capped;
     },
   };
 }

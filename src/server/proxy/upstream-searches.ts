@@ -228,7 +228,19 @@ export class UpstreamSearches {
     // A flush under way sends what is queued meanwhile too: it takes tokens until the queue is empty.
     if (this.flushing) return;
     this.flushing = true;
-    void this.drain().finally(() => (this.flushing = false));
+    void this.drain()
+      .catch((error: unknown) => this.failPending(error))
+      .finally(() => (this.flushing = false));
+  }
+
+  /** A budget that cannot decide fails the searches waiting for a token, as an upstream that cannot be asked does (503). */
+  private failPending(error: unknown): void {
+    const failure = Promise.reject(upstreamFailure(error, this.clock.now()));
+    failure.catch(() => undefined);
+    for (const [prefix, entry] of this.pending) {
+      this.pending.delete(prefix);
+      entry.settle(failure);
+    }
   }
 
   private async drain(): Promise<void> {

@@ -154,12 +154,16 @@ function hostPort(node: RedisNode): string {
   return `${node.host.includes(':') ? `[${node.host}]` : node.host}:${node.port}`;
 }
 
-/** The URL as it may appear in logs: without user and password. */
+/**
+ * The URL as it may appear in logs: without user and password. One URL cannot parse still loses
+ * everything between `//` and the last `@` before the host (a port out of range must not show the
+ * password next to it), and its query.
+ */
 function redactedUrl(url: string): string {
   try {
     const parsed = new URL(url);
     return `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
   } catch {
-    return JSON.stringify(url);
+    return JSON.stringify(url.replace(/\/\/[^/?#]*@/, '//').replace(/[?#].*$/s, ''));
   }
 }

@@ -23,6 +23,11 @@ export const MAX_THREAT_MATCH_URLS = 500;
 export const MAX_LIST_UPDATE_REQUESTS = 100;
 /** v4 ThreatEntry.hash: 4..32 bytes (docs/api.md §2); Web Risk's hash_prefix alike. */
 const V4_HASH_LENGTH = { min: 4, max: 32 } as const;
+/**
+ * A reported URI is kept for the operator (server/operator/submissions.ts): long enough for any page
+ * address people share, short enough that the reports kept stay a few megabytes.
+ */
+const MAX_SUBMITTED_URI_LENGTH = 4096;
 
 /** Throws INVALID_ARGUMENT when a decoded request breaks a documented rule. */
 export function checkRequestRules(call: RpcCall): void {
@@ -140,9 +145,14 @@ export function checkRequestRules(call: RpcCall): void {
       checkWebRiskTypes(call.request.threatTypes);
       return;
     }
-    case 'CreateSubmission':
-      if ((call.request.submission?.uri ?? '') === '') throw invalid('submission.uri is required: the URI to report');
+    case 'CreateSubmission': {
+      const uri = call.request.submission?.uri ?? '';
+      if (uri === '') throw invalid('submission.uri is required: the URI to report');
+      if (uri.length > MAX_SUBMITTED_URI_LENGTH) {
+        throw invalid(`submission.uri is ${uri.length} characters long; a reported URI has at most ${MAX_SUBMITTED_URI_LENGTH}`);
+      }
       return;
+    }
   }
 }
 

@@ -114,6 +114,22 @@ describe('Web Risk threatLists:computeDiff', () => {
     assert.equal(applyDiff([], cut.json).length, 1);
   });
 
+  it('names the moment anew as time passes, though the list is unchanged: a kept answer is kept a minute at most', async () => {
+    const { app, clock } = appOf(demoCatalog(), { minimumWaitMs: 600_000, listCacheSeconds: 300 });
+    const url = '/v1/threatLists:computeDiff?threatType=MALWARE';
+    const first = await app.inject({ method: 'GET', url });
+    assert.equal(Date.parse(first.json<Diff>().recommendedNextDiff), NOW + 600_000);
+    assert.equal(first.headers['cache-control'], 'public, max-age=60');
+    clock.advance(30_000);
+    const same = await app.inject({ method: 'GET', url, headers: { 'if-none-match': String(first.headers.etag) } });
+    assert.equal(same.statusCode, 304, 'within the minute, the same answer');
+    clock.advance(60 * 60_000);
+    const later = await app.inject({ method: 'GET', url, headers: { 'if-none-match': String(first.headers.etag) } });
+    assert.equal(later.statusCode, 200, 'an hour on, not the answer of an hour ago');
+    assert.equal(Date.parse(later.json<Diff>().recommendedNextDiff), NOW + 60 * 60_000 + 600_000);
+    assert.notEqual(later.headers.etag, first.headers.etag);
+  });
+
   it('refuses a type no list answers by name, and THREAT_TYPE_UNSPECIFIED', async () => {
     const { app } = appOf();
     const unmapped = await getJson<{ error: { status: string; message: string } }>(

@@ -38,10 +38,14 @@ describe('listedSearches', () => {
     assert.deepEqual(none, { fullHashes: [], cacheDurationMs: UNLISTED_PREFIX_CACHE_MS });
   });
 
-  it('keeps an unlisted answer no longer than the lists may take to change', async () => {
+  it('keeps an unlisted answer no longer than the lists may take to change, negative or not', async () => {
     const { source } = upstream(24 * 3_600_000);
-    const answer = await listedSearches(source, () => [list(1)]).find([1, 2]);
+    const day: FullHashSource = {
+      find: async (prefixes) => ({ ...(await source.find(prefixes)), negativeCacheDurationMs: 24 * 3_600_000 }),
+    };
+    const answer = await listedSearches(day, () => [list(1)]).find([1, 2]);
     assert.equal(answer.cacheDurationMs, UNLISTED_PREFIX_CACHE_MS);
+    assert.equal(answer.negativeCacheDurationMs, UNLISTED_PREFIX_CACHE_MS);
   });
 
   it('sends every prefix up while a list has no copy yet', async () => {

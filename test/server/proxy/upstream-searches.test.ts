@@ -93,6 +93,28 @@ describe('UpstreamSearches', () => {
     assert.equal((await search).value?.fullHashes.length, 1);
   });
 
+  it('answers 503 when its budget cannot decide (a budget that rejects), and stays usable', async () => {
+    const clock = new FakeClock();
+    const client = fakeClient();
+    let broken = true;
+    const budget = {
+      takeToken: async () => {
+        if (broken) throw new Error('the budget store is gone');
+        return 0;
+      },
+      spendShare: async () => 0,
+    };
+    const searches = new UpstreamSearches(client, {}, clock, budget);
+    const failed = outcome(searches.search([1000], ALICE));
+    await clock.advanceAsync(50);
+    assert.equal((await failed).error?.status, 'UNAVAILABLE');
+    assert.deepEqual(client.requests, []);
+    broken = false;
+    const next = outcome(searches.search([1000], ALICE));
+    await clock.advanceAsync(50);
+    assert.equal((await next).value?.fullHashes.length, 1);
+  });
+
   it('joins a search to a request already in flight instead of asking again', async () => {
     const { clock, client, searches } = setUp();
     void client.hold();

@@ -87,6 +87,18 @@ describe('readRedisAddress', () => {
       }),
     );
   });
+
+  it('labels an address that cannot be read without its credentials either', () => {
+    for (const url of [
+      'redis://u:s3cret-word@host:99999',
+      'redis+sentinel://u:s3cret-word@h1:70000/mymaster',
+      'redis://:s3cret-word@[::1/0',
+      'redis://host:6379/?password=s3cret-word',
+    ]) {
+      const label = redisLabel(url);
+      assert.ok(!label.includes('s3cret-word'), label);
+    }
+  });
 });
 
 describe('connectRedis with a Sentinel or Cluster address', () => {

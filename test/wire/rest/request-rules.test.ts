@@ -4,6 +4,7 @@ import { create } from '@bufbuild/protobuf';
 import { EmptySchema } from '@bufbuild/protobuf/wkt';
 import * as v4 from '../../../src/proto/v4.ts';
 import * as v5 from '../../../src/proto/v5.ts';
+import * as webrisk from '../../../src/proto/webrisk.ts';
 import {
   MAX_HASH_PREFIXES,
   MAX_LIST_UPDATE_REQUESTS,
@@ -185,5 +186,20 @@ describe('checkRequestRules: v4', () => {
 
   it('has no rules for threatLists', () => {
     assert.doesNotThrow(() => checkRequestRules({ rpc: 'ListThreatLists', apiVersion: 'v4', request: create(EmptySchema) }));
+  });
+});
+
+describe('checkRequestRules: Web Risk CreateSubmission', () => {
+  const submit = (uri: string) => () =>
+    checkRequestRules({
+      rpc: 'CreateSubmission',
+      apiVersion: 'v1',
+      request: create(webrisk.CreateSubmissionRequestSchema, { parent: 'projects/p', submission: { uri } }),
+    });
+
+  it('takes a URI of up to 4096 characters, and refuses none and a longer one', () => {
+    assert.doesNotThrow(submit(`http://a.example/${'x'.repeat(4096 - 17)}`));
+    assert.throws(submit(''), refused(/submission\.uri is required/));
+    assert.throws(submit(`http://a.example/${'x'.repeat(4096 - 16)}`), refused(/4097 characters long; a reported URI has at most 4096/));
   });
 });

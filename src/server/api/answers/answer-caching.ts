@@ -65,15 +65,34 @@ function searchSeconds(rpc: RpcId, answer: Message, settings: ApiSettings): numb
   }
 }
 
-/** The `Cache-Control` of list answers (and of their 304s). */
-export function listCacheControl(settings: ApiSettings): string {
-  return `public, max-age=${settings.listCacheSeconds}`;
+/**
+ * Web Risk's diffs say when to ask next as a moment (`recommended_next_diff`), not as a wait: an answer
+ * kept is right only for a while. Its moment is worked out from the start of the minute it was issued in
+ * (answerIssuedAt), its tag changes with the minute (list-etag.ts), and caches keep it a minute at most,
+ * so that no copy names a moment more than two minutes before the one a fresh answer would.
+ */
+export const TIMED_ANSWER_STEP_MS = 60_000;
+
+/** The start of the step `now` falls in: when an answer that names a moment was issued, for every copy of it. */
+export function answerIssuedAt(now: number): number {
+  return Math.floor(now / TIMED_ANSWER_STEP_MS) * TIMED_ANSWER_STEP_MS;
+}
+
+/** True for the RPCs whose list answers name a moment (TIMED_ANSWER_STEP_MS). */
+export function answerNamesMoment(rpc: RpcId): boolean {
+  return rpc === 'ComputeThreatListDiff';
+}
+
+/** The `Cache-Control` of list answers to `rpc` (and of their 304s). */
+export function listCacheControl(settings: ApiSettings, rpc: RpcId): string {
+  const seconds = answerNamesMoment(rpc) ? Math.min(settings.listCacheSeconds, TIMED_ANSWER_STEP_MS / 1000) : settings.listCacheSeconds;
+  return `public, max-age=${seconds}`;
 }
 
 /** The `Cache-Control` of a successful answer to `rpc`. */
 export function cacheControlOf(rpc: RpcId, answer: Message, settings: ApiSettings): string {
   const holds = RPCS[rpc].answer.holds;
-  if (holds === 'list update' || holds === 'list listing') return listCacheControl(settings);
+  if (holds === 'list update' || holds === 'list listing') return listCacheControl(settings, rpc);
   const seconds = searchSeconds(rpc, answer, settings);
   return seconds === undefined ? 'no-store' : `private, max-age=${seconds}`;
 }

@@ -8,6 +8,7 @@
 
 import { BoundedMap } from '../../../store/bounded-map.ts';
 import { isSearchUrl } from '../../../wire/protobuf/search-request-fast.ts';
+import { RPCS } from '../../../wire/rest/routes.ts';
 import {
   type DecodedWireRequest,
   type DecodeWireRequestOptions,
@@ -55,7 +56,10 @@ export class DecodedRequests {
       return kept;
     }
     const decoded = decodeWireRequest(request, options);
-    if (decoded.rpc !== 'SearchHashes') this.kept.keep(key, decoded);
+    // Only list calls: a search's URL holds what someone browses (urls:search, Web Risk's uris:search),
+    // which must not stay in memory, and its prefixes differ from request to request.
+    const holds = RPCS[decoded.rpc].answer.holds;
+    if (holds === 'list update' || holds === 'list listing') this.kept.keep(key, decoded);
     return decoded;
   }
 }

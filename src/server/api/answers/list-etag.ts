@@ -25,6 +25,7 @@
 import { hash } from 'node:crypto';
 import { CompressionType } from '../../../proto/v4.ts';
 import { CompressionType as WebRiskCompressionType } from '../../../proto/webrisk.ts';
+import { answerIssuedAt, answerNamesMoment } from './answer-caching.ts';
 import type { AnswerForm } from './answer-form.ts';
 import { isListUpdate, listsNamedBy, type RpcCall } from '../../../wire/rest/routes.ts';
 import type { ListCatalog } from '../../catalog.ts';
@@ -153,6 +154,8 @@ export function listAnswerTag(
       const { constraints } = call.request;
       determinants
         .add(call.request.threatType)
+        // The answer names a moment, worked out from its minute (answer-caching.ts).
+        .add(answerIssuedAt(now))
         .addList(history, settings, now)
         .add(constraints?.supportedCompressions.includes(WebRiskCompressionType.RICE) === true ? 'rice' : 'raw');
       // The diff's entries are v4's update entries.
@@ -169,6 +172,8 @@ export function listAnswerTag(
 /** What a tag was worked out from, beyond the call itself: per list asked, its history, revision and wait. */
 interface TagInputs {
   encoding: AnswerForm;
+  /** When an answer that names a moment was issued (answerIssuedAt); undefined for the others. */
+  issuedAt: number | undefined;
   minimumWaitMs: number;
   histories: (ListHistory | undefined)[];
   revisions: number[];
@@ -193,7 +198,8 @@ export class ListAnswerTags {
   tagOf(catalog: ListCatalog, call: RpcCall, encoding: AnswerForm, settings: ApiSettings, now: number): string | undefined {
     if (!isListUpdate(call)) return undefined;
     const kept = this.kept.get(call);
-    if (kept !== undefined && kept.encoding === encoding && kept.minimumWaitMs === settings.minimumWaitMs) {
+    const issuedAt = answerNamesMoment(call.rpc) ? answerIssuedAt(now) : undefined;
+    if (kept !== undefined && kept.encoding === encoding && kept.issuedAt === issuedAt && kept.minimumWaitMs === settings.minimumWaitMs) {
       const histories = historiesNamedBy(catalog, call);
       let same = histories.length === kept.histories.length;
       for (let i = 0; same && i < histories.length; i++) {
@@ -210,6 +216,7 @@ export class ListAnswerTags {
     const histories = historiesNamedBy(catalog, call);
     this.kept.set(call, {
       encoding,
+      issuedAt,
       minimumWaitMs: settings.minimumWaitMs,
       histories,
       revisions: histories.map((history) => history?.revision ?? 0),

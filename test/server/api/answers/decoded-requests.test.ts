@@ -81,6 +81,15 @@ describe('DecodedRequests', () => {
     const decoded = new DecodedRequests();
     const search: WireRequest = { method: 'GET', url: '/v5/hashes:search?hashPrefixes=AAAAAA%3D%3D', headers: {}, body: EMPTY };
     assert.notEqual(decoded.decode(search, anyKey), decoded.decode(search, anyKey));
+    // Nor the searches whose URL names what someone browses: v5 urls:search, Web Risk's uris:search and hashes:search.
+    for (const url of [
+      '/v5/urls:search?urls=http%3A%2F%2Fsomeone.example%2F',
+      '/v1/uris:search?uri=http%3A%2F%2Fsomeone.example%2F&threatTypes=MALWARE',
+      '/v1/hashes:search?hashPrefix=AAAAAA%3D%3D&threatTypes=MALWARE',
+    ]) {
+      const request: WireRequest = { method: 'GET', url, headers: {}, headerNamesLowerCase: true, body: EMPTY };
+      assert.notEqual(decoded.decode(request, anyKey), decoded.decode(request, anyKey), url);
+    }
     const post: WireRequest = { ...batch(FIREFOX), method: 'POST' };
     assert.equal(
       refusal(() => decoded.decode(post, anyKey)),
