@@ -71,7 +71,7 @@ function searchSeconds(rpc: RpcId, answer: Message, settings: ApiSettings): numb
  * (answerIssuedAt), its tag changes with the minute (list-etag.ts), and caches keep it a minute at most,
  * so that no copy names a moment more than two minutes before the one a fresh answer would.
  */
-export const TIMED_ANSWER_STEP_MS = 60_000;
+const TIMED_ANSWER_STEP_MS = 60_000;
 
 /** The start of the step `now` falls in: when an answer that names a moment was issued, for every copy of it. */
 export function answerIssuedAt(now: number): number {
