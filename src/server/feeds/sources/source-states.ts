@@ -13,8 +13,8 @@ import type { BadLine } from '../feed-collector.ts';
 import { retryDelayMs } from './source-backoff.ts';
 import { SourceError, type SourceFailure } from './source-error.ts';
 import { readFileSource, readUrlSource } from './source-reader.ts';
-import { EventLoopTurns } from '../formats/event-loop-turns.ts';
-import { digestOf, type HashedFeed, hashSourceBytes, hashSourceText, sourceShownName } from './source-text.ts';
+import { EventLoopTurns } from '../../../time/event-loop-turns.ts';
+import { digestOf, feedCut, type HashedFeed, hashSourceBytes, hashSourceText, sourceShownName } from './source-text.ts';
 import type { FeedBytes } from './feed-bytes.ts';
 import { feedWorkers, type FeedWorkerPool } from './feed-worker-pool.ts';
 import { fileVersion } from './file-version.ts';
@@ -280,7 +280,7 @@ export class SourceStates {
           state.lastUnchanged = true;
           return;
         }
-        await this.take(state, await readFileSource(source.path, limits), undefined);
+        await this.take(state, await readFileSource(source.path, limits, feedCut(source.format, this.workers)), undefined);
         state.fileVersion = version;
         return;
       }
