@@ -72,8 +72,12 @@ export class FeedWorkerPool {
     return this.run({ ...task, bytes }, [bytes.buffer]) as Promise<HashedPart>;
   }
 
-  /** The union of runs of sorted, distinct full hashes; the runs are moved to the worker. Rejects with FeedWorkerError. */
-  merge(runs: readonly Uint8Array[]): Promise<Uint8Array> {
+  /**
+   * The union of runs of sorted, distinct full hashes. The runs are moved to the worker, or copied when
+   * `keep` (a list's sources keep their copies for the next merge). Rejects with FeedWorkerError.
+   */
+  merge(runs: readonly Uint8Array[], keep = false): Promise<Uint8Array> {
+    if (keep) return this.run({ kind: 'merge', runs: [...runs] }, []) as Promise<Uint8Array>;
     const moved = runs.map(movable);
     return this.run(
       { kind: 'merge', runs: moved },
