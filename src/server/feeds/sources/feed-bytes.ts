@@ -72,6 +72,27 @@ export class FeedBytesWriter {
   }
 }
 
+/** ES2024's resizable ArrayBuffer, which Node 20 has and the project's ES2023 typings do not declare. */
+interface ResizableArrayBuffer extends ArrayBuffer {
+  readonly resizable: boolean;
+  resize(length: number): void;
+}
+const ResizableArrayBuffer = ArrayBuffer as unknown as new (length: number, options: { maxByteLength: number }) => ResizableArrayBuffer;
+
+/**
+ * `length` bytes in an ArrayBuffer of their own that `release` can free at once: a worker done with a
+ * part of hundreds of megabytes would otherwise hold it until its next full collection, or its end.
+ */
+export function releasableBytes(length: number): Uint8Array {
+  return new Uint8Array(new ResizableArrayBuffer(length, { maxByteLength: length }));
+}
+
+/** Frees the memory of bytes made by releasableBytes now (they are empty afterwards); others are left to the collector. */
+export function release(bytes: Uint8Array): void {
+  const buffer = bytes.buffer as Partial<ResizableArrayBuffer>;
+  if (buffer.resizable === true) buffer.resize!(0);
+}
+
 const LINE_FEED = 0x0a;
 /** UTF-8's byte order mark, which a decoder drops at the start of a text (and only there). */
 const BYTE_ORDER_MARK = [0xef, 0xbb, 0xbf];

@@ -7,7 +7,7 @@ import { mergeSortedFullHashes } from '../../lists/full-hashes.ts';
 import type { CsvColumn } from '../formats/csv-feed.ts';
 import { FeedCollector, type FeedTally } from '../feed-collector.ts';
 import { FeedEntryLimitError, FeedFormatError } from '../feed-error.ts';
-import { lineCuts } from './feed-bytes.ts';
+import { lineCuts, release } from './feed-bytes.ts';
 import { EventLoopTurns } from '../../../time/event-loop-turns.ts';
 import { type FeedFormat, feedSteps } from '../formats/feed-formats.ts';
 import { HashBuckets } from '../formats/hash-buckets.ts';
@@ -74,12 +74,17 @@ async function hashPart(task: HashTask): Promise<HashedPart> {
   // A line-by-line part is read a slice of whole lines at a time (feed-bytes.ts lineCuts: none starts
   // with a byte order mark, which a decoder would drop), its bad lines numbered in the part.
   const starts = LINE_BY_LINE.has(task.format) ? lineCuts(bytes, Number.POSITIVE_INFINITY, SLICE_BYTES) : [0];
-  for (const [k, start] of starts.entries()) {
-    const slice = bytes.subarray(start, starts[k + 1] ?? bytes.length);
-    // Invalid UTF-8 becomes U+FFFD, and a leading byte order mark is dropped, as source-reader.ts always did.
-    const steps = feedSteps(new TextDecoder('utf-8').decode(slice), task.format, { csvColumn: task.csvColumn }, collector);
-    while (!steps.next().done);
-    collector.lineOffset += lineFeedsIn(slice);
+  try {
+    for (const [k, start] of starts.entries()) {
+      const slice = bytes.subarray(start, starts[k + 1] ?? bytes.length);
+      // Invalid UTF-8 becomes U+FFFD, and a leading byte order mark is dropped, as source-reader.ts always did.
+      const steps = feedSteps(new TextDecoder('utf-8').decode(slice), task.format, { csvColumn: task.csvColumn }, collector);
+      while (!steps.next().done);
+      collector.lineOffset += lineFeedsIn(slice);
+    }
+  } finally {
+    // Read: the part's memory goes now, before its hashes are sorted and merged.
+    release(bytes);
   }
   return { ...collector.tally(), fullHashes: await buckets.sorted(UNPAUSED), lineFeeds: collector.lineOffset };
 }

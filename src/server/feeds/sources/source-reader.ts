@@ -10,7 +10,7 @@ import { VERSION } from '../../../version.ts';
 import type { FeedLimits } from '../../config/config.ts';
 import { conditionalHeaders, type FeedValidators, hasValidators, refreshedValidators, validatorsOf } from './conditional-fetch.ts';
 import { excerpt, quotedExcerpt } from '../formats/excerpt.ts';
-import { type FeedBytes, FeedBytesWriter, lineStartFrom } from './feed-bytes.ts';
+import { type FeedBytes, FeedBytesWriter, lineStartFrom, releasableBytes } from './feed-bytes.ts';
 import { nonPublicKind, NonPublicAddressError, publicOnlyLookup } from './private-address.ts';
 import { SourceError } from './source-error.ts';
 
@@ -78,7 +78,7 @@ export async function readFileSource(path: string, limits: FeedLimits, cut = { p
     const hash = createHash('sha256');
     const parts: Uint8Array[] = [];
     for (const [k, start] of starts.entries()) {
-      const part = new Uint8Array((starts[k + 1] ?? size) - start);
+      const part = releasableBytes((starts[k + 1] ?? size) - start);
       for (let at = 0; at < part.length; at += FILE_READ_BYTES) {
         const piece = part.subarray(at, at + FILE_READ_BYTES);
         await readFully(file, piece, start + at, path);
