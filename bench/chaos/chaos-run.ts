@@ -1,8 +1,10 @@
 // One chaos run: two `sbkit serve` instances sharing a private Redis behind nginx, 20 clients updating
 // and searching throughout, the feed publishing a new generation every few seconds, and meanwhile an
 // instance killed (-9) and started again, Redis killed and started again empty, and (in the long form)
-// an instance stopped gracefully and started again, as a deploy does. Then the faults end, publications
-// stop, and the run measures how long each client takes to hold the newest generation written.
+// an instance stopped gracefully and started again, as a deploy does. Redis may instead be a primary
+// with replicas behind Sentinels, or a Cluster, whose primary is killed and a replica promoted. Then
+// the faults end, publications stop, and the run measures how long each client takes to hold the
+// newest generation written.
 
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
@@ -10,10 +12,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ChaosClient, type ClientTally, type Publication } from './chaos-clients.ts';
-import { ChaosRedis, Front, type FrontAnswer, Instance } from './cluster.ts';
+import { ChaosRedisSetup, type RedisSetup } from './chaos-redis.ts';
+import { Front, type FrontAnswer, Instance } from './cluster.ts';
 import { feedText, Generations, likelySafeEntries, malwareEntries, ROTATING_LIST } from './feed-generations.ts';
 
-type Fault = 'kill-instance' | 'restart-redis' | 'redeploy-instance';
+type Fault = 'kill-instance' | 'restart-redis' | 'redeploy-instance' | 'sentinel-failover' | 'cluster-failover';
+
+/** The Redis each fault needs; the instance faults do with any. */
+const FAULT_SETUP: Partial<Record<Fault, RedisSetup>> = {
+  'restart-redis': 'server',
+  'sentinel-failover': 'sentinel',
+  'cluster-failover': 'cluster',
+};
 
 export interface ChaosSettings {
   /** Clients in local-list mode and in real-time mode; 10 and 10. */
@@ -23,6 +33,8 @@ export interface ChaosSettings {
   publishEveryMs: number;
   /** Quiet time before the first fault and between faults. */
   faultGapMs: number;
+  /** Redis as one server (the default), a Sentinel set, or a Cluster. */
+  redis?: RedisSetup;
   /** The faults, in order. */
   faults: Fault[];
   /** How long a killed instance or Redis stays down. */
@@ -36,7 +48,12 @@ export interface ChaosSettings {
 export interface ChaosReport {
   durationMs: number;
   generations: number;
-  faults: { fault: Fault; atMs: number; detail: string }[];
+  /**
+   * For a fault of Redis, recoveryMs: from Redis answering again (restarted) or from the primary's kill
+   * (a failover) until every running instance served the generation written during the fault;
+   * undefined when one never did.
+   */
+  faults: { fault: Fault; atMs: number; detail: string; recoveryMs?: number | undefined }[];
   /** Answers of the front. */
   requests: number;
   byStatus: Map<number, number>;
@@ -57,10 +74,17 @@ export interface ChaosReport {
 }
 
 const ADMIN_TOKEN = randomBytes(32).toString('hex');
+/**
+ * The key the run's own look at what each instance serves (ServedGenerations, ten a second) is budgeted
+ * by: as one more client from 127.0.0.1 it would soon be refused by load control, and judge nothing.
+ */
+const WATCH_KEY = `chaos-watch-${randomBytes(8).toString('hex')}`;
 /** How long a real-time client may keep a search answer: cacheDurationSeconds. */
 const CACHE_SECONDS = 1;
 /** The longest a search's round trip is taken to last, on a loaded machine. */
 const ANSWER_LATENCY_MS = 3000;
+/** From a primary's kill to the publication that falls into its absence. */
+const FAILOVER_PUBLICATION_DELAY_MS = 300;
 
 function serverConfig(keys: string[]): object {
   return {
@@ -68,9 +92,9 @@ function serverConfig(keys: string[]): object {
     cacheDurationSeconds: CACHE_SECONDS,
     listCacheSeconds: 0,
     keepVersions: 10,
-    apiKeys: keys,
+    apiKeys: [...keys, WATCH_KEY],
     adminToken: ADMIN_TOKEN,
-    loadControl: { trustedProxies: ['127.0.0.1'] },
+    loadControl: { trustedProxies: ['127.0.0.1'], keyBudgets: { [WATCH_KEY]: 100_000 } },
     lists: [
       { name: ROTATING_LIST, threatTypes: ['SOCIAL_ENGINEERING'], sources: [{ file: 'se.txt', format: 'expressions' }] },
       { name: 'mw-4b', threatTypes: ['MALWARE'], sources: [{ entries: malwareEntries }] },
@@ -112,7 +136,11 @@ class ServedGenerations {
 
   async servedBy(instance: Instance): Promise<number | undefined> {
     try {
-      const status = (await (await fetch(`${instance.url}/status.json`, { signal: AbortSignal.timeout(2000) })).json()) as {
+      const answer = await fetch(`${instance.url}/status.json`, {
+        headers: { 'x-goog-api-key': WATCH_KEY },
+        signal: AbortSignal.timeout(2000),
+      });
+      const status = (await answer.json()) as {
         lists: { name: string; version: string }[];
       };
       const version = status.lists.find((list) => list.name === ROTATING_LIST)?.version;
@@ -120,6 +148,21 @@ class ServedGenerations {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * The first moment (performance.now()) from `since` on by which every running instance had served
+   * `generation` or a newer one; undefined when one never did.
+   */
+  allServed(generation: number, since: number): number | undefined {
+    let last = since;
+    for (const instance of this.instances) {
+      if (!instance.running) continue;
+      const first = (this.samples.get(instance) ?? []).find((sample) => sample.at >= since && sample.generation >= generation);
+      if (first === undefined) return undefined;
+      last = Math.max(last, first.at);
+    }
+    return last;
   }
 
   /**
@@ -143,6 +186,11 @@ class ServedGenerations {
 }
 
 export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
+  const setup = settings.redis ?? 'server';
+  for (const fault of settings.faults) {
+    const needs = FAULT_SETUP[fault];
+    if (needs !== undefined && needs !== setup) throw new Error(`the fault ${fault} needs Redis as ${needs}, not ${setup}`);
+  }
   const progress = settings.progress ?? (() => {});
   const dir = await mkdtemp(join(tmpdir(), 'sbkit-chaos-'));
   const startedAt = performance.now();
@@ -160,7 +208,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
   await writeFeed(0);
   await writeFile(join(dir, 'sbkit.json'), JSON.stringify(serverConfig(keys), null, 2));
 
-  const redis = await ChaosRedis.start();
+  const redis = await ChaosRedisSetup.start(setup);
   const args = ['--config', join(dir, 'sbkit.json'), '--redis', redis.url, '--redis-prefix', 'chaos:', '--shutdown-timeout', '5'];
   const instances = [await Instance.create('instance A', args), await Instance.create('instance B', args)];
   const stopStatuses: (number | null)[] = [];
@@ -177,7 +225,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
       clients.push(new ChaosClient(`${mode}-${i}`, mode, front.url, keys[i]!, publication));
     }
     for (const client of clients) client.start();
-    progress(`${clientCount} clients on ${front.url}, instances on ${instances.map((i) => i.port).join(' and ')}, Redis on ${redis.port}`);
+    progress(`${clientCount} clients on ${front.url}, instances on ${instances.map((i) => i.port).join(' and ')}, ${redis.describe()}`);
 
     let publications = Promise.resolve();
     const publish = () => (publications = publications.then(publishNext));
@@ -207,6 +255,8 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
     })();
 
     const faults: ChaosReport['faults'] = [];
+    /** Per Redis fault (by index in faults): when its recovery is counted from, and the generation written during it. */
+    const recoveries = new Map<number, { from: number; generation: number }>();
     for (const [n, fault] of settings.faults.entries()) {
       await sleep(settings.faultGapMs);
       const atMs = since();
@@ -217,17 +267,28 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
         await victim.start();
         faults.push({ fault, atMs, detail: `${victim.name} killed (-9), listening again after ${since() - atMs} ms` });
       } else if (fault === 'restart-redis') {
-        await redis.kill();
+        await redis.killServer();
         await sleep(settings.downMs / 2);
         // A publication while Redis is away: the instances must not serve it apart, nor lose it.
         await publish();
         await sleep(settings.downMs / 2);
-        await redis.start();
+        await redis.startServer();
+        recoveries.set(faults.length, { from: performance.now(), generation: newest });
         faults.push({
           fault,
           atMs,
           detail: `Redis killed, generation ${newest} written meanwhile, answering again (empty) after ${since() - atMs} ms`,
         });
+      } else if (fault === 'sentinel-failover' || fault === 'cluster-failover') {
+        const from = performance.now();
+        const promotion = redis.killPrimary(`{${ROTATING_LIST}}`);
+        await sleep(FAILOVER_PUBLICATION_DELAY_MS);
+        // A publication while the primary is gone: refused, or taken by the promoted replica, never lost.
+        await publish();
+        const generation = newest;
+        const detail = await promotion;
+        recoveries.set(faults.length, { from, generation });
+        faults.push({ fault, atMs, detail: `${detail} after ${since() - atMs} ms, generation ${generation} written meanwhile` });
       } else {
         const victim = instances[(n + 1) % instances.length]!;
         stopStatuses.push(await victim.stop());
@@ -256,8 +317,12 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
     for (const client of clients) if (!convergeMs.has(client.tally.name)) convergeMs.set(client.tally.name, undefined);
     const durationMs = since();
 
-    for (const client of clients) await client.stop();
+    await Promise.all(clients.map((client) => client.stop()));
     await served.stop();
+    for (const [i, { from, generation }] of recoveries) {
+      const at = served.allServed(generation, from);
+      faults[i]!.recoveryMs = at === undefined ? undefined : Math.round(at - from);
+    }
     const answers = front.answers();
     return {
       durationMs,
@@ -270,16 +335,18 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
       notableLogLines: instances.flatMap((instance) =>
         instance.log
           .split('\n')
+          // sbkit serve's JSON lines (docs/operations.md#logs): their message, which repeats where the line's time does not.
+          .map((line) => (line.startsWith('{') ? String((JSON.parse(line) as { msg?: unknown }).msg) : line))
           .filter((line) => /fail|error|refus|cannot|unreachable|lost|wrote|restor|gone|back/i.test(line))
           .map((line) => `${instance.name}: ${line}`),
       ),
     };
   } finally {
-    for (const client of clients) await client.stop().catch(() => undefined);
+    await Promise.all(clients.map((client) => client.stop().catch(() => undefined)));
     await served.stop();
     await front?.stop();
-    for (const instance of instances) if (instance.running) stopStatuses.push(await instance.stop());
-    await redis.kill();
+    stopStatuses.push(...(await Promise.all(instances.filter((instance) => instance.running).map((instance) => instance.stop()))));
+    await redis.stop();
     await rm(dir, { recursive: true, force: true });
   }
 }

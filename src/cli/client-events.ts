@@ -7,6 +7,13 @@ import type { CliIo } from './io.ts';
  * Update rounds and failed updates are the commands' own to report.
  */
 export function reportDatabaseEvent(io: CliIo, event: ClientEvent): void {
-  if (event.type === 'damaged-file' || event.type === 'state-not-saved') io.err(`sbkit: ${event.error.message}\n`);
-  else if (event.type === 'list-dropped') io.err(`sbkit: dropped list ${event.list}: ${event.error.message}\n`);
+  const message = databaseEventMessage(event);
+  if (message !== undefined) io.err(`sbkit: ${message}\n`);
+}
+
+/** What {@link reportDatabaseEvent} says of `event`; undefined for the events it leaves to the commands. */
+export function databaseEventMessage(event: ClientEvent): string | undefined {
+  if (event.type === 'damaged-file' || event.type === 'state-not-saved') return event.error.message;
+  if (event.type === 'list-dropped') return `dropped list ${event.list}: ${event.error.message}`;
+  return undefined;
 }

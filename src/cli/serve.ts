@@ -9,7 +9,6 @@
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import type { ClientEvent } from '../client/options.ts';
-import type { ListLoadReport } from '../server/feeds/feed-lists.ts';
 import { ConfigError } from '../server/config/config-error.ts';
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from '../server/http/connection-drain.ts';
 import type { Service } from '../server/service.ts';
@@ -19,14 +18,16 @@ import { corsOriginProblem } from '../server/api/cors.ts';
 import { type ListenAddress, parseListenAddress } from '../server/http/listen-address.ts';
 import { DEFAULT_KEY_PREFIX } from '../server/redis/redis-connection.ts';
 import type { ListSource, ServiceConfig } from '../server/service.ts';
-import { reportDatabaseEvent } from './client-events.ts';
+import { databaseEventMessage } from './client-events.ts';
+import { ListReportLog } from './list-report-log.ts';
+import { type LogFlags, type ServeLog, serveLog, withLogFlags } from './serve-log.ts';
 import { httpLimitFlags, withHttpLimitFlags } from './http-limit-flags.ts';
 import { SbkitError } from '../sbkit-error.ts';
 import { adminTokenProblem } from '../server/operator/admin-token.ts';
 import { SECRET_VARIABLES, secretFromEnvironment } from './secret-variables.ts';
 import { EXIT, exitStatusOf, type CliIo, type ExitStatus, UsageError } from './io.ts';
 
-interface ServeFlags {
+interface ServeFlags extends LogFlags {
   host: string;
   port: string;
   config?: string;
@@ -152,7 +153,7 @@ function adminTokenVariable(): string | undefined {
 }
 
 /** The service's settings from the flags; UsageError for flags that cannot work. */
-async function serviceConfig(flags: ServeFlags, io: CliIo): Promise<ServiceConfig> {
+async function serviceConfig(flags: ServeFlags, log: ServeLog): Promise<ServiceConfig> {
   if (flags.redisPrefix !== undefined && flags.redis === undefined) {
     throw new UsageError('--redis-prefix goes with --redis, the keys of which it starts; without it nothing is kept in Redis');
   }
@@ -166,9 +167,9 @@ async function serviceConfig(flags: ServeFlags, io: CliIo): Promise<ServiceConfi
   if (!(Number.isFinite(overlapMinutes) && overlapMinutes >= 0 && overlapMinutes < rotateHours * 60)) {
     throw new UsageError(`--ohttp-overlap is a number of minutes from 0 to less than the rotation period, not "${flags.ohttpOverlap}"`);
   }
-  const log = (message: string) => io.err(`sbkit serve: ${message}\n`);
   const tlsFiles = tlsFlags(flags);
   const adminToken = adminTokenVariable();
+  const lists = new ListReportLog(log);
   return {
     host: flags.host,
     port,
@@ -183,10 +184,14 @@ async function serviceConfig(flags: ServeFlags, io: CliIo): Promise<ServiceConfi
     ...(tlsFiles === undefined ? {} : { tls: tlsFiles }),
     shutdownTimeoutMs: shutdownTimeoutFlag(flags.shutdownTimeout),
     log,
+    accessLog: flags.accessLog === true,
     ...(flags.adminListen === undefined ? {} : { adminListen: adminListenFlag(flags.adminListen) }),
     ...(adminToken === undefined ? {} : { adminToken }),
-    onListReport: (report) => reportList(io, report),
-    onClientEvent: (event: ClientEvent) => reportDatabaseEvent(io, event),
+    onListReport: (report) => lists.report(report),
+    onClientEvent: (event: ClientEvent) => {
+      const message = databaseEventMessage(event);
+      if (message !== undefined) log.warn(message);
+    },
   };
 }
 
@@ -197,15 +202,6 @@ function corsOriginFlag(origins: string[]): string[] {
     if (problem !== undefined) throw new UsageError(`--cors-origin: ${problem}`);
   }
   return origins;
-}
-
-function reportList(io: CliIo, report: ListLoadReport): void {
-  // A check that found every feed as it was (a 304, a text unchanged) is no news; /status tells of it.
-  if (!report.published && report.errors.length === 0) return;
-  const problems = report.errors.length === 0 ? '' : `; failed sources: ${report.errors.join('; ')}`;
-  const kept = report.published ? '' : ' (previous version kept)';
-  io.err(`sbkit serve: list ${report.list}: ${report.expressions} entries, ${report.badLines} bad lines${problems}${kept}\n`);
-  for (const bad of report.firstBadLines) io.err(`sbkit serve:   ${bad.source}, line ${bad.line}: ${bad.reason}\n`);
 }
 
 /**
@@ -222,7 +218,7 @@ class Signals {
   private service: Service | undefined;
   private stopping = false;
 
-  constructor(private readonly io: CliIo) {
+  constructor(private readonly log: ServeLog) {
     this.stopped = new Promise((resolve) => (this.stop = resolve));
     process.on('SIGTERM', this.onStop);
     process.on('SIGINT', this.onStop);
@@ -248,12 +244,12 @@ class Signals {
 
   private readonly onStop = (signal: NodeJS.Signals): void => {
     if (this.stopping) {
-      this.io.err(`sbkit serve: ${signal} while stopping: exiting now\n`);
+      this.log.warn(`${signal} while stopping: exiting now`);
       process.exit(EXIT.FAILED);
     }
     this.stopping = true;
     if (this.service === undefined) {
-      this.io.err(`sbkit serve: ${signal} while starting: abandoning the start\n`);
+      this.log.info(`${signal} while starting: abandoning the start`);
       this.abandon.abort();
     }
     this.stop(signal);
@@ -262,11 +258,11 @@ class Signals {
   private readonly onReload = (): void => {
     // By default SIGHUP would end the process, cutting the requests under way: it is always handled.
     if (this.stopping || this.service === undefined) {
-      this.io.err(`sbkit serve: SIGHUP ignored: ${this.stopping ? 'stopping' : 'not listening yet'}\n`);
+      this.log.warn(`SIGHUP ignored: ${this.stopping ? 'stopping' : 'not listening yet'}`);
       return;
     }
-    this.io.err('sbkit serve: SIGHUP: reloading the configuration and the certificate\n');
-    this.service.reload().catch((error: unknown) => this.io.err(`sbkit serve: reload failed: ${(error as Error).message}\n`));
+    this.log.info('SIGHUP: reloading the configuration and the certificate');
+    this.service.reload().catch((error: unknown) => this.log.error(`reload failed: ${(error as Error).message}`));
   };
 }
 
@@ -274,11 +270,11 @@ class Signals {
  * Starts the service: reads the configuration (serviceConfig), then opens every part and listens
  * (startService). Resolves to undefined when a stop signal abandoned the start.
  */
-async function start(flags: ServeFlags, io: CliIo, signals: Signals): Promise<Service | undefined> {
+async function start(flags: ServeFlags, log: ServeLog, signals: Signals): Promise<Service | undefined> {
   const stopped = signals.stopped.then(() => undefined);
   const { startService } = await import('../server/service.ts');
   // Reading the configuration may stall too (a file on a mount that does not answer, a named pipe).
-  const config = await Promise.race([serviceConfig(flags, io), stopped]);
+  const config = await Promise.race([serviceConfig(flags, log), stopped]);
   if (config === undefined) return undefined;
   try {
     return await startService(config, { signal: signals.abandoned });
@@ -290,33 +286,38 @@ async function start(flags: ServeFlags, io: CliIo, signals: Signals): Promise<Se
 
 /** Runs the service until a signal stops it. A part that cannot start is reported with its exit status. */
 async function serve(flags: ServeFlags, io: CliIo, setExit: (status: ExitStatus) => void): Promise<void> {
-  const signals = new Signals(io);
+  const log = await serveLog(io, flags);
+  const signals = new Signals(log);
   try {
     let service;
     try {
-      service = await start(flags, io, signals);
+      service = await start(flags, log, signals);
     } catch (err) {
       if (!(err instanceof SbkitError)) throw err;
-      io.err(`sbkit serve: ${err.message}\n`);
+      // A command line that cannot run is told as every command tells it; what kept the service from
+      // starting (a configuration, a folder, a port) is the log's last line.
+      if (err instanceof UsageError) io.err(`sbkit serve: ${err.message}\n`);
+      else log.fatal(err.message);
       setExit(exitStatusOf(err));
       return;
     }
     if (service === undefined) {
-      io.err('sbkit serve: stopped before serving\n');
+      log.info('stopped before serving');
       // What was starting (a Redis or a feed that does not answer, a file being read) was abandoned, not
       // ended, and may hold the process open: the stop was asked for, so it ends here.
       process.exit(EXIT.SAFE);
     }
     signals.serving(service);
     const names = service.lists.map((list) => `${list.name} (${list.entries})`);
-    if (service.adminUrl !== undefined) io.err(`sbkit serve: /admin/* and /metrics on ${service.adminUrl} only\n`);
-    io.err(`sbkit serve: listening on ${service.url} with ${service.describe}: ${names.join(', ')}\n`);
-    // Only a URL the lists hold: a hint that answers SAFE would teach that the server does not work.
-    if (service.listedUrl !== undefined) io.err(`try: npx sbkit check --server ${service.url} ${service.listedUrl}\n`);
+    if (service.adminUrl !== undefined) log.info(`/admin/* and /metrics on ${service.adminUrl} only`);
+    log.info(`listening on ${service.url} with ${service.describe}: ${names.join(', ')}`);
+    // Only a URL the lists hold: a hint that answers SAFE would teach that the server does not work. For
+    // a person at a terminal: a collector of JSON lines has no use for it.
+    if (service.listedUrl !== undefined && log.pretty) io.err(`try: npx sbkit check --server ${service.url} ${service.listedUrl}\n`);
     const signal = await signals.stopped;
-    io.err(`sbkit serve: ${signal}: stopping; requests under way have ${shutdownTimeoutFlag(flags.shutdownTimeout) / 1000} s to finish\n`);
+    log.info(`${signal}: stopping; requests under way have ${shutdownTimeoutFlag(flags.shutdownTimeout) / 1000} s to finish`);
     const { cut } = await service.close();
-    io.err('sbkit serve: stopped\n');
+    log.info('stopped');
     // What did not close in time (a Redis that stopped answering) may hold connections that would keep
     // the process alive past the shutdown timeout.
     if (cut.length > 0) process.exit(EXIT.SAFE);
@@ -390,5 +391,5 @@ export function serveCommand(io: CliIo, setExit: (status: ExitStatus) => void): 
     )
     .addHelpText('after', ENVIRONMENT_HELP)
     .action((flags: ServeFlags) => serve(flags, io, setExit));
-  return withHttpLimitFlags(command);
+  return withLogFlags(withHttpLimitFlags(command));
 }

@@ -27,7 +27,7 @@ export const DEFAULT_MAX_LIST_ENTRIES = 16 * 1024 * 1024;
 
 /** How a {@link SafeBrowsingClient} talks to its server and keeps its data; every field is optional. */
 export interface SafeBrowsingClientOptions {
-  /** Server origin; Google's by default (for Web Risk, {@link WEB_RISK_SERVER}). */
+  /** Server origin; Google's by default (for Web Risk, `https://webrisk.googleapis.com`). */
   server?: string;
   /** API key, sent as `key=` (Google's server needs one). */
   apiKey?: string;

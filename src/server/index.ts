@@ -20,6 +20,7 @@ export { KeyRing, type GatewayKeys } from './ohttp/key-ring.ts';
 export { SharedKeyRing } from './ohttp/shared-key-ring.ts';
 export { createRelayApp, type RelayOptions } from './ohttp/relay.ts';
 export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/http-limits.ts';
+export type { Logger, LogFields, LogSink } from './logger.ts';
 // Every error the server can meet or report, each with its stable code (docs/errors.md); those it answers
 // clients with carry the code in the body.
 export { SbkitError } from '../sbkit-error.ts';

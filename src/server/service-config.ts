@@ -13,6 +13,7 @@ import type { ServerOptions } from './http/server.ts';
 import type { TlsFiles } from './http/tls.ts';
 import type { RedisTarget } from './redis/redis-address.ts';
 import { DEFAULT_KEY_PREFIX } from './redis/redis-connection.ts';
+import { type Logger, type LogSink, loggerOf } from './logger.ts';
 
 /** Where the lists come from. */
 export type ListSource =
@@ -61,7 +62,9 @@ export interface ServiceConfig {
   /** How long stopping lets requests under way finish; 10 s by default (server.ts). */
   shutdownTimeoutMs?: number;
   /** Where the service tells what it does and what fails. */
-  log: (message: string) => void;
+  log: LogSink;
+  /** Log a line per request (`--access-log`): method, route pattern, status, duration, client class, request id. */
+  accessLog?: boolean;
   /** Serve `/admin/*` and `/metrics` only here (`--admin-listen`); else the configuration's `adminListen`, if any. */
   adminListen?: ListenAddress;
   /**
@@ -76,6 +79,16 @@ export interface ServiceConfig {
   onClientEvent?: (event: ClientEvent) => void;
   /** The time every part of the service reads and sets its timers by; the system's by default. */
   clock?: MonotonicClock;
+}
+
+/** A service's settings as its parts take them: the log made a {@link Logger}. */
+export interface LoggingService extends ServiceConfig {
+  log: Logger;
+}
+
+/** `service` with its log made a {@link Logger}. */
+export function withLogger(service: ServiceConfig): LoggingService {
+  return { ...service, log: loggerOf(service.log) };
 }
 
 /** The clock the service and each of its parts run on. */

@@ -4,6 +4,7 @@
 
 import type { MonotonicClock } from '../time/clock.ts';
 import type { SafeBrowsingServer } from './http/server.ts';
+import type { Logger } from './logger.ts';
 
 interface Closable {
   close(): Promise<void> | void;
@@ -107,7 +108,7 @@ export async function stopAll(
   server: SafeBrowsingServer | undefined,
   opened: Opened,
   timeoutMs: number,
-  log: (message: string) => void,
+  log: Logger,
 ): Promise<{ cut: string[]; errors: unknown[] }> {
   const stopBy = opened.clock.monotonic() + timeoutMs;
   const serverError = await server?.close().then(
@@ -115,7 +116,7 @@ export async function stopAll(
     (error: unknown) => error,
   );
   const { cut, errors } = await opened.closeAll(stopBy);
-  if (cut.length > 0) log(`stopped without waiting for ${cut.join(', ')} to close: the ${timeoutMs / 1000} s to stop had passed`);
+  if (cut.length > 0) log.warn(`stopped without waiting for ${cut.join(', ')} to close: the ${timeoutMs / 1000} s to stop had passed`);
   if (serverError !== undefined) errors.unshift(serverError);
   return { cut, errors };
 }

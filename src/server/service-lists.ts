@@ -13,13 +13,16 @@ import { DEFAULT_LOAD_CONTROL_CONFIG, type LoadControlConfig } from './guard/loa
 import type { ServerOptions } from './http/server.ts';
 import { DiskSnapshotStore } from './lists/disk-snapshot-store.ts';
 import { listedUrl } from './listed-url.ts';
+import { MemoryUpstreamBudget } from './proxy/upstream-budget.ts';
 import { UpstreamMirror } from './proxy/upstream-mirror.ts';
+import { upstreamSearchLimits } from './proxy/upstream-searches.ts';
 import { DEFAULT_KEY_PREFIX } from './redis/redis-connection.ts';
 import { RedisEntryEdits } from './redis/redis-entry-edits.ts';
 import type { RedisMonitor } from './redis/redis-monitor.ts';
 import { RedisSearchCache } from './redis/redis-search-cache.ts';
 import { RedisSnapshotStore } from './redis/redis-snapshot-store.ts';
-import { accessOptions, clockOf, type ListSource, type ServiceConfig } from './service-config.ts';
+import { RedisUpstreamBudget } from './redis/redis-upstream-budget.ts';
+import { accessOptions, clockOf, type ListSource, type LoggingService } from './service-config.ts';
 import type { Opened } from './service-lifecycle.ts';
 
 /** The lists served, and what the HTTP application takes of them. */
@@ -35,7 +38,7 @@ export interface Lists {
 }
 
 /** Opens the lists `service` names, and the parts behind them, into `opened`. */
-export async function openLists(service: ServiceConfig, opened: Opened, monitor: RedisMonitor | undefined): Promise<Lists> {
+export async function openLists(service: LoggingService, opened: Opened, monitor: RedisMonitor | undefined): Promise<Lists> {
   const { lists } = service;
   if (lists.from === 'demo') {
     return {
@@ -50,7 +53,7 @@ export async function openLists(service: ServiceConfig, opened: Opened, monitor:
 
 /** A configuration's lists, loaded from their feeds and published through the store it keeps them in. */
 async function openFeeds(
-  service: ServiceConfig,
+  service: LoggingService,
   lists: Extract<ListSource, { from: 'config' }>,
   opened: Opened,
   monitor: RedisMonitor | undefined,
@@ -80,7 +83,7 @@ async function openFeeds(
         : memoryEntryEdits();
   const editable = lists.config.lists.filter((list) => list.sources.some((source) => source.kind === 'entries'));
   if (edits.keeping === 'memory' && editable.length > 0) {
-    log(
+    log.warn(
       `the edits of ${editable.map((list) => list.name).join(', ')} through POST /admin/lists/NAME/entries are kept in memory ` +
         'and lost at restart: start with --data DIR (or dataDir in the configuration, or --redis) to keep them',
     );
@@ -110,7 +113,7 @@ async function openFeeds(
 
 /** An upstream's lists, mirrored, and its search answers, cached; both shared through Redis when there is one. */
 async function openMirror(
-  service: ServiceConfig,
+  service: LoggingService,
   lists: Extract<ListSource, { from: 'upstream' }>,
   opened: Opened,
   monitor: RedisMonitor | undefined,
@@ -134,6 +137,20 @@ async function openMirror(
       : await opened.open('the search cache in Redis', () =>
           RedisSearchCache.connect({ ...shared, log, watch: monitor?.watch('search-cache') }),
         );
+  // One bucket and one set of shares for the instances, each falling back to its own while Redis is away.
+  const searchLimits = upstreamSearchLimits(lists.config?.upstreamSearches ?? {});
+  const searchBudget =
+    shared === undefined
+      ? undefined
+      : await opened.open('the upstream budget in Redis', () =>
+          RedisUpstreamBudget.connect({
+            ...shared,
+            log,
+            watch: monitor?.watch('upstream-budget'),
+            limits: searchLimits,
+            fallback: new MemoryUpstreamBudget(searchLimits, clockOf(service)),
+          }),
+        );
   const mirror = await opened.open('the upstream mirror', () =>
     UpstreamMirror.start({
       url: lists.url,
@@ -143,13 +160,14 @@ async function openMirror(
       keepVersions: lists.config?.keepVersions,
       store,
       searchCache,
-      searchLimits: lists.config?.upstreamSearches,
+      searchLimits,
       searchClock: clockOf(service),
+      searchBudget,
       log,
       onEvent: (event) => {
-        if (event.type === 'update') log(`mirrored ${event.lists.join(', ')} from ${lists.url}`);
+        if (event.type === 'update') log.info(`mirrored ${event.lists.join(', ')} from ${lists.url}`);
         if (event.type === 'update-failed')
-          log(`${lists.url} failed (${event.error.message}); next try ${new Date(event.nextUpdateAt).toISOString()}`);
+          log.warn(`${lists.url} failed (${event.error.message}); next try ${new Date(event.nextUpdateAt).toISOString()}`);
         service.onClientEvent?.(event);
       },
     }),
@@ -158,6 +176,7 @@ async function openMirror(
     options: {
       catalog: mirror.catalog,
       fullHashes: mirror.fullHashes,
+      metrics: searchBudget?.metrics,
       listReady: (name) => mirror.listReady(name),
       // Until a first copy of the upstream's lists (from it, from --data or from the other instances),
       // a proxy would serve empty lists: not ready.

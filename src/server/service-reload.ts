@@ -9,12 +9,19 @@ import { configWarnings, readServerConfig, type ServerConfig } from './config/co
 import type { SafeBrowsingServer } from './http/server.ts';
 import { describeCertificate, readTlsCredentials, type TlsCredentials } from './http/tls.ts';
 import { planReload } from './operator/config-reload.ts';
-import { accessOptions, refuseIdleUpstreamKey, type ServiceConfig, tlsFilesOf, withAdminToken } from './service-config.ts';
+import {
+  accessOptions,
+  type LoggingService,
+  refuseIdleUpstreamKey,
+  type ServiceConfig,
+  tlsFilesOf,
+  withAdminToken,
+} from './service-config.ts';
 import type { Lists } from './service-lists.ts';
 
 /** What a reload needs of a running service. */
 export interface Running {
-  service: ServiceConfig;
+  service: LoggingService;
   server: SafeBrowsingServer;
   lists: Lists;
   /** The configuration in force, and its file; undefined for the demo lists and a proxy without one. */
@@ -62,7 +69,7 @@ async function reloadService(running: Running): Promise<{ config: ServerConfig |
     if (next !== undefined) refuseIdleUpstreamKey(service.lists, next, file);
   } catch (error) {
     if (!(error instanceof SbkitError)) throw error;
-    log(`reload refused, the running configuration is kept: ${error.message}`);
+    log.error(`reload refused, the running configuration is kept: ${error.message}`);
     return undefined;
   }
   const plan =
@@ -76,17 +83,17 @@ async function reloadService(running: Running): Promise<{ config: ServerConfig |
       credentials = await readTlsCredentials(files);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      log(`reload refused, the running configuration and certificate are kept: ${error.message}`);
+      log.error(`reload refused, the running configuration and certificate are kept: ${error.message}`);
       return undefined;
     }
   }
-  for (const line of plan?.restartNeeded ?? []) log(`reload: ${line}`);
-  for (const warning of next === undefined ? [] : configWarnings(next)) log(`reload: ${warning}`);
+  for (const line of plan?.restartNeeded ?? []) log.warn(`reload: ${line}`);
+  for (const warning of next === undefined ? [] : configWarnings(next)) log.warn(`reload: ${warning}`);
   // The certificate first: the lists are downloaded again below, and a slow feed must not keep a
   // renewed certificate (perhaps replacing one about to expire) out of service meanwhile.
   if (credentials !== undefined) {
     server.setCertificate(credentials);
-    log(`TLS certificate ${describeCertificate(credentials.cert)}`);
+    log.info(`TLS certificate ${describeCertificate(credentials.cert)}`);
   }
   if (plan !== undefined) {
     server.reconfigure(accessOptions(plan.config));
@@ -94,11 +101,11 @@ async function reloadService(running: Running): Promise<{ config: ServerConfig |
   }
   // Stopped meanwhile: the lists abandoned their downloads and published nothing.
   if (running.stopping) {
-    log('reload abandoned: stopping');
+    log.info('reload abandoned: stopping');
     return undefined;
   }
   const what = [file, credentials === undefined ? undefined : 'the certificate'].filter((part) => part !== undefined);
-  log(`reloaded ${what.length === 0 ? 'nothing (no configuration file, no certificate)' : what.join(' and ')}; flags take a restart`);
+  log.info(`reloaded ${what.length === 0 ? 'nothing (no configuration file, no certificate)' : what.join(' and ')}; flags take a restart`);
   return { config: plan?.config ?? next };
 }
 

@@ -19,14 +19,17 @@ import {
   clockOf,
   configOf,
   refuseIdleUpstreamKey,
+  type LoggingService,
   type ServiceConfig,
   tlsFilesOf,
+  withLogger,
   withConfiguredRedis,
   withOutsideToken,
 } from './service-config.ts';
 import { Opened, stopAll } from './service-lifecycle.ts';
 import { openLists } from './service-lists.ts';
 import { reloads, type Running } from './service-reload.ts';
+import type { Logger } from './logger.ts';
 
 export type { ListSource, ServiceConfig } from './service-config.ts';
 
@@ -66,7 +69,7 @@ export interface Service {
  * Redis or a feed that does not answer), and a part that opens after that is closed as it opens.
  */
 export async function startService(given: ServiceConfig, { signal }: { signal?: AbortSignal } = {}): Promise<Service> {
-  const service = withConfiguredRedis(withOutsideToken(given));
+  const service = withLogger(withConfiguredRedis(withOutsideToken(given)));
   const opened = new Opened(signal, clockOf(service));
   let created: SafeBrowsingServer | undefined;
   const monitor = service.redis === undefined ? undefined : new RedisMonitor(service.log);
@@ -74,7 +77,7 @@ export async function startService(given: ServiceConfig, { signal }: { signal?: 
   try {
     const source = configOf(service.lists);
     if (source !== undefined) refuseIdleUpstreamKey(service.lists, source.config, source.file);
-    for (const warning of source === undefined ? [] : configWarnings(source.config)) service.log(warning);
+    for (const warning of source === undefined ? [] : configWarnings(source.config)) service.log.warn(warning);
     const tlsFiles = tlsFilesOf(service, source?.config, source?.file);
     // Before anything else opens: a certificate that cannot be served stops the start at once.
     const tls = tlsFiles === undefined ? undefined : await opened.step(() => readCertificate(tlsFiles, service.log));
@@ -88,6 +91,7 @@ export async function startService(given: ServiceConfig, { signal }: { signal?: 
       adminListen: service.adminListen ?? config?.adminListen,
       trustedProxies: [...(lists.loadControl.settings.trustedProxies ?? []), ...service.trustedProxies],
       log: service.log,
+      accessLog: service.accessLog ?? false,
     };
     const { settings } = lists.loadControl;
     const server = (created = createServer({
@@ -140,7 +144,7 @@ export async function startService(given: ServiceConfig, { signal }: { signal?: 
 
 /** The LC-5 gate, unless switched off; with Redis its limits are shared by the instances. */
 async function openLoadControl(
-  service: ServiceConfig,
+  service: LoggingService,
   config: LoadControlConfig,
   opened: Opened,
   monitor: RedisMonitor | undefined,
@@ -163,7 +167,7 @@ async function openLoadControl(
  * Every server is an Oblivious HTTP gateway too (SB-2): searches may come through a relay. Instances
  * sharing a Redis share their keys, so that a configuration one of them published works with all.
  */
-async function openGatewayKeys(service: ServiceConfig, opened: Opened, monitor: RedisMonitor | undefined): Promise<GatewayKeys> {
+async function openGatewayKeys(service: LoggingService, opened: Opened, monitor: RedisMonitor | undefined): Promise<GatewayKeys> {
   if (service.redis === undefined) return KeyRing.create({ ...service.ohttp, clock: clockOf(service) });
   const { redis } = service;
   return opened.open('the gateway keys in Redis', () =>
@@ -172,9 +176,9 @@ async function openGatewayKeys(service: ServiceConfig, opened: Opened, monitor: 
 }
 
 /** Reads the certificate files, and tells the log which certificate is served. */
-async function readCertificate(files: TlsFiles, log: (message: string) => void): Promise<TlsCredentials> {
+async function readCertificate(files: TlsFiles, log: Logger): Promise<TlsCredentials> {
   const credentials = await readTlsCredentials(files);
-  log(`TLS certificate ${describeCertificate(credentials.cert)}`);
+  log.info(`TLS certificate ${describeCertificate(credentials.cert)}`);
   return credentials;
 }
 

@@ -12,7 +12,7 @@ const BIN = new URL('../../dist/cli/bin.js', import.meta.url).pathname;
 /** Node's CommonJS module cache (require.cache) as it stands at exit, on a line of standard error. */
 const REPORT_LOADED =
   'data:text/javascript,import m from"node:module";process.on("exit",()=>process.stderr.write("\\nloaded="+JSON.stringify(Object.keys(m._cache))+"\\n"))';
-const SERVER_PACKAGES = ['fastify', 'redis', '@redis', 'prom-client', 'isbot', 'crawler-user-agents', 'cli-progress'];
+const SERVER_PACKAGES = ['fastify', 'redis', '@redis', 'prom-client', 'isbot', 'crawler-user-agents', 'cli-progress', 'pino'];
 
 /** The packages of node_modules whose CommonJS modules `sbkit …args` loaded. */
 async function packagesLoaded(args: string[]): Promise<Set<string>> {

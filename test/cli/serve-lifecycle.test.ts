@@ -88,9 +88,11 @@ interface Running {
   exited: Promise<{ code: number | null; atMs: number }>;
 }
 
-/** `sbkit serve --port 0 ...args` started, not waited for. */
+/** `sbkit serve --port 0 ...args` started, not waited for, its log in readable lines (serve-log.ts tests the JSON form). */
 function spawnServe(...args: string[]): Omit<Running, 'url' | 'port'> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--log-format', 'pretty', ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const startedAtMs = performance.now();
   children.push(child);
   let stderr = '';
@@ -487,31 +489,31 @@ describe('sbkit serve with a part that cannot start', () => {
         what: 'a data folder under a file',
         args: ['--config', config, '--data', join(file, 'data')],
         status: EXIT.FAILED,
-        says: /^sbkit serve: the list history folder \S+ cannot be used \(ENOTDIR.*\); give --data .*a folder this user may write$/,
+        says: /^\d\d:\d\d:\d\d\.\d{3} FATAL sbkit serve: the list history folder \S+ cannot be used \(ENOTDIR.*\); give --data .*a folder this user may write$/,
       },
       {
         what: 'a port another process listens on',
         args: ['--port', String(takenPort)],
         status: EXIT.FAILED,
-        says: /^sbkit serve: cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE.*; another process listens there: stop it, or choose another port$/,
+        says: /^\d\d:\d\d:\d\d\.\d{3} FATAL sbkit serve: cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE.*; another process listens there: stop it, or choose another port$/,
       },
       {
         what: 'a certificate file that does not exist',
         args: ['--tls-cert', join(dir, 'none.pem'), '--tls-key', file],
         status: EXIT.INVALID_INPUT,
-        says: /^sbkit serve: --tls-cert: cannot read \S+none\.pem: ENOENT/,
+        says: /^\d\d:\d\d:\d\d\.\d{3} FATAL sbkit serve: --tls-cert: cannot read \S+none\.pem: ENOENT/,
       },
       {
         what: 'a key file that holds no key',
         args: ['--tls-cert', file, '--tls-key', file],
         status: EXIT.INVALID_INPUT,
-        says: /^sbkit serve: --tls-cert: \S+ holds no PEM certificate/,
+        says: /^\d\d:\d\d:\d\d\.\d{3} FATAL sbkit serve: --tls-cert: \S+ holds no PEM certificate/,
       },
       {
         what: 'a Redis URL that is none',
         args: ['--config', config, '--redis', 'http://127.0.0.1:6379'],
         status: EXIT.INVALID_INPUT,
-        says: /^sbkit serve: http:\/\/127\.0\.0\.1:6379 is not a Redis URL \(redis:\/\/host:port\)/,
+        says: /^\d\d:\d\d:\d\d\.\d{3} FATAL sbkit serve: http:\/\/127\.0\.0\.1:6379 is not a Redis URL \(redis:\/\/host:port[,)]/,
       },
     ];
     // Node's own recursive mkdir retries for ever under /proc (ENOENT for a parent that exists): Linux only.
@@ -521,19 +523,19 @@ describe('sbkit serve with a part that cannot start', () => {
           what: 'a data folder that cannot be created',
           args: ['--config', config, '--data', '/proc/sbkit-data'],
           status: EXIT.FAILED,
-          says: /^sbkit serve: the list history folder \/proc\/sbkit-data cannot be used \(ENOENT.*\); give --data .*a folder this user may write$/,
+          says: /^\d\d:\d\d:\d\d\.\d{3} FATAL sbkit serve: the list history folder \/proc\/sbkit-data cannot be used \(ENOENT.*\); give --data .*a folder this user may write$/,
         },
         {
           what: 'a data folder no file can be written in, even by root',
           args: ['--config', config, '--data', '/sys/kernel'],
           status: EXIT.FAILED,
-          says: /^sbkit serve: the list history folder \/sys\/kernel cannot be used \((EACCES|EROFS|EPERM).*\); give --data .*a folder this user may write$/,
+          says: /^\d\d:\d\d:\d\d\.\d{3} FATAL sbkit serve: the list history folder \/sys\/kernel cannot be used \((EACCES|EROFS|EPERM).*\); give --data .*a folder this user may write$/,
         },
         {
           what: "a proxy's data folder that cannot be created",
           args: ['--upstream', `http://127.0.0.1:${takenPort}`, '--data', '/proc/sbkit-mirror'],
           status: EXIT.FAILED,
-          says: /^sbkit serve: local database \/proc\/sbkit-mirror: cannot create, read or write the folder \(ENOENT.*\); choose a folder this user may write$/,
+          says: /^\d\d:\d\d:\d\d\.\d{3} FATAL sbkit serve: local database \/proc\/sbkit-mirror: cannot create, read or write the folder \(ENOENT.*\); choose a folder this user may write$/,
         },
       );
     }

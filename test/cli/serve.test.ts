@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,10 @@ import { parseKeyConfigs } from '../../src/wire/ohttp/ohttp-keys.ts';
 import { withEnvironment } from './environment.ts';
 import { serve, start, startWith, stop, stopStarted } from './serve-process.ts';
 import { run } from './run.ts';
+import { freePort } from '../support/ports.ts';
+import { until } from '../support/waiting.ts';
+
+const BIN = new URL('../../dist/cli/bin.js', import.meta.url).pathname;
 
 /** The version of se-4b a new client gets. */
 async function hashListVersion(url: string): Promise<string> {
@@ -59,6 +63,86 @@ async function resumeWith(url: string, token: string): Promise<number> {
 
 after(stopStarted);
 
+/** A 4-byte prefix as a client searches for it: what the log must never hold. */
+const PREFIX = Buffer.from([0xfa, 0xce, 0xb0, 0x0c]).toString('base64');
+
+describe("sbkit serve's log", () => {
+  it('writes JSON lines off a terminal, a line per request with --access-log, and lists unchanged bad lines once', async () => {
+    await inFolder('sbkit-log-', async (dir) => {
+      await writeFile(join(dir, 'hosts.txt'), '0.0.0.0 evil.example\n0.0.0.0 -not-a-host-\n');
+      await writeFile(join(dir, 'more.txt'), 'bad.example/login\n');
+      const lists = [
+        {
+          name: 'mw-4b',
+          threatTypes: ['MALWARE'],
+          sources: [
+            { file: 'hosts.txt', format: 'hosts' },
+            { file: 'more.txt', format: 'urls' },
+          ],
+        },
+      ];
+      await writeFile(join(dir, 'sbkit.json'), JSON.stringify({ lists }));
+      const server = await serve('--config', join(dir, 'sbkit.json'), '--access-log');
+      const answers = await Promise.all(
+        [1, 2].map(() =>
+          fetch(`${server.url}/v5/hashes:search?hashPrefixes=${encodeURIComponent(PREFIX)}`, { headers: { 'x-request-id': 'mine' } }),
+        ),
+      );
+      const ids = answers.map((answer) => answer.headers.get('x-request-id'));
+      assert.ok(ids[0] !== null && ids[1] !== null && ids[0] !== ids[1] && !ids.includes('mine'), ids.join(' '));
+      await logged(server, new RegExp(`"reqId":"${ids[1]}"`));
+      // Another source of the list changes: the list is published again, its hosts file's bad line is the same.
+      await writeFile(join(dir, 'more.txt'), 'bad.example/login\nworse.example/\n');
+      server.child.kill('SIGHUP');
+      await logged(server, /not listed again \(once so far\)/);
+      const lines = server
+        .stderr()
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      for (const line of lines)
+        assert.ok(typeof line['level'] === 'string' && typeof line['time'] === 'string' && typeof line['msg'] === 'string');
+      assert.equal(lines.filter((line) => /line 2: /.test(String(line['msg']))).length, 1, 'the bad line listed once');
+      const requests = lines.filter((line) => line['msg'] === 'request');
+      assert.deepEqual(
+        requests.map(({ reqId, method, route, status, client }) => ({ reqId, method, route, status, client })),
+        ids.map((reqId) => ({ reqId, method: 'GET', route: '/v5/hashes:search', status: 200, client: 'bot' })),
+      );
+      assert.ok(!server.stderr().includes(PREFIX) && !server.stderr().includes(encodeURIComponent(PREFIX)), server.stderr());
+    });
+  });
+
+  it('--log-level warn leaves out what the server did and keeps what went wrong', async () => {
+    await inFolder('sbkit-log-level-', async (dir) => {
+      await writeFile(join(dir, 'hosts.txt'), '0.0.0.0 evil.example\n0.0.0.0 -not-a-host-\n');
+      const lists = [{ name: 'mw-4b', threatTypes: ['MALWARE'], sources: [{ file: 'hosts.txt', format: 'hosts' }] }];
+      await writeFile(join(dir, 'sbkit.json'), JSON.stringify({ lists }));
+      const port = await freePort();
+      const args = ['serve', '--port', String(port), '--config', join(dir, 'sbkit.json'), '--log-level', 'warn'];
+      const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const answers = async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.status === 200;
+      try {
+        await until(20_000, 'sbkit serve answering', answers);
+      } finally {
+        // Stopped and gone: every line it would write (listening, stopping, stopped: all info) is written.
+        await stop(child);
+      }
+      const lines = stderr
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { level: string; msg: string });
+      assert.deepEqual(
+        lines.map(({ level }) => level),
+        ['warn'],
+        stderr,
+      );
+      assert.match(lines[0]!.msg, /^list mw-4b: \S*hosts\.txt, line 2: /);
+    });
+  });
+});
+
 describe('sbkit serve', () => {
   it("serves the embedded demo lists, which sbkit check finds Google's phishing test page in", async () => {
     const { url, stderr } = await serve();
@@ -88,7 +172,7 @@ describe('sbkit serve', () => {
       );
       const { url, stderr } = await serve('--config', join(dir, 'sbkit.json'));
       assert.match(stderr(), /list mw-4b: 2 entries, 1 bad lines/);
-      assert.match(stderr(), /sbkit serve: {3}\S*hosts\.txt, line 3: /, 'the bad line, where it is and why');
+      assert.match(stderr(), /"msg":"list mw-4b: \S*hosts\.txt, line 3: /, 'the bad line, where it is and why');
       const result = await run([
         'check',
         '--server',

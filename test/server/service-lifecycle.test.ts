@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Opened, stopAll } from '../../src/server/service-lifecycle.ts';
 import { FakeClock } from '../support/fake-clock.ts';
+import { loggerOf } from '../../src/server/logger.ts';
 
 /** A part that notes its close in `closed`, failing with `error` when given one. */
 function part(name: string, closed: string[], error?: Error) {
@@ -86,7 +87,12 @@ describe('stopAll', () => {
       },
     } as unknown as Parameters<typeof stopAll>[0];
     let outcome: { cut: string[]; errors: unknown[] } | undefined;
-    void stopAll(server, opened, 2000, (line) => lines.push(line)).then((result) => (outcome = result));
+    void stopAll(
+      server,
+      opened,
+      2000,
+      loggerOf((line) => lines.push(line)),
+    ).then((result) => (outcome = result));
     await settle();
     assert.deepEqual(order, ['server'], 'the parts wait for the server');
     clock.advance(1500);

@@ -4,7 +4,9 @@ import type { ListCatalog } from '../catalog.ts';
 import type { ApiSettings } from './settings.ts';
 import type { Requester } from '../guard/requester.ts';
 import { type UpstreamSearchClient, type UpstreamSearchLimits, UpstreamSearches } from '../proxy/upstream-searches.ts';
+import type { UpstreamBudget } from '../proxy/upstream-budget.ts';
 import { type MonotonicClock, systemClock } from '../../time/clock.ts';
+import { answersOfClaimants } from './claimed-searches.ts';
 
 /** Full hashes under 4-byte prefixes with their threat details, and how long the answer holds. */
 export interface FullHashAnswer {
@@ -90,14 +92,20 @@ export interface SharedSearchCache {
   lookup(prefixes: readonly number[], now: number): Promise<Map<number, CachedSearch>>;
   /** Keeps the answer for each of these prefixes (none listed is a negative answer) until `expiresAt`. */
   store(prefixes: readonly number[], fullHashes: readonly FullHashMatch[], expiresAt: number): Promise<void>;
+  /**
+   * Claims the asking of these prefixes upstream for this instance, for `ttlMs`; resolves to those
+   * another instance claimed first (claimed-searches.ts). A cache that cannot claim says none.
+   */
+  claim?(prefixes: readonly number[], ttlMs: number): Promise<Set<number>>;
 }
 
 /**
  * Full hashes from an upstream server (SB-11): first from the cache that proxy instances share, when
  * there is one, then through sbkit's own client parts (a proxy is a client of its upstream,
  * proxy/upstream.ts), whose memory cache answers next, negative answers included, and which keep the
- * request-frequency rules towards the upstream; what goes up is coalesced, batched and rationed
- * (upstream-searches.ts). An upstream that cannot answer, or a requester over its share, makes the
+ * request-frequency rules towards the upstream; what goes up is coalesced (across instances too, when
+ * the shared cache takes claims: claimed-searches.ts), batched and rationed (upstream-searches.ts, from
+ * `budget`, this instance's memory by default). An upstream that cannot answer, or a requester over its share, makes the
  * search 503, so clients retry later.
  */
 export function upstreamFullHashes(
@@ -105,13 +113,22 @@ export function upstreamFullHashes(
   shared?: SharedSearchCache,
   limits?: Partial<UpstreamSearchLimits>,
   clock: MonotonicClock = systemClock,
+  budget?: UpstreamBudget,
 ): FullHashSource {
-  const searches = new UpstreamSearches(upstream, limits, clock);
+  const searches = new UpstreamSearches(upstream, limits, clock, budget);
   return {
     find: async (prefixes, requester = UNATTRIBUTED) => {
       const asked = [...new Set(prefixes)];
       const at = clock.now();
       const cached = shared === undefined ? new Map<number, CachedSearch>() : await shared.lookup(asked, at);
+      if (shared !== undefined) {
+        const claimed = await answersOfClaimants(
+          shared,
+          asked.filter((prefix) => !cached.has(prefix)),
+          clock,
+        );
+        for (const [prefix, answer] of claimed) cached.set(prefix, answer);
+      }
       const fullHashes: FullHashMatch[] = [];
       let expiresAt = Infinity;
       for (const entry of cached.values()) {

@@ -18,12 +18,14 @@ import type { RedisWatch } from '../redis/redis-connection.ts';
 import type { RedisTarget } from '../redis/redis-address.ts';
 import { retryAfterSeconds } from './refusal.ts';
 import { type AdminCheck, type GateDecisions, type Outcome, registerGate, type Slot } from './request-gate.ts';
+import type { LogSink } from '../logger.ts';
 
 export interface LoadControlOptions {
   settings?: Partial<LoadControlSettings>;
   /** Share the limits with other instances through this Redis (`watch`: start without it, see redis-connection.ts). */
   redis?: { url: RedisTarget; keyPrefix?: string; watch?: RedisWatch };
-  log?: (message: string) => void;
+  /** Where to say that Redis failed, or answers again. */
+  log?: LogSink;
   /** The memory store's windows (on its monotonic reading) and load_defer's waits; the system's by default. */
   clock?: MonotonicClock;
 }

@@ -88,6 +88,20 @@ interface AdmittedAnswer {
   [SLOT]?: Slot | undefined;
 }
 
+/** Marks a request with the class load control put its client in. */
+const CLIENT_CLASS = Symbol('sbkit load control client class');
+interface ClassedRequest {
+  [CLIENT_CLASS]?: AgentClass['kind'];
+}
+
+/**
+ * The class load control put the client of `request` in (browser, bot, crawler: the `class` of its
+ * metrics), once it decided on it; undefined for the paths it lets by and without load control.
+ */
+export function clientClassOf(request: FastifyRequest): AgentClass['kind'] | undefined {
+  return (request as FastifyRequest & ClassedRequest)[CLIENT_CLASS];
+}
+
 /** The 'close' listener of an admitted request's answer. */
 function givePlaceBack(this: AdmittedAnswer): void {
   this[GATE]?.finished(this[SLOT]);
@@ -169,6 +183,7 @@ function conclude(
   gone: boolean,
 ): void {
   const { decision, slot } = outcome;
+  (request as FastifyRequest & ClassedRequest)[CLIENT_CLASS] = outcome.agent.kind;
   if (decision.admit) {
     if (gone) {
       gate.finished(slot);

@@ -39,6 +39,8 @@ import type { TlsCredentials } from './tls.ts';
 import { registerSecurityHeaders } from '../web/security-headers.ts';
 import { RequestHistory } from '../web/request-history.ts';
 import { registerWebRoutes } from '../web/web-routes.ts';
+import { type LogSink, loggerOf } from '../logger.ts';
+import { registerRequestLog, requestIds } from './request-log.ts';
 
 export interface AppOptions {
   /** The lists served, with their versions. */
@@ -84,7 +86,9 @@ export interface AppOptions {
   /** Proxies whose X-Forwarded-For names the client whose failed admin attempts are counted. */
   trustedProxies?: readonly string[];
   /** Where failed admin attempts are told (at most ten lines a minute). */
-  log?: (message: string) => void;
+  log?: LogSink;
+  /** Log a line per request (method, route pattern, status, duration, client class, request id): off by default. */
+  accessLog?: boolean;
   /** The counts of failed admin attempts; a fresh one with ADMIN_THROTTLE_RULES by default (a test's has its own clock). */
   adminThrottle?: FailureThrottle;
   /**
@@ -175,7 +179,8 @@ function operatorGuard(options: AppOptions, access: LiveAccess): AdminGuard {
  * `/admin/*` over the same pause switch as the public application made with the operator's routes apart.
  */
 export function createOperatorApp(options: AppOptions, pause: PauseSwitch, access = new LiveAccess(options)): FastifyInstance {
-  const app = Fastify({ logger: false });
+  const app = Fastify({ logger: false, genReqId: requestIds(), requestIdHeader: false });
+  registerRequestLog(app, loggerOf(options.log), options.accessLog ?? false);
   registerSecurityHeaders(app);
   registerNoStoreOnErrors(app);
   app.setNotFoundHandler(async (request, reply) =>
@@ -188,11 +193,12 @@ export function createOperatorApp(options: AppOptions, pause: PauseSwitch, acces
 /** fastify for `limits`: plain HTTP/1.1, or with `tls` HTTPS with HTTP/2 and HTTP/1.1 on one port. */
 function newFastify(limits: HttpLimits, bodyLimit: number, tls: TlsCredentials | undefined, clock: MonotonicClock): FastifyInstance {
   const timeouts = httpServerOptions(limits);
+  const ids = { genReqId: requestIds(), requestIdHeader: false } as const;
   if (tls === undefined) {
-    return Fastify({ logger: false, bodyLimit, ...timeouts, http: { ...timeouts.http, maxHeaderSize: MAX_REQUEST_HEAD_BYTES } });
+    return Fastify({ logger: false, ...ids, bodyLimit, ...timeouts, http: { ...timeouts.http, maxHeaderSize: MAX_REQUEST_HEAD_BYTES } });
   }
   const secure = secureServerOptions(limits, MAX_REQUEST_HEAD_BYTES);
-  const app = Fastify({ logger: false, bodyLimit, ...secure, https: { ...secure.https, cert: tls.cert, key: tls.key } });
+  const app = Fastify({ logger: false, ...ids, bodyLimit, ...secure, https: { ...secure.https, cert: tls.cert, key: tls.key } });
   limitSecureServer(app.server, limits, MAX_REQUEST_HEAD_BYTES, clock);
   // The routes use only what HTTP/1.1 and HTTP/2 requests share (method, URL, headers, the socket's
   // address, the reply's 'close'), so one application type serves both.
@@ -239,6 +245,8 @@ export function createApp(
   // With TLS, the idle deadline is the secure server's own (http/http2-limits.ts).
   if (options.tls === undefined) closeStalledConnections(app.server, limits.idleTimeoutMs, clock);
   paceAnswers(app.server, limits, clock);
+  // Before every other hook: a refusal, a preflight and an error carry the request's id too.
+  registerRequestLog(app, loggerOf(options.log), options.accessLog ?? false);
   // Bodies reach the wire layer as bytes, whatever their type: it decides what they are.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));

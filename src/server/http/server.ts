@@ -9,6 +9,7 @@ import { ConfigError } from '../config/config-error.ts';
 import type { ListenAddress } from './listen-address.ts';
 import type { TlsCredentials } from './tls.ts';
 import { type ErrorCode, errorCode, SbkitError } from '../../sbkit-error.ts';
+import { loggerOf } from '../logger.ts';
 
 /** The address cannot be listened on: taken, not this machine's, or not allowed. */
 export class ListenError extends SbkitError {
@@ -145,7 +146,7 @@ export function createServer(given: ServerOptions): SafeBrowsingServer {
       await operatorApp?.close();
       await app.close();
       const forced = (await Promise.all(outcomes)).reduce((sum, outcome) => sum + outcome.forced, 0);
-      if (forced > 0) options.log?.(`${forced} connections still busy after ${shutdownTimeoutMs / 1000} s were cut`);
+      if (forced > 0) loggerOf(options.log).warn(`${forced} connections still busy after ${shutdownTimeoutMs / 1000} s were cut`);
     },
   };
 }

@@ -26,10 +26,11 @@ import type { KeptSnapshot, ListHistory } from './list-history.ts';
 import { Snapshot } from './snapshot.ts';
 import type { SnapshotStore } from './snapshot-store.ts';
 import { SnapshotStoreError } from './snapshot-store-error.ts';
+import { type Logger, type LogSink, loggerOf } from '../logger.ts';
 
 export interface DiskSnapshotStoreOptions {
   /** Where to say what was restored, which files are damaged, and that a version could not be written. */
-  log?: (message: string) => void;
+  log?: LogSink;
 }
 
 /**
@@ -64,7 +65,7 @@ export class DiskSnapshotStore implements SnapshotStore {
 
   private constructor(
     readonly directory: string,
-    private readonly log: (message: string) => void,
+    private readonly log: Logger,
   ) {}
 
   /**
@@ -85,7 +86,7 @@ export class DiskSnapshotStore implements SnapshotStore {
         { cause: error },
       );
     }
-    return new DiskSnapshotStore(directory, options.log ?? (() => {}));
+    return new DiskSnapshotStore(directory, loggerOf(options.log));
   }
 
   /** Has each history serve the versions kept on disk; resolves to the names of the lists whose current version was read. */
@@ -130,7 +131,7 @@ export class DiskSnapshotStore implements SnapshotStore {
       try {
         await this.write(history, kept, snapshot);
       } catch (error) {
-        this.log(
+        this.log.warn(
           `list ${history.definition.name}: version ${snapshot.id} is served but could not be kept in ${this.directory} ` +
             `(${(error as Error).message}); after a restart, clients holding it get the whole list`,
         );
@@ -195,7 +196,7 @@ export class DiskSnapshotStore implements SnapshotStore {
         const consequence = isCurrent
           ? 'the list is loaded from its feeds, and clients at the older versions kept still get diffs'
           : 'clients holding this version get the whole list';
-        this.log(`list ${definition.name}: ${this.path(file)} cannot be used (${error.message}); it is not served: ${consequence}`);
+        this.log.warn(`list ${definition.name}: ${this.path(file)} cannot be used (${error.message}); it is not served: ${consequence}`);
       }
     }
     this.onDisk.set(
@@ -214,7 +215,7 @@ export class DiskSnapshotStore implements SnapshotStore {
       current.snapshot,
       read.slice(0, -1).map(({ snapshot }) => snapshot),
     );
-    this.log(
+    this.log.info(
       `list ${definition.name}: restored ${read.length} of ${versions.length} kept versions from ${this.directory}, ` +
         `the current one published at ${new Date(current.snapshot.createdAt).toISOString()}`,
     );
@@ -231,11 +232,13 @@ export class DiskSnapshotStore implements SnapshotStore {
       index = decodeIndex(data);
     } catch (error) {
       if (!(error instanceof DamagedFile)) throw error;
-      this.log(`list ${definition.name}: ${file} cannot be used (${error.message}); it is not served: the list is loaded from its feeds`);
+      this.log.warn(
+        `list ${definition.name}: ${file} cannot be used (${error.message}); it is not served: the list is loaded from its feeds`,
+      );
       return undefined;
     }
     if (index.list !== definition.name || index.hashLength !== definition.hashLength) {
-      this.log(
+      this.log.warn(
         `list ${definition.name}: ${file} keeps ${index.hashLength}-byte versions of list ${index.list}, ` +
           `the configuration serves ${definition.hashLength}-byte hashes; it is not served: the list is loaded from its feeds`,
       );

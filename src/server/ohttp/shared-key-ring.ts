@@ -18,6 +18,7 @@ import { type Clock, systemClock } from '../../time/clock.ts';
 import { connectRedis, DEFAULT_KEY_PREFIX, type RedisConnection, type RedisOptions, type RedisWatch } from '../redis/redis-connection.ts';
 import { RedisReachability } from '../redis/redis-reachability.ts';
 import { type GatewayKeys, GatewayKeysUnavailableError, type KeyRingOptions } from './key-ring.ts';
+import { type Logger, loggerOf } from '../logger.ts';
 
 export interface SharedKeyRingOptions extends KeyRingOptions, RedisOptions {
   /** Uniform in [0, 1): picks key IDs; tests pass a fixed one. */
@@ -53,10 +54,10 @@ export class SharedKeyRing implements GatewayKeys {
     private readonly rotateMs: number,
     private readonly overlapMs: number,
     private readonly clock: Clock,
-    log: (message: string) => void,
+    log: Logger,
     private readonly random: () => number,
   ) {
-    this.reachability = new RedisReachability(log);
+    this.reachability = new RedisReachability(log, true, clock);
     // Failures are reported by the commands that meet them; the client reconnects on its own.
     connection.client.on('error', () => {});
   }
@@ -75,7 +76,7 @@ export class SharedKeyRing implements GatewayKeys {
       rotateMs,
       overlapMs,
       clock,
-      options.log ?? (() => {}),
+      loggerOf(options.log),
       options.random ?? (() => randomInt(2 ** 32) / 2 ** 32),
     );
   }

@@ -14,6 +14,7 @@ import { excerpt } from '../feeds/formats/excerpt.ts';
 import { addressKey, clientAddress, TrustedProxies } from '../guard/client-address.ts';
 import { rateLimitedLog } from '../rate-limited-log.ts';
 import { sendWireError } from '../http/replies.ts';
+import { type LogSink, loggerOf } from '../logger.ts';
 
 export interface AdminGuardOptions {
   /** The bearer token the endpoints answer, read at each request (a reload may replace it). */
@@ -21,7 +22,7 @@ export interface AdminGuardOptions {
   /** Proxies whose X-Forwarded-For names the client whose failures are counted. */
   trustedProxies?: readonly string[] | undefined;
   /** Where failed attempts and blocks are told. */
-  log?: ((message: string) => void) | undefined;
+  log?: LogSink | undefined;
   /** The failure counts; a fresh one with ADMIN_THROTTLE_RULES by default. */
   throttle?: FailureThrottle | undefined;
   /** The time of the default throttle and of the log's rate; the system's by default. */
@@ -37,7 +38,8 @@ export type AdminGuard = (request: FastifyRequest, reply: FastifyReply) => boole
 export function adminGuard(options: AdminGuardOptions): AdminGuard {
   const throttle = options.throttle ?? new FailureThrottle(undefined, options.clock);
   const trusted = new TrustedProxies(options.trustedProxies ?? []);
-  const log = rateLimitedLog(options.log ?? (() => undefined), options.clock);
+  const logger = loggerOf(options.log);
+  const log = rateLimitedLog((message) => logger.warn(message), options.clock);
   return (request, reply) => {
     const address = clientAddress(request.socket.remoteAddress ?? '', request.headers['x-forwarded-for'], trusted);
     const client = addressKey(address);

@@ -12,6 +12,7 @@ import { quotedExcerpt } from '../feeds/formats/excerpt.ts';
 import { rateLimitedLog } from '../rate-limited-log.ts';
 import { sendWireError } from '../http/replies.ts';
 import type { Submissions } from './submissions.ts';
+import { type LogSink, loggerOf } from '../logger.ts';
 
 export interface OperatorOptions {
   /**
@@ -29,7 +30,7 @@ export interface OperatorOptions {
   pause(): void;
   resume(): void;
   /** Where entry edits are told. */
-  log?: ((message: string) => void) | undefined;
+  log?: LogSink | undefined;
   /** The time the log's rate is counted in; the system's by default. */
   clock?: Clock | undefined;
   /** Web Risk submissions, for `GET /admin/submissions`. */
@@ -66,8 +67,15 @@ export function registerOperatorRoutes(app: FastifyInstance, options: OperatorOp
       return reply.header('cache-control', 'no-store').send({ ...submissions.counts(), submissions: submissions.newestFirst() });
     });
   }
-  if (options.lists !== undefined)
-    registerEntryRoutes(app, guard, options.lists, rateLimitedLog(options.log ?? (() => undefined), options.clock));
+  if (options.lists !== undefined) {
+    const logger = loggerOf(options.log);
+    registerEntryRoutes(
+      app,
+      guard,
+      options.lists,
+      rateLimitedLog((message) => logger.info(message), options.clock),
+    );
+  }
 }
 
 const NO_FEEDS = 'this server has no feeds to reload (it serves the embedded demo lists, or mirrors an upstream)';

@@ -3,6 +3,7 @@ import { DEFAULT_THREAT_LISTS, GLOBAL_CACHE_LIST, KNOWN_LISTS, knownList, WEB_RI
 import { clientUpstream, type Upstream } from './upstream.ts';
 import { type FullHashSource, type SharedSearchCache, upstreamFullHashes } from '../api/full-hash-source.ts';
 import type { UpstreamSearchLimits } from './upstream-searches.ts';
+import type { UpstreamBudget } from './upstream-budget.ts';
 import type { MonotonicClock } from '../../time/clock.ts';
 import { ListCatalog } from '../catalog.ts';
 import { ConfigError } from '../config/config-error.ts';
@@ -11,6 +12,7 @@ import { hashCount, type SortedHashes } from '../../store/hash-list.ts';
 import { listedSearches } from './listed-searches.ts';
 import { ListHistory } from '../lists/list-history.ts';
 import { memorySnapshotStore, type SnapshotStore } from '../lists/snapshot-store.ts';
+import { type Logger, type LogSink, loggerOf } from '../logger.ts';
 
 /** SB-11: a caching proxy keeps the lists it fetched "for at least a short while, e.g. five minutes". */
 const PROXY_LIST_CACHE_MS = 5 * 60_000;
@@ -50,8 +52,10 @@ export interface UpstreamOptions {
    * by hand); the system's by default. The mirroring client keeps the system's.
    */
   searchClock?: MonotonicClock;
+  /** Where the searches' bucket and shares are kept: this instance's memory by default, or one budget of several instances (Redis). */
+  searchBudget?: UpstreamBudget;
   /** Where to say that a mirrored list could not be published. */
-  log?: (message: string) => void;
+  log?: LogSink;
 }
 
 /** How a mirrored list is published: as the known list of its name (the upstream sends hashes, not descriptions). */
@@ -91,15 +95,16 @@ export class UpstreamMirror {
     names: readonly string[],
     keep: number,
     private readonly store: SnapshotStore,
-    private readonly log: (message: string) => void,
+    private readonly log: Logger,
     searchCache: SharedSearchCache | undefined,
     searchLimits: Partial<UpstreamSearchLimits> | undefined,
     searchClock: MonotonicClock | undefined,
+    searchBudget: UpstreamBudget | undefined,
     listsAreWholeDatabase: boolean,
   ) {
     this.histories = new Map(names.map((name) => [name, new ListHistory(definitionOf(name), { keep })]));
     this.catalog = new ListCatalog(this.histories.values());
-    const searches = upstreamFullHashes(upstream, searchCache, searchLimits, searchClock);
+    const searches = upstreamFullHashes(upstream, searchCache, searchLimits, searchClock, searchBudget);
     this.fullHashes = listsAreWholeDatabase ? listedSearches(searches, () => this.listCopies()) : searches;
   }
 
@@ -147,10 +152,11 @@ export class UpstreamMirror {
       names,
       options.keepVersions ?? 10,
       options.store ?? memorySnapshotStore,
-      options.log ?? (() => {}),
+      loggerOf(options.log),
       options.searchCache,
       options.searchLimits,
       options.searchClock,
+      options.searchBudget,
       // Web Risk has no searches beyond its lists (listed-searches.ts); v5's real-time searches know more than its lists.
       protocol === 'webrisk',
     );
@@ -180,13 +186,13 @@ export class UpstreamMirror {
       if (sent === undefined || sent.hashes.width !== history.definition.hashLength) continue;
       if (this.withdrawn.delete(name)) {
         this.catalog.restore(history);
-        this.log(`the upstream publishes list ${name} now; it is served again`);
+        this.log.info(`the upstream publishes list ${name} now; it is served again`);
       }
       try {
         await this.store.publishServed(history, sent.hashes.sortedHashes(), sent.updatedAt);
         this.mirrored.add(name);
       } catch (error) {
-        this.log(`mirrored list ${name} could not be published: ${(error as Error).message}`);
+        this.log.warn(`mirrored list ${name} could not be published: ${(error as Error).message}`);
       }
     }
   }
@@ -201,7 +207,7 @@ export class UpstreamMirror {
       if (this.withdrawn.has(name) || this.mirrored.has(name)) continue;
       this.withdrawn.add(name);
       this.catalog.withdraw(name);
-      this.log(`the upstream publishes no list ${name} (it has ${available.join(', ') || 'none'}); ${name} is not served`);
+      this.log.warn(`the upstream publishes no list ${name} (it has ${available.join(', ') || 'none'}); ${name} is not served`);
     }
   }
 

@@ -6,6 +6,7 @@
 //     in requests of at most SEARCH_PREFIXES_PER_REQUEST;
 //   - upstream requests are spent from a token bucket (`requestsPerMinute`, `burst`) set below the
 //     upstream's own limit: past it, searches wait their turn, briefly, or get 503 with Retry-After;
+//     instances on one Redis spend one bucket and one set of shares (upstream-budget.ts);
 //   - each requester (an API key the server accepts, a trusted OHTTP relay's users together, else the
 //     client's address and its neighbourhood) may send at most so many prefixes upstream per minute
 //     (upstream-shares.ts): one client's volume is refused before it costs anyone else;
@@ -20,14 +21,11 @@ import { type MonotonicClock, systemClock } from '../../time/clock.ts';
 import { prefix32 } from '../../url/hash.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import type { Requester } from '../guard/requester.ts';
-import { type UpstreamShareLimits, UpstreamShares } from './upstream-shares.ts';
+import { MemoryUpstreamBudget, type UpstreamBucketLimits, type UpstreamBudget } from './upstream-budget.ts';
+import type { UpstreamShareLimits } from './upstream-shares.ts';
 
 /** How a proxy spends its upstream's patience. */
-export interface UpstreamSearchLimits extends UpstreamShareLimits {
-  /** Upstream search requests per minute, on average; keep it below the upstream's limit for one client. */
-  requestsPerMinute: number;
-  /** Upstream search requests that may go at once after a quiet spell. */
-  burst: number;
+export interface UpstreamSearchLimits extends UpstreamShareLimits, UpstreamBucketLimits {
   /** Longest a search waits for its turn upstream before it is answered 503 with Retry-After. */
   maxWaitMs: number;
 }
@@ -47,6 +45,11 @@ const DEFAULT_UPSTREAM_SEARCH_LIMITS: UpstreamSearchLimits = {
   relayedPrefixesPerMinute: 2_400,
   maxWaitMs: 3_000,
 };
+
+/** The limits in force: the defaults, with what the configuration sets. */
+export function upstreamSearchLimits(limits: Partial<UpstreamSearchLimits>): UpstreamSearchLimits {
+  return { ...DEFAULT_UPSTREAM_SEARCH_LIMITS, ...limits };
+}
 
 /** Prefixes of concurrent searches that arrive within this time go up in one request. */
 const GATHER_MS = 10;
@@ -86,25 +89,27 @@ interface Queued {
 
 export class UpstreamSearches {
   private readonly limits: UpstreamSearchLimits;
-  private tokens: number;
-  private refilledAt: number;
+  private readonly budget: UpstreamBudget;
+  /** When the bucket last said its next token comes (monotonic), for the Retry-After of a search that cannot wait. */
+  private nextTokenAt = -Infinity;
   /** Prefixes waiting for a request, in arrival order. */
   private readonly pending = new Map<number, Queued>();
   /** Prefixes asked upstream and not yet answered: later searches for them wait for the same answer. */
   private readonly inFlight = new Map<number, Promise<UpstreamAnswer>>();
-  private readonly shares: UpstreamShares;
   private flushScheduled = false;
+  /** True while requests are being sent: the bucket's answers are awaited one at a time. */
+  private flushing = false;
 
   constructor(
     private readonly client: UpstreamSearchClient,
     limits: Partial<UpstreamSearchLimits> = {},
     /** The bucket and the shares on its monotonic reading, the waits on its timers (tests drive it by hand). */
     private readonly clock: MonotonicClock = systemClock,
+    /** Where the bucket and the shares are kept: this instance's memory by default, or Redis, shared by instances. */
+    budget?: UpstreamBudget,
   ) {
-    this.limits = { ...DEFAULT_UPSTREAM_SEARCH_LIMITS, ...limits };
-    this.shares = new UpstreamShares(this.limits);
-    this.tokens = this.limits.burst;
-    this.refilledAt = clock.monotonic();
+    this.limits = upstreamSearchLimits(limits);
+    this.budget = budget ?? new MemoryUpstreamBudget(this.limits, clock);
   }
 
   /**
@@ -122,7 +127,7 @@ export class UpstreamSearches {
     if (remaining.length === 0) return answer;
     const upstreamBound = remaining.filter((prefix) => !this.inFlight.has(prefix) && !this.pending.has(prefix)).length;
     // Refuses a requester over its share before anything is queued; a search whose prefixes others asked already spends nothing.
-    const turn = upstreamBound === 0 ? Infinity : this.shares.spend(requester, upstreamBound, this.clock.monotonic());
+    const turn = upstreamBound === 0 ? Infinity : await this.budget.spendShare(requester, upstreamBound);
     const queued: [number, Queued][] = [];
     const parts = remaining.map((prefix) => {
       const inFlight = this.inFlight.get(prefix);
@@ -189,7 +194,7 @@ export class UpstreamSearches {
         for (const [prefix, entry] of waiting) if (--entry.waiters === 0) this.pending.delete(prefix);
         reject(
           new WireError('UNAVAILABLE', 'the upstream server is asked as often as it allows, and this search could not wait its turn', {
-            retryAfterSeconds: Math.max(1, Math.ceil(this.msUntilToken() / 1000)),
+            retryAfterSeconds: Math.max(1, Math.ceil((this.nextTokenAt - this.clock.monotonic()) / 1000)),
           }),
         );
       };
@@ -220,13 +225,22 @@ export class UpstreamSearches {
 
   /** Sends as many requests as there are tokens, prefixes in turn (inTurn); waits for a token otherwise. */
   private flush(): void {
+    // A flush under way sends what is queued meanwhile too: it takes tokens until the queue is empty.
+    if (this.flushing) return;
+    this.flushing = true;
+    void this.drain().finally(() => (this.flushing = false));
+  }
+
+  private async drain(): Promise<void> {
     while (this.pending.size > 0) {
-      this.refill();
-      if (this.tokens < 1) {
-        this.scheduleFlush(this.msUntilToken());
+      const waitMs = await this.budget.takeToken();
+      if (waitMs > 0) {
+        this.nextTokenAt = this.clock.monotonic() + waitMs;
+        this.scheduleFlush(waitMs);
         return;
       }
-      this.tokens -= 1;
+      // The searches that queued may have given up while the token was taken: it is spent all the same.
+      if (this.pending.size === 0) return;
       const batch = [...this.pending]
         .sort(([, a], [, b]) => inTurn(a, b))
         .slice(0, this.client.prefixesPerRequest ?? SEARCH_PREFIXES_PER_REQUEST);
@@ -248,18 +262,6 @@ export class UpstreamSearches {
         for (const prefix of prefixes) if (this.inFlight.get(prefix) === request) this.inFlight.delete(prefix);
       })
       .catch(() => undefined);
-  }
-
-  private refill(): void {
-    const now = this.clock.monotonic();
-    const perMs = this.limits.requestsPerMinute / 60_000;
-    this.tokens = Math.min(this.limits.burst, this.tokens + (now - this.refilledAt) * perMs);
-    this.refilledAt = now;
-  }
-
-  private msUntilToken(): number {
-    this.refill();
-    return this.tokens >= 1 ? 0 : Math.ceil((1 - this.tokens) / (this.limits.requestsPerMinute / 60_000));
   }
 }
 

@@ -31,10 +31,11 @@ export interface UpstreamShareLimits {
 
 /** Requesters and neighbourhoods whose recent prefixes are remembered at most; the least recently seen are forgotten first. */
 const MAX_REMEMBERED = 100_000;
-const WINDOW_MS = 60_000;
+/** The window shares are counted over. */
+export const SHARE_WINDOW_MS = 60_000;
 
 /** One budget a search is counted against: its requester's, or its neighbourhood's. */
-interface Tier {
+export interface ShareTier {
   id: string;
   share: number;
   /** Whether what it spent places the search in the queue (a relay's pool, spent by many, does not). */
@@ -55,32 +56,15 @@ export class UpstreamShares {
    * share would be exceeded: nothing is counted then.
    */
   spend(requester: Requester, count: number, now: number): number {
-    // A search larger than the whole share, up to one request's worth, goes when nothing was spent in the
-    // window (and spends it): refused, it would be refused for ever (sbkit's own client sends up to
-    // SEARCH_PREFIXES_PER_REQUEST at once). Larger ones are refused.
-    const fresh = Math.max(this.limits.anonymousPrefixesPerMinute, SEARCH_PREFIXES_PER_REQUEST);
-    if (requester.relayed === true && count > fresh) {
-      throw new WireError(
-        'UNAVAILABLE',
-        `this search would send ${count} prefixes to the upstream server through an Oblivious HTTP relay, ` +
-          `which accepts ${fresh} of one search; search fewer prefixes at once`,
-        { retryAfterSeconds: WINDOW_MS / 1000 },
-      );
-    }
-    const windows = this.tiersOf(requester).map((tier) => {
+    const tiers = shareTiers(requester, count, this.limits);
+    const windows = tiers.map((tier) => {
       const recent = this.spent.getOrCompute(tier.id, () => []);
-      while (recent.length > 0 && now - recent[0]!.at >= WINDOW_MS) recent.shift();
+      while (recent.length > 0 && now - recent[0]!.at >= SHARE_WINDOW_MS) recent.shift();
       return { tier, recent, used: recent.reduce((sum, entry) => sum + entry.count, 0) };
     });
     for (const { tier, recent, used } of windows) {
-      if (used + count <= tier.share || (used === 0 && count <= SEARCH_PREFIXES_PER_REQUEST)) continue;
-      const retryAfterSeconds = Math.max(1, Math.ceil((WINDOW_MS - (now - (recent[0]?.at ?? now))) / 1000));
-      throw new WireError(
-        'UNAVAILABLE',
-        `this search would send ${used + count} prefixes of this ${tier.kind} to the upstream server within a minute, ` +
-          `which accepts ${tier.share} of one ${tier.kind}; try again later`,
-        { retryAfterSeconds },
-      );
+      if (withinShare(tier, used, count)) continue;
+      throw shareRefusal(tier, used + count, SHARE_WINDOW_MS - (now - (recent[0]?.at ?? now)));
     }
     let turn = count;
     for (const { tier, recent, used } of windows) {
@@ -89,20 +73,52 @@ export class UpstreamShares {
     }
     return turn;
   }
+}
 
-  private tiersOf(requester: Requester): Tier[] {
-    const { limits } = this;
-    if (requester.keyed) return [{ id: requester.id, share: limits.keyedPrefixesPerMinute, places: true, kind: 'API key' }];
-    if (requester.relayed === true) return [{ id: requester.id, share: limits.relayedPrefixesPerMinute, places: false, kind: 'relay' }];
-    const tiers: Tier[] = [{ id: requester.id, share: limits.anonymousPrefixesPerMinute, places: true, kind: 'client' }];
-    if (requester.neighbourhood !== undefined) {
-      tiers.push({
-        id: `neighbourhood:${requester.neighbourhood}`,
-        share: limits.neighbourhoodPrefixesPerMinute,
-        places: true,
-        kind: 'network',
-      });
-    }
-    return tiers;
+/**
+ * The budgets a search of `count` prefixes by `requester` is counted against. Throws WireError
+ * UNAVAILABLE for a relayed search larger than any share allows at once.
+ */
+export function shareTiers(requester: Requester, count: number, limits: UpstreamShareLimits): ShareTier[] {
+  const fresh = Math.max(limits.anonymousPrefixesPerMinute, SEARCH_PREFIXES_PER_REQUEST);
+  if (requester.relayed === true && count > fresh) {
+    throw new WireError(
+      'UNAVAILABLE',
+      `this search would send ${count} prefixes to the upstream server through an Oblivious HTTP relay, ` +
+        `which accepts ${fresh} of one search; search fewer prefixes at once`,
+      { retryAfterSeconds: SHARE_WINDOW_MS / 1000 },
+    );
   }
+  if (requester.keyed) return [{ id: requester.id, share: limits.keyedPrefixesPerMinute, places: true, kind: 'API key' }];
+  if (requester.relayed === true) return [{ id: requester.id, share: limits.relayedPrefixesPerMinute, places: false, kind: 'relay' }];
+  const tiers: ShareTier[] = [{ id: requester.id, share: limits.anonymousPrefixesPerMinute, places: true, kind: 'client' }];
+  if (requester.neighbourhood !== undefined) {
+    tiers.push({
+      id: `neighbourhood:${requester.neighbourhood}`,
+      share: limits.neighbourhoodPrefixesPerMinute,
+      places: true,
+      kind: 'network',
+    });
+  }
+  return tiers;
+}
+
+/**
+ * Whether `count` more prefixes fit a tier that `used` in the window. A search larger than the whole
+ * share, up to one request's worth, goes when nothing was spent in the window (and spends it): refused,
+ * it would be refused for ever (sbkit's own client sends up to SEARCH_PREFIXES_PER_REQUEST at once).
+ * Larger ones are refused.
+ */
+function withinShare(tier: ShareTier, used: number, count: number): boolean {
+  return used + count <= tier.share || (used === 0 && count <= SEARCH_PREFIXES_PER_REQUEST);
+}
+
+/** The refusal of a search that would bring a tier to `total` prefixes, of which room comes again in `retryAfterMs`. */
+export function shareRefusal(tier: ShareTier, total: number, retryAfterMs: number): WireError {
+  return new WireError(
+    'UNAVAILABLE',
+    `this search would send ${total} prefixes of this ${tier.kind} to the upstream server within a minute, ` +
+      `which accepts ${tier.share} of one ${tier.kind}; try again later`,
+    { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) },
+  );
 }

@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import type { SetOptions } from 'redis';
 import { type Backoff, backoffMs } from '../../time/backoff.ts';
+import { type Clock, deadline } from '../../time/clock.ts';
 import type { RedisAddress } from './redis-address.ts';
 
 /** Back-off between reconnection attempts once Redis went away, 50 ms doubling to 2 s: it comes back when it comes back. */
@@ -48,11 +49,16 @@ interface Underlying extends RedisCommands {
 }
 
 /**
- * A client for `address`, not yet connected, each connection and command bounded by `timeoutMs`.
+ * A client for `address`, not yet connected, each connection and command bounded by `timeoutMs` on `clock`.
  * `hasConnected` says whether the connection got through once: a first attempt that fails fails at once
  * (the connection tries again on its own schedule); once connected, the client reconnects with back-off forever.
  */
-export async function createRedisClient(address: RedisAddress, timeoutMs: number, hasConnected: () => boolean): Promise<RedisClient> {
+export async function createRedisClient(
+  address: RedisAddress,
+  timeoutMs: number,
+  hasConnected: () => boolean,
+  clock: Clock,
+): Promise<RedisClient> {
   const { createClient, createCluster, createSentinel, RESP_TYPES } = await import('redis');
   const options = {
     // A command while Redis is away fails at once instead of waiting in a queue for it to come back:
@@ -77,9 +83,10 @@ export async function createRedisClient(address: RedisAddress, timeoutMs: number
           sentinelRootNodes: address.sentinels,
           nodeClientOptions: { ...options, ...credentials, database: address.db },
           sentinelClientOptions: { socket: options.socket },
-          // A failed command is tried again on the new primary at most this often, each bounded by timeoutMs.
+          // A failed command is tried again on the new primary at most this often, all within timeoutMs (WatchedClient).
           maxCommandRediscovers: 2,
         }).withTypeMapping(buffers) as unknown as Underlying,
+        { timeoutMs, clock },
       );
     case 'cluster':
       return new WatchedClient(
@@ -87,8 +94,15 @@ export async function createRedisClient(address: RedisAddress, timeoutMs: number
           rootNodes: address.nodes.map((node) => ({ socket: node })),
           defaults: { ...options, ...credentials },
         }).withTypeMapping(buffers) as unknown as Underlying,
+        { timeoutMs, clock, cluster: true },
       );
   }
+}
+
+/** The part of node-redis's Cluster that knows which node serves which slot (not in its typings). */
+interface ClusterSlots {
+  masters: { client?: object }[];
+  rediscover(startWith: object): Promise<void>;
 }
 
 /** One server: node-redis says itself when it answers again ('ready'). */
@@ -116,6 +130,13 @@ class SingleClient extends EventEmitter implements RedisClient {
   hmGet = (key: string, fields: string[]) => this.client.hmGet(key, fields);
 }
 
+/** How a WatchedClient bounds its commands; `cluster`: a Cluster, whose slots are asked for again when a command fails. */
+interface WatchedOptions {
+  timeoutMs: number;
+  clock: Clock;
+  cluster?: boolean;
+}
+
 /**
  * A Sentinel set or a Cluster: node-redis follows the primary, or the slots, by itself, and says when a
  * node fails but not when Redis answers again: that is known from the commands, the first to succeed
@@ -124,7 +145,10 @@ class SingleClient extends EventEmitter implements RedisClient {
 class WatchedClient extends EventEmitter implements RedisClient {
   private failing = false;
 
-  constructor(private readonly client: Underlying) {
+  constructor(
+    private readonly client: Underlying,
+    private readonly options: WatchedOptions,
+  ) {
     super();
     client.on('error', (error: Error | string) => this.failed(error));
     // A Cluster's node that fails: the commands for its slots fail until it, or its replica, answers.
@@ -152,18 +176,43 @@ class WatchedClient extends EventEmitter implements RedisClient {
   hmGet = (key: string, fields: string[]) => this.watched(this.client.hmGet(key, fields));
 
   private async watched<T>(command: Promise<T>): Promise<T> {
+    // node-redis's commandOptions.timeout bounds a command once it is sent to a node, not the wait before:
+    // the Sentinel client holds every command until it has found a primary again (for ever, while the set
+    // has none), and the Cluster one while it asks for the slots. A request waits on the part's bound
+    // only, then answers from memory (the issue-29 stall: clients timed out at 5 s during a failover).
+    const { signal, clear } = deadline(this.options.clock, this.options.timeoutMs);
+    const late = new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)));
+    // Cut short, the command may still run once a primary is found (a hit counted twice, a cache entry
+    // written late: harmless), or fail later: that failure is this one, already reported.
+    command.catch(() => undefined);
     let reply: T;
     try {
-      reply = await command;
+      reply = await Promise.race([command, late]);
     } catch (error) {
       this.failing = true;
+      if (this.options.cluster === true) this.rediscover();
       throw error;
+    } finally {
+      clear();
     }
     if (this.failing) {
       this.failing = false;
       this.emit('ready');
     }
     return reply;
+  }
+
+  /**
+   * node-redis's Cluster asks for the slots again only on a MOVED answer: a primary killed leaves its
+   * slots on a client that is offline, and the replica promoted in its place is never found (the chaos
+   * run's cluster-failover). So every failed command has it ask again, from a node it knows or, that
+   * one gone, from the seed nodes; node-redis runs one such discovery at a time.
+   */
+  private rediscover(): void {
+    const slots = (this.client as unknown as { _slots?: ClusterSlots })._slots;
+    const start = slots?.masters.find((node) => node.client !== undefined)?.client;
+    if (slots === undefined || start === undefined) return;
+    slots.rediscover(start).catch(() => {});
   }
 
   private failed(error: Error | string): void {

@@ -6,6 +6,7 @@ import { type Backoff, backoffMs } from '../../time/backoff.ts';
 import { type Clock, systemClock } from '../../time/clock.ts';
 import { readRedisAddress, redisLabel, type RedisTarget } from './redis-address.ts';
 import { createRedisClient, type RedisClient } from './redis-clients.ts';
+import type { LogSink } from '../logger.ts';
 
 /** The start of every Redis key of sbkit's, unless the operator chooses another (`--redis-prefix`). */
 export const DEFAULT_KEY_PREFIX = 'sbkit:';
@@ -71,7 +72,7 @@ export interface RedisOptions {
   /** Bound on connecting and on each command; each part has its own default. */
   timeoutMs?: number;
   /** Where to say that Redis failed, or answers again. */
-  log?: (message: string) => void;
+  log?: LogSink;
   /** Start without Redis when it does not answer, and report to the service's metrics (redis-monitor.ts). */
   watch?: RedisWatch;
 }
@@ -108,7 +109,7 @@ export async function connectRedis(
   let connection: Connection | undefined;
   let client: RedisClient;
   try {
-    client = await createRedisClient(address, timeoutMs, () => connection?.everConnected === true);
+    client = await createRedisClient(address, timeoutMs, () => connection?.everConnected === true, clock);
   } catch (error) {
     throw new RedisConnectionError(
       'invalid-url',

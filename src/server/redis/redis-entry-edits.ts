@@ -1,6 +1,7 @@
 import type { EntryEdits, EntryEditStore } from '../feeds/entry-edits.ts';
 import { MAX_EDITS_PER_LIST, NO_EDITS } from '../feeds/entry-edits.ts';
 import { connectRedis, DEFAULT_KEY_PREFIX, type RedisConnection, type RedisOptions } from './redis-connection.ts';
+import { type Logger, loggerOf } from '../logger.ts';
 
 const DEFAULT_TIMEOUT_MS = 2000;
 
@@ -53,7 +54,7 @@ export class RedisEntryEdits implements EntryEditStore {
   private constructor(
     private readonly connection: RedisConnection,
     private readonly keyPrefix: string,
-    private readonly log: (message: string) => void,
+    private readonly log: Logger,
   ) {
     // Redis going away is told by the commands that fail (read, update), not by an unhandled event.
     connection.client.on('error', () => {});
@@ -62,7 +63,7 @@ export class RedisEntryEdits implements EntryEditStore {
   /** Connects; rejects with RedisConnectionError when it cannot (without `watch.retry`, when Redis does not answer). */
   static async connect(options: RedisOptions): Promise<RedisEntryEdits> {
     const connection = await connectRedis(options.url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.watch);
-    return new RedisEntryEdits(connection, options.keyPrefix ?? DEFAULT_KEY_PREFIX, options.log ?? (() => {}));
+    return new RedisEntryEdits(connection, options.keyPrefix ?? DEFAULT_KEY_PREFIX, loggerOf(options.log));
   }
 
   async read(list: string): Promise<EntryEdits> {
@@ -77,14 +78,14 @@ export class RedisEntryEdits implements EntryEditStore {
     } catch (error) {
       if (!this.unreadable.has(list)) {
         this.unreadable.add(list);
-        this.log(
+        this.log.warn(
           `list ${list}: the entry edits in Redis at ${this.connection.label} cannot be read (${(error as Error).message}); ` +
             'the list is loaded with the edits last read until Redis answers',
         );
       }
       return this.lastRead.get(list) ?? NO_EDITS;
     }
-    if (this.unreadable.delete(list)) this.log(`list ${list}: the entry edits in Redis can be read again`);
+    if (this.unreadable.delete(list)) this.log.info(`list ${list}: the entry edits in Redis can be read again`);
     this.lastRead.set(list, edits);
     return edits;
   }

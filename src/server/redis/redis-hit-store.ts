@@ -5,6 +5,7 @@
 import { connectRedis, DEFAULT_KEY_PREFIX, type RedisConnection, type RedisOptions, type RedisWatch } from './redis-connection.ts';
 import { RedisReachability } from './redis-reachability.ts';
 import { type Budget, type HitStore, MemoryHitStore, ownBudget, type RateRules, type RateVerdict } from '../guard/hit-store.ts';
+import { loggerOf } from '../logger.ts';
 
 /*
  * The steps of HitStore.hit, atomically (a script runs alone in Redis), on Redis's clock (TIME).
@@ -67,7 +68,7 @@ export class RedisHitStore implements HitStore {
     private readonly connection: RedisConnection,
     private readonly options: RedisHitStoreOptions,
   ) {
-    this.reachability = new RedisReachability(options.log ?? (() => {}));
+    this.reachability = new RedisReachability(loggerOf(options.log));
     connection.client.on('error', (error: Error) => this.failed(error));
   }
 

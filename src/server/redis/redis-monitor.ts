@@ -1,5 +1,5 @@
 // What an instance's Redis connections go through, for its log and its /metrics: one watch per part of
-// the service (lists, load control, search cache, gateway keys), each with its own connection.
+// the service (lists, load control, search cache, upstream budget, gateway keys), each with its own connection.
 //
 //   sbkit_redis_available{part}              1 while the part's connection answers, 0 while it does not
 //   sbkit_redis_reconnects_total{part}       times Redis answered again: after failed attempts at start,
@@ -14,9 +14,10 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { Backoff } from '../../time/backoff.ts';
 import { DEFAULT_RETRY_SCHEDULE, type RedisConnection, type RedisWatch } from './redis-connection.ts';
+import type { Logger } from '../logger.ts';
 
 /** The parts of a service that connect to Redis, as the metrics label them. */
-export type RedisPart = 'lists' | 'load-control' | 'search-cache' | 'ohttp-keys';
+export type RedisPart = 'lists' | 'load-control' | 'search-cache' | 'upstream-budget' | 'ohttp-keys';
 
 /** The Redis connections of one service: their log lines and their metrics. */
 export class RedisMonitor {
@@ -27,7 +28,7 @@ export class RedisMonitor {
   private readonly restoredHistories: Counter<'list'>;
 
   constructor(
-    private readonly log: (message: string) => void,
+    private readonly log: Logger,
     private readonly retry: Backoff = DEFAULT_RETRY_SCHEDULE,
   ) {
     const connections = this.connections;
@@ -63,7 +64,7 @@ export class RedisMonitor {
         this.connections.set(connection, part);
         this.reconnects.inc({ part }, 0);
         if (failure !== undefined) {
-          this.log(
+          this.log.warn(
             `${part}: Redis at ${connection.label} does not answer (${failure.message}); starting without it, trying again ` +
               `after ${this.retry.firstMs / 1000} s, then less often, up to every ${this.retry.maxMs / 1000} s`,
           );
@@ -76,7 +77,7 @@ export class RedisMonitor {
       },
       restored: (list, versions) => {
         this.restoredHistories.inc({ list });
-        this.log(`list ${list}: Redis had lost its history of versions; wrote back ${versions} versions held here`);
+        this.log.warn(`list ${list}: Redis had lost its history of versions; wrote back ${versions} versions held here`);
       },
     };
   }

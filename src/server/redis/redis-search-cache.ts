@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { MAX_CACHE_DURATION_MS } from '../../wire/duration-caps.ts';
 import { type FullHashMatch, type ThreatDetail } from '../../lists/threat-details.ts';
 import { THREAT_ATTRIBUTES, THREAT_TYPES, type ThreatAttributeName, type ThreatTypeName } from '../../lists/threat-types.ts';
@@ -5,6 +6,7 @@ import type { CachedSearch, SharedSearchCache } from '../api/full-hash-source.ts
 import { prefix32 } from '../../url/hash.ts';
 import { connectRedis, DEFAULT_KEY_PREFIX, type RedisConnection, type RedisOptions } from './redis-connection.ts';
 import { RedisReachability } from './redis-reachability.ts';
+import { type Logger, loggerOf } from '../logger.ts';
 
 /** A search waits at most this long for the cache. */
 const DEFAULT_TIMEOUT_MS = 500;
@@ -12,6 +14,20 @@ const KNOWN_TYPES: ReadonlySet<unknown> = new Set(Object.values(THREAT_TYPES));
 const KNOWN_ATTRIBUTES: ReadonlySet<unknown> = new Set(Object.values(THREAT_ATTRIBUTES));
 const isThreatType = (value: unknown): value is ThreatTypeName => KNOWN_TYPES.has(value);
 const isAttribute = (value: unknown): value is ThreatAttributeName => KNOWN_ATTRIBUTES.has(value);
+
+/*
+ * A claim of one prefix (KEYS[1]) for the instance ARGV[1], for ARGV[2] ms: 1 when it is this instance's
+ * (taken now, or held already), 0 when another instance holds it. One key a call: no hash tag needed.
+ */
+const CLAIM_SCRIPT = `
+local holder = redis.call('GET', KEYS[1])
+if not holder then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+if holder == ARGV[1] then return 1 end
+return 0
+`;
 
 /** What one key holds: when the answer expires, and the full hashes (base64) with their details. */
 interface StoredSearch {
@@ -22,7 +38,8 @@ interface StoredSearch {
 /**
  * The upstream's answers to hashes:search, shared by the proxy instances in front of it (SB-11: a
  * caching proxy answers from its cache first), one key per 4-byte prefix:
- *   {prefix}search:{8 hex digits}    JSON of StoredSearch; Redis drops it when the answer expires
+ *   {prefix}search:{8 hex digits}          JSON of StoredSearch; Redis drops it when the answer expires
+ *   {prefix}search-claim:{8 hex digits}    the instance asking the upstream for that prefix now (claim)
  * Negative answers (no full hash under the prefix) are kept like the others. The keys have no hash tag:
  * in a Cluster they spread over its nodes, each read with a GET of its own (issued together, node-redis
  * sends those of one node in one round trip), as one MGET of keys of several slots is refused. Searches never fail
@@ -30,11 +47,13 @@ interface StoredSearch {
  */
 export class RedisSearchCache implements SharedSearchCache {
   private readonly reachability: RedisReachability;
+  /** This instance, as its claims name it. */
+  private readonly claimant = randomUUID();
 
   private constructor(
     private readonly connection: RedisConnection,
     private readonly keyPrefix: string,
-    log: (message: string) => void,
+    log: Logger,
   ) {
     this.reachability = new RedisReachability(log);
     connection.client.on('error', (error: Error) => this.failed(error));
@@ -47,7 +66,7 @@ export class RedisSearchCache implements SharedSearchCache {
    */
   static async connect(options: RedisOptions): Promise<RedisSearchCache> {
     const connection = await connectRedis(options.url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.watch);
-    return new RedisSearchCache(connection, options.keyPrefix ?? DEFAULT_KEY_PREFIX, options.log ?? (() => {}));
+    return new RedisSearchCache(connection, options.keyPrefix ?? DEFAULT_KEY_PREFIX, loggerOf(options.log));
   }
 
   async lookup(prefixes: readonly number[], now: number): Promise<Map<number, CachedSearch>> {
@@ -93,12 +112,35 @@ export class RedisSearchCache implements SharedSearchCache {
     this.answered();
   }
 
+  async claim(prefixes: readonly number[], ttlMs: number): Promise<Set<number>> {
+    const others = new Set<number>();
+    let held: unknown[];
+    try {
+      held = await Promise.all(
+        prefixes.map((prefix) =>
+          this.connection.client.eval(CLAIM_SCRIPT, {
+            keys: [this.key(prefix, 'search-claim')],
+            arguments: [this.claimant, String(ttlMs)],
+          }),
+        ),
+      );
+    } catch (error) {
+      this.failed(error);
+      return others;
+    }
+    this.answered();
+    held.forEach((mine, i) => {
+      if (mine === 0) others.add(prefixes[i]!);
+    });
+    return others;
+  }
+
   async close(): Promise<void> {
     await this.connection.close();
   }
 
-  private key(prefix: number): string {
-    return `${this.keyPrefix}search:${prefix.toString(16).padStart(8, '0')}`;
+  private key(prefix: number, kind: 'search' | 'search-claim' = 'search'): string {
+    return `${this.keyPrefix}${kind}:${prefix.toString(16).padStart(8, '0')}`;
   }
 
   private answered(): void {

@@ -85,13 +85,19 @@ return state_answer(history, state, prefix, 0)
  * first or how often, so that instances writing back the same history at the same time converge, and
  * an instance whose history is older than what Redis holds (smaller serials) adds its older versions
  * without taking the list back. Content is written for the snapshots kept that Redis lacks; sent
- * without it, the script changes nothing and answers { 'need', ids } when it lacks any.
+ * without it, the script changes nothing and answers { 'need', ids } when it lacks any. Written into a
+ * history Redis lost, the serials go on LOST_SERIAL_GAP past the newest written back: another instance
+ * that has not written back yet may hold a later serial than this one (it was ahead), and a publication
+ * made meanwhile must not tie with it (ordered then by id, it could sort before a version it followed).
  *   KEYS: history, the list's state, the list's newest mirror stamp
  *   ARGV: keep, content key prefix, a new epoch, the mirror stamp of the instance's current snapshot
  *         ('' for none), n, then per snapshot: id, serial, content field ('fullHashes', 'served', or
  *         'kept': the served hashes of a snapshot whose full hashes are gone), createdAt, hash width,
  *         content sent ('1' or '0'), content
  */
+/** More publications than an instance may lag behind another: serials after a loss start this far on. */
+const LOST_SERIAL_GAP = 1_000_000;
+
 export const WRITE_BACK_SCRIPT = `${STATE_ANSWER}
 local history, state, received = KEYS[1], KEYS[2], KEYS[3]
 local keep, prefix, n = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[5])
@@ -152,6 +158,7 @@ end
 for _, id in ipairs(stored) do
   if not keeps[id] then redis.call('DEL', prefix .. id) end
 end
+if #stored == 0 then newest = newest + ${LOST_SERIAL_GAP} end
 redis.call('DEL', history)
 if #kept > 0 then redis.call('RPUSH', history, unpack(kept)) end
 if newest > tonumber(redis.call('HGET', state, 'serial') or '0') then redis.call('HSET', state, 'serial', newest) end

@@ -18,6 +18,7 @@ import { SnapshotStoreError } from '../lists/snapshot-store-error.ts';
 import { contentOf, type Offer, offerOf } from './redis-snapshot-content.ts';
 import { Membership } from './redis-list-membership.ts';
 import { SharedHistories, type SharedState } from './redis-shared-histories.ts';
+import { type Logger, type LogSink, loggerOf } from '../logger.ts';
 
 export interface RedisSnapshotStoreOptions extends RedisOptions {
   /**
@@ -28,7 +29,7 @@ export interface RedisSnapshotStoreOptions extends RedisOptions {
   /** Bound on connecting and on each command (a 2 M-entry snapshot is 64 MB on the wire). */
   timeoutMs?: number;
   /** Where to say that Redis failed or answers again, or that a snapshot there cannot be used. */
-  log?: (message: string) => void;
+  log?: LogSink;
   /**
    * With a `retry` schedule: start when Redis does not answer, publish in memory until it does, then
    * join the shared lists. Told of histories written back into a Redis that had lost them.
@@ -76,13 +77,13 @@ export class RedisSnapshotStore implements SnapshotStore {
     private readonly connection: RedisConnection,
     keyPrefix: string,
     private readonly refreshMs: number,
-    private readonly log: (message: string) => void,
+    private readonly log: Logger,
     private readonly watch: RedisWatch | undefined,
     private readonly clock: Clock,
   ) {
     this.label = connection.label;
     this.shared = new SharedHistories(connection.client, keyPrefix, connection.label);
-    this.reachability = new RedisReachability(log, connection.ready);
+    this.reachability = new RedisReachability(log, connection.ready, clock);
     connection.client.on('error', (error: Error) => void this.unavailable(error));
     // Redis answers (again): join, or find out at once whether it lost what it held.
     connection.client.on('ready', () => {
@@ -109,7 +110,7 @@ export class RedisSnapshotStore implements SnapshotStore {
       connection,
       options.keyPrefix ?? DEFAULT_KEY_PREFIX,
       options.refreshMs ?? DEFAULT_REFRESH_MS,
-      options.log ?? (() => {}),
+      loggerOf(options.log),
       options.watch,
       clock,
     );
@@ -218,7 +219,7 @@ export class RedisSnapshotStore implements SnapshotStore {
     this.timer = this.clock.setTimeout(() => {
       this.refresh()
         .catch((error: unknown) => {
-          if (!(error instanceof SnapshotStoreError)) this.log(`looking for list publications failed: ${(error as Error).message}`);
+          if (!(error instanceof SnapshotStoreError)) this.log.warn(`looking for list publications failed: ${(error as Error).message}`);
         })
         .finally(() => this.scheduleRefresh());
     }, this.refreshMs);
@@ -294,7 +295,7 @@ export class RedisSnapshotStore implements SnapshotStore {
         if (answer.written > 0) {
           this.watch?.restored(history.definition.name, answer.written);
           if (this.watch === undefined)
-            this.log(`list ${history.definition.name}: Redis had lost its history; wrote back ${answer.written} versions held here`);
+            this.log.warn(`list ${history.definition.name}: Redis had lost its history; wrote back ${answer.written} versions held here`);
         }
         return answer;
       }
@@ -347,7 +348,7 @@ export class RedisSnapshotStore implements SnapshotStore {
 
   private unusable(definition: ListDefinition, id: string, why: string): undefined {
     this.reported.getOrCompute(`${definition.name}/${id}`, () => {
-      this.log(`list ${definition.name}: snapshot ${id} in Redis cannot be used: ${why}`);
+      this.log.warn(`list ${definition.name}: snapshot ${id} in Redis cannot be used: ${why}`);
       return true;
     });
     return undefined;

@@ -268,6 +268,8 @@ export interface RouteMatch {
   project?: string;
   /** The serialized request of a v4 `encodedUpdates/…` or `encodedFullHashes/…` GET, base64. */
   encodedRequest?: string;
+  /** The path pattern matched, e.g. `/v5/hashList/{name}`: what a log may say of a request's path. */
+  pattern: string;
 }
 
 /**
@@ -300,7 +302,13 @@ export function matchRoute(method: string, path: string): RouteMatch {
   for (const [prefix, id] of protocol === 'v4' ? ENCODED_PATHS : []) {
     if (!rest.startsWith(prefix) || rest.length === prefix.length) continue;
     if (method !== 'GET') throw WireError.methodNotAllowed(method, path, ['GET']);
-    return { rpc: RPCS[id], apiVersion, listName: undefined, encodedRequest: rest.slice(prefix.length) };
+    return {
+      rpc: RPCS[id],
+      apiVersion,
+      listName: undefined,
+      encodedRequest: rest.slice(prefix.length),
+      pattern: `/${apiVersion}/${prefix}{request}`,
+    };
   }
   for (const rpc of ALL_RPCS) {
     if (rpc.protocol !== protocol) continue;
@@ -312,10 +320,10 @@ export function matchRoute(method: string, path: string): RouteMatch {
         if (!PROJECT.test(segment!)) {
           throw new WireError('INVALID_ARGUMENT', `the project in the path must be a project ID or number, e.g. projects/my-project`);
         }
-        return { rpc, apiVersion, listName: undefined, project: segment! };
+        return { rpc, apiVersion, listName: undefined, project: segment!, pattern: `/${apiVersion}/${pattern}` };
       }
       if (segment !== undefined) checkListName(segment, 'the list name in the path');
-      return { rpc, apiVersion, listName: segment };
+      return { rpc, apiVersion, listName: segment, pattern: `/${apiVersion}/${pattern}` };
     }
   }
   throw notFound(path);

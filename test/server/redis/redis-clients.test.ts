@@ -7,9 +7,13 @@ import { LC_RATE_RULES, MemoryHitStore } from '../../../src/server/guard/hit-sto
 import { ListHistory } from '../../../src/server/lists/list-history.ts';
 import { RedisHitStore } from '../../../src/server/redis/redis-hit-store.ts';
 import { RedisSearchCache } from '../../../src/server/redis/redis-search-cache.ts';
+import { RedisUpstreamBudget } from '../../../src/server/redis/redis-upstream-budget.ts';
+import { MemoryUpstreamBudget } from '../../../src/server/proxy/upstream-budget.ts';
+import { upstreamSearchLimits } from '../../../src/server/proxy/upstream-searches.ts';
 import { RedisSnapshotStore } from '../../../src/server/redis/redis-snapshot-store.ts';
 import { RedisEntryEdits } from '../../../src/server/redis/redis-entry-edits.ts';
 import { expressionHashString, prefix32 } from '../../../src/url/hash.ts';
+import { systemClock } from '../../../src/time/clock.ts';
 import { until } from '../../support/waiting.ts';
 import { definition, poolHashes } from '../lists/fixtures.ts';
 import { RedisClusterSet } from '../redis-cluster-fixture.ts';
@@ -20,6 +24,8 @@ const Y = poolHashes([2, 3, 4, 5, 6]);
 const Z = poolHashes([6, 7]);
 /** The issue's bound on answering again after a failover. */
 const FAILOVER_BOUND_MS = 10_000;
+/** A request's bound on Redis while it has no primary: well under a client's 5 s timeout. */
+const ANSWER_BOUND_MS = 1000;
 const cleanups: (() => Promise<void>)[] = [];
 
 after(async () => {
@@ -68,6 +74,43 @@ describe('Redis behind Sentinel', () => {
     assert.deepEqual(hb.keptIds(), [x.id, y], 'the history came through the failover: clients at x still get a diff');
     assert.ok(performance.now() - start < FAILOVER_BOUND_MS);
   });
+});
+
+describe('Redis behind Sentinel without a primary', () => {
+  it(
+    'decides load control in memory and misses the search cache within 1 s, instead of waiting for a primary',
+    { timeout: 30_000 },
+    async () => {
+      const sentinels = await SentinelSet.start(0);
+      cleanups.push(() => sentinels.stop());
+      let fallbacks = 0;
+      const hits = await RedisHitStore.connect({
+        url: sentinels.url,
+        rules: LC_RATE_RULES,
+        fallback: new MemoryHitStore(LC_RATE_RULES, 1000, () => performance.now()),
+        onFallback: () => (fallbacks += 1),
+      });
+      cleanups.push(() => hits.close());
+      const cache = await RedisSearchCache.connect({ url: sentinels.url });
+      cleanups.push(() => cache.close());
+      const prefix = prefix32(expressionHashString('cached.example/'));
+      await cache.store([prefix], [], Date.now() + 60_000);
+      assert.equal(await hits.hit('a', false), 'admit');
+      assert.equal(fallbacks, 0, 'decided in Redis while the primary answers');
+
+      await sentinels.crashPrimary();
+      // Several rounds: node-redis looks for a primary again and again, and a request must never wait for it.
+      for (let round = 0; round < 3; round++) {
+        const start = performance.now();
+        const [verdict, found] = await Promise.all([hits.hit('a', false), cache.lookup([prefix], Date.now())]);
+        const took = performance.now() - start;
+        assert.equal(verdict, 'admit');
+        assert.equal(found.size, 0, 'a miss, so that the search goes upstream');
+        assert.ok(took < ANSWER_BOUND_MS, `round ${round}: answered in ${Math.round(took)} ms`);
+      }
+      assert.equal(fallbacks, 3, 'each decision made in memory');
+    },
+  );
 });
 
 describe('Redis Cluster', () => {
@@ -123,12 +166,33 @@ describe('Redis Cluster', () => {
       const found = await cache.lookup(prefixes, now);
       assert.equal(found.size, prefixes.length, 'every prefix found, over every node');
       assert.deepEqual(found.get(prefix32(hash))?.fullHashes, [match]);
+      const otherCache = await RedisSearchCache.connect({ url: cluster.url, keyPrefix });
+      cleanups.push(() => otherCache.close());
+      assert.equal((await cache.claim(prefixes, 60_000)).size, 0, "this instance's claims, over every node");
+      assert.equal((await otherCache.claim(prefixes, 60_000)).size, prefixes.length, "another instance's claims found");
 
-      const keys = cluster.keys('sbkit:*');
-      const tagged = keys.filter((key) => !key.startsWith('sbkit:search:'));
-      for (const key of tagged) assert.match(key, /^sbkit:(list:\{cluster-4b\}|guard:\{guard\}):/, key);
+      const limits = upstreamSearchLimits({ burst: 1, anonymousPrefixesPerMinute: 1 });
+      const upstream = await RedisUpstreamBudget.connect({
+        url: cluster.url,
+        keyPrefix,
+        limits,
+        fallback: new MemoryUpstreamBudget(limits, systemClock),
+      });
+      cleanups.push(() => upstream.close());
+      assert.equal(await upstream.takeToken(), 0);
+      assert.ok((await upstream.takeToken()) > 0, 'the bucket of 1 is spent');
+      const alice = { id: 'address:192.0.2.1', keyed: false };
+      assert.equal(await upstream.spendShare(alice, 1), 1);
+      await assert.rejects(upstream.spendShare(alice, 1), /accepts 1 of one client/);
+      assert.match(await upstream.metrics.metrics(), /^sbkit_upstream_budget_fallbacks_total 0$/m, 'every decision made on the cluster');
+
+      const keys = await cluster.keys('sbkit:*');
+      const tagged = keys.filter((key) => !key.startsWith('sbkit:search:') && !key.startsWith('sbkit:search-claim:'));
+      for (const key of tagged) assert.match(key, /^sbkit:(list:\{cluster-4b\}|guard:\{guard\}|upstream:\{upstream\}):/, key);
+      assert.ok(tagged.some((key) => key.endsWith(':bucket')) && tagged.some((key) => key.includes(':share:')));
       assert.ok(tagged.some((key) => key.endsWith(':entries-added')) && tagged.some((key) => key.includes(':hits:')));
-      const holding = cluster.ports.filter((port) => cluster.keys('sbkit:search:*', port).length > 0);
+      const holding: number[] = [];
+      for (const port of cluster.ports) if ((await cluster.keys('sbkit:search:*', port)).length > 0) holding.push(port);
       assert.ok(holding.length > 1, `the search cache's keys spread over the nodes, not on ${holding.join()} alone`);
     },
   );

@@ -14,6 +14,7 @@ const NO_LIMITS: SizeConstraints = { maxUpdateEntries: 0, maxDatabaseEntries: 0 
 const X = poolHashes([1, 2, 3, 4]);
 const Y = poolHashes([2, 3, 4, 5, 6]);
 const Z = poolHashes([6, 7]);
+const W = poolHashes([7, 8, 9]);
 const TEST_TIMEOUT = { timeout: 20_000 };
 
 const keyPrefix = uniqueKeyPrefix();
@@ -327,6 +328,30 @@ describe('RedisSnapshotStore', () => {
       assert.deepEqual(await sharedHistory(name), a.keptIds());
       assert.deepEqual(b.keptIds(), a.keptIds());
     });
+  }
+
+  for (const [n, newest] of [Z, W].entries()) {
+    it(
+      `a lagging instance's publication into a Redis that lost the list stays newest when the other writes back (${n})`,
+      TEST_TIMEOUT,
+      async () => {
+        const name = `tie-${n}-4b`;
+        const [sa, sb] = [await store(), await store()];
+        const [a, b] = [history(name), history(name)];
+        await sa.follow([a]);
+        await sa.publish(a, X);
+        await sb.follow([b]); // B holds X
+        await sa.publish(a, Y); // B has not looked since
+        await lose(name);
+        // B writes back X and publishes after it; A's Y, written back next, was published before B's.
+        const latest = await sb.publish(b, newest);
+        await sa.refresh();
+        await sb.refresh();
+        assert.equal(a.current().id, latest.id);
+        assert.equal(b.current().id, latest.id);
+        assert.equal((await sharedHistory(name)).at(-1), latest.id);
+      },
+    );
   }
 
   it('starts without Redis when told to: publishes in memory, then joins the shared history once Redis answers', TEST_TIMEOUT, async () => {

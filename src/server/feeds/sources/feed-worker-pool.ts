@@ -30,6 +30,8 @@ export interface FeedWorkerPoolOptions {
   clock?: Clock;
   /** How long a task may take before its worker is stopped; 10 minutes by default. */
   taskTimeoutMs?: number;
+  /** The module each worker runs: feed-worker beside this one by default (tests give one that ends). */
+  entry?: URL;
 }
 
 interface Job {
@@ -120,7 +122,7 @@ export class FeedWorkerPool {
   }
 
   private start(): Worker {
-    const worker = startWorker(this.options.resourceLimits);
+    const worker = startWorker(this.options.resourceLimits, this.options.entry);
     this.jobs.set(worker, undefined);
     worker.on('message', (reply: FeedWorkerAnswer) => this.answered(worker, reply));
     worker.on('error', (error) => this.lost(worker, new FeedWorkerError('crashed', `ended: ${error.message}`)));
@@ -192,9 +194,9 @@ function movable(array: Uint8Array): Uint8Array<ArrayBuffer> {
  * under tsx) Node 20's workers do not apply the parent's `--import` hooks to their own entry, so the
  * worker registers tsx's hooks itself before it imports the TypeScript entry.
  */
-function startWorker(resourceLimits: ResourceLimits | undefined): Worker {
+function startWorker(resourceLimits: ResourceLimits | undefined, given: URL | undefined): Worker {
   const fromSources = extname(fileURLToPath(import.meta.url)) === '.ts';
-  const entry = new URL(`./feed-worker${fromSources ? '.ts' : '.js'}`, import.meta.url);
+  const entry = given ?? new URL(`./feed-worker${fromSources ? '.ts' : '.js'}`, import.meta.url);
   const options = resourceLimits === undefined ? {} : { resourceLimits };
   if (!fromSources) return new Worker(entry, options);
   const loader = import.meta.resolve('tsx/esm/api');

@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type FullHashSource, upstreamFullHashes } from '../../../src/server/api/full-hash-source.ts';
+import { loggerOf } from '../../../src/server/logger.ts';
+import type { Requester } from '../../../src/server/guard/requester.ts';
+import { MemoryUpstreamBudget } from '../../../src/server/proxy/upstream-budget.ts';
+import { type UpstreamSearchLimits, upstreamSearchLimits } from '../../../src/server/proxy/upstream-searches.ts';
+import { RedisMonitor } from '../../../src/server/redis/redis-monitor.ts';
+import { RedisSearchCache } from '../../../src/server/redis/redis-search-cache.ts';
+import { RedisUpstreamBudget } from '../../../src/server/redis/redis-upstream-budget.ts';
+import type { FullHashMatch } from '../../../src/lists/threat-details.ts';
+import { systemClock } from '../../../src/time/clock.ts';
+import { hashStringOfHex } from '../../../src/url/hash.ts';
+import { WireError } from '../../../src/wire/wire-error.ts';
+import { freePort } from '../../support/ports.ts';
+import { deleteKeys, ensureRedis, REDIS_URL, uniqueKeyPrefix } from '../redis-fixture.ts';
+
+const TEST_TIMEOUT = { timeout: 20_000 };
+const prefixes: string[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+
+before(ensureRedis);
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  for (const prefix of prefixes) await deleteKeys(prefix);
+});
+
+const hashUnder = (prefix: number) => `${prefix.toString(16).padStart(8, '0')}${'cd'.repeat(28)}`;
+const match = (prefix: number): FullHashMatch => ({
+  fullHash: hashStringOfHex(hashUnder(prefix)),
+  details: [{ threatType: 'MALWARE', attributes: [] }],
+});
+const requester = (n: number): Requester => ({ id: `address:192.0.2.${n}`, keyed: false });
+
+/** One upstream the instances share: lists every prefix ≥ 1000, answers after 100 ms, one prefix a call (each call a token), counts its calls. */
+function countingUpstream() {
+  const calls: number[][] = [];
+  return {
+    calls,
+    prefixesPerRequest: 1,
+    cachedSearch: (asked: readonly number[]) => ({ fullHashes: [], remaining: [...asked], cacheDurationMs: 0 }),
+    searchPrefixes: async (asked: readonly number[]) => {
+      calls.push([...asked]);
+      await sleep(100);
+      return { fullHashes: asked.filter((p) => p >= 1000).map(match), cacheDurationMs: 300_000 };
+    },
+  };
+}
+
+/** A proxy instance's searches, its budget and search cache on the Redis at `url` (started without it when it does not answer). */
+async function instance(
+  url: string,
+  keyPrefix: string,
+  upstream: ReturnType<typeof countingUpstream>,
+  limits: Partial<UpstreamSearchLimits>,
+) {
+  const logs: string[] = [];
+  const log = (message: string) => logs.push(message);
+  const monitor = new RedisMonitor(
+    loggerOf(() => {}),
+    { firstMs: 60_000, maxMs: 60_000 },
+  );
+  const all = upstreamSearchLimits(limits);
+  const budget = await RedisUpstreamBudget.connect({
+    url,
+    keyPrefix,
+    log,
+    watch: monitor.watch('upstream-budget'),
+    limits: all,
+    fallback: new MemoryUpstreamBudget(all, systemClock),
+  });
+  const cache = await RedisSearchCache.connect({ url, keyPrefix, log, watch: monitor.watch('search-cache') });
+  cleanups.push(
+    () => budget.close(),
+    () => cache.close(),
+  );
+  const searches: FullHashSource = upstreamFullHashes(upstream, cache, all, systemClock, budget);
+  return { searches, budget, logs };
+}
+
+/** Two instances on one namespace of the test's Redis, or on a closed port. */
+async function pair(limits: Partial<UpstreamSearchLimits>, redis: 'up' | 'away' = 'up') {
+  const keyPrefix = uniqueKeyPrefix();
+  prefixes.push(keyPrefix);
+  const url = redis === 'up' ? REDIS_URL : `redis://127.0.0.1:${await freePort()}`;
+  const upstream = countingUpstream();
+  return { upstream, a: await instance(url, keyPrefix, upstream, limits), b: await instance(url, keyPrefix, upstream, limits) };
+}
+
+/** 200 or 503 for each search, rejecting on anything but a WireError UNAVAILABLE. */
+async function statuses(searches: Promise<unknown>[]): Promise<number[]> {
+  return Promise.all(
+    searches.map((search) =>
+      search.then(
+        () => 200,
+        (error: unknown) => {
+          assert.ok(error instanceof WireError && error.status === 'UNAVAILABLE', String(error));
+          return 503;
+        },
+      ),
+    ),
+  );
+}
+
+/** Bucket of 3, one more a minute; a search waits at most 300 ms; shares out of the way. */
+const TIGHT: Partial<UpstreamSearchLimits> = { burst: 3, requestsPerMinute: 1, maxWaitMs: 300 };
+
+describe('RedisUpstreamBudget: one upstream budget for several proxy instances', () => {
+  it('spends one bucket across two instances: the upstream sees the rate of one', TEST_TIMEOUT, async () => {
+    const { upstream, a, b } = await pair(TIGHT);
+    const searches = Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? a : b).searches.find([2000 + i], requester(i)));
+    const answered = await statuses(searches);
+    assert.equal(upstream.calls.length, 3, `the bucket holds 3 for both instances: ${JSON.stringify(upstream.calls)}`);
+    assert.equal(answered.filter((status) => status === 200).length, 3);
+    assert.equal(answered.filter((status) => status === 503).length, 5);
+    assert.ok(a.budget.shared && b.budget.shared);
+  });
+
+  it('counts a requester against one share wherever it searches', TEST_TIMEOUT, async () => {
+    const { upstream, a, b } = await pair({ burst: 10, requestsPerMinute: 60, anonymousPrefixesPerMinute: 2 });
+    const alice = requester(7);
+    await a.searches.find([3001], alice);
+    await b.searches.find([3002], alice);
+    await assert.rejects(a.searches.find([3003], alice), (error: WireError) => {
+      assert.equal(error.status, 'UNAVAILABLE');
+      assert.match(error.message, /3 prefixes of this client .* accepts 2/);
+      assert.ok(error.retryAfterSeconds! >= 1 && error.retryAfterSeconds! <= 60, String(error.retryAfterSeconds));
+      return true;
+    });
+    // Another requester is not affected by Alice's share.
+    await b.searches.find([3004], requester(8));
+    assert.deepEqual(upstream.calls, [[3001], [3002], [3004]]);
+  });
+
+  it('asks a prefix once when two instances search it at once, and both answer it in full', TEST_TIMEOUT, async () => {
+    const { upstream, a, b } = await pair({ burst: 10, requestsPerMinute: 60 });
+    const [fromA, fromB] = await Promise.all([a.searches.find([4242], requester(1)), b.searches.find([4242], requester(2))]);
+    assert.deepEqual(upstream.calls, [[4242]]);
+    for (const answer of [fromA, fromB]) {
+      assert.deepEqual(
+        answer.fullHashes.map((m) => Buffer.from(m.fullHash, 'latin1').toString('hex')),
+        [hashUnder(4242)],
+      );
+      assert.ok(answer.cacheDurationMs > 0);
+    }
+    // A negative answer is shared alike: one call, two empty answers that are answers.
+    const [emptyA, emptyB] = await Promise.all([a.searches.find([42], requester(1)), b.searches.find([42], requester(2))]);
+    assert.deepEqual(upstream.calls, [[4242], [42]]);
+    assert.deepEqual([emptyA.fullHashes, emptyB.fullHashes], [[], []]);
+  });
+
+  it('falls back to a budget per instance while Redis does not answer, says so once and counts it', TEST_TIMEOUT, async () => {
+    const { upstream, a, b } = await pair(TIGHT, 'away');
+    const searches = Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? a : b).searches.find([5000 + i], requester(i)));
+    const answered = await statuses(searches);
+    // Each instance spends its own bucket of 3; every prefix it did get an answer for is answered.
+    assert.equal(upstream.calls.length, 6, JSON.stringify(upstream.calls));
+    assert.equal(answered.filter((status) => status === 200).length, 6);
+    for (const { budget, logs } of [a, b]) {
+      assert.equal(budget.shared, false);
+      assert.equal(logs.filter((line) => line.startsWith('upstream budget:')).length, 1, logs.join('\n'));
+      const metrics = await budget.metrics.metrics();
+      const fallbacks = Number(/^sbkit_upstream_budget_fallbacks_total (\d+)$/m.exec(metrics)?.[1]);
+      assert.ok(fallbacks >= 4, metrics);
+    }
+  });
+});
