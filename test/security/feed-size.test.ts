@@ -2,7 +2,7 @@
 // well under the size limit. It was parsed, canonicalized and hashed in one go on the event loop, keeping
 // about 215 bytes per entry: nothing was answered for the whole read, not even /healthz (2 M lines: an
 // 18.5 s stall), and with a small heap the process aborted. Now a feed is read in turns of the event loop
-// (feeds/formats/event-loop-turns.ts), keeps 32 to 64 bytes per entry (feeds/formats/hash-buckets.ts), and a source holds
+// (time/event-loop-turns.ts), keeps 32 to 64 bytes per entry (feeds/formats/hash-buckets.ts), and a source holds
 // at most `feedMaxEntries` entries (its own `maxEntries`): past it the feed is refused, with a message in
 // the report and the source's status, and its last good copy kept. A real service on loopback.
 

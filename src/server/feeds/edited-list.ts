@@ -4,7 +4,8 @@
 
 import { createHash } from 'node:crypto';
 import { expressionHashString } from '../../url/hash.ts';
-import { sortFullHashes, sortedFullHashes } from '../lists/full-hashes.ts';
+import { sortedFullHashes } from '../lists/full-hashes.ts';
+import type { FeedWorkerPool } from './sources/feed-worker-pool.ts';
 import type { EntryEdits } from './entry-edits.ts';
 import type { MergedList, SourceCopy } from './sources/source-states.ts';
 
@@ -23,11 +24,12 @@ export function editsKey(edits: EntryEdits): string {
  * each `entries` source counts with them: its own without the removals, the first one with the additions
  * too. `sources[i]` is copy i's source: its index in the list, and whether it is an `entries` source.
  */
-export function withEntryEdits(
+export async function withEntryEdits(
   copies: readonly SourceCopy[],
   sources: readonly { index: number; entries: boolean }[],
   edits: EntryEdits,
-): MergedList {
+  workers: FeedWorkerPool,
+): Promise<MergedList> {
   const removed = new Set(edits.removed.map(expressionHashString));
   const parts = copies.map((copy, i) => (sources[i]!.entries && removed.size > 0 ? without(copy.fullHashes, removed) : copy.fullHashes));
   const added = sortedFullHashes(edits.added);
@@ -37,7 +39,8 @@ export function withEntryEdits(
     if (sources[i]!.entries)
       editedExpressions.set(sources[i]!.index, i === first ? unionCount(part, added) : part.length / FULL_HASH_BYTES);
   });
-  return { fullHashes: sortFullHashes(Buffer.concat([...parts, added])).bytes, editedExpressions };
+  // Each part is sorted and distinct: merged on a feed worker (S5), the copies kept as they are.
+  return { fullHashes: await workers.merge([...parts, added], true), editedExpressions };
 }
 
 /** How many distinct hashes two sorted sets of distinct full hashes hold together. */

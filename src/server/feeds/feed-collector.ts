@@ -44,6 +44,8 @@ export class FeedCollector {
   private badLineCount = 0;
   private lineCount = 0;
   private entryCount = 0;
+  /** Lines before the text being read: a feed read a slice at a time (feed-part.ts) numbers its bad lines in the whole. */
+  lineOffset = 0;
 
   constructor(
     private readonly keep: (expression: string) => void,
@@ -63,7 +65,7 @@ export class FeedCollector {
   bad(line: number, text: string, reason: string): void {
     this.badLineCount++;
     if (this.badLines.length >= MAX_REPORTED_BAD_LINES) return;
-    this.badLines.push({ line, text: excerpt(text, MAX_BAD_LINE_TEXT), reason });
+    this.badLines.push({ line: line + this.lineOffset, text: excerpt(text, MAX_BAD_LINE_TEXT), reason });
   }
 
   tally(): FeedTally {

@@ -99,7 +99,7 @@ export class DiskSnapshotStore implements SnapshotStore {
   }
 
   async publish(history: ListHistory, fullHashes: Uint8Array): Promise<Snapshot> {
-    return this.publishSnapshot(history, history.snapshotOf(fullHashes));
+    return this.publishSnapshot(history, await history.snapshotInTurns(fullHashes));
   }
 
   /** One process: a mirror only moves forward, so a publication is the newest whenever it was received. */

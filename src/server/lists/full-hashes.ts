@@ -2,6 +2,7 @@ import { expressionHashString } from '../../url/hash.ts';
 import type { SortedHashes } from '../../store/hash-list.ts';
 import { compareAt } from '../../store/hash-set.ts';
 import type { HashWidth } from '../../lists/list-name.ts';
+import type { EventLoopTurns } from '../../time/event-loop-turns.ts';
 
 /** SHA-256: every list entry is a full hash of this many bytes (SB-7). */
 export const FULL_HASH_BYTES = 32;
@@ -98,6 +99,29 @@ export function sortFullHashes(input: Uint8Array): SortedFullHashes {
   }
   if (count === n) return { bytes, prefixes };
   return { bytes: bytes.slice(0, count * FULL_HASH_BYTES), prefixes: prefixes.slice(0, count) };
+}
+
+/** Hashes checked between two pauses: well under a millisecond's work. */
+const HASHES_PER_SLICE = 1 << 14;
+
+/**
+ * sortFullHashes of `input`, pausing at `turns` between slices when the input is sorted already, as a
+ * feed's hashes are (its workers sort and merge them): a million hashes take tens of milliseconds to
+ * check, which a publication must not hold the event loop for (S5). Unsorted input is sorted in one go.
+ */
+export async function sortFullHashesInTurns(input: Uint8Array, turns: EventLoopTurns): Promise<SortedFullHashes> {
+  const n = input.length / FULL_HASH_BYTES;
+  const prefixes = new Uint32Array(n);
+  for (let first = 0; first < n; first += HASHES_PER_SLICE) {
+    const end = Math.min(n, first + HASHES_PER_SLICE);
+    for (let i = first; i < end; i++) {
+      const o = i * FULL_HASH_BYTES;
+      if (i > 0 && compareAt(input, o - FULL_HASH_BYTES, input, o, FULL_HASH_BYTES) >= 0) return sortFullHashes(input);
+      prefixes[i] = prefixAt(input, o);
+    }
+    await turns.pause();
+  }
+  return { bytes: new Uint8Array(input.buffer, input.byteOffset, input.length), prefixes };
 }
 
 /** Whether the concatenated 32-byte hashes are in strictly ascending order (so also distinct). */

@@ -2,6 +2,7 @@ import { checksumOf, type SortedHashes, hashCount, emptyHashes, hashRange } from
 import { nodeSha256 } from '../../url/hash.ts';
 import { type Clock, systemClock } from '../../time/clock.ts';
 import { BoundedMap } from '../../store/bounded-map.ts';
+import { EventLoopTurns } from '../../time/event-loop-turns.ts';
 import { ListError } from './list-error.ts';
 import type { ListDefinition } from './list-definition.ts';
 import { diffLists, diffSteps, type ListDiff, partlyApplied } from './list-diff.ts';
@@ -106,8 +107,23 @@ export class ListHistory {
     return this.publishSnapshot(this.snapshotOf(fullHashes));
   }
 
-  /** `fullHashes` as a snapshot of this list made now, not yet published (a store publishes it). Throws ListError ('ragged-full-hashes'). */
-  snapshotOf(fullHashes: Uint8Array): Snapshot {
+  /**
+   * `publish` with the snapshot made in turns of the event loop (Snapshot.inTurns), so that requests are
+   * answered meanwhile from the current one; the new one is served whole or not at all.
+   */
+  async publishInTurns(fullHashes: Uint8Array): Promise<Snapshot> {
+    return this.publishSnapshot(await this.snapshotInTurns(fullHashes));
+  }
+
+  /**
+   * `fullHashes` as a snapshot of this list made now, in turns of the event loop (Snapshot.inTurns), not
+   * yet published (a store publishes it). Rejects with ListError ('ragged-full-hashes').
+   */
+  snapshotInTurns(fullHashes: Uint8Array): Promise<Snapshot> {
+    return Snapshot.inTurns(this.definition, fullHashes, this.clock.now(), new EventLoopTurns());
+  }
+
+  private snapshotOf(fullHashes: Uint8Array): Snapshot {
     return Snapshot.of(this.definition, fullHashes, this.clock.now());
   }
 

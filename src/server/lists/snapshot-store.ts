@@ -36,7 +36,8 @@ export interface SnapshotStore {
 /** The embedded default: each process publishes its own snapshots, kept in its memory only. */
 export const memorySnapshotStore: SnapshotStore = {
   follow: async () => [],
-  publish: async (history, fullHashes) => history.publish(fullHashes),
+  // S5: a list of a million hashes is made into a snapshot in turns, while requests are answered.
+  publish: (history, fullHashes) => history.publishInTurns(fullHashes),
   // One process: its mirror only moves forward.
   publishServed: async (history, served, receivedAt) => history.publishServed(served, receivedAt),
 };

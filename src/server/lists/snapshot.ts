@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { checksumOf, firstUnordered, hashBytes, sortedHashesInclude, type SortedHashes } from '../../store/hash-list.ts';
 import { nodeSha256, prefix32 } from '../../url/hash.ts';
-import { FULL_HASH_BYTES, servedPrefixes, sortFullHashes, type SortedFullHashes } from './full-hashes.ts';
+import { FULL_HASH_BYTES, servedPrefixes, sortFullHashes, sortFullHashesInTurns, type SortedFullHashes } from './full-hashes.ts';
+import type { EventLoopTurns } from '../../time/event-loop-turns.ts';
 import { ListError } from './list-error.ts';
 import type { ListDefinition } from './list-definition.ts';
 
@@ -39,15 +40,27 @@ export class Snapshot {
    * ListError ('ragged-full-hashes') when the length is not a whole number of hashes.
    */
   static of(definition: ListDefinition, fullHashes: Uint8Array, createdAt: number): Snapshot {
-    if (fullHashes.length % FULL_HASH_BYTES !== 0) {
-      throw new ListError(
-        'ragged-full-hashes',
-        definition.name,
-        `${fullHashes.length} bytes are not a whole number of ${FULL_HASH_BYTES}-byte SHA-256 hashes; pass the full hashes concatenated`,
-      );
-    }
-    const full = sortFullHashes(fullHashes);
+    const full = sortFullHashes(ragged(definition, fullHashes));
     return new Snapshot(definition, snapshotId(definition, 'full', full.bytes), 'full', createdAt, full);
+  }
+
+  /**
+   * Snapshot.of in slices of work with a turn of the event loop between them (S5): a list of a million
+   * hashes takes ~100 ms to check and name, which requests must not wait for while a feed is published.
+   * Resolves to the whole snapshot; nothing of it is served before. Throws ListError as `of` does.
+   */
+  static async inTurns(definition: ListDefinition, fullHashes: Uint8Array, createdAt: number, turns: EventLoopTurns): Promise<Snapshot> {
+    const full = await sortFullHashesInTurns(ragged(definition, fullHashes), turns);
+    const id = createHash('sha256').update(snapshotIdHeader(definition, 'full'));
+    for (let start = 0; start < full.bytes.length; start += ID_SLICE_BYTES) {
+      id.update(full.bytes.subarray(start, start + ID_SLICE_BYTES));
+      await turns.pause();
+    }
+    const snapshot = new Snapshot(definition, id.digest().subarray(0, SNAPSHOT_ID_BYTES).toString('hex'), 'full', createdAt, full);
+    // The served list too is made before the snapshot is published, in its own turn.
+    snapshot.served();
+    await turns.pause();
+    return snapshot;
   }
 
   /**
@@ -153,13 +166,30 @@ export class Snapshot {
 }
 
 const EMPTY_FULL_HASHES: SortedFullHashes = { bytes: new Uint8Array(0), prefixes: new Uint32Array(0) };
+/** Bytes of a list hashed into its id between two pauses: about a millisecond's work. */
+const ID_SLICE_BYTES = 1 << 20;
+
+/** `fullHashes`, when they are a whole number of hashes; throws ListError ('ragged-full-hashes') otherwise. */
+function ragged(definition: ListDefinition, fullHashes: Uint8Array): Uint8Array {
+  if (fullHashes.length % FULL_HASH_BYTES === 0) return fullHashes;
+  throw new ListError(
+    'ragged-full-hashes',
+    definition.name,
+    `${fullHashes.length} bytes are not a whole number of ${FULL_HASH_BYTES}-byte SHA-256 hashes; pass the full hashes concatenated`,
+  );
+}
+
+/** What a snapshot's id hashes before its content. */
+function snapshotIdHeader(definition: ListDefinition, kind: 'full' | 'served'): string {
+  // Full-hash snapshots keep the tag they always had, so their versions do not change.
+  const tag = kind === 'full' ? 'sbkit snapshot' : 'sbkit served snapshot';
+  return `${tag}\0${definition.name}\0${definition.hashLength}\0`;
+}
 
 /** 128 bits of the SHA-256 of name, hash length, kind and sorted content, as hex. */
 function snapshotId(definition: ListDefinition, kind: 'full' | 'served', sortedContent: Uint8Array): string {
-  // Full-hash snapshots keep the tag they always had, so their versions do not change.
-  const tag = kind === 'full' ? 'sbkit snapshot' : 'sbkit served snapshot';
   return createHash('sha256')
-    .update(`${tag}\0${definition.name}\0${definition.hashLength}\0`)
+    .update(snapshotIdHeader(definition, kind))
     .update(sortedContent)
     .digest()
     .subarray(0, SNAPSHOT_ID_BYTES)

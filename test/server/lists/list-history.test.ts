@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { ListError } from '../../../src/server/lists/list-error.ts';
+import { randomBytes } from 'node:crypto';
+import { sortFullHashes } from '../../../src/server/lists/full-hashes.ts';
 import { ListHistory, type ServedUpdate, type SizeConstraints } from '../../../src/server/lists/list-history.ts';
+import { Snapshot } from '../../../src/server/lists/snapshot.ts';
 import { encodeVersion } from '../../../src/server/lists/list-version.ts';
 import { hashCount as count, emptyHashes, checksumOf, HashList } from '../../../src/store/hash-list.ts';
 import { nodeSha256 } from '../../../src/url/hash.ts';
@@ -33,6 +36,29 @@ describe('ListHistory', () => {
     assert.equal(Buffer.from(update.checksum).toString('hex'), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
     assert.ok(update.complete);
     assert.equal(h.current().fullHashCount, 0);
+  });
+
+  it('publishes in turns: the current snapshot is served whole meanwhile, then the new one at once', async () => {
+    const h = history();
+    const old = h.publish(poolHashes([1, 2]));
+    // Half a million hashes take the event loop tens of milliseconds to check and name: several turns.
+    const fullHashes = sortFullHashes(randomBytes(500_000 * 32)).bytes;
+    const seen: string[] = [];
+    let done = false;
+    const publishing = h.publishInTurns(fullHashes).finally(() => (done = true));
+    while (!done) {
+      seen.push(h.current().id);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const published = await publishing;
+    assert.ok(seen.length > 1, 'requests had turns while the snapshot was made');
+    assert.ok(
+      seen.every((id) => id === old.id),
+      'nothing but the old snapshot is served before the new one is whole',
+    );
+    assert.equal(h.current(), published);
+    assert.equal(published.fullHashCount, 500_000);
+    assert.equal(published.id, Snapshot.of(published.definition, fullHashes, 0).id);
   });
 
   it('gives a new client a full update of the current snapshot', () => {

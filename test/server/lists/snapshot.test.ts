@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { ListError } from '../../../src/server/lists/list-error.ts';
+import { sortFullHashes } from '../../../src/server/lists/full-hashes.ts';
 import { Snapshot } from '../../../src/server/lists/snapshot.ts';
+import { EventLoopTurns } from '../../../src/time/event-loop-turns.ts';
 import { checksumOf } from '../../../src/store/hash-list.ts';
 import { expressionHashBytes, expressionHashString, nodeSha256 } from '../../../src/url/hash.ts';
 import { definition, hexList, modelServed, poolHash, poolHashes, poolKeys, POOL_SIZE } from './fixtures.ts';
@@ -92,5 +94,24 @@ describe('Snapshot', () => {
         err.message.includes('test-4b') &&
         err.message.includes('33 bytes'),
     );
+  });
+
+  it('is made in turns as it is made in one go, from sorted and unsorted hashes alike', async () => {
+    await fc.assert(
+      fc.asyncProperty(poolKeys(), fc.constantFrom<4 | 8 | 32>(4, 8, 32), fc.boolean(), async (keys, width, sorted) => {
+        const input = sorted ? sortFullHashes(poolHashes(keys)).bytes : poolHashes(keys);
+        const once = Snapshot.of(definition(width), input, 1);
+        // A slice of 0 ms: the work pauses at every point it can.
+        const inTurns = await Snapshot.inTurns(definition(width), input, 1, new EventLoopTurns(0));
+        assert.equal(inTurns.id, once.id);
+        assert.deepEqual(Buffer.from(inTurns.fullHashBytes()), Buffer.from(once.fullHashBytes()));
+        assert.deepEqual(hexList(inTurns.served()), hexList(once.served()));
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('refuses bytes that are not whole 32-byte hashes when made in turns too', async () => {
+    await assert.rejects(Snapshot.inTurns(definition(4), new Uint8Array(33), 1, new EventLoopTurns()), ListError);
   });
 });

@@ -34,7 +34,7 @@ export function isBlankOrComment(line: string): boolean {
   return first < 0 || line.charCodeAt(first) === 0x23;
 }
 
-/** Lines between the points where a long parse may give the event loop a turn (event-loop-turns.ts). */
+/** Lines between the points where a long parse may give the event loop a turn (time/event-loop-turns.ts). */
 export const LINES_PER_STEP = 1024;
 
 /**

@@ -2,12 +2,12 @@
 // hashed at once and only its 32 bytes are kept, never the expression itself, so that what a feed costs
 // per entry is bounded: at most 64 bytes (32 for the hash, up to as much again of room to grow into).
 // The hashes go to 256 buckets by their first byte; each bucket is sorted on its own, a turn at a time
-// (event-loop-turns.ts), and the buckets in their order are the whole list in order.
+// (time/event-loop-turns.ts), and the buckets in their order are the whole list in order.
 
 import { concatenated } from '../../../codec/concatenated.ts';
 import { expressionHashString } from '../../../url/hash.ts';
 import { FULL_HASH_BYTES, sortFullHashes } from '../../lists/full-hashes.ts';
-import type { EventLoopTurns } from './event-loop-turns.ts';
+import type { EventLoopTurns } from '../../../time/event-loop-turns.ts';
 
 const BUCKETS = 256;
 /** Room a bucket starts with, in hashes; it doubles when full. */

@@ -7,14 +7,18 @@ import { mergeSortedFullHashes } from '../../lists/full-hashes.ts';
 import type { CsvColumn } from '../formats/csv-feed.ts';
 import { FeedCollector, type FeedTally } from '../feed-collector.ts';
 import { FeedEntryLimitError, FeedFormatError } from '../feed-error.ts';
-import { EventLoopTurns } from '../formats/event-loop-turns.ts';
+import { lineCuts, release } from './feed-bytes.ts';
+import { EventLoopTurns } from '../../../time/event-loop-turns.ts';
 import { type FeedFormat, feedSteps } from '../formats/feed-formats.ts';
 import { HashBuckets } from '../formats/hash-buckets.ts';
 
 /** Hash the entries of one part of a feed. */
 export interface HashTask {
   kind: 'hash';
-  /** UTF-8 bytes of whole lines (feed-bytes.ts feedParts), in an ArrayBuffer of their own. */
+  /**
+   * UTF-8 bytes of whole lines (feed-bytes.ts feedParts): a view of a feed's SharedArrayBuffer, read in
+   * place, or an ArrayBuffer of their own, moved to the worker.
+   */
   bytes: Uint8Array;
   format: FeedFormat;
   csvColumn: CsvColumn | undefined;
@@ -48,21 +52,41 @@ export type FeedWorkerAnswer = { ok: true; value: HashedPart | Uint8Array } | { 
 const UNPAUSED = new EventLoopTurns(Number.POSITIVE_INFINITY);
 const LINE_FEED = 0x0a;
 
+/** Formats whose lines are read one by one: a feed of them can be cut at any line end (CSV records may span lines). */
+export const LINE_BY_LINE: ReadonlySet<FeedFormat> = new Set(['urls', 'expressions', 'hosts']);
+/**
+ * Bytes of a line-by-line part decoded at a time: a part's text whole would be a string as large as the
+ * part on the worker's heap (hundreds of megabytes for a feed of millions of lines), where a slice's
+ * text is garbage a moment later.
+ */
+const SLICE_BYTES = 1 << 20;
+
 /**
  * One part of a feed as parseFeed reads a whole one (feed-formats.ts): its entries' full hashes and its
  * tally. Throws FeedFormatError and FeedEntryLimitError as the parser does.
  */
 async function hashPart(task: HashTask): Promise<HashedPart> {
-  // Invalid UTF-8 becomes U+FFFD, and a leading byte order mark is dropped, as source-reader.ts always did.
-  const text = new TextDecoder('utf-8').decode(task.bytes);
-  const lineFeeds = lineFeedsIn(task.bytes);
-  // The bytes are text now: let go of them while the text is read.
+  const bytes = task.bytes;
+  // The task lets go of the bytes: a part shared with the main thread is freed once neither holds it.
   task.bytes = new Uint8Array(0);
   const buckets = new HashBuckets();
   const collector = new FeedCollector((expression) => buckets.add(expression), task.maxEntries);
-  const steps = feedSteps(text, task.format, { csvColumn: task.csvColumn }, collector);
-  while (!steps.next().done);
-  return { ...collector.tally(), fullHashes: await buckets.sorted(UNPAUSED), lineFeeds };
+  // A line-by-line part is read a slice of whole lines at a time (feed-bytes.ts lineCuts: none starts
+  // with a byte order mark, which a decoder would drop), its bad lines numbered in the part.
+  const starts = LINE_BY_LINE.has(task.format) ? lineCuts(bytes, Number.POSITIVE_INFINITY, SLICE_BYTES) : [0];
+  try {
+    for (const [k, start] of starts.entries()) {
+      const slice = bytes.subarray(start, starts[k + 1] ?? bytes.length);
+      // Invalid UTF-8 becomes U+FFFD, and a leading byte order mark is dropped, as source-reader.ts always did.
+      const steps = feedSteps(new TextDecoder('utf-8').decode(slice), task.format, { csvColumn: task.csvColumn }, collector);
+      while (!steps.next().done);
+      collector.lineOffset += lineFeedsIn(slice);
+    }
+  } finally {
+    // Read: the part's memory goes now, before its hashes are sorted and merged.
+    release(bytes);
+  }
+  return { ...collector.tally(), fullHashes: await buckets.sorted(UNPAUSED), lineFeeds: collector.lineOffset };
 }
 
 function lineFeedsIn(bytes: Uint8Array): number {

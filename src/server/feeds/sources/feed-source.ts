@@ -109,8 +109,8 @@ export async function loadList(
   }
   // Keyed before merging: a load of the same copies and edits as the last one reuses its merge.
   const key = edited ? `${copiesKey(copies)};${editsKey(edits)}` : copiesKey(copies);
-  const fullHashes = states.merge(list.name, key, () =>
-    edited ? withEntryEdits(copies, copySources, edits) : { fullHashes: unionOf(copies) },
+  const fullHashes = await states.merge(list.name, key, async () =>
+    edited ? withEntryEdits(copies, copySources, edits, states.workers) : { fullHashes: await unionOf(copies, states.workers) },
   );
   return { fullHashes, expressions: fullHashes.length / 32, badLines, errors, unread, stale, sources, contentKey: key };
 }

@@ -64,16 +64,22 @@ export class FeedWorkerPool {
   }
 
   /**
-   * The full hashes and tally of one part of a feed (feed-part.ts hashPart). Its bytes are moved to the
-   * worker: `task.bytes` is empty afterwards. Rejects with FeedFormatError, FeedEntryLimitError or
-   * FeedWorkerError.
+   * The full hashes and tally of one part of a feed (feed-part.ts hashPart). Bytes in a SharedArrayBuffer
+   * (feed-bytes.ts) are read by the worker in place; others are moved to it, `task.bytes` then empty.
+   * Rejects with FeedFormatError, FeedEntryLimitError or FeedWorkerError.
    */
   hash(task: HashTask): Promise<HashedPart> {
-    return this.run(task, [movable(task.bytes).buffer]) as Promise<HashedPart>;
+    if (task.bytes.buffer instanceof SharedArrayBuffer) return this.run(task, []) as Promise<HashedPart>;
+    const bytes = movable(task.bytes);
+    return this.run({ ...task, bytes }, [bytes.buffer]) as Promise<HashedPart>;
   }
 
-  /** The union of runs of sorted, distinct full hashes; the runs are moved to the worker. Rejects with FeedWorkerError. */
-  merge(runs: readonly Uint8Array[]): Promise<Uint8Array> {
+  /**
+   * The union of runs of sorted, distinct full hashes. The runs are moved to the worker, or copied when
+   * `keep` (a list's sources keep their copies for the next merge). Rejects with FeedWorkerError.
+   */
+  merge(runs: readonly Uint8Array[], keep = false): Promise<Uint8Array> {
+    if (keep) return this.run({ kind: 'merge', runs: [...runs] }, []) as Promise<Uint8Array>;
     const moved = runs.map(movable);
     return this.run(
       { kind: 'merge', runs: moved },
@@ -198,11 +204,19 @@ function startWorker(resourceLimits: ResourceLimits | undefined, given: URL | un
   return new Worker(code, { ...options, eval: true });
 }
 
+/**
+ * Issue 29: a worker's young generation bounded well below V8's default. A feed's lines become garbage
+ * within a slice (feed-part.ts), so a small young generation holds all that lives, and two workers'
+ * default ones were most of the ~100 MB the process grew by while hashing a million URLs. The old
+ * generation is left unbounded: a CSV feed's text is read whole, as large as the feed.
+ */
+const SHARED_POOL_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 8 };
+
 /** The pool the server's feeds share, started at the first feed hashed. */
 let shared: FeedWorkerPool | undefined;
 
 /** The process's feed workers. */
 export function feedWorkers(): FeedWorkerPool {
-  shared ??= new FeedWorkerPool();
+  shared ??= new FeedWorkerPool({ resourceLimits: SHARED_POOL_LIMITS });
   return shared;
 }

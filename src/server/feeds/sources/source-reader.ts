@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import { type IncomingMessage, type OutgoingHttpHeaders, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
@@ -10,7 +10,7 @@ import { VERSION } from '../../../version.ts';
 import type { FeedLimits } from '../../config/config.ts';
 import { conditionalHeaders, type FeedValidators, hasValidators, refreshedValidators, validatorsOf } from './conditional-fetch.ts';
 import { excerpt, quotedExcerpt } from '../formats/excerpt.ts';
-import type { FeedBytes } from './feed-bytes.ts';
+import { type FeedBytes, FeedBytesWriter, lineStartFrom, releasableBytes } from './feed-bytes.ts';
 import { nonPublicKind, NonPublicAddressError, publicOnlyLookup } from './private-address.ts';
 import { SourceError } from './source-error.ts';
 
@@ -28,31 +28,65 @@ const LIMIT_SETTINGS = { size: 'maxMegabytes (or feedMaxMegabytes)', time: 'time
 /**
  * Collects chunks until the end, or throws 'too-large' as soon as more than `maxBytes` arrived. The bytes
  * stay bytes: worker threads decode them (feed-part.ts), since decoding hundreds of megabytes here would
- * hold the event loop (S5). Their SHA-256 is taken as they arrive, a chunk at a time.
+ * hold the event loop (S5). Each chunk is copied into the feed's one buffer as it arrives (feed-bytes.ts),
+ * so the feed is never held twice.
  */
 async function collect(chunks: AsyncIterable<Uint8Array>, maxBytes: number, label: string): Promise<FeedBytes> {
-  const hash = createHash('sha256');
-  const kept: Uint8Array[] = [];
-  let size = 0;
+  const feed = new FeedBytesWriter(maxBytes);
   for await (const chunk of chunks) {
-    size += chunk.length;
     // Leaving the loop early closes the stream (the iterator's return() cancels it).
-    if (size > maxBytes)
-      throw new SourceError(
-        label,
-        'too-large',
-        `is larger than the ${maxBytes} bytes allowed; raise ${LIMIT_SETTINGS.size} if it is right`,
-      );
-    hash.update(chunk);
-    kept.push(chunk);
+    if (feed.size + chunk.length > maxBytes) throw tooLarge(label, maxBytes);
+    feed.write(chunk);
   }
-  return { chunks: kept, size, digest: hash.digest('base64') };
+  return feed.finish();
 }
 
-/** The bytes of a local file, at most `limits.maxBytes`. */
-export async function readFileSource(path: string, limits: FeedLimits): Promise<FeedBytes> {
+function tooLarge(label: string, maxBytes: number): SourceError {
+  return new SourceError(label, 'too-large', `is larger than the ${maxBytes} bytes allowed; raise ${LIMIT_SETTINGS.size} if it is right`);
+}
+
+/** A file is read this much at a time, straight into its parts: a few milliseconds of hashing each. */
+const FILE_READ_BYTES = 1 << 20;
+/** Bytes of a file searched at a time for the line end a part ends at. */
+const CUT_WINDOW_BYTES = 64 * 1024;
+/** UTF-8's byte order mark: what the search for a cut also reads past a window's end (lineStartFrom). */
+const BYTE_ORDER_MARK_BYTES = 3;
+
+/**
+ * The bytes of a local file, at most `limits.maxBytes`, in `cut.parts` parts of whole lines of at least
+ * `cut.minPartBytes` (feed-bytes.ts lineCuts), each read straight into an ArrayBuffer of its own, which
+ * its worker takes whole: the feed is never held twice. Its size is the one it had when opened; a file
+ * that shrinks meanwhile fails as `unreadable`, and is read again at the next check. What is no regular
+ * file (a named pipe) is read to its end in one part.
+ */
+export async function readFileSource(path: string, limits: FeedLimits, cut = { parts: 1, minPartBytes: 1 }): Promise<FeedBytes> {
+  let file: FileHandle | undefined;
   try {
-    return await collect(createReadStream(path), limits.maxBytes, path);
+    file = await open(path, 'r');
+    const stats = await file.stat();
+    // A pipe or device has no size to cut by: read as a download is.
+    if (!stats.isFile()) return await collect(file.createReadStream({ autoClose: false }), limits.maxBytes, path);
+    const size = stats.size;
+    if (size > limits.maxBytes) throw tooLarge(path, limits.maxBytes);
+    const count = Math.max(1, Math.min(cut.parts, Math.floor(size / Math.max(1, cut.minPartBytes))));
+    const starts = [0];
+    for (let k = 1; k < count; k++) {
+      const start = await fileLineStart(file, Math.max(starts.at(-1)!, Math.floor((size * k) / count)), size, path);
+      if (start >= size) break;
+      starts.push(start);
+    }
+    const hash = createHash('sha256');
+    const parts: Uint8Array[] = [];
+    for (const [k, start] of starts.entries()) {
+      const part = releasableBytes((starts[k + 1] ?? size) - start);
+      for (let at = 0; at < part.length; at += FILE_READ_BYTES) {
+        const piece = part.subarray(at, at + FILE_READ_BYTES);
+        await readFully(file, piece, start + at, path);
+        hash.update(piece);
+      }
+      parts.push(part);
+    }
+    return { parts, size, digest: hash.digest('base64') };
   } catch (error) {
     if (error instanceof SourceError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
@@ -61,6 +95,29 @@ export async function readFileSource(path: string, limits: FeedLimits): Promise<
         cause: error,
       });
     throw new SourceError(path, 'unreadable', `cannot read the file: ${(error as Error).message}`, { cause: error });
+  } finally {
+    await file?.close();
+  }
+}
+
+/** Where the first line at or after `from` starts in the file, as lineStartFrom finds it, searching a window at a time; `size` when none does. */
+async function fileLineStart(file: FileHandle, from: number, size: number, path: string): Promise<number> {
+  for (let at = from; at < size; at += CUT_WINDOW_BYTES) {
+    // A window reads past its end as far as a byte order mark reaches, so a line starting at its end is judged whole.
+    const window = new Uint8Array(Math.min(CUT_WINDOW_BYTES + BYTE_ORDER_MARK_BYTES, size - at));
+    await readFully(file, window, at, path);
+    const start = lineStartFrom(window, 0);
+    if (start <= CUT_WINDOW_BYTES && start < window.length) return at + start;
+  }
+  return size;
+}
+
+/** Fills `into` from `position` of the file; SourceError (`unreadable`) when the file ends first (it shrank). */
+async function readFully(file: FileHandle, into: Uint8Array, position: number, path: string): Promise<void> {
+  for (let filled = 0; filled < into.length;) {
+    const { bytesRead } = await file.read(into, filled, into.length - filled, position + filled);
+    if (bytesRead === 0) throw new SourceError(path, 'unreadable', 'the file shrank while it was read; it is read again at its next check');
+    filled += bytesRead;
   }
 }
 

@@ -5,7 +5,7 @@
 // own back-off (source-backoff.ts) rather than at every refresh of its list.
 
 import { type Clock, systemClock } from '../../../time/clock.ts';
-import { FULL_HASH_BYTES, sortFullHashes } from '../../lists/full-hashes.ts';
+import { FULL_HASH_BYTES } from '../../lists/full-hashes.ts';
 import type { FeedLimits, SourceConfig } from '../../config/config.ts';
 import type { FeedValidators } from './conditional-fetch.ts';
 import { DEFAULT_MAX_FEED_ENTRIES } from '../../config/feed-limits-config.ts';
@@ -13,8 +13,8 @@ import type { BadLine } from '../feed-collector.ts';
 import { retryDelayMs } from './source-backoff.ts';
 import { SourceError, type SourceFailure } from './source-error.ts';
 import { readFileSource, readUrlSource } from './source-reader.ts';
-import { EventLoopTurns } from '../formats/event-loop-turns.ts';
-import { digestOf, type HashedFeed, hashSourceBytes, hashSourceText, sourceShownName } from './source-text.ts';
+import { EventLoopTurns } from '../../../time/event-loop-turns.ts';
+import { digestOf, feedCut, type HashedFeed, hashSourceBytes, hashSourceText, sourceShownName } from './source-text.ts';
 import type { FeedBytes } from './feed-bytes.ts';
 import { feedWorkers, type FeedWorkerPool } from './feed-worker-pool.ts';
 import { fileVersion } from './file-version.ts';
@@ -126,11 +126,17 @@ export interface SourceStatesOptions {
   fileClock?: Clock;
 }
 
-/** The union of `copies`: sorted, distinct full hashes. */
-export function unionOf(copies: readonly SourceCopy[]): Uint8Array {
+/**
+ * The union of `copies`: sorted, distinct full hashes, merged on a feed worker (S5: a sort of millions
+ * of hashes would hold the event loop for a second), the copies kept as they are.
+ */
+export async function unionOf(copies: readonly SourceCopy[], workers: FeedWorkerPool): Promise<Uint8Array> {
   if (copies.length === 0) return new Uint8Array(0);
   if (copies.length === 1) return copies[0]!.fullHashes;
-  return sortFullHashes(Buffer.concat(copies.map((copy) => copy.fullHashes))).bytes;
+  return workers.merge(
+    copies.map((copy) => copy.fullHashes),
+    true,
+  );
 }
 
 /** Names exactly these versions of a list's sources. */
@@ -149,7 +155,8 @@ export class SourceStates {
   private readonly merges = new Map<string, { key: string; fullHashes: Uint8Array }>();
   private readonly clock: Clock;
   private readonly random: () => number;
-  private readonly workers: FeedWorkerPool;
+  /** The threads that hash its feeds and merge its lists. */
+  readonly workers: FeedWorkerPool;
   private readonly fileClock: Clock;
   private generation = 0;
 
@@ -216,10 +223,10 @@ export class SourceStates {
    * which a load need neither merge again nor publish, else what `build` makes of them, kept for the next
    * load. The sources `build` counts with the edits (MergedList.editedExpressions) say so in their states.
    */
-  merge(list: string, key: string, build: () => MergedList): Uint8Array {
+  async merge(list: string, key: string, build: () => Promise<MergedList>): Promise<Uint8Array> {
     const last = this.merges.get(list);
     if (last?.key === key) return last.fullHashes;
-    const merged = build();
+    const merged = await build();
     this.merges.set(list, { key, fullHashes: merged.fullHashes });
     for (const state of this.states.values()) if (state.list === list) state.editedExpressions = merged.editedExpressions?.get(state.index);
     return merged.fullHashes;
@@ -280,7 +287,7 @@ export class SourceStates {
           state.lastUnchanged = true;
           return;
         }
-        await this.take(state, await readFileSource(source.path, limits), undefined);
+        await this.take(state, await readFileSource(source.path, limits, feedCut(source.format, this.workers)), undefined);
         state.fileVersion = version;
         return;
       }

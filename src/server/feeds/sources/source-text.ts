@@ -1,12 +1,12 @@
 import { basename } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { FeedLimits, SourceConfig } from '../../config/config.ts';
-import type { EventLoopTurns } from '../formats/event-loop-turns.ts';
+import type { EventLoopTurns } from '../../../time/event-loop-turns.ts';
 import { FeedCollector, type FeedTally, MAX_REPORTED_BAD_LINES } from '../feed-collector.ts';
 import { FeedEntryLimitError, FeedFormatError } from '../feed-error.ts';
 import { type FeedFormat, feedSteps } from '../formats/feed-formats.ts';
 import { type FeedBytes, feedParts } from './feed-bytes.ts';
-import type { HashedPart } from './feed-part.ts';
+import { type HashedPart, LINE_BY_LINE } from './feed-part.ts';
 import type { FeedWorkerPool } from './feed-worker-pool.ts';
 import { DEFAULT_MAX_FEED_ENTRIES } from '../../config/feed-limits-config.ts';
 import { notAFeedReason } from '../formats/feed-plausibility.ts';
@@ -81,17 +81,20 @@ export async function hashSourceText(source: SourceConfig, text: string, maxEntr
   return { ...tally, fullHashes: await buckets.sorted(turns) };
 }
 
-/** Formats whose lines are read one by one: a feed of them can be cut at any line end (CSV records may span lines). */
-const LINE_BY_LINE: ReadonlySet<FeedFormat> = new Set(['urls', 'expressions', 'hosts']);
 /** The least part a feed is cut into: below it, a second worker costs more than it saves. */
 const MIN_PART_BYTES = 1 << 20;
+
+/** How a feed of `format` is cut for `workers` (feed-bytes.ts lineCuts): a part per worker, if it reads line by line. */
+export function feedCut(format: FeedFormat, workers: FeedWorkerPool): { parts: number; minPartBytes: number } {
+  return { parts: LINE_BY_LINE.has(format) ? workers.size : 1, minPartBytes: MIN_PART_BYTES };
+}
 
 /**
  * A source's bytes as the full hashes of a feed of its format, as hashSourceText reads a text, on the
  * worker threads of `workers`: a line-by-line feed cut into one part per worker (at least `minPartBytes`
- * each), the parts' results merged, their bad lines numbered in the whole feed. The feed's chunks are
- * copied into the parts, which move to the workers, and `feed.chunks` is emptied. Throws SourceError as hashSourceText does, and
- * FeedWorkerError when a worker fails.
+ * each), the parts' results merged, their bad lines numbered in the whole feed. A file's parts (read
+ * as feedCut cuts) move to the workers, a download's are read in place in its shared buffer; `feed.parts`
+ * is emptied. Throws SourceError as hashSourceText does, and FeedWorkerError when a worker fails.
  */
 export async function hashSourceBytes(
   source: SourceConfig,
@@ -101,8 +104,8 @@ export async function hashSourceBytes(
   minPartBytes = MIN_PART_BYTES,
 ): Promise<HashedFeed> {
   const parts = feedParts(feed, LINE_BY_LINE.has(source.format) ? workers.size : 1, minPartBytes);
-  // The parts hold the bytes now: the chunks go, so that a feed is not held twice while it is hashed.
-  feed.chunks = [];
+  // The parts hold the bytes now: once the workers are done with them, nothing holds the feed.
+  feed.parts = [];
   let hashed: HashedPart[];
   try {
     hashed = await Promise.all(

@@ -304,6 +304,27 @@ describe('loadList', () => {
     assert.equal(loaded.sources[0]!.badLines[0]!.line, 24);
   });
 
+  it("keeps its sources' copies whole when it merges them off the main thread, for the next merge", async () => {
+    const states = new SourceStates();
+    const expressions = (lines: string[]): SourceConfig => ({
+      kind: 'entries',
+      entries: lines,
+      format: 'expressions',
+      csvColumn: undefined,
+    });
+    const sources = [expressions(['a.example/', 'b.example/']), expressions(['b.example/', 'c.example/'])];
+    const first = await loadList(list(sources), LIMITS, states);
+    assert.deepEqual(Buffer.from(first.fullHashes), hashesOf(['a.example/', 'b.example/', 'c.example/']));
+    const copies = await Promise.all(sources.map((source, i) => states.read('test-4b', i, source, sourceLimits(source, LIMITS), 'held')));
+    // A copy moved to a worker would be left empty (its buffer detached).
+    assert.deepEqual(
+      copies.map(({ copy }) => copy!.fullHashes.length),
+      [64, 64],
+    );
+    const second = await loadList(list([...sources, expressions(['d.example/'])]), LIMITS, states);
+    assert.deepEqual(Buffer.from(second.fullHashes), hashesOf(['a.example/', 'b.example/', 'c.example/', 'd.example/']));
+  });
+
   it('gives an empty list, not an error, when every source fails', async () => {
     const loaded = await loadList(list([file('absent.txt', 'urls')]), LIMITS);
     assert.equal(loaded.fullHashes.length, 0);

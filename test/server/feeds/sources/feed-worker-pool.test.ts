@@ -8,9 +8,9 @@ import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { SourceConfig } from '../../../../src/server/config/config.ts';
 import { FeedEntryLimitError, FeedFormatError, FeedWorkerError } from '../../../../src/server/feeds/feed-error.ts';
-import { EventLoopTurns } from '../../../../src/server/feeds/formats/event-loop-turns.ts';
+import { EventLoopTurns } from '../../../../src/time/event-loop-turns.ts';
 import type { FeedFormat } from '../../../../src/server/feeds/formats/feed-formats.ts';
-import type { FeedBytes } from '../../../../src/server/feeds/sources/feed-bytes.ts';
+import { type FeedBytes, FeedBytesWriter } from '../../../../src/server/feeds/sources/feed-bytes.ts';
 import { FeedWorkerPool } from '../../../../src/server/feeds/sources/feed-worker-pool.ts';
 import { SourceError } from '../../../../src/server/feeds/sources/source-error.ts';
 import { hashSourceBytes, hashSourceText } from '../../../../src/server/feeds/sources/source-text.ts';
@@ -24,12 +24,12 @@ function source(format: FeedFormat): SourceConfig {
   return { kind: 'file', path: '/feeds/test.txt', format, csvColumn: undefined } as SourceConfig;
 }
 
-/** `text` as a read gives it: UTF-8 bytes in chunks of `chunkSize`. */
+/** `text` as a read gives it: UTF-8 bytes arrived in chunks of `chunkSize`, in a feed's shared buffer. */
 function bytesOf(text: string | Uint8Array, chunkSize = 7): FeedBytes {
-  const all = typeof text === 'string' ? Buffer.from(text) : Buffer.from(text);
-  const chunks: Uint8Array[] = [];
-  for (let at = 0; at < all.length; at += chunkSize) chunks.push(all.subarray(at, at + chunkSize));
-  return { chunks, size: all.length, digest: 'not compared' };
+  const all = Buffer.from(text);
+  const writer = new FeedBytesWriter(all.length);
+  for (let at = 0; at < all.length; at += chunkSize) writer.write(all.subarray(at, at + chunkSize));
+  return writer.finish();
 }
 
 /** Lines of every kind a feed holds: good URLs and hosts, repeats, comments, blanks, junk, CRLFs, byte order marks. */
@@ -87,6 +87,19 @@ describe('feed workers', () => {
       [500, 1000, 1500, 2000],
     );
     assert.equal(hashed.fullHashes.length, 1996 * 32);
+  });
+
+  it('reads a part of megabytes a slice at a time as the single-thread parser reads it whole', async () => {
+    // 3 MB in one part: the worker decodes it in slices of 1 MB (feed-part.ts), whose cuts must neither
+    // number bad lines anew nor drop a byte order mark that starts a line.
+    const lines = Array.from({ length: 80_000 }, (_, i) =>
+      i % 1999 === 0 ? `bad line ${i + 1}` : i % 2003 === 0 ? `\ufeffhttp://bom${i}.example/` : `http://h${i % 50_000}.example/p`,
+    );
+    const text = lines.join('\n');
+    const alone = await hashSourceText(source('urls'), text, 100_000, new EventLoopTurns());
+    const inSlices = await hashSourceBytes(source('urls'), bytesOf(text, 65_536), 100_000, pool, 64 << 20);
+    assert.deepEqual(inSlices, alone);
+    assert.ok(alone.badLines.some((bad) => bad.line > 70_000));
   });
 
   it('refuses a feed with more entries than allowed over all its parts, as its source', async () => {

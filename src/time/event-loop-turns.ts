@@ -2,7 +2,7 @@
 // event loop for all that time: no request is answered, not even /healthz (S5). The work is cut into
 // turns instead: it runs for at most a slice of time, then lets the loop answer what waits, then goes on.
 
-import { nextTurn, systemClock } from '../../../time/clock.ts';
+import { nextTurn, systemClock } from './clock.ts';
 
 /** Long enough that the yields cost little, short enough that a request waits no more than this. */
 const DEFAULT_SLICE_MS = 10;
