@@ -12,6 +12,7 @@ import { RedisReachability } from './redis-reachability.ts';
 import { BoundedMap } from '../../store/bounded-map.ts';
 import type { ListDefinition } from '../lists/list-definition.ts';
 import type { KeptSnapshot, ListHistory } from '../lists/list-history.ts';
+import { EventLoopTurns } from '../../time/event-loop-turns.ts';
 import { Snapshot } from '../lists/snapshot.ts';
 import type { SnapshotStore } from '../lists/snapshot-store.ts';
 import { SnapshotStoreError } from '../lists/snapshot-store-error.ts';
@@ -133,7 +134,8 @@ export class RedisSnapshotStore implements SnapshotStore {
   }
 
   async publish(history: ListHistory, fullHashes: Uint8Array): Promise<Snapshot> {
-    return this.publishSnapshot(history, Snapshot.of(history.definition, fullHashes, this.clock.now()));
+    // Built in turns of the event loop: a list of a million entries would hold it for 100 ms or more.
+    return this.publishSnapshot(history, await Snapshot.inTurns(history.definition, fullHashes, this.clock.now(), new EventLoopTurns()));
   }
 
   async publishServed(history: ListHistory, served: SortedHashes, receivedAt: number): Promise<Snapshot> {
