@@ -120,6 +120,7 @@ export function upstreamFullHashes(
     find: async (prefixes, requester = UNATTRIBUTED) => {
       const asked = [...new Set(prefixes)];
       const at = clock.now();
+      const started = clock.monotonic();
       const cached = shared === undefined ? new Map<number, CachedSearch>() : await shared.lookup(asked, at);
       if (shared !== undefined) {
         const claimed = await answersOfClaimants(
@@ -137,7 +138,8 @@ export function upstreamFullHashes(
       }
       const missing = asked.filter((prefix) => !cached.has(prefix));
       if (missing.length > 0) {
-        const answer = await searches.search(missing, requester);
+        // The time spent on the shared cache and on other instances' claims is part of the search's wait.
+        const answer = await searches.search(missing, requester, clock.monotonic() - started);
         // One by one: a spread of an upstream's array into a call overflows the stack past some 100,000.
         for (const match of answer.fullHashes) fullHashes.push(match);
         expiresAt = Math.min(expiresAt, at + answer.cacheDurationMs);

@@ -115,9 +115,11 @@ export class UpstreamSearches {
   /**
    * The full hashes under `prefixes` from the client's cache and, for the rest, the upstream. Rejects
    * with WireError UNAVAILABLE (503, Retry-After) when the requester is over its share, when the
-   * upstream cannot be asked in time, or when it fails.
+   * upstream cannot be asked in time, or when it fails. `waitedMs`: how long the search waited already
+   * (for another proxy instance's answer, claimed-searches.ts), taken off its wait for a turn, so that
+   * the two waits together stay within `maxWaitMs`.
    */
-  async search(prefixes: readonly number[], requester: Requester): Promise<UpstreamAnswer> {
+  async search(prefixes: readonly number[], requester: Requester, waitedMs = 0): Promise<UpstreamAnswer> {
     const cached = this.client.cachedSearch(prefixes);
     const answer: UpstreamAnswer = {
       fullHashes: [...cached.fullHashes],
@@ -137,7 +139,9 @@ export class UpstreamSearches {
       return entry.answer;
     });
     this.scheduleFlush(GATHER_MS);
-    const answers = await this.withinWait(Promise.all([...new Set(parts)]), queued);
+    // Never less than a gathering's time: a search whose turn is now still goes.
+    const waitMs = Math.max(2 * GATHER_MS, this.limits.maxWaitMs - waitedMs);
+    const answers = await this.withinWait(Promise.all([...new Set(parts)]), queued, waitMs);
     // Several prefixes of this search may have gone up in one request: each match is taken once.
     const asked = new Set(remaining);
     const taken = new Set<string>();
@@ -170,12 +174,12 @@ export class UpstreamSearches {
   }
 
   /**
-   * `answers`, or 503 when the search's own queued prefixes have not gone up within `maxWaitMs` (when
-   * only some have, within twice that): the wait is for its turn, not for the upstream's answer (the
+   * `answers`, or 503 when the search's own queued prefixes have not gone up within `waitMs` (when
+   * only some have, within `maxWaitMs` more): the wait is for its turn, not for the upstream's answer (the
    * client's request timeout bounds that). The prefixes it queued that are still waiting are withdrawn
    * (sent only if another search waits for them).
    */
-  private withinWait<T>(answers: Promise<T>, queued: readonly [number, Queued][]): Promise<T> {
+  private withinWait<T>(answers: Promise<T>, queued: readonly [number, Queued][], waitMs: number): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       let extended = false;
@@ -198,7 +202,7 @@ export class UpstreamSearches {
           }),
         );
       };
-      this.clock.setTimeout(giveUp, this.limits.maxWaitMs);
+      this.clock.setTimeout(giveUp, waitMs);
       answers.then(
         (value) => {
           if (settled) return;

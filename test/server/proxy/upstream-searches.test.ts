@@ -115,6 +115,23 @@ describe('UpstreamSearches', () => {
     assert.equal((await next).value?.fullHashes.length, 1);
   });
 
+  it('takes the time a search waited already (for another instance) off its wait for a turn', async () => {
+    // A bucket of 1, refilled every 10 s; a search waits at most 3 s in all.
+    const { clock, client, searches } = setUp({ burst: 1 });
+    const first = outcome(searches.search([2000], ALICE));
+    await clock.advanceAsync(50);
+    const late = outcome(searches.search([2001], BOB, 2500));
+    await clock.advanceAsync(600);
+    assert.equal((await late).error?.status, 'UNAVAILABLE', 'given up after the 500 ms left of its wait');
+    assert.ok((await first).value !== undefined);
+    assert.deepEqual(client.requests, [[2000]]);
+    await clock.advanceAsync(10_000);
+    const waitedLong = outcome(searches.search([2002], BOB, 60_000));
+    await clock.advanceAsync(50);
+    assert.ok((await waitedLong).value !== undefined, 'a search that waited its all still goes when its turn is now');
+    assert.deepEqual(client.requests, [[2000], [2002]]);
+  });
+
   it('joins a search to a request already in flight instead of asking again', async () => {
     const { clock, client, searches } = setUp();
     void client.hold();
