@@ -2,7 +2,6 @@
 // threat types to lists, RESET and DIFF with their checksums, both compressions, searches by hash and by
 // URI, refusals, submissions kept for the operator, and answers kept apart by enum encoding.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { decodeV4RiceHashes, decodeV4RiceIndices, prefixesFromBytes } from '../../../src/codec/index.ts';
 import { createApp } from '../../../src/server/http/app.ts';
@@ -12,6 +11,7 @@ import { DEFAULT_API_SETTINGS } from '../../../src/server/api/settings.ts';
 import { expressionHashBytes, expressionHashString } from '../../../src/url/hash.ts';
 import { demoCatalog } from '../fixture.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
+import { riceOf, sha256Of } from '../../support/web-risk-answers.ts';
 
 const TOKEN = '9b2e61f0c4d8a7e3b5f1c6d2a8e4b0f7';
 const MALWARE_PAGE = 'testsafebrowsing.appspot.com/s/malware.html';
@@ -32,15 +32,6 @@ interface Diff {
   recommendedNextDiff: string;
 }
 
-function riceOf(rice: Rice) {
-  return {
-    firstValue: BigInt(rice.firstValue ?? 0),
-    riceParameter: rice.riceParameter ?? 0,
-    numEntries: rice.entryCount ?? 0,
-    encodedData: Buffer.from(rice.encodedData ?? '', 'base64'),
-  };
-}
-
 /** A client's list after a diff: removals first, then additions, kept sorted (SB-9). */
 function applyDiff(held: readonly number[], diff: Diff): number[] {
   const removed = new Set(
@@ -53,12 +44,6 @@ function applyDiff(held: readonly number[], diff: Diff): number[] {
     ? [...decodeV4RiceHashes(riceOf(diff.additions.riceHashes))]
     : (diff.additions?.rawHashes ?? []).flatMap((raw) => [...prefixesFromBytes(Buffer.from(raw.rawHashes, 'base64'))]);
   return [...kept, ...added].sort((a, b) => a - b);
-}
-
-function checksum(prefixes: readonly number[]): string {
-  const bytes = Buffer.alloc(prefixes.length * 4);
-  prefixes.forEach((prefix, i) => bytes.writeUInt32BE(prefix, i * 4));
-  return createHash('sha256').update(bytes).digest('base64');
 }
 
 function corpList(expressions: string[]): ListHistory {
@@ -92,7 +77,7 @@ describe('Web Risk threatLists:computeDiff', () => {
       assert.equal(rice ? first.json.additions?.riceHashes !== undefined : first.json.additions?.rawHashes !== undefined, true);
       let held = applyDiff([], first.json);
       assert.equal(held.length, 3);
-      assert.equal(checksum(held), first.json.checksum.sha256);
+      assert.equal(sha256Of(held).toString('base64'), first.json.checksum.sha256);
       corp.publish(Buffer.concat(['a.example/', 'c.example/', 'd.example/', 'e.example/'].map((e) => expressionHashBytes(e))));
       const token = encodeURIComponent(first.json.newVersionToken);
       const next = await getJson<Diff>(app, `/v1/threatLists:computeDiff?threatType=1&versionToken=${token}${compression}`);
@@ -100,7 +85,7 @@ describe('Web Risk threatLists:computeDiff', () => {
       assert.ok(next.json.removals !== undefined);
       held = applyDiff(held, next.json);
       assert.equal(held.length, 4);
-      assert.equal(checksum(held), next.json.checksum.sha256);
+      assert.equal(sha256Of(held).toString('base64'), next.json.checksum.sha256);
       corp.publish(Buffer.concat(['a.example/', 'b.example/', 'c.example/'].map((e) => expressionHashBytes(e))));
     }
   });
