@@ -18,9 +18,10 @@ describe('RedisEntryEdits', () => {
       assert.ok(edits.added.includes('b.example/') && edits.added.includes('c.example/'));
       assert.equal(edits.added.includes('a.example/'), !edits.removed.includes('a.example/'));
       assert.deepEqual(await one.read('mw-4b'), { added: [], removed: [] });
+      // Redis drops an emptied set: when the removal of a ran first and its addition second, nothing is removed.
       assert.deepEqual(await keysUnder(`${keyPrefix}list:{se-4b}`), [
         `${keyPrefix}list:{se-4b}:entries-added`,
-        `${keyPrefix}list:{se-4b}:entries-removed`,
+        ...(edits.removed.length > 0 ? [`${keyPrefix}list:{se-4b}:entries-removed`] : []),
       ]);
     } finally {
       await one.close();
