@@ -6,7 +6,7 @@ import type { Requester } from '../guard/requester.ts';
 import { type UpstreamSearchClient, type UpstreamSearchLimits, UpstreamSearches } from '../proxy/upstream-searches.ts';
 import type { UpstreamBudget } from '../proxy/upstream-budget.ts';
 import { type MonotonicClock, systemClock } from '../../time/clock.ts';
-import { answersOfClaimants } from './claimed-searches.ts';
+import { ClaimedSearches } from './claimed-searches.ts';
 
 /** Full hashes under 4-byte prefixes with their threat details, and how long the answer holds. */
 export interface FullHashAnswer {
@@ -116,18 +116,15 @@ export function upstreamFullHashes(
   budget?: UpstreamBudget,
 ): FullHashSource {
   const searches = new UpstreamSearches(upstream, limits, clock, budget);
+  const claims = shared === undefined ? undefined : new ClaimedSearches(shared, clock);
   return {
     find: async (prefixes, requester = UNATTRIBUTED) => {
       const asked = [...new Set(prefixes)];
       const at = clock.now();
       const started = clock.monotonic();
       const cached = shared === undefined ? new Map<number, CachedSearch>() : await shared.lookup(asked, at);
-      if (shared !== undefined) {
-        const claimed = await answersOfClaimants(
-          shared,
-          asked.filter((prefix) => !cached.has(prefix)),
-          clock,
-        );
+      if (claims !== undefined) {
+        const claimed = await claims.answersOf(asked.filter((prefix) => !cached.has(prefix)));
         for (const [prefix, answer] of claimed) cached.set(prefix, answer);
       }
       const fullHashes: FullHashMatch[] = [];
