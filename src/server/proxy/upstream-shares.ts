@@ -33,6 +33,13 @@ export interface UpstreamShareLimits {
 const MAX_REMEMBERED = 100_000;
 /** The window shares are counted over. */
 export const SHARE_WINDOW_MS = 60_000;
+/**
+ * What a share remembers is counted by the second: the searches of one second are one entry, dated at its
+ * start. A requester's record is then at most 61 entries however many searches it makes (its share could
+ * be thousands of one-prefix searches, each read at every decision), at the price of a search leaving
+ * the window up to a second early.
+ */
+export const SHARE_STEP_MS = 1000;
 
 /** One budget a search is counted against: its requester's, or its neighbourhood's. */
 export interface ShareTier {
@@ -67,8 +74,11 @@ export class UpstreamShares {
       throw shareRefusal(tier, used + count, SHARE_WINDOW_MS - (now - (recent[0]?.at ?? now)));
     }
     let turn = count;
+    const step = now - (now % SHARE_STEP_MS);
     for (const { tier, recent, used } of windows) {
-      recent.push({ at: now, count });
+      const last = recent.at(-1);
+      if (last?.at === step) last.count += count;
+      else recent.push({ at: step, count });
       if (tier.places) turn = Math.max(turn, used + count);
     }
     return turn;

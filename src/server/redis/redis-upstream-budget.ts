@@ -7,7 +7,7 @@ import { Counter, Registry } from 'prom-client';
 import { SEARCH_PREFIXES_PER_REQUEST } from '../../client/hash-searcher.ts';
 import type { Requester } from '../guard/requester.ts';
 import { MemoryUpstreamBudget, type UpstreamBucketLimits, type UpstreamBudget } from '../proxy/upstream-budget.ts';
-import { SHARE_WINDOW_MS, shareRefusal, shareTiers, type UpstreamShareLimits } from '../proxy/upstream-shares.ts';
+import { SHARE_STEP_MS, SHARE_WINDOW_MS, shareRefusal, shareTiers, type UpstreamShareLimits } from '../proxy/upstream-shares.ts';
 import { connectRedis, DEFAULT_KEY_PREFIX, type RedisConnection, type RedisOptions } from './redis-connection.ts';
 import { RedisReachability } from './redis-reachability.ts';
 import { loggerOf } from '../logger.ts';
@@ -37,14 +37,15 @@ return wait
 
 /*
  * The shares, as UpstreamShares.spend counts them in memory. KEYS: each tier's LIST of 'at:count', oldest
- * first. ARGV: the window ms, the search's count, the most one request carries, then each tier's share
- * and whether it places the search ('1'). Returns {1, turn}, or {0, tier, used, ms until room} for a
- * refusal, which counts nothing.
+ * first, one entry per step. ARGV: the window ms, the search's count, the most one request carries, the
+ * step ms, then each tier's share and whether it places the search ('1'). Returns {1, turn}, or {0, tier,
+ * used, ms until room} for a refusal, which counts nothing.
  */
 const SHARE_SCRIPT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local window, count, fresh = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local window, count, fresh, stepMs = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local step = now - (now % stepMs)
 local used = {}
 for i = 1, #KEYS do
   local sum, first, stale = 0, nil, 0
@@ -60,16 +61,25 @@ for i = 1, #KEYS do
   end
   if stale > 0 then redis.call('LTRIM', KEYS[i], stale, -1) end
   used[i] = sum
-  local share = tonumber(ARGV[2 + i * 2])
+  local share = tonumber(ARGV[3 + i * 2])
   if sum + count > share and not (sum == 0 and count <= fresh) then
     return {0, i, sum, window - (now - (first or now))}
   end
 end
 local turn = count
 for i = 1, #KEYS do
-  redis.call('RPUSH', KEYS[i], string.format('%d:%d', now, count))
+  local last = redis.call('LINDEX', KEYS[i], -1)
+  local lastAt, lastCount = nil, 0
+  if last then
+    lastAt, lastCount = string.match(last, '^(%d+):(%d+)$')
+  end
+  if tonumber(lastAt) == step then
+    redis.call('LSET', KEYS[i], -1, string.format('%d:%d', step, (tonumber(lastCount) or 0) + count))
+  else
+    redis.call('RPUSH', KEYS[i], string.format('%d:%d', step, count))
+  end
   redis.call('PEXPIRE', KEYS[i], window)
-  if ARGV[3 + i * 2] == '1' then turn = math.max(turn, used[i] + count) end
+  if ARGV[4 + i * 2] == '1' then turn = math.max(turn, used[i] + count) end
 end
 return {1, turn}
 `;
@@ -84,7 +94,7 @@ export interface RedisUpstreamBudgetOptions extends RedisOptions {
 /**
  * The bucket and the shares in Redis, all keys under the hash tag {upstream} (one Cluster slot):
  *   {prefix}upstream:{upstream}:bucket          HASH tokens, at (Redis's clock, ms)
- *   {prefix}upstream:{upstream}:share:{id}      LIST of 'at:count' of the last minute, oldest first
+ *   {prefix}upstream:{upstream}:share:{id}      LIST of 'at:count' of the last minute by the second, oldest first
  */
 export class RedisUpstreamBudget implements UpstreamBudget {
   /** sbkit_upstream_budget_fallbacks_total, for `/metrics`. */
@@ -128,6 +138,7 @@ export class RedisUpstreamBudget implements UpstreamBudget {
         String(SHARE_WINDOW_MS),
         String(count),
         String(SEARCH_PREFIXES_PER_REQUEST),
+        String(SHARE_STEP_MS),
         ...tiers.flatMap((t) => [String(t.share), t.places ? '1' : '0']),
       ],
     );

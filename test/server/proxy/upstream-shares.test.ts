@@ -80,4 +80,13 @@ describe('UpstreamShares', () => {
     assert.equal(shares.spend(RELAYED, 3, 40), 3, "another relay user's small search is not placed behind the first's");
     assert.equal(shares.spend(slash64(1), 4, 70_000), 4, 'a minute later the window has moved on');
   });
+
+  it('counts by the second: a search leaves the window a minute after the start of its second', () => {
+    const shares = new UpstreamShares(LIMITS);
+    const alice: Requester = { id: 'address:192.0.2.7', keyed: false };
+    shares.spend(alice, 60, 1_200);
+    shares.spend(alice, 60, 1_900);
+    assert.ok(refusal(() => shares.spend(alice, 1, 60_999)) instanceof WireError, 'the second that began at 1 s is within the window');
+    assert.equal(shares.spend(alice, 120, 61_000), 120, 'both searches of that second left it together, at 61 s');
+  });
 });

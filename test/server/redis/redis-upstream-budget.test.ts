@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createClient } from 'redis';
 import { type FullHashSource, upstreamFullHashes } from '../../../src/server/api/full-hash-source.ts';
 import { loggerOf } from '../../../src/server/logger.ts';
 import type { Requester } from '../../../src/server/guard/requester.ts';
@@ -132,6 +133,29 @@ describe('RedisUpstreamBudget: one upstream budget for several proxy instances',
     await b.searches.find([3004], requester(8));
     assert.deepEqual(upstream.calls, [[3001], [3002], [3004]]);
   });
+
+  it(
+    "keeps a requester's record by the second: a hundred searches at once are one or two entries, every prefix counted",
+    TEST_TIMEOUT,
+    async () => {
+      const { a } = await pair({ keyedPrefixesPerMinute: 2400 });
+      const keyed: Requester = { id: 'key:busy', keyed: true };
+      for (let i = 0; i < 100; i++) await a.budget.spendShare(keyed, 1);
+      const client = createClient({ url: REDIS_URL });
+      await client.connect();
+      try {
+        const [key] = await client.keys(`${prefixes.at(-1)}upstream:{upstream}:share:key:busy`);
+        const entries = await client.lRange(key!, 0, -1);
+        assert.ok(entries.length <= 2, `${entries.length} entries: ${entries.slice(0, 3).join(', ')}…`);
+        assert.equal(
+          entries.reduce((sum, entry) => sum + Number(entry.split(':')[1]), 0),
+          100,
+        );
+      } finally {
+        await client.close();
+      }
+    },
+  );
 
   it('asks a prefix once when two instances search it at once, and both answer it in full', TEST_TIMEOUT, async () => {
     const { upstream, a, b } = await pair({ burst: 10, requestsPerMinute: 60 });
