@@ -188,6 +188,40 @@ export class ListTooLargeError extends SbkitError {
   }
 }
 
+const UPDATE_LOOPS = [
+  /** A list's update was refused, and so was the full update fetched at once after it (SB-9). */
+  'refused-again',
+  /** The server asked for more updates at once, with zero waits (SB-12), than one update makes. */
+  'rounds',
+] as const;
+/** How a server kept an update from settling. */
+export type UpdateLoopReason = (typeof UPDATE_LOOPS)[number];
+
+/**
+ * The server keeps an update from settling: it sent a list an update that could not be applied twice in
+ * one update, the second time in full, or asked for more updates at once than one update makes. Fetching
+ * again at once would bring the same, for ever: the update counts as failed, and the client backs off (RF-4).
+ */
+export class UpdateLoopError extends SbkitError {
+  /** Always `"UpdateLoopError"`, as logs and stack traces show it. */
+  override readonly name = 'UpdateLoopError';
+  /** `SBKIT_UPDATE_LOOP_` and the reason, e.g. {@link UpdateLoopError.codes}. */
+  override readonly code: ErrorCode<'UPDATE_LOOP', UpdateLoopReason>;
+  /** Every code of this class. */
+  static readonly codes = errorCodes('UPDATE_LOOP', UPDATE_LOOPS);
+
+  constructor(
+    /** Which loop the update left. */
+    readonly reason: UpdateLoopReason,
+    /** The list refused again ('refused-again'), or the lists still due ('rounds'). */
+    readonly lists: readonly string[],
+    detail: string,
+  ) {
+    super(`${detail}; the server is broken or hostile, and the client backs off before it asks again`);
+    this.code = errorCode('UPDATE_LOOP', reason);
+  }
+}
+
 const LISTS_NOT_CURRENT = [
   /** A list was never downloaded: the client started a moment ago, or every update so far failed. */
   'never-updated',
@@ -291,13 +325,14 @@ export function checkErrorOf(error: unknown): CheckError {
  * to hold, a database or state file that could not be written, or something unforeseen.
  */
 export type UpdateError =
-  TransportError | WireResponseError | UnknownListError | ListTooLargeError | DatabaseStorageError | UnexpectedError;
+  TransportError | WireResponseError | UnknownListError | ListTooLargeError | UpdateLoopError | DatabaseStorageError | UnexpectedError;
 
 const UPDATE_ERRORS: readonly ClassOf<UpdateError>[] = [
   TransportError,
   WireResponseError,
   UnknownListError,
   ListTooLargeError,
+  UpdateLoopError,
   DatabaseStorageError,
   UnexpectedError,
 ];

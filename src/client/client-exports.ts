@@ -29,6 +29,8 @@ export {
   TransportError,
   type TransportFailure,
   UnexpectedError,
+  UpdateLoopError,
+  type UpdateLoopReason,
 } from './client-errors.ts';
 export { InvalidUrlError, type InvalidUrlReason } from '../url/invalid-url.ts';
 export { WireResponseError, OhttpError, type OhttpFailure } from '../wire/wire-error.ts';

@@ -13,6 +13,7 @@ import {
   ListsNotCurrentError,
   ListTooLargeError,
   type UpdateError,
+  UpdateLoopError,
   updateErrorOf,
 } from '../client-errors.ts';
 import type { UnknownListError } from '../../lists/unknown-list-error.ts';
@@ -238,7 +239,10 @@ export class ListUpdater {
       nextUpdateAt: 0,
       backoffUntil: undefined,
     };
-    for (let round = 0; round < MAX_UPDATE_ROUNDS && !this.stopped; round++) {
+    /** Lists whose update this run refused: refused again, in full, the server keeps sending what cannot be applied. */
+    const refused = new Set<string>();
+    let round = 0;
+    for (; round < MAX_UPDATE_ROUNDS && !this.stopped; round++) {
       const now = clock.now();
       let due = this.schedule.due(now);
       if (due.length === 0) {
@@ -284,6 +288,14 @@ export class ListUpdater {
           const error = listUpdateFailureOf(next);
           summary.failed.push({ list: fetched.name, error });
           keepError ??= await this.local.drop(fetched.name, error);
+          if (refused.has(fetched.name)) {
+            keepError ??= new UpdateLoopError(
+              'refused-again',
+              [fetched.name],
+              `the server sent list "${fetched.name}" an update that could not be applied (${error.message}), again after the list was fetched in full`,
+            );
+          }
+          refused.add(fetched.name);
           continue;
         }
         try {
@@ -307,6 +319,12 @@ export class ListUpdater {
         summary.error = this.failed(keepError);
         break;
       }
+    }
+    const stillDue = round === MAX_UPDATE_ROUNDS && summary.error === undefined ? this.schedule.due(clock.now()) : [];
+    if (stillDue.length > 0) {
+      summary.error = this.failed(
+        new UpdateLoopError('rounds', stillDue, `the server asked for ${MAX_UPDATE_ROUNDS} updates in a row without a wait, and more`),
+      );
     }
     const stateError = await this.parts.saveSchedules();
     summary.error ??= stateError === undefined ? this.published.unknownLists() : updateErrorOf(stateError);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { create } from '@bufbuild/protobuf';
 import { BatchGetHashListsResponseSchema, type HashList, SearchHashesResponseSchema } from '../../../src/proto/v5.ts';
-import { ListsNotCurrentError } from '../../../src/client/client-errors.ts';
+import { ListsNotCurrentError, UpdateLoopError } from '../../../src/client/client-errors.ts';
 import { UnknownListError } from '../../../src/lists/unknown-list-error.ts';
 import type { ClientEvent, SafeBrowsingClientOptions } from '../../../src/client/options.ts';
 import { SafeBrowsingClient } from '../../../src/client/safe-browsing-client.ts';
@@ -268,6 +268,56 @@ describe('lists whose updates are answered but cannot be kept', () => {
     clock.advance(1);
     const stale = await sb.checkUrl('http://safe.example/');
     assert.deepEqual([stale.verdict, stale.error?.code], ['UNKNOWN', 'SBKIT_LISTS_NOT_CURRENT_STALE']);
+  });
+});
+
+describe('a server that keeps an update from settling', () => {
+  /** A server of mw-4b whose answers `answer` makes from the count of batches so far, without waits. */
+  async function batches(answer: (batch: number) => HashList) {
+    let count = 0;
+    const scripted = await serverPublishing(['mw-4b'], (call) =>
+      call.rpc === 'BatchGetHashLists' ? batchOf(answer(count++)) : { status: 500 },
+    );
+    return { server: scripted, batches: () => count };
+  }
+  const wrongChecksum = () => prefixList('mw-4b', 'v1', prefixesOf(BAD), { checksum: new Uint8Array(32) });
+
+  it('fetches a refused list again in full at once (SB-9), and takes it when that answer is good', async () => {
+    const { server: healing, batches: sent } = await batches((batch) =>
+      batch === 0 ? wrongChecksum() : prefixList('mw-4b', 'v2', prefixesOf(BAD), { minimumWaitMs: 30 * MIN }),
+    );
+    const summary = await client(healing, { lists: ['mw-4b'] }).update();
+    assert.equal(summary.error, undefined);
+    assert.deepEqual(summary.updated, ['mw-4b']);
+    assert.equal(sent(), 2);
+  });
+
+  it('backs off (RF-4) when the full fetch is refused too, instead of fetching again and again', async () => {
+    const clock = new FakeClock();
+    const { server: broken, batches: sent } = await batches(wrongChecksum);
+    const sb = client(broken, { clock, lists: ['mw-4b'], random: () => 0 });
+    const summary = await sb.update();
+    assert.ok(summary.error instanceof UpdateLoopError, String(summary.error));
+    assert.deepEqual([summary.error.code, summary.error.lists], ['SBKIT_UPDATE_LOOP_REFUSED_AGAIN', ['mw-4b']]);
+    assert.equal(sent(), 2, 'the answer, then the full fetch SB-9 asks for');
+    assert.equal(summary.backoffUntil, clock.now() + 15 * MIN);
+    assert.equal(sb.stats().consecutiveUpdateFailures, 1);
+    assert.equal((await sb.checkUrl('http://safe.example/')).verdict, 'UNKNOWN', 'the list was dropped: nothing vouches for a URL');
+    await sb.update();
+    assert.equal(sent(), 2, 'nothing more before the back-off ends');
+  });
+
+  it('backs off when the server asks for more updates at once than one update makes', async () => {
+    const clock = new FakeClock();
+    // A good answer each time, with a new version and no wait: "again at once" (SB-12), for ever.
+    const { server: endless, batches: sent } = await batches((batch) => prefixList('mw-4b', `v${batch}`, prefixesOf(BAD)));
+    const sb = client(endless, { clock, lists: ['mw-4b'], random: () => 0 });
+    const summary = await sb.update();
+    assert.ok(summary.error instanceof UpdateLoopError, String(summary.error));
+    assert.deepEqual([summary.error.code, summary.error.lists], ['SBKIT_UPDATE_LOOP_ROUNDS', ['mw-4b']]);
+    assert.equal(sent(), 64);
+    assert.deepEqual(summary.updated, ['mw-4b'], 'what it stored stays stored');
+    assert.equal(summary.nextUpdateAt, clock.now() + 15 * MIN);
   });
 });
 
