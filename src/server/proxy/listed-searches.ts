@@ -2,8 +2,9 @@
 // `hashes:search` only for the prefixes its local lists hold: Web Risk has no real-time searches beyond
 // its lists, so no full hash lies under any other prefix. A proxy holding a copy of those lists answers
 // every other prefix itself, with no upstream call — Web Risk bills per search call — and sends upstream
-// only the prefixes a list holds. Until every list holds a copy, every prefix goes up as before: an
-// empty list is not the upstream's.
+// only the prefixes a list holds. Until every list holds a copy, and whenever one's copy is not current
+// (its updates failed for too long, or it was dropped: upstream-mirror.ts listCopies), every prefix goes
+// up as before: an empty list is not the upstream's, and an old copy lacks what the upstream listed since.
 
 import type { SortedHashes } from '../../store/hash-list.ts';
 import { sortedHashesInclude } from '../../store/hash-list.ts';
@@ -22,7 +23,7 @@ function prefixString(prefix: number): string {
 
 /**
  * `upstream` asked only for the prefixes one of `lists()` holds; `lists()` gives the mirrored lists'
- * hashes, or undefined while some list has no copy yet (then every prefix goes up).
+ * hashes, or undefined while some list has no current copy (then every prefix goes up).
  */
 export function listedSearches(upstream: FullHashSource, lists: () => readonly SortedHashes[] | undefined): FullHashSource {
   return {

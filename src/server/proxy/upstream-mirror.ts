@@ -4,7 +4,7 @@ import { clientUpstream, type Upstream } from './upstream.ts';
 import { type FullHashSource, type SharedSearchCache, upstreamFullHashes } from '../api/full-hash-source.ts';
 import type { UpstreamSearchLimits } from './upstream-searches.ts';
 import type { UpstreamBudget } from './upstream-budget.ts';
-import type { MonotonicClock } from '../../time/clock.ts';
+import type { Clock, MonotonicClock } from '../../time/clock.ts';
 import { ListCatalog } from '../catalog.ts';
 import { ConfigError } from '../config/config-error.ts';
 import type { ListDefinition } from '../lists/list-definition.ts';
@@ -49,9 +49,14 @@ export interface UpstreamOptions {
   searchLimits?: Partial<UpstreamSearchLimits>;
   /**
    * The clock of the searches' schedule and shares, and of the shared cache's expiries (tests drive it
-   * by hand); the system's by default. The mirroring client keeps the system's.
+   * by hand); the system's by default. The mirroring client's is `clock`.
    */
   searchClock?: MonotonicClock;
+  /**
+   * The mirroring client's clock: when its updates are due, and until when its lists are current
+   * (tests drive it by hand); the system's by default.
+   */
+  clock?: Clock;
   /** Where the searches' bucket and shares are kept: this instance's memory by default, or one budget of several instances (Redis). */
   searchBudget?: UpstreamBudget;
   /** Where to say that a mirrored list could not be published. */
@@ -108,12 +113,18 @@ export class UpstreamMirror {
     this.fullHashes = listsAreWholeDatabase ? listedSearches(searches, () => this.listCopies()) : searches;
   }
 
-  /** The hashes of every mirrored list, or undefined while one has no copy of the upstream's yet. */
+  /**
+   * The hashes of every mirrored list, or undefined while one has no copy of the upstream's yet, or
+   * while this instance's copy of one is not current by the mirroring client's rules (Upstream
+   * listCurrent): a copy whose updates stopped (a revoked key, a quota, an outage), or that was dropped
+   * for a checksum mismatch (SB-9) while an older one stays published, cannot say that a prefix it lacks
+   * is unlisted upstream now.
+   */
   private listCopies(): SortedHashes[] | undefined {
     const copies: SortedHashes[] = [];
     for (const [name, history] of this.histories) {
       if (this.withdrawn.has(name)) continue;
-      if (!this.listReady(name)) return undefined;
+      if (!this.listReady(name) || !this.upstream.listCurrent(name)) return undefined;
       copies.push(history.current().served());
     }
     return copies;
@@ -140,6 +151,7 @@ export class UpstreamMirror {
       dataDir: options.dataDir,
       firstUpdateWindowMs: options.firstUpdateWindowMs,
       minimumUpdateWaitMs: PROXY_LIST_CACHE_MS,
+      clock: options.clock,
       onEvent: (event) => {
         if (event.type === 'update' || event.type === 'list-dropped') void mirror?.republish();
         if (event.type === 'lists-not-published') mirror?.withdraw(event.lists, event.available);

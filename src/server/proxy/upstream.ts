@@ -33,6 +33,12 @@ export interface Upstream extends UpstreamSearchClient {
   update(): Promise<void>;
   /** A list as the upstream last sent it; undefined before it did, or for a list not followed. */
   list(name: string): UpstreamList | undefined;
+  /**
+   * Whether a list as the upstream last sent it is current by the client's own rules (list-updater.ts
+   * isCurrent: through one missed update, at least an hour): not before the upstream sent it, not once
+   * it was dropped (SB-9), not once its updates have failed for longer than that.
+   */
+  listCurrent(name: string): boolean;
   /** Stops following the upstream and saves the request schedules. */
   close(): Promise<void>;
 }
@@ -43,7 +49,8 @@ export interface Upstream extends UpstreamSearchClient {
  * @throws ClientOptionError for options the client refuses.
  */
 export function clientUpstream(options: SafeBrowsingClientOptions): Upstream {
-  const kept = new ListsAndSearches(clientSettings(options, nodeRuntime), options, nodeRuntime);
+  const settings = clientSettings(options, nodeRuntime);
+  const kept = new ListsAndSearches(settings, options, nodeRuntime);
   return {
     open: () => kept.open(),
     start: () => kept.start(),
@@ -55,6 +62,7 @@ export function clientUpstream(options: SafeBrowsingClientOptions): Upstream {
       const updatedAt = kept.updater.listInfo().find((info) => info.name === name)?.updatedAt;
       return hashes === undefined || updatedAt === undefined ? undefined : { hashes, updatedAt };
     },
+    listCurrent: (name) => kept.updater.isCurrent(name, settings.clock.now()),
     cachedSearch: (prefixes) => kept.searcher.cached(prefixes),
     // Web Risk searches one prefix per call (client/transport/transport-webrisk.ts).
     ...(options.protocol === 'webrisk' ? { prefixesPerRequest: 1 } : {}),
