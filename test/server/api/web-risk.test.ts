@@ -229,4 +229,45 @@ describe('Web Risk submissions', () => {
     });
     assert.equal(bad.statusCode, 400);
   });
+
+  it("keep every other client's reports through a flood from one IPv6 /64's addresses, and from one /56's /64s", async () => {
+    const { app } = appOf();
+    const report = async (uri: string, remoteAddress: string) => {
+      const answer = await app.inject({
+        method: 'POST',
+        url: '/v1/projects/my-project/submissions',
+        remoteAddress,
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ uri }),
+      });
+      assert.equal(answer.statusCode, 200, answer.body);
+    };
+    for (let n = 0; n < 10; n++) await report(`http://reported.example/${n}`, '198.51.100.7');
+    // One host: 50 addresses of its /64, 20 reports from each.
+    for (let host = 1; host <= 50; host++)
+      for (let n = 0; n < 20; n++) await report(`http://flood.example/${host}/${n}`, `2001:db8:0:1::${host.toString(16)}`);
+    // One subscriber: 60 of the /64s of its /56, 20 reports from each.
+    for (let block = 0; block < 60; block++)
+      for (let n = 0; n < 20; n++)
+        await report(`http://flood.example/${block}/${n}`, `2001:db8:0:2${block.toString(16).padStart(2, '0')}::1`);
+    const admin = await app.inject({ method: 'GET', url: '/admin/submissions', headers: { authorization: `Bearer ${TOKEN}` } });
+    const kept = admin.json<{ received: number; submissions: { client: string }[] }>();
+    assert.equal(kept.received, 10 + 50 * 20 + 60 * 20);
+    const from = (test: (client: string) => boolean) => kept.submissions.filter(({ client }) => test(client)).length;
+    assert.equal(
+      from((client) => client === '198.51.100.7'),
+      10,
+      "the IPv4 client's reports, all kept",
+    );
+    assert.equal(
+      from((client) => client.startsWith('2001:db8:0:1::')),
+      20,
+      "the /64's, as many as one client's",
+    );
+    assert.equal(
+      from((client) => client.startsWith('2001:db8:0:2')),
+      50,
+      "the /56's, as many as one neighbourhood's",
+    );
+  });
 });
