@@ -105,11 +105,13 @@ export async function keysUnder(prefix: string): Promise<string[]> {
 
 /**
  * A TCP relay to Redis that the test can cut (every connection dropped, the port closed) and restore
- * on the same port: Redis going away and coming back, for one client only, without stopping Redis.
+ * on the same port: Redis going away and coming back, for one client only, without stopping Redis. Or
+ * stall: the connections open go silent, as through a host gone without a word, while new ones pass.
  */
 export class RedisRelay {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
+  private readonly pairs = new Set<{ client: Socket; upstream: Socket }>();
   private port = 0;
 
   static async start(): Promise<RedisRelay> {
@@ -136,14 +138,28 @@ export class RedisRelay {
     await this.listen(this.port);
   }
 
+  /** The connections open carry nothing more either way, and stay open; connections made later pass. */
+  stall(): void {
+    for (const { client, upstream } of this.pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
+    this.pairs.clear();
+  }
+
   private listen(port: number): Promise<number> {
     const server = createServer((client) => {
       const upstream = connect(REDIS_PORT, REDIS_HOST);
+      const pair = { client, upstream };
+      this.pairs.add(pair);
       for (const socket of [client, upstream]) {
         this.sockets.add(socket);
         socket.on('error', () => {});
         socket.on('close', () => {
           this.sockets.delete(socket);
+          this.pairs.delete(pair);
           client.destroy();
           upstream.destroy();
         });
@@ -196,6 +212,11 @@ export class PrivateRedis {
   /** SIGSTOP: the server keeps its connections open and answers nothing, as a hung host does; stop() still ends it. */
   freeze(): void {
     this.child?.kill('SIGSTOP');
+  }
+
+  /** SIGCONT: a frozen server goes on, reading what it was sent meanwhile. */
+  thaw(): void {
+    this.child?.kill('SIGCONT');
   }
 
   /**

@@ -121,9 +121,25 @@ export class SentinelSet {
     return this.promotedAfter(before);
   }
 
-  /** kill -9 of the primary without waiting for a promotion: with no replica, the set stays without one. */
-  async crashPrimary(): Promise<void> {
-    await this.processes.kill(await this.primaryPort());
+  /** kill -9 of the primary without waiting for a promotion: with no replica, the set stays without one. Resolves to its port. */
+  async crashPrimary(): Promise<number> {
+    const port = await this.primaryPort();
+    await this.processes.kill(port);
+    return port;
+  }
+
+  /**
+   * Starts a data node killed before on its port again, empty (nothing is kept on disk), and waits until
+   * it answers and every Sentinel names it as the primary, not down: a crashed primary restarted.
+   */
+  async restart(port: number): Promise<void> {
+    await this.processes.start(port, this.dataNodeArgs(port));
+    await until(SETTLE_WAIT_MS, `the Sentinels finding ${port} up as the primary`, async () =>
+      (await Promise.all(this.sentinelPorts.map((sentinel) => redisCli(sentinel, 'SENTINEL', 'master', SENTINEL_NAME)))).every((answer) => {
+        const fields = answer.split('\n');
+        return fields[fields.indexOf('port') + 1] === String(port) && fields[fields.indexOf('flags') + 1] === 'master';
+      }),
+    );
   }
 
   /** Waits until every Sentinel names another primary than `before`, the same one, and it takes writes. */
@@ -149,14 +165,16 @@ export class SentinelSet {
     await rm(this.dir, { recursive: true, force: true });
   }
 
+  /** The arguments of a data node on `port`: no persistence, loopback only. */
+  private dataNodeArgs(port: number): string[] {
+    return ['--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', this.dir];
+  }
+
   private async launch(): Promise<void> {
     const [primary, ...replicas] = this.dataPorts as [number, ...number[]];
-    const common = ['--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', this.dir];
-    await this.processes.start(primary, ['--port', String(primary), ...common]);
+    await this.processes.start(primary, this.dataNodeArgs(primary));
     await Promise.all(
-      replicas.map((replica) =>
-        this.processes.start(replica, ['--port', String(replica), ...common, '--replicaof', HOST, String(primary)]),
-      ),
+      replicas.map((replica) => this.processes.start(replica, [...this.dataNodeArgs(replica), '--replicaof', HOST, String(primary)])),
     );
     await until(SETTLE_WAIT_MS, 'the replicas in sync with the primary', async () =>
       (await Promise.all(replicas.map((replica) => redisCli(replica, 'INFO', 'replication')))).every((info) =>

@@ -1,5 +1,6 @@
-// The parts of the service on Redis as it is run: a primary with a replica behind three Sentinels, and a
-// Cluster of three primaries — real redis-server and redis-sentinel processes, started and ended here.
+// The parts of the service on Redis as it is run: one server that stops answering, a primary with a
+// replica behind three Sentinels, and a Cluster of three primaries — real redis-server and
+// redis-sentinel processes, started and ended here.
 
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
@@ -15,18 +16,21 @@ import { RedisEntryEdits } from '../../../src/server/redis/redis-entry-edits.ts'
 import { RedisConnectionError } from '../../../src/server/redis/redis-connection.ts';
 import { expressionHashString, prefix32 } from '../../../src/url/hash.ts';
 import { systemClock } from '../../../src/time/clock.ts';
-import { until } from '../../support/waiting.ts';
+import { until, within } from '../../support/waiting.ts';
 import { definition, poolHashes } from '../lists/fixtures.ts';
 import { RedisClusterSet } from '../redis-cluster-fixture.ts';
-import { SentinelSet } from '../redis-sentinel-fixture.ts';
+import { deleteKeys, ensureRedis, PrivateRedis, RedisRelay, uniqueKeyPrefix } from '../redis-fixture.ts';
+import { redisCli, SentinelSet } from '../redis-sentinel-fixture.ts';
 
 const X = poolHashes([1, 2, 3, 4]);
 const Y = poolHashes([2, 3, 4, 5, 6]);
 const Z = poolHashes([6, 7]);
 /** The issue's bound on answering again after a failover. */
 const FAILOVER_BOUND_MS = 10_000;
-/** A request's bound on Redis while it has no primary: well under a client's 5 s timeout. */
+/** A request's bound on Redis while it has no primary, or does not answer: well under a client's 5 s timeout. */
 const ANSWER_BOUND_MS = 1000;
+/** Redis answers again: a Sentinel set finds its restarted primary, a client its server after a reconnection. */
+const RECOVERY_BOUND_MS = 15_000;
 const cleanups: (() => Promise<void>)[] = [];
 
 after(async () => {
@@ -57,6 +61,80 @@ async function connectedAgain<T>(connect: () => Promise<T>): Promise<T> {
   });
   return connected!;
 }
+
+/** A hit store on `url` deciding in its own memory while Redis fails, and how many decisions it made there. */
+async function hitStore(url: string, keyPrefix?: string) {
+  let fallbacks = 0;
+  const store = await RedisHitStore.connect({
+    url,
+    keyPrefix,
+    rules: LC_RATE_RULES,
+    fallback: new MemoryHitStore(LC_RATE_RULES, 1000, () => performance.now()),
+    onFallback: () => (fallbacks += 1),
+  });
+  cleanups.push(() => store.close());
+  return { store, fallbacks: () => fallbacks };
+}
+
+describe('One Redis server that stops answering', () => {
+  it(
+    'decides load control in memory and misses the search cache within their bounds, and uses Redis again once it answers',
+    { timeout: 30_000 },
+    async () => {
+      const redis = await PrivateRedis.start();
+      cleanups.push(() => redis.stop());
+      const hits = await hitStore(redis.url);
+      const cache = await RedisSearchCache.connect({ url: redis.url });
+      cleanups.push(() => cache.close());
+      const prefix = prefix32(expressionHashString('cached.example/'));
+      await cache.store([prefix], [], Date.now() + 60_000);
+      assert.equal(await hits.store.hit('a', false), 'admit');
+
+      // SIGSTOP: the connections stay open, and a command written to them is never answered.
+      redis.freeze();
+      // Closing a client waits for the answers it expects: a failed test must not hold it for ever.
+      cleanups.push(async () => redis.thaw());
+      for (let round = 0; round < 3; round++) {
+        const [verdict, found] = await within(
+          ANSWER_BOUND_MS,
+          `round ${round}: load control and the search cache answering while Redis is frozen`,
+          Promise.all([hits.store.hit('a', false), cache.lookup([prefix], Date.now())]),
+        );
+        assert.equal(verdict, 'admit');
+        assert.equal(found.size, 0, 'a miss, so that the search goes upstream');
+      }
+      assert.equal(hits.fallbacks(), 3, 'each decision made in memory');
+
+      redis.thaw();
+      await until(RECOVERY_BOUND_MS, 'load control deciding in Redis again', () => hits.store.shared);
+      assert.equal(await hits.store.hit('a', false), 'admit');
+      assert.equal(hits.fallbacks(), 3, 'decided in Redis');
+      await until(RECOVERY_BOUND_MS, 'the search cache finding the prefix in Redis again', async () =>
+        (await cache.lookup([prefix], Date.now())).has(prefix),
+      );
+    },
+  );
+
+  it('closes a connection that went silent and makes another', { timeout: 30_000 }, async () => {
+    await ensureRedis();
+    const keyPrefix = uniqueKeyPrefix();
+    cleanups.push(() => deleteKeys(keyPrefix));
+    const relay = await RedisRelay.start();
+    const hits = await hitStore(relay.url, keyPrefix);
+    // Cut before the client closes, which waits for the answers it expects.
+    cleanups.push(() => relay.cut());
+    assert.equal(await hits.store.hit('a', false), 'admit');
+
+    // The path to Redis goes silent without closing, as through a host gone without a word: TCP alone
+    // would hold the connection for a quarter of an hour.
+    relay.stall();
+    assert.equal(await within(ANSWER_BOUND_MS, 'a decision while the connection is silent', hits.store.hit('a', false)), 'admit');
+    assert.equal(hits.fallbacks(), 1);
+    await until(RECOVERY_BOUND_MS, 'load control deciding in Redis over a new connection', () => hits.store.shared);
+    assert.equal(await hits.store.hit('a', false), 'admit');
+    assert.equal(hits.fallbacks(), 1, 'decided in Redis');
+  });
+});
 
 describe('Redis behind Sentinel', () => {
   it('publishes through the primary, and again through the promoted replica within 10 s of a failover', { timeout: 30_000 }, async () => {
@@ -116,36 +194,73 @@ describe('Redis behind Sentinel without a primary', () => {
     async () => {
       const sentinels = await SentinelSet.start(0);
       cleanups.push(() => sentinels.stop());
-      let fallbacks = 0;
       // Connecting is not what this test bounds: at their request-sized defaults (250–500 ms) an attempt
       // through the Sentinels can fail on a loaded machine, so each part tries again while the set is whole.
-      const hits = await connectedAgain(() =>
-        RedisHitStore.connect({
-          url: sentinels.url,
-          rules: LC_RATE_RULES,
-          fallback: new MemoryHitStore(LC_RATE_RULES, 1000, () => performance.now()),
-          onFallback: () => (fallbacks += 1),
-        }),
-      );
-      cleanups.push(() => hits.close());
+      const hits = await connectedAgain(() => hitStore(sentinels.url));
       const cache = await connectedAgain(() => RedisSearchCache.connect({ url: sentinels.url }));
       cleanups.push(() => cache.close());
       const prefix = prefix32(expressionHashString('cached.example/'));
       await cache.store([prefix], [], Date.now() + 60_000);
-      assert.equal(await hits.hit('a', false), 'admit');
-      assert.equal(fallbacks, 0, 'decided in Redis while the primary answers');
+      assert.equal(await hits.store.hit('a', false), 'admit');
+      assert.equal(hits.fallbacks(), 0, 'decided in Redis while the primary answers');
 
       await sentinels.crashPrimary();
       // Several rounds: node-redis looks for a primary again and again, and a request must never wait for it.
       for (let round = 0; round < 3; round++) {
         const start = performance.now();
-        const [verdict, found] = await Promise.all([hits.hit('a', false), cache.lookup([prefix], Date.now())]);
+        const [verdict, found] = await Promise.all([hits.store.hit('a', false), cache.lookup([prefix], Date.now())]);
         const took = performance.now() - start;
         assert.equal(verdict, 'admit');
         assert.equal(found.size, 0, 'a miss, so that the search goes upstream');
         assert.ok(took < ANSWER_BOUND_MS, `round ${round}: answered in ${Math.round(took)} ms`);
       }
-      assert.equal(fallbacks, 3, 'each decision made in memory');
+      assert.equal(hits.fallbacks(), 3, 'each decision made in memory');
+    },
+  );
+
+  it(
+    'never runs a command it answered as failed: once the restarted primary is found, no hit of the outage is counted, no edit made',
+    { timeout: 60_000 },
+    async () => {
+      const sentinels = await SentinelSet.start(0);
+      cleanups.push(() => sentinels.stop());
+      const hits = await connectedAgain(() => hitStore(sentinels.url));
+      const edits = await connectedAgain(() => RedisEntryEdits.connect({ url: sentinels.url, timeoutMs: ANSWER_BOUND_MS }));
+      cleanups.push(() => edits.close());
+      const budget = (client: string) => [{ key: `client:${client}`, max: 10, refusal: 'rate' as const }];
+      assert.equal(await hits.store.hit('a', false, budget('a')), 'admit');
+
+      const port = await sentinels.crashPrimary();
+      for (let i = 0; i < 5; i++) {
+        const verdict = await within(ANSWER_BOUND_MS, `hit ${i} without a primary`, hits.store.hit('a', false, budget('a')));
+        assert.equal(verdict, 'admit');
+        await assert.rejects(
+          within(2 * ANSWER_BOUND_MS, `edit ${i} without a primary`, edits.update('outage-list', [`edit-${i}.example/`], [])),
+          (error: Error) => !/not within/.test(error.message),
+        );
+      }
+      assert.equal(hits.fallbacks(), 5);
+
+      // Back empty (no persistence): whatever Redis holds afterwards was written after the restart.
+      await sentinels.restart(port);
+      // A command sent once a primary is found goes after every command node-redis held meanwhile.
+      await until(RECOVERY_BOUND_MS, 'a hit decided in Redis again', async () => {
+        const before = hits.fallbacks();
+        await hits.store.hit('b', false, budget('b'));
+        return hits.fallbacks() === before;
+      });
+      await until(RECOVERY_BOUND_MS, 'an edit made in Redis again', async () => {
+        try {
+          await edits.update('other-list', ['other.example/'], []);
+          return true;
+        } catch {
+          return false;
+        }
+      });
+      assert.equal(await redisCli(port, 'LLEN', 'sbkit:guard:{guard}:hits:client:a'), '0', 'no hit of the outage counted late');
+      assert.deepEqual(await edits.read('outage-list'), { added: [], removed: [] }, 'no edit answered as failed made late');
+      assert.equal(await hits.store.hit('a', false, budget('a')), 'admit');
+      assert.equal(await redisCli(port, 'LLEN', 'sbkit:guard:{guard}:hits:client:a'), '1');
     },
   );
 });
