@@ -119,11 +119,16 @@ export function registerEntryRoutes(
       try {
         outcome = await lists.editEntries(name, edit.add, edit.remove);
       } catch (error) {
-        // Where the edits are kept (a data folder, Redis) failed: nothing was changed.
+        // Where the edits are kept (a data folder, Redis) failed: nothing was changed, unless a Redis that
+        // received the edit stopped answering before it said so (docs/instances.md), which it still makes.
         const why = error instanceof Error ? error.message : String(error);
         return sendWireError(
           reply,
-          new WireError('UNAVAILABLE', `the edits of ${name} cannot be kept, so none was made: ${excerpt(why, 200)}`),
+          new WireError(
+            'UNAVAILABLE',
+            `the edits of ${name} could not be kept, so none was made, unless Redis received them before it stopped ` +
+              `answering (then they are made once it answers again; sending them again changes nothing more): ${excerpt(why, 200)}`,
+          ),
         );
       }
       if (outcome === 'unknown') {
