@@ -515,6 +515,12 @@ describe('sbkit serve with a part that cannot start', () => {
         status: EXIT.INVALID_INPUT,
         says: /^\d\d:\d\d:\d\d\.\d{3} FATAL sbkit serve: http:\/\/127\.0\.0\.1:6379 is not a Redis URL \(redis:\/\/host:port[,)]/,
       },
+      {
+        what: 'a Redis URL whose password holds an unencoded #, which would end the host part',
+        args: ['--config', config, '--redis', 'redis://default:hunter2#x@127.0.0.1:6379'],
+        status: EXIT.INVALID_INPUT,
+        says: /^\d\d:\d\d:\d\d\.\d{3} FATAL sbkit serve: "redis:\/\/127\.0\.0\.1:6379" is not a Redis address: a '\/', '\?' or '#' in the user or password is percent-encoded \(%2F, %3F, %23\): unencoded, it ends the host part of the URL$/,
+      },
     ];
     // Node's own recursive mkdir retries for ever under /proc (ENOENT for a parent that exists): Linux only.
     if (process.platform === 'linux') {

@@ -246,3 +246,72 @@ export class PrivateRedis {
     await exited;
   }
 }
+
+/**
+ * A stand-in for Redis, on a free port, that answers every command +OK and each EVAL with what `answer`
+ * gives for the script (as RESP text): answers no real Redis running sbkit's scripts gives, for the
+ * checks that take such an answer as Redis's failure. It reads the commands node-redis sends (arrays of
+ * bulk strings), nothing more.
+ */
+export class ScriptedRedis {
+  private readonly sockets = new Set<Socket>();
+  private readonly server: Server;
+  private port = 0;
+
+  private constructor(answer: (script: string) => string) {
+    this.server = createServer((socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+      socket.on('error', () => {});
+      let pending = Buffer.alloc(0);
+      socket.on('data', (data) => {
+        pending = Buffer.concat([pending, data]);
+        for (let command = nextCommand(pending); command !== undefined; command = nextCommand(pending)) {
+          pending = pending.subarray(command.length);
+          const [name, script] = command.args;
+          socket.write(name?.toUpperCase() === 'EVAL' ? answer(script ?? '') : '+OK\r\n');
+        }
+      });
+    });
+  }
+
+  static async start(answer: (script: string) => string): Promise<ScriptedRedis> {
+    const scripted = new ScriptedRedis(answer);
+    await new Promise<void>((resolve, reject) => {
+      scripted.server.once('error', reject);
+      scripted.server.listen(0, REDIS_HOST, resolve);
+    });
+    scripted.port = (scripted.server.address() as { port: number }).port;
+    return scripted;
+  }
+
+  get url(): string {
+    return `redis://${REDIS_HOST}:${this.port}`;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+/** The first whole command in `bytes` (`*N` then N `$len` bulk strings) and its length in bytes; undefined until it is all there. */
+function nextCommand(bytes: Buffer): { args: string[]; length: number } | undefined {
+  const line = (from: number) => {
+    const end = bytes.indexOf('\r\n', from);
+    return end < 0 ? undefined : { text: bytes.toString('latin1', from, end), next: end + 2 };
+  };
+  const head = line(0);
+  if (head === undefined) return undefined;
+  const args: string[] = [];
+  let at = head.next;
+  for (let i = 0; i < Number(head.text.slice(1)); i++) {
+    const size = line(at);
+    if (size === undefined) return undefined;
+    const end = size.next + Number(size.text.slice(1));
+    if (bytes.length < end + 2) return undefined;
+    args.push(bytes.toString('utf8', size.next, end));
+    at = end + 2;
+  }
+  return { args, length: at };
+}

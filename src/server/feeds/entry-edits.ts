@@ -12,6 +12,7 @@
 import { join } from 'node:path';
 import { makeFolder, writeFileDurably } from '../../store/durable-file.ts';
 import { readRegularFile } from '../../store/regular-file.ts';
+import { quotedExcerpt } from './formats/excerpt.ts';
 
 /** Canonical expressions (SB-6) added and removed, each sorted, no expression in both. */
 export interface EntryEdits {
@@ -24,8 +25,17 @@ export const NO_EDITS: EntryEdits = { added: [], removed: [] };
 /** Edits one list may hold, added and removed together: an operator's hand-kept entries, not a feed (a file source is). */
 export const MAX_EDITS_PER_LIST = 100_000;
 
-/** The most a file of edits holds: MAX_EDITS_PER_LIST of the 4,096 characters an edit may have, as JSON. */
-const MAX_EDITS_FILE_BYTES = 512 * 1024 * 1024;
+/**
+ * The most a list's edits take, read back: MAX_EDITS_PER_LIST of the 4,096 characters an edit may have,
+ * as JSON in a file of a data folder, as the sets' members in Redis.
+ */
+export const MAX_EDITS_BYTES = 512 * 1024 * 1024;
+
+/**
+ * What every canonical expression is (SB-5, SB-6): printable ASCII, without a space or `#` (SB-5 escapes
+ * both), a host, then a path from `/`.
+ */
+const EXPRESSION_FORM = /^[!"$-.0-~]+\/[!"$-~]*$/;
 
 /** What an update answers when the list would hold more than its cap of edits: nothing was changed. */
 type TooManyEdits = 'too-many';
@@ -58,6 +68,25 @@ export function editedEntries(edits: EntryEdits, add: readonly string[], remove:
     added.delete(expression);
   }
   return { added: [...added].sort(), removed: [...removed].sort() };
+}
+
+/**
+ * Why `edits`, read back from where they are kept, are not edits sbkit writes; undefined when they are:
+ * at most MAX_EDITS_PER_LIST, each of the form of a canonical expression, none both added and removed.
+ */
+export function editsProblem(edits: EntryEdits): string | undefined {
+  const count = edits.added.length + edits.removed.length;
+  if (count > MAX_EDITS_PER_LIST) return tooManyEdits(count);
+  const malformed = [...edits.added, ...edits.removed].find((edit) => !EXPRESSION_FORM.test(edit));
+  if (malformed !== undefined) return `${quotedExcerpt(malformed)}, which is no canonical expression`;
+  const added = new Set(edits.added);
+  const both = edits.removed.find((edit) => added.has(edit));
+  return both === undefined ? undefined : `${quotedExcerpt(both)} both added and removed`;
+}
+
+/** The problem of `count` edits kept for one list, over MAX_EDITS_PER_LIST. */
+export function tooManyEdits(count: number): string {
+  return `${count} edits, more than the ${MAX_EDITS_PER_LIST} a list may hold`;
 }
 
 /** Whether `edits` hold more than `maxEdits` edits, added and removed together. */
@@ -98,7 +127,7 @@ export async function diskEntryEdits(directory: string): Promise<EntryEditStore>
     let text: string;
     try {
       // Regular, no link, bounded (store/regular-file.ts): a FIFO or /dev/zero in its place cannot hang a publication.
-      text = (await readRegularFile(pathOf(list), MAX_EDITS_FILE_BYTES)).toString('utf8');
+      text = (await readRegularFile(pathOf(list), MAX_EDITS_BYTES)).toString('utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return NO_EDITS;
       throw error;

@@ -119,7 +119,7 @@ export function shareTiers(requester: Requester, count: number, limits: Upstream
  * it would be refused for ever (sbkit's own client sends up to SEARCH_PREFIXES_PER_REQUEST at once).
  * Larger ones are refused.
  */
-function withinShare(tier: ShareTier, used: number, count: number): boolean {
+export function withinShare(tier: ShareTier, used: number, count: number): boolean {
   return used + count <= tier.share || (used === 0 && count <= SEARCH_PREFIXES_PER_REQUEST);
 }
 

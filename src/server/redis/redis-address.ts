@@ -42,6 +42,8 @@ const DEFAULT_SENTINEL_PORT = 26379;
 const DEFAULT_CLUSTER_PORT = 6379;
 const SENTINEL_SCHEME = 'redis+sentinel:';
 const CLUSTER_SCHEME = 'redis+cluster:';
+const UNENCODED_CREDENTIALS =
+  "a '/', '?' or '#' in the user or password is percent-encoded (%2F, %3F, %23): unencoded, it ends the host part of the URL";
 
 /**
  * The address `target` gives, or the reason it gives none (a message for the operator, to be
@@ -49,13 +51,15 @@ const CLUSTER_SCHEME = 'redis+cluster:';
  */
 export function readRedisAddress(target: RedisTarget): RedisAddress | { problem: string } {
   if (typeof target !== 'string') return readServers(target);
+  const { scheme: withSlashes, userInfo, rest } = splitAtCredentials(target);
+  if (userInfo !== undefined && /[/?#]/.test(userInfo)) return { problem: UNENCODED_CREDENTIALS };
   const scheme = /^[a-z+]+:/i.exec(target)?.[0].toLowerCase();
   if (scheme !== SENTINEL_SCHEME && scheme !== CLUSTER_SCHEME) return { kind: 'single', url: target };
   // new URL() takes one host: the list of hosts is cut out and read here.
-  const match = /^[a-z+]+:\/\/(?:([^@/]*)@)?([^/?#]*)(\/[^?#]*)?(\?[^#]*)?$/i.exec(target);
-  if (match === null)
+  const match = /^([^/?#]*)(\/[^?#]*)?(\?[^#]*)?$/.exec(rest);
+  if (!withSlashes || match === null)
     return { problem: `${scheme}//[user:password@]host:port,host:port${scheme === SENTINEL_SCHEME ? '/name' : ''} is its form` };
-  const [, userInfo, hostList = '', path = '', query = ''] = match;
+  const [, hostList = '', path = '', query = ''] = match;
   const credentials = credentialsOf(userInfo);
   if ('problem' in credentials) return credentials;
   const nodes = nodesOf(hostList.split(','), scheme === SENTINEL_SCHEME ? DEFAULT_SENTINEL_PORT : DEFAULT_CLUSTER_PORT);
@@ -78,7 +82,11 @@ export function readRedisAddress(target: RedisTarget): RedisAddress | { problem:
 /** A label for logs and messages: the address without user or password. */
 export function redisLabel(target: RedisTarget): string {
   const address = readRedisAddress(target);
-  if ('problem' in address) return JSON.stringify(typeof target === 'string' ? redactedUrl(target) : '(redis object)');
+  if ('problem' in address) {
+    // Quoted: an address that is none may hold anything; redactedUrl quotes what new URL() cannot read.
+    const shown = typeof target === 'string' ? redactedUrl(target) : '(redis object)';
+    return shown.startsWith('"') ? shown : JSON.stringify(shown);
+  }
   switch (address.kind) {
     case 'single':
       return redactedUrl(address.url);
@@ -155,15 +163,30 @@ function hostPort(node: RedisNode): string {
 }
 
 /**
- * The URL as it may appear in logs: without user and password. One URL cannot parse still loses
- * everything between `//` and the last `@` before the host (a port out of range must not show the
- * password next to it), and its query.
+ * A URL's scheme with its `//` ('' without), its user and password, and what follows them: everything
+ * between `//` and the last `@` is taken for the credentials, whatever it holds (an `@` of a password may
+ * go unencoded, as new URL() reads it), so that no part of a password is ever read as a host. No `@`: no
+ * credentials.
+ */
+function splitAtCredentials(url: string): { scheme: string; userInfo: string | undefined; rest: string } {
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url)?.[0] ?? '';
+  const at = url.lastIndexOf('@');
+  if (at < scheme.length) return { scheme, userInfo: undefined, rest: url.slice(scheme.length) };
+  return { scheme, userInfo: url.slice(scheme.length, at), rest: url.slice(at + 1) };
+}
+
+/**
+ * The URL as it may appear in logs: without user and password, nor query. What lies between `//` and the
+ * last `@` goes whatever it holds: a password with an unencoded `#`, `?` or `/` ends the host part as
+ * new URL() reads it, which would leave the password in the host, the path or the fragment.
  */
 function redactedUrl(url: string): string {
+  const { scheme, rest } = splitAtCredentials(url);
+  const shown = scheme + rest;
   try {
-    const parsed = new URL(url);
+    const parsed = new URL(shown);
     return `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
   } catch {
-    return JSON.stringify(url.replace(/\/\/[^/?#]*@/, '//').replace(/[?#].*$/s, ''));
+    return JSON.stringify(shown.replace(/[?#].*$/s, ''));
   }
 }

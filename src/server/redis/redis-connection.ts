@@ -111,10 +111,11 @@ export async function connectRedis(
   try {
     client = await createRedisClient(address, timeoutMs, () => connection?.everConnected === true, clock);
   } catch (error) {
+    // Without its cause: new URL()'s error keeps the whole URL, password and all, as `input`, which a
+    // log that prints an error with its causes would show.
     throw new RedisConnectionError(
       'invalid-url',
       `${label} is not a Redis URL (redis://host:port, redis+sentinel://host:port,…/name, redis+cluster://host:port,…): ${(error as Error).message}`,
-      { cause: error },
     );
   }
   connection = new Connection(client, label, timeoutMs, watch, clock);

@@ -4,7 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { diskEntryEdits, editedEntries, editsFileName, memoryEntryEdits, NO_EDITS } from '../../../src/server/feeds/entry-edits.ts';
+import {
+  diskEntryEdits,
+  editedEntries,
+  editsFileName,
+  editsProblem,
+  MAX_EDITS_PER_LIST,
+  memoryEntryEdits,
+  NO_EDITS,
+} from '../../../src/server/feeds/entry-edits.ts';
+import { expressionLineExpression, urlExpression } from '../../../src/server/feeds/formats/entry-expression.ts';
 
 let dir: string;
 before(async () => {
@@ -44,6 +53,41 @@ describe('editedEntries', () => {
         );
       }),
     );
+  });
+});
+
+describe('editsProblem', () => {
+  it('finds nothing wrong with the canonical expressions an operator’s entries become', () => {
+    // URLs, and expressions with any text in their path or none at all.
+    const entry = fc.oneof(
+      fc.webUrl({ withQueryParameters: true, withFragments: true }),
+      fc.tuple(fc.domain(), fc.string({ unit: 'grapheme' })).map(([host, path]) => `${host}/${path}`),
+      fc.string({ unit: 'grapheme' }),
+    );
+    const canonical = (entry: string) => {
+      try {
+        return /^[a-z][a-z0-9+.-]*:/i.test(entry) ? urlExpression(entry) : expressionLineExpression(entry);
+      } catch {
+        return undefined;
+      }
+    };
+    fc.assert(
+      fc.property(fc.array(entry), (entries) => {
+        const expressions = [...new Set(entries.map(canonical).filter((e) => e !== undefined))];
+        const half = Math.floor(expressions.length / 2);
+        const edits = { added: expressions.slice(0, half), removed: expressions.slice(half) };
+        assert.equal(editsProblem(edits), undefined, JSON.stringify(edits));
+      }),
+    );
+  });
+
+  it('names what sbkit does not write: too many edits, no canonical expression, one both added and removed', () => {
+    const many = Array.from({ length: MAX_EDITS_PER_LIST + 1 }, (_, i) => `h${i}.example/`);
+    assert.match(editsProblem({ added: many, removed: [] })!, /100001 edits, more than the 100000/);
+    for (const edit of ['', 'a.example', '/path', 'a b.example/', 'a.example/#f', 'a.example/\n', 'é.example/']) {
+      assert.match(editsProblem({ added: [], removed: [edit] })!, /which is no canonical expression/, JSON.stringify(edit));
+    }
+    assert.match(editsProblem({ added: ['a.example/'], removed: ['a.example/'] })!, /"a\.example\/" both added and removed/);
   });
 });
 

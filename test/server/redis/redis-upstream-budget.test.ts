@@ -15,7 +15,7 @@ import { systemClock } from '../../../src/time/clock.ts';
 import { hashStringOfHex } from '../../../src/url/hash.ts';
 import { WireError } from '../../../src/wire/wire-error.ts';
 import { freePort } from '../../support/ports.ts';
-import { deleteKeys, ensureRedis, REDIS_URL, uniqueKeyPrefix } from '../redis-fixture.ts';
+import { deleteKeys, ensureRedis, REDIS_URL, ScriptedRedis, uniqueKeyPrefix } from '../redis-fixture.ts';
 
 const TEST_TIMEOUT = { timeout: 20_000 };
 const prefixes: string[] = [];
@@ -188,5 +188,92 @@ describe('RedisUpstreamBudget: one upstream budget for several proxy instances',
       const fallbacks = Number(/^sbkit_upstream_budget_fallbacks_total (\d+)$/m.exec(metrics)?.[1]);
       assert.ok(fallbacks >= 4, metrics);
     }
+  });
+});
+
+/** A lone budget on the Redis at `url`, under a key prefix of its own, with what it logs. */
+async function loneBudget(url: string, limits: Partial<UpstreamSearchLimits> = {}) {
+  const keyPrefix = uniqueKeyPrefix();
+  prefixes.push(keyPrefix);
+  const logs: string[] = [];
+  const all = upstreamSearchLimits(limits);
+  const budget = await RedisUpstreamBudget.connect({
+    url,
+    keyPrefix,
+    log: (line) => logs.push(line),
+    limits: all,
+    fallback: new MemoryUpstreamBudget(all, systemClock),
+  });
+  cleanups.push(() => budget.close());
+  return { budget, logs, limits: all, key: (name: string) => `${keyPrefix}upstream:{upstream}:${name}` };
+}
+
+/** Decisions the budget made in memory because Redis failed, from its metrics. */
+async function fallbacks(budget: RedisUpstreamBudget): Promise<number> {
+  return Number(/^sbkit_upstream_budget_fallbacks_total (\d+)$/m.exec(await budget.metrics.metrics())?.[1]);
+}
+
+/** Runs `work` with a client of the test's Redis. */
+async function withRedis(work: (client: ReturnType<typeof createClient>) => Promise<void>): Promise<void> {
+  const client = createClient({ url: REDIS_URL });
+  await client.connect();
+  try {
+    await work(client);
+  } finally {
+    await client.close();
+  }
+}
+
+describe('RedisUpstreamBudget: what Redis holds and answers is not taken on trust', () => {
+  it('reads a bucket no script wrote within its bounds: never a wait longer than one token’s', TEST_TIMEOUT, async () => {
+    const { budget, limits, key } = await loneBudget(REDIS_URL);
+    const oneToken = Math.ceil(60_000 / limits.requestsPerMinute);
+    await withRedis(async (client) => {
+      // Below 0, or no number at all: an empty bucket, or a full one.
+      for (const [tokens, empty] of [
+        ['-1000', true],
+        ['-inf', true],
+        ['nan', false],
+        ['inf', false],
+        ['many', false],
+      ] as const) {
+        await client.hSet(key('bucket'), 'tokens', tokens);
+        const wait = await budget.takeToken();
+        assert.ok(empty ? wait > 0 && wait <= oneToken : wait === 0, `tokens ${tokens}: a wait of ${wait} ms`);
+      }
+    });
+    assert.equal(await fallbacks(budget), 0, 'every decision made in Redis');
+  });
+
+  it('takes a share’s entries that are dated ahead of Redis’s clock, or unreadable, for stale', TEST_TIMEOUT, async () => {
+    const { budget, key } = await loneBudget(REDIS_URL, { anonymousPrefixesPerMinute: 2 });
+    const alice = requester(9);
+    const tomorrow = Math.floor((Date.now() + 86_400_000) / 1000) * 1000;
+    await withRedis(async (client) => {
+      await client.rPush(key(`share:${alice.id}`), [`${tomorrow}:100000`, 'not an entry']);
+    });
+    assert.equal(await budget.spendShare(alice, 1), 1);
+    assert.equal(await budget.spendShare(alice, 1), 2);
+    await assert.rejects(budget.spendShare(alice, 1), (error: WireError) => error.retryAfterSeconds! <= 60);
+    assert.equal(await fallbacks(budget), 0, 'every decision made in Redis');
+  });
+
+  it('decides in memory on an answer no script gives, says so once and counts it', TEST_TIMEOUT, async () => {
+    const shareAnswers = [
+      '*2\r\n:1\r\n:999999\r\n', // a turn above every share
+      '*4\r\n:0\r\n:1\r\n:0\r\n:1000\r\n', // the refusal of a search its share has room for
+      '*4\r\n:0\r\n:1\r\n:500\r\n:86400000\r\n', // room again in a day
+      '*4\r\n:0\r\n:2\r\n:500\r\n:1000\r\n', // a tier the search has not
+    ];
+    let shares = 0;
+    // A wait of an hour, which a bucket of 30 a minute never makes, and a share's answers.
+    const redis = await ScriptedRedis.start((script) => (script.includes('HMGET') ? ':3600000\r\n' : shareAnswers[shares++]!));
+    cleanups.push(() => redis.close());
+    const { budget, logs } = await loneBudget(redis.url);
+    assert.equal(await budget.takeToken(), 0, 'the first of the memory’s bucket');
+    for (let turn = 1; turn <= shareAnswers.length; turn++) assert.equal(await budget.spendShare(requester(3), 1), turn);
+    assert.equal(await fallbacks(budget), 1 + shareAnswers.length);
+    assert.equal(logs.filter((line) => line.startsWith('upstream budget:')).length, 1, logs.join('\n'));
+    assert.match(logs[0]!, /the script answered 3600000/);
   });
 });
