@@ -189,7 +189,7 @@ describe("Chromium's lists v5 has no threat type for (billing, subresource filte
       );
     } finally {
       await server.close();
-      feeds.close();
+      await feeds.close();
     }
   });
 });

@@ -60,8 +60,10 @@ const FEED_WORKER_FAILURES = [
 export type FeedWorkerFailure = (typeof FEED_WORKER_FAILURES)[number];
 
 /**
- * A feed's lines could not be hashed off the main thread. The load of the list fails as a whole and is
- * reported; the sources keep their last good copies, and the next load tries again with a fresh worker.
+ * A feed's lines could not be hashed off the main thread. Its source reports it as SourceError `worker`
+ * (this error its cause): the source keeps its last good copy, the list's other sources are read, and the
+ * source is tried again as after any of its failures (a URL feed on its back-off, source-backoff.ts), by a
+ * new worker.
  */
 export class FeedWorkerError extends SbkitError {
   /** Always `"FeedWorkerError"`, as logs and stack traces show it. */

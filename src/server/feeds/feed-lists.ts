@@ -6,6 +6,7 @@ import { type EntriesEdited, FeedList, type FeedListsShared } from './feed-list.
 import { feedMetrics } from './feed-metrics.ts';
 import type { ListLoadReport } from './list-load-report.ts';
 import type { FileWatchOptions } from './sources/file-watch.ts';
+import { serverFeedWorkers, type FeedWorkerPool } from './sources/feed-worker-pool.ts';
 import { SourceStates, type SourceStatesOptions } from './sources/source-states.ts';
 import { type FeedSourceStatus, sourceStatus } from './sources/source-status.ts';
 import { ListCatalog } from '../catalog.ts';
@@ -16,6 +17,11 @@ export type { EntriesEdited } from './feed-list.ts';
 export type { ListLoadReport, ReportedBadLine } from './list-load-report.ts';
 
 export interface FeedListsOptions extends SourceStatesOptions {
+  /**
+   * The threads that hash its feeds and merge its lists, stopped by {@link FeedLists.close} (a pool
+   * stopped starts new threads for later work); a pool of its own by default.
+   */
+  workers?: FeedWorkerPool;
   /** How file sources are watched (file-watch.ts); false: only at start, on their interval and on reload. */
   watch?: FileWatchOptions | false;
   /** Where the operator's edits of `entries` sources are kept; this process's memory by default. */
@@ -36,7 +42,7 @@ export interface FeedListsOptions extends SourceStatesOptions {
  *
  * Each list is a FeedList (feed-list.ts), with its own timers, watch, reloads and publications; this
  * registry holds them in configuration order, with what they share: the sources' states and their
- * metrics, the snapshot store, the edits and the clock.
+ * metrics, the feed workers, the snapshot store, the edits and the clock.
  */
 export class FeedLists {
   /** The lists, for {@link createServer}'s `catalog`. */
@@ -60,7 +66,7 @@ export class FeedLists {
   ) {
     this.edits = options.edits ?? memoryEntryEdits();
     this.clock = options.clock ?? systemClock;
-    this.sources = new SourceStates(options);
+    this.sources = new SourceStates({ ...options, workers: options.workers ?? serverFeedWorkers() });
     this.metrics = feedMetrics(this.sources);
     const shared: FeedListsShared = {
       sources: this.sources,
@@ -106,7 +112,7 @@ export class FeedLists {
     options: FeedListsOptions = {},
   ): Promise<FeedLists> {
     const lists = new FeedLists(config, onReport, store, options);
-    const abandon = () => lists.close();
+    const abandon = () => void lists.close();
     if (options.signal?.aborted === true) abandon();
     options.signal?.addEventListener('abort', abandon, { once: true });
     try {
@@ -188,12 +194,15 @@ export class FeedLists {
   }
 
   /**
-   * Stops the refreshes, the watches and publications waiting to be tried again, and abandons downloads
-   * under way (a reload's, when the server stops during it); what is published stays served.
+   * Stops the refreshes, the watches and publications waiting to be tried again, abandons downloads
+   * under way (a reload's, when the server stops during it) and stops the feed workers, a busy or hung
+   * one included, which would keep the process alive until its task's timeout (10 minutes); what is
+   * published stays served. Resolves once the workers have ended.
    */
-  close(): void {
+  async close(): Promise<void> {
     for (const feed of this.feeds.values()) feed.close();
     this.stopping.abort();
+    await this.sources.workers.close();
   }
 
   /** Starts watching every list's file sources; resolves once every watch knows its files' starting state. */

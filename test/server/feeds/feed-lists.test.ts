@@ -1,20 +1,22 @@
 import assert from 'node:assert/strict';
 import { mkdtemp, open, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FeedLists, type FeedListsOptions, type ListLoadReport } from '../../../src/server/feeds/feed-lists.ts';
 import { REPORTED_BAD_LINES_PER_SOURCE } from '../../../src/server/feeds/list-load-report.ts';
 import { MAX_EDITS_PER_LIST } from '../../../src/server/feeds/entry-edits.ts';
-import { parseServerConfig } from '../../../src/server/config/config.ts';
+import { parseServerConfig, type ServerConfig } from '../../../src/server/config/config.ts';
 import { diskEntryEdits } from '../../../src/server/feeds/entry-edits.ts';
 import { memorySnapshotStore, type SnapshotStore } from '../../../src/server/lists/snapshot-store.ts';
 import { SnapshotStoreError } from '../../../src/server/lists/snapshot-store-error.ts';
 import { expressionHashString } from '../../../src/url/hash.ts';
 import { RedisEntryEdits } from '../../../src/server/redis/redis-entry-edits.ts';
 import { conditionalFeed, FeedServer } from './feed-server.ts';
+import { HELD_CHANNEL } from './sources/marked-worker.ts';
+import { FeedWorkerPool } from '../../../src/server/feeds/sources/feed-worker-pool.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
-import { until } from '../../support/waiting.ts';
+import { until, within } from '../../support/waiting.ts';
 import { deleteKeys, ensureRedis, REDIS_URL, uniqueKeyPrefix } from '../redis-fixture.ts';
 
 let dir: string;
@@ -38,6 +40,36 @@ async function start(
   const reports: ListLoadReport[] = [];
   const lists = await FeedLists.start(config, (report) => reports.push(report), store, options);
   return { lists, reports };
+}
+
+/**
+ * FeedLists of `config` on `clock`, the back-off's jitter none, and a way to move the clock and wait for
+ * the loads its timers start (their reports).
+ */
+async function startTimed(config: ServerConfig, clock: FakeClock, options: FeedListsOptions = {}) {
+  const reports: ListLoadReport[] = [];
+  let waiting: (() => void) | undefined;
+  const lists = await FeedLists.start(
+    config,
+    (report) => {
+      reports.push(report);
+      waiting?.();
+    },
+    memorySnapshotStore,
+    { clock, random: () => 0, ...options },
+  );
+  /** Moves the clock by `ms` and waits for the loads its timers start. */
+  const advance = async (ms: number, loads: number) => {
+    const target = reports.length + loads;
+    const done = new Promise<void>((resolve) => {
+      waiting = () => {
+        if (reports.length >= target) resolve();
+      };
+    });
+    clock.advance(ms);
+    if (loads > 0) await done;
+  };
+  return { lists, reports, advance };
 }
 
 const holds = (lists: FeedLists, expression: string) => lists.catalog.get('se-4b')!.current().hasFullHash(expressionHashString(expression));
@@ -76,7 +108,7 @@ describe('FeedLists reloads', () => {
     await Promise.all([older, newer]);
     assert.ok(holds(lists, 'third.example/'), 'the newest feed content is served');
     assert.ok(!holds(lists, 'second.example/'));
-    lists.close();
+    await lists.close();
   });
 
   it('report a store that fails in an unexpected way, and keep serving the list as it was', async () => {
@@ -99,7 +131,7 @@ describe('FeedLists reloads', () => {
     assert.deepEqual(reports.at(-1), report);
     assert.ok(holds(lists, 'kept.example/'));
     assert.ok(!holds(lists, 'replacement.example/'));
-    lists.close();
+    await lists.close();
   });
 });
 
@@ -149,7 +181,7 @@ describe('FeedLists and a store that is away (Redis down)', () => {
     const told = reports.at(-1)!;
     assert.equal(told.published, true);
     assert.deepEqual(told.errors, [], 'the report of the publication names no error');
-    lists.close();
+    await lists.close();
   });
 
   it('drops the waiting content when newer content is read, and publishes the newer', async () => {
@@ -171,7 +203,7 @@ describe('FeedLists and a store that is away (Redis down)', () => {
     await clock.advanceAsync(60_000);
     assert.ok(holds(lists, 'third.example/'));
     assert.ok(!holds(lists, 'second.example/'));
-    lists.close();
+    await lists.close();
   });
 
   it('stops trying once closed', async () => {
@@ -184,7 +216,7 @@ describe('FeedLists and a store that is away (Redis down)', () => {
     await writeFile(feed, 'late.example/\n');
     await lists.reload();
     assert.notEqual(clock.nextTimerAt(), undefined, 'a publication waits to be tried again');
-    lists.close();
+    await lists.close();
     assert.equal(clock.nextTimerAt(), undefined, 'and no longer once closed');
     const after = refusals();
     await clock.advanceAsync(60_000);
@@ -209,7 +241,7 @@ describe('FeedLists.reconfigure', () => {
     assert.ok(holds(lists, 'after.example/'));
     assert.ok(!holds(lists, 'before.example/'));
     assert.notEqual(lists.catalog.get('se-4b')!.current().id, versionBefore, 'a new version');
-    lists.close();
+    await lists.close();
   });
 
   it('does nothing once closed, also when the server stops while the new watches start', async () => {
@@ -228,7 +260,7 @@ describe('FeedLists.reconfigure', () => {
     const before = reports.length;
     // Closed while reconfigure awaits its file watches.
     const during = lists.reconfigure(config);
-    lists.close();
+    await lists.close();
     assert.deepEqual(await during, []);
     assert.deepEqual(await lists.reconfigure(config), [], 'and after');
     assert.equal(reports.length, before, 'nothing was loaded');
@@ -243,7 +275,7 @@ describe('FeedLists.reconfigure', () => {
     const config = parseServerConfig({ lists: [{ name: 'mw-4b', threatTypes: ['MALWARE'], sources: [] }] }, dir);
     await assert.rejects(lists.reconfigure(config), RangeError);
     assert.ok(holds(lists, 'same.example/'));
-    lists.close();
+    await lists.close();
   });
 });
 
@@ -295,7 +327,7 @@ describe('FeedLists reports', () => {
       line: 2,
       reason: reloaded!.firstBadLines[10]!.reason,
     });
-    lists.close();
+    await lists.close();
   });
 
   it('keep the list as it was when a source turns into text of another kind, and say so', async () => {
@@ -307,7 +339,7 @@ describe('FeedLists reports', () => {
     assert.equal(report!.published, false);
     assert.match(report!.errors.join('\n'), /turns-to-html\.txt: does not look like an expressions feed: 3 of its 3 lines are bad/);
     assert.ok(holds(lists, 'kept.example/'));
-    lists.close();
+    await lists.close();
   });
 });
 
@@ -332,29 +364,7 @@ describe('FeedLists with URL feeds', () => {
       },
       dir,
     );
-    const reports: ListLoadReport[] = [];
-    let waiting: (() => void) | undefined;
-    const lists = await FeedLists.start(
-      config,
-      (report) => {
-        reports.push(report);
-        waiting?.();
-      },
-      memorySnapshotStore,
-      { clock, random: () => 0 },
-    );
-    /** Moves the clock by `ms` and waits for the loads its timers start. */
-    const advance = async (ms: number, loads: number) => {
-      const target = reports.length + loads;
-      const done = new Promise<void>((resolve) => {
-        waiting = () => {
-          if (reports.length >= target) resolve();
-        };
-      });
-      clock.advance(ms);
-      if (loads > 0) await done;
-    };
-    return { lists, reports, advance };
+    return startTimed(config, clock);
   }
 
   it('retry a failing feed on its own back-off, ask the others only at their interval, and keep serving copies', async () => {
@@ -417,8 +427,106 @@ describe('FeedLists with URL feeds', () => {
     assert.match(metrics, /sbkit_feed_source_up\{list="mw-4b",source="0",[^}]*\} 0\n/);
     assert.match(metrics, /sbkit_feed_source_failures_total\{list="mw-4b",source="0",[^}]*,kind="http-status"\} 4\n/);
     assert.match(metrics, /sbkit_feed_source_last_error_timestamp_seconds\{list="mw-4b",source="0",[^}]*,kind="http-status"\} 1\d{9}\n/);
-    lists.close();
+    await lists.close();
     assert.equal(clock.nextTimerAt(), undefined, 'close() leaves no timer');
+  });
+});
+
+describe('FeedLists when a feed worker fails', () => {
+  let feeds: FeedServer;
+  const pools: FeedWorkerPool[] = [];
+  before(async () => {
+    feeds = await FeedServer.start();
+  });
+  after(async () => {
+    await feeds.close();
+    // Stopped here too, should a test end before its lists stop them: a hung worker would hold the process.
+    for (const pool of pools) await pool.close();
+  });
+
+  /** A pool of one worker that ends or hangs at a feed's marked line (marked-worker.ts), and works otherwise. */
+  function markedWorkers(): FeedWorkerPool {
+    const pool = new FeedWorkerPool({ size: 1, entry: new URL(`./sources/marked-worker${extname(import.meta.url)}`, import.meta.url) });
+    pools.push(pool);
+    return pool;
+  }
+
+  /** One list of two URL feeds, the first's text `first()`, refreshed hourly, on marked workers. */
+  function startMarked(clock: FakeClock, first: () => string) {
+    feeds.route('/first', (_request, response) => response.writeHead(200).end(first()));
+    feeds.route('/second', (_request, response) => response.writeHead(200).end('http://second.example/\n'));
+    const source = (path: string) => ({ url: feeds.url(path), format: 'urls', refreshMinutes: 60, allowPrivateAddresses: true });
+    const config = parseServerConfig(
+      { lists: [{ name: 'se-4b', threatTypes: ['SOCIAL_ENGINEERING'], sources: [source('/first'), source('/second')] }] },
+      dir,
+    );
+    return startTimed(config, clock, { workers: markedWorkers(), watch: false });
+  }
+
+  it("record it as the source's failure, read the list's other sources, keep the copy and back off", async () => {
+    let first = 'http://first.example/\n';
+    const clock = new FakeClock();
+    const asked = { first: feeds.count('/first'), second: feeds.count('/second') };
+    const { lists, reports, advance } = await startMarked(clock, () => first);
+    try {
+      first = 'end the worker\n';
+      await advance(60 * 60_000, 1);
+      const failedAt = clock.now();
+      assert.match(reports.at(-1)!.errors.join('\n'), /\/first: a feed worker ended with exit code 3; .*its copy from .* still counts/);
+      assert.equal(feeds.count('/second'), asked.second + 2, 'the source after it was read in the same load');
+      assert.ok(holds(lists, 'first.example/'), 'the last good copy still counts');
+      const [failing] = lists.sourceStatus();
+      assert.equal(failing!.failure?.kind, 'worker');
+      assert.match(failing!.summary, /the feed worker reading it failed \(the log says more\); serving the copy .*; next try in 30 s/);
+      assert.match(await lists.metrics.metrics(), /sbkit_feed_source_failures_total\{list="se-4b",source="0",[^}]*,kind="worker"\} 1\n/);
+      // Tried again on its back-off, not every second: the next load is 30 s away.
+      assert.equal(clock.nextTimerAt(), failedAt + 30_000);
+      first = 'http://first-again.example/\n';
+      await advance(30_000, 1);
+      assert.equal(feeds.count('/first'), asked.first + 3);
+      assert.equal(reports.at(-1)!.published, true);
+      assert.ok(holds(lists, 'first-again.example/'));
+      assert.equal(lists.sourceStatus()[0]!.state, 'fresh');
+    } finally {
+      await lists.close();
+    }
+  });
+
+  it('try the list again on the back-off when the worker fails at its first load', async () => {
+    let first = 'end the worker\n';
+    const clock = new FakeClock();
+    const asked = feeds.count('/first');
+    const { lists, reports, advance } = await startMarked(clock, () => first);
+    try {
+      assert.match(reports[0]!.errors[0]!, /\/first: a feed worker ended with exit code 3/);
+      assert.ok(holds(lists, 'second.example/'), 'the other source is read and served');
+      assert.equal(clock.nextTimerAt(), clock.now() + 30_000, 'a load is timed, though no source has a copy');
+      first = 'http://first.example/\n';
+      await advance(30_000, 1);
+      assert.equal(feeds.count('/first'), asked + 2);
+      assert.ok(holds(lists, 'first.example/'));
+    } finally {
+      await lists.close();
+    }
+  });
+
+  it('stop a worker that hangs on a feed as they close, ending the load it held', async () => {
+    let first = 'http://first.example/\n';
+    const { lists } = await startMarked(new FakeClock(), () => first);
+    const held = new BroadcastChannel(HELD_CHANNEL);
+    try {
+      const holding = new Promise((resolve) => (held.onmessage = resolve));
+      first = 'hold the worker\n';
+      const reload = lists.reload();
+      await within(10_000, 'the worker holding the feed', holding);
+      // The worker would hold the task, and the process, for the 10 minutes of the pool's task timeout.
+      await within(5000, 'the lists closing', lists.close());
+      const [report] = await within(5000, 'the load the hung worker held ending', reload);
+      assert.equal(report!.notServed, 'the server is stopping');
+    } finally {
+      held.close();
+      await lists.close();
+    }
   });
 });
 
@@ -431,7 +539,7 @@ describe('FeedLists watches file sources', () => {
     await rename(`${feed}.new`, feed);
     // The file system's events take real time.
     await until(2000, 'the renamed file published', () => holds(lists, 'fresh.example/'));
-    lists.close();
+    await lists.close();
   });
 
   it('publishes a file appended in place once it stands still, never half a line', async () => {
@@ -451,7 +559,7 @@ describe('FeedLists watches file sources', () => {
     await until(3000, 'the appended line published', () => holds(lists, 'appended.example/'));
     assert.ok(!holds(lists, 'appen/'), 'the half-written line was never published');
     assert.equal(reports.filter((report) => report.badLines > 0).length, 0, 'no load saw half a line');
-    lists.close();
+    await lists.close();
   });
 
   it('stops watching on close', async () => {
@@ -461,7 +569,7 @@ describe('FeedLists watches file sources', () => {
     const clock = new FakeClock();
     const { lists } = await start(feed, memorySnapshotStore, { clock });
     assert.notEqual(clock.nextTimerAt(), undefined, 'the watch polls');
-    lists.close();
+    await lists.close();
     assert.equal(clock.nextTimerAt(), undefined);
   });
 });
@@ -495,7 +603,7 @@ describe('FeedLists edits of entries', () => {
     assert.ok(typeof again === 'object');
     assert.deepEqual(again.edits, { added: ['dropped.example/', 'incident.example/login'], removed: [] });
     assert.ok(holds(lists, 'dropped.example/'));
-    lists.close();
+    await lists.close();
   });
 
   it('say whether the version served holds them: concurrent edits and an edit that changes nothing are served', async () => {
@@ -512,7 +620,7 @@ describe('FeedLists edits of entries', () => {
     assert.equal(again.report.published, false, 'nothing new to publish');
     assert.equal(again.report.served, true);
     assert.equal(again.report.notServed, undefined);
-    lists.close();
+    await lists.close();
   });
 
   it('survive a reconfiguration and a restart with the same store', async () => {
@@ -521,14 +629,14 @@ describe('FeedLists edits of entries', () => {
     await first.editEntries('se-4b', ['incident.example/'], ['kept.example/']);
     await first.reconfigure(withEntries(['kept.example/', 'new.example/']));
     assert.ok(holds(first, 'incident.example/') && holds(first, 'new.example/') && !holds(first, 'kept.example/'));
-    first.close();
+    await first.close();
     const second = await FeedLists.start(withEntries(['kept.example/']), () => {}, memorySnapshotStore, {
       watch: false,
       edits: await diskEntryEdits(join(dir, 'edits-data')),
     });
     assert.ok(holds(second, 'incident.example/'), 'the addition outlived the restart');
     assert.ok(!holds(second, 'kept.example/'), 'so did the removal');
-    second.close();
+    await second.close();
   });
 
   it('are published from the copies held: no feed asked, no file read again, not even when they are due', async () => {
@@ -580,7 +688,7 @@ describe('FeedLists edits of entries', () => {
       await lists.reloadOne('se-4b');
       assert.ok(holds(lists, 'new-in-feed.example/') && holds(lists, 'new-in-file.example/') && holds(lists, 'incident.example/'));
     } finally {
-      lists.close();
+      await lists.close();
       await feeds.close();
     }
   });
@@ -595,7 +703,7 @@ describe('FeedLists edits of entries', () => {
     assert.equal(typeof (await lists.editEntries('se-4b', ['e1.example/'], [])), 'object', 'an edit that adds nothing new is fine');
     assert.equal(lists.reloadOne('nope-4b'), undefined);
     assert.equal((await lists.reloadOne('mw-4b'))?.list, 'mw-4b');
-    lists.close();
+    await lists.close();
   });
 });
 
@@ -652,7 +760,7 @@ describe('FeedLists edits shared with other instances (Redis)', () => {
       assert.ok(holds(lists, 'meanwhile.example/'), 'the edit made during the download is published');
       assert.ok(holds(lists, 'from-feed.example/'));
     } finally {
-      lists.close();
+      await lists.close();
       await here.close();
       await other.close();
     }
@@ -681,7 +789,7 @@ describe('FeedLists edits shared with other instances (Redis)', () => {
       assert.equal((await lists.reloadOne('se-4b'))!.published, true);
       await until(5000, 'the edit made while publishing is published', () => holds(lists, 'while-publishing.example/'));
     } finally {
-      lists.close();
+      await lists.close();
       await here.close();
       await other.close();
     }

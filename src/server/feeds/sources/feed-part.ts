@@ -11,6 +11,7 @@ import { lineCuts, release } from './feed-bytes.ts';
 import { EventLoopTurns } from '../../../time/event-loop-turns.ts';
 import { type FeedFormat, feedSteps } from '../formats/feed-formats.ts';
 import { HashBuckets } from '../formats/hash-buckets.ts';
+import { excerpt } from '../formats/excerpt.ts';
 
 /** Hash the entries of one part of a feed. */
 export interface HashTask {
@@ -103,7 +104,9 @@ export async function answer(task: FeedWorkerTask): Promise<FeedWorkerAnswer> {
   } catch (error) {
     if (error instanceof FeedFormatError) return { ok: false, failure: { kind: 'format', message: error.message } };
     if (error instanceof FeedEntryLimitError) return { ok: false, failure: { kind: 'entry-limit', maxEntries: error.maxEntries } };
-    return { ok: false, failure: { kind: 'failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) } };
+    // Its class and message, as an excerpt (one short line): a stack would reach logs and /admin/reload's
+    // answer as many lines naming where sbkit is installed.
+    return { ok: false, failure: { kind: 'failed', message: excerpt(String(error)) } };
   }
 }
 

@@ -210,13 +210,18 @@ function startWorker(resourceLimits: ResourceLimits | undefined, given: URL | un
  * default ones were most of the ~100 MB the process grew by while hashing a million URLs. The old
  * generation is left unbounded: a CSV feed's text is read whole, as large as the feed.
  */
-const SHARED_POOL_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 8 };
+const SERVER_WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 8 };
 
-/** The pool the server's feeds share, started at the first feed hashed. */
+/** A pool of a server's feed workers: the one a FeedLists hashes its feeds on and stops as it closes. */
+export function serverFeedWorkers(): FeedWorkerPool {
+  return new FeedWorkerPool({ resourceLimits: SERVER_WORKER_LIMITS });
+}
+
+/** The pool of SourceStates made without one, started at the first feed hashed. */
 let shared: FeedWorkerPool | undefined;
 
-/** The process's feed workers. */
+/** The process's feed workers, for SourceStates made without a pool of their own. */
 export function feedWorkers(): FeedWorkerPool {
-  shared ??= new FeedWorkerPool({ resourceLimits: SHARED_POOL_LIMITS });
+  shared ??= serverFeedWorkers();
   return shared;
 }

@@ -24,6 +24,8 @@ const SOURCE_FAILURES = [
   'not-a-feed',
   /** More entries than the source may hold (`feedMaxEntries`, `maxEntries`; FeedEntryLimitError). */
   'too-many-entries',
+  /** The feed worker reading it ended (out of memory, killed), gave no answer in time or failed (FeedWorkerError, its cause). */
+  'worker',
 ] as const;
 export type SourceFailure = (typeof SOURCE_FAILURES)[number];
 

@@ -87,6 +87,8 @@ function failureReason(error: SourceError, state: SourceState): string {
       return `does not look like a ${format} feed`;
     case 'too-many-entries':
       return `more entries than its limit of ${(state.limits.maxEntries ?? 0).toLocaleString('en')}`;
+    case 'worker':
+      return 'the feed worker reading it failed (the log says more)';
   }
 }
 

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { FeedLimits, SourceConfig } from '../../config/config.ts';
 import type { EventLoopTurns } from '../../../time/event-loop-turns.ts';
 import { FeedCollector, type FeedTally, MAX_REPORTED_BAD_LINES } from '../feed-collector.ts';
-import { FeedEntryLimitError, FeedFormatError } from '../feed-error.ts';
+import { FeedEntryLimitError, FeedFormatError, FeedWorkerError } from '../feed-error.ts';
 import { type FeedFormat, feedSteps } from '../formats/feed-formats.ts';
 import { type FeedBytes, feedParts } from './feed-bytes.ts';
 import { type HashedPart, LINE_BY_LINE } from './feed-part.ts';
@@ -94,7 +94,7 @@ export function feedCut(format: FeedFormat, workers: FeedWorkerPool): { parts: n
  * worker threads of `workers`: a line-by-line feed cut into one part per worker (at least `minPartBytes`
  * each), the parts' results merged, their bad lines numbered in the whole feed. A file's parts (read
  * as feedCut cuts) move to the workers, a download's are read in place in its shared buffer; `feed.parts`
- * is emptied. Throws SourceError as hashSourceText does, and FeedWorkerError when a worker fails.
+ * is emptied. Throws SourceError as hashSourceText does, and SourceError `worker` when a worker fails.
  */
 export async function hashSourceBytes(
   source: SourceConfig,
@@ -121,7 +121,11 @@ export async function hashSourceBytes(
   const notAFeed = notAFeedReason(tally, source.format);
   if (notAFeed !== undefined) throw new SourceError(sourceLabel(source), 'not-a-feed', notAFeed);
   const runs = hashed.map((part) => part.fullHashes);
-  return { ...tally, fullHashes: runs.length === 1 ? runs[0]! : await workers.merge(runs) };
+  try {
+    return { ...tally, fullHashes: runs.length === 1 ? runs[0]! : await workers.merge(runs) };
+  } catch (error) {
+    throw sourceTextError(source, error);
+  }
 }
 
 /** The tally of a whole feed from its parts' tallies, in order: bad lines numbered from the feed's first line. */
@@ -140,12 +144,19 @@ function tallyOf(parts: readonly HashedPart[]): FeedTally {
   return tally;
 }
 
-/** A feed's error as its source's: SourceError for what is wrong with the feed as a whole, anything else as it is. */
+/**
+ * A feed's error as its source's: SourceError for what is wrong with the feed as a whole, and for a feed
+ * worker that failed on it, which the source's state records and backs off from as from any failure (a
+ * worker's error passed on would stop the list's load, leave the source's next check in the past and
+ * have its list loaded again every second); anything else as it is.
+ */
 function sourceTextError(source: SourceConfig, error: unknown): unknown {
   if (error instanceof FeedFormatError)
     return new SourceError(sourceLabel(source), 'format', `cannot be read as ${source.format}: ${error.message}`, { cause: error });
   if (error instanceof FeedEntryLimitError)
     return new SourceError(sourceLabel(source), 'too-many-entries', error.message, { cause: error });
+  if (error instanceof FeedWorkerError)
+    return new SourceError(sourceLabel(source), 'worker', `${error.message}; a new worker reads it at its next try`, { cause: error });
   return error;
 }
 

@@ -129,6 +129,18 @@ describe('feed workers', () => {
     });
   });
 
+  it("tells a bug in the work by the error's class and message on one line, without its stack", async () => {
+    // Runs that are no arrays: the merge throws a TypeError, which no feed can cause.
+    await assert.rejects(pool.merge([null as unknown as Uint8Array], true), (error: unknown) => {
+      assert.ok(error instanceof FeedWorkerError);
+      assert.equal(error.failure, 'failed');
+      assert.match(error.message, /^a feed worker failed: TypeError: Cannot read properties of null/);
+      // A stack would show where sbkit is installed, over many lines of the log and of /admin/reload's answer.
+      assert.doesNotMatch(error.message, /\n|\bat |feed-part|full-hashes/);
+      return true;
+    });
+  });
+
   it('fails the task of a worker that ends as crashed, and starts another for the next', async () => {
     // Each worker of this pool ends at its first task, as one past its memory limits or killed would.
     const ending = new FeedWorkerPool({ size: 1, entry: new URL(`./ending-worker${extname(import.meta.url)}`, import.meta.url) });

@@ -70,6 +70,7 @@ describe('sourceStatus', () => {
       [failing('forbidden-address'), 'at a non-public address, refused'],
       [failing('not-a-feed'), 'does not look like a urls feed'],
       [failing('format'), 'not readable as urls'],
+      [failing('worker'), 'the feed worker reading it failed (the log says more)'],
     ];
     for (const [source, reason] of cases) {
       const status = sourceStatus(source, NOW);
