@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { encodeV4RiceHashes, encodeV4RiceIndices, prefixesToBytes } from '../../codec/index.ts';
-import type { ThreatTypeName } from '../../lists/threat-types.ts';
-import { listNameForV4, V4_LIKELY_SAFE_LISTS, V4_LISTS } from '../../lists/v4-lists.ts';
+import type { FullHashMatch } from '../../lists/threat-details.ts';
+import { canonicalV4ListName, listNameForV4, V4_LIKELY_SAFE_LISTS, V4_LISTS, v4ThreatTypeName } from '../../lists/v4-lists.ts';
 import {
   CompressionType,
   type FetchThreatListUpdatesRequest,
@@ -35,18 +35,8 @@ import type { ListHistory, ServedUpdate } from '../lists/list-history.ts';
 import { type ApiSettings, minimumWaitOf } from './settings.ts';
 import type { FullHashSource } from './full-hash-source.ts';
 import { sizeConstraintsOf } from './answers/list-requests.ts';
-import { expressionHashesOfUrl, matchesOfUrls } from './v5.ts';
-
-/**
- * The v4 threat-type numbers that stand for each v5 threat type. Browsers send SOCIAL_ENGINEERING as
- * their internal 5, the public REST enum says 2 (docs/api.md §3 pitfall 3): both name the same list.
- */
-const V4_NUMBERS: Readonly<Record<ThreatTypeName, readonly number[]>> = {
-  MALWARE: [ThreatType.MALWARE],
-  SOCIAL_ENGINEERING: [ThreatType.SOCIAL_ENGINEERING, ThreatType.SOCIAL_ENGINEERING_INTERNAL],
-  UNWANTED_SOFTWARE: [ThreatType.UNWANTED_SOFTWARE],
-  POTENTIALLY_HARMFUL_APPLICATION: [ThreatType.POTENTIALLY_HARMFUL_APPLICATION],
-};
+import { isListedIn, listsHolding, type TypedList } from './listed-in.ts';
+import { expressionHashesOfUrl, matchesOfUrls, positiveDurationOf } from './v5.ts';
 
 /** v4 carries 4-byte prefixes Rice-coded when the client can read that, raw otherwise and for wider hashes. */
 function entrySets(hashes: SortedHashes, rice: boolean): ThreatEntrySet[] {
@@ -126,29 +116,82 @@ export function fetchThreatListUpdates(
   });
 }
 
+/** A v4 list that a search names: the threat type and platform its matches carry, and the list of this server it is. */
+interface SearchedList extends TypedList {
+  threatType: ThreatType;
+  platformType: PlatformType;
+}
+
+/** What a search that names no threat type is answered for: each v5 type by its public number, and malicious binaries. */
+const EVERY_THREAT_TYPE = [
+  ThreatType.MALWARE,
+  ThreatType.SOCIAL_ENGINEERING,
+  ThreatType.UNWANTED_SOFTWARE,
+  ThreatType.POTENTIALLY_HARMFUL_APPLICATION,
+  ThreatType.MALICIOUS_BINARY,
+];
+
+/** Whether a list is one of Android's (uwsa-4b, pha-4b), whose triple says ANDROID, where the others answer every platform. */
+function isAndroidList(name: string): boolean {
+  const v4Name = canonicalV4ListName(name);
+  return v4Name !== undefined && V4_LISTS[v4Name].platformType === PlatformType.ANDROID;
+}
+
 /**
- * The v4 numbers that may stand for a threat type found in a list. Malicious binaries are malware in v5
- * but have their own v4 type, under which v4 clients keep them (Firefox's goog-badbinurl-proto).
+ * The v4 lists a search names, each once: every (threat type, platform) of its threat info that names a
+ * threat list (listNameForV4), as a match from that list carries it. A client files a match under the
+ * triple it carries and ignores one of a list it does not keep (the Go client, which then takes the
+ * prefix for unlisted; Chromium), so a match from an Android list says ANDROID, as Google's do, whatever
+ * platform the search named; the other lists answer every platform, as threatListUpdates:fetch does, and
+ * say the one asked. Entry types are not judged: every match is of a URL (pitfall 7).
  */
-function v4NumbersIn(list: string, type: ThreatTypeName): readonly number[] {
-  return list === 'mwb-4b' ? [ThreatType.MALICIOUS_BINARY] : V4_NUMBERS[type];
+function listsSearched(info: ThreatInfo | undefined): SearchedList[] {
+  const threatTypes = info === undefined || info.threatTypes.length === 0 ? EVERY_THREAT_TYPE : info.threatTypes;
+  const platforms = info === undefined || info.platformTypes.length === 0 ? [PlatformType.ANY_PLATFORM] : info.platformTypes;
+  const lists = new Map<string, SearchedList>();
+  for (const threatType of threatTypes) {
+    // Malicious binaries are malware in v5, but v4 clients keep them under their own type (Firefox's goog-badbinurl-proto).
+    const type = threatType === ThreatType.MALICIOUS_BINARY ? 'MALWARE' : v4ThreatTypeName(threatType);
+    if (type === undefined) continue;
+    // A search by type alone means the list the type's own number names on every platform: mw-4b, uws-4b.
+    const typeList =
+      v4ThreatTypeName(threatType) === undefined ? undefined : listNameForV4(threatType, PlatformType.ANY_PLATFORM, ThreatEntryType.URL);
+    for (const asked of platforms) {
+      const name = listNameForV4(threatType, asked, ThreatEntryType.URL)!;
+      const platformType = isAndroidList(name) ? PlatformType.ANDROID : asked;
+      lists.set(`${threatType}/${platformType}`, { threatType, platformType, name, type, ofTypeAlone: name === typeList });
+    }
+  }
+  return [...lists.values()];
 }
 
-/** The number a request uses for one of these candidates: its own when it names one, the first when it names none. */
-function numberAsked(candidates: readonly number[], asked: readonly number[]): number | undefined {
-  return asked.find((n) => candidates.includes(n)) ?? (asked.length === 0 ? candidates[0] : undefined);
+/** The lists that v4 triples name: fullHashes:find tells each from the others of its type (mwb-4b's hash is no MALWARE match). */
+const isV4List = (name: string): boolean => V4_TRIPLES.some((t) => listNameForV4(t.threatType, t.platformType, t.threatEntryType) === name);
+
+/**
+ * The lists the Lookup API tells apart: those of SB-11, by platform. A malicious binary is malware to its
+ * callers (who may ask for MALICIOUS_BINARY too), as it always was.
+ */
+const isSb11List = (name: string): boolean => canonicalV4ListName(name) === name;
+
+/** The lists among `searched` that hold a full hash the source found with these details (listed-in.ts). */
+function listsMatched(
+  catalog: ListCatalog,
+  searched: readonly SearchedList[],
+  { fullHash, details }: FullHashMatch,
+  isRival: (name: string) => boolean,
+): SearchedList[] {
+  const types = new Set(details.map((detail) => detail.threatType));
+  const candidates = searched.filter((list) => types.has(list.type));
+  if (candidates.length === 0) return [];
+  const holding = listsHolding(catalog, fullHash);
+  return candidates.filter((list) => isListedIn(list, holding, isRival));
 }
 
-function threatMatch(
-  threatType: number,
-  threat: { hash: Uint8Array } | { url: string },
-  info: ThreatInfo | undefined,
-  cacheDurationMs: number,
-): ThreatMatch {
-  const platformType = info?.platformTypes[0] ?? PlatformType.ANY_PLATFORM;
+function threatMatch(list: SearchedList, threat: { hash: Uint8Array } | { url: string }, cacheDurationMs: number): ThreatMatch {
   return create(ThreatMatchSchema, {
-    threatType,
-    platformType,
+    threatType: list.threatType,
+    platformType: list.platformType,
     threatEntryType: ThreatEntryType.URL,
     threat,
     cacheDuration: durationFromMs(cacheDurationMs),
@@ -156,31 +199,9 @@ function threatMatch(
 }
 
 /**
- * The v4 numbers of a full hash with these threat types: per list of the catalog that serves it (so a
- * hash of mwb-4b is a MALICIOUS_BINARY), and by type alone for types no list here explains (an
- * upstream's answer about a list this proxy does not mirror).
+ * `fullHashes:find`: full hashes under the requested prefixes, one match per list asked for that holds
+ * it (pitfall 7), carrying that list's triple.
  */
-function fullHashNumbers(catalog: ListCatalog, fullHash: string, types: readonly ThreatTypeName[], asked: readonly number[]): number[] {
-  const numbers = new Set<number>();
-  const explained = new Set<ThreatTypeName>();
-  for (const { definition, snapshot } of catalog.threatSnapshots()) {
-    if (!snapshot.serves(fullHash)) continue;
-    for (const type of definition.threatTypes) {
-      if (!types.includes(type)) continue;
-      explained.add(type);
-      const number = numberAsked(v4NumbersIn(definition.name, type), asked);
-      if (number !== undefined) numbers.add(number);
-    }
-  }
-  for (const type of types) {
-    if (explained.has(type)) continue;
-    const number = numberAsked(V4_NUMBERS[type], asked);
-    if (number !== undefined) numbers.add(number);
-  }
-  return [...numbers];
-}
-
-/** `fullHashes:find`: full hashes under the requested prefixes, from lists that really hold them (pitfall 7). */
 export async function findFullHashes(
   catalog: ListCatalog,
   source: FullHashSource,
@@ -190,15 +211,12 @@ export async function findFullHashes(
     .map((entry) => Buffer.from(entry.hash).toString('latin1'))
     .filter((h) => h.length >= 4);
   const answer = await source.find(requested.map(prefix32));
-  const asked = request.threatInfo?.threatTypes ?? [];
+  const searched = listsSearched(request.threatInfo);
   const matches = answer.fullHashes
     .filter(({ fullHash }) => requested.some((prefix) => fullHash.startsWith(prefix)))
-    .flatMap(({ fullHash, details }) => {
-      const types = [...new Set(details.map((d) => d.threatType))];
-      const hash = Buffer.from(fullHash, 'latin1');
-      return fullHashNumbers(catalog, fullHash, types, asked).map((number) =>
-        threatMatch(number, { hash }, request.threatInfo, answer.cacheDurationMs),
-      );
+    .flatMap((found) => {
+      const hash = Buffer.from(found.fullHash, 'latin1');
+      return listsMatched(catalog, searched, found, isV4List).map((list) => threatMatch(list, { hash }, answer.cacheDurationMs));
     });
   return create(FindFullHashesResponseSchema, {
     matches,
@@ -218,9 +236,10 @@ function expressionHashesOrSkip(url: string): string[] | undefined {
 }
 
 /**
- * `threatMatches:find` (the v4 Lookup API): URLs whose expressions are listed, by the types asked for;
- * a malicious binary is MALWARE, and MALICIOUS_BINARY too when the request asks for that. All URLs (up
- * to 500) are looked up in one search of the source, which in proxy mode is the upstream.
+ * `threatMatches:find` (the v4 Lookup API): URLs whose expressions are listed, one match per list asked
+ * for that holds one of them; a malicious binary is MALWARE, and MALICIOUS_BINARY too when the request
+ * asks for that. All URLs (up to 500) are looked up in one search of the source, which in proxy mode is
+ * the upstream. A match is kept for the positive cache duration, no longer than the source's answer holds.
  */
 export async function findThreatMatches(
   catalog: ListCatalog,
@@ -228,7 +247,7 @@ export async function findThreatMatches(
   request: FindThreatMatchesRequest,
   settings: ApiSettings,
 ): Promise<FindThreatMatchesResponse> {
-  const asked = request.threatInfo?.threatTypes ?? [];
+  const searched = listsSearched(request.threatInfo);
   const readable = (request.threatInfo?.threatEntries ?? []).flatMap((entry) => {
     const hashes = entry.url === '' ? undefined : expressionHashesOrSkip(entry.url);
     return hashes === undefined ? [] : [{ url: entry.url, hashes }];
@@ -237,21 +256,12 @@ export async function findThreatMatches(
     source,
     readable.map((entry) => entry.hashes),
   );
+  const cacheDurationMs = positiveDurationOf(found, settings);
   const matches: ThreatMatch[] = [];
   for (const [i, { url }] of readable.entries()) {
-    const numbers = new Set<number>();
-    for (const { fullHash, details } of found[i]!) {
-      const types = [...new Set(details.map((d) => d.threatType))];
-      // A Lookup API caller asking for MALWARE is told of malicious binaries as malware, as before;
-      // one that asks for MALICIOUS_BINARY is told that too.
-      for (const type of types) {
-        const number = numberAsked(V4_NUMBERS[type], asked);
-        if (number !== undefined) numbers.add(number);
-      }
-      if (asked.includes(ThreatType.MALICIOUS_BINARY))
-        for (const number of fullHashNumbers(catalog, fullHash, types, asked)) numbers.add(number);
-    }
-    for (const number of numbers) matches.push(threatMatch(number, { url }, request.threatInfo, settings.positiveCacheDurationMs));
+    const matched = new Set<SearchedList>();
+    for (const match of found.byUrl[i]!) for (const list of listsMatched(catalog, searched, match, isSb11List)) matched.add(list);
+    for (const list of searched) if (matched.has(list)) matches.push(threatMatch(list, { url }, cacheDurationMs));
   }
   return create(FindThreatMatchesResponseSchema, { matches });
 }

@@ -175,16 +175,24 @@ export function expressionHashesOfUrl(url: string): string[] {
   }
 }
 
+/** What a source knows of some URLs: each one's full hashes with their details, and how long that holds. */
+export interface UrlMatches {
+  /** For each URL, the full hashes the source knows among its expressions', in their order. */
+  byUrl: FullHashMatch[][];
+  /** How long the source's answer holds; 0 when nothing was asked. */
+  cacheDurationMs: number;
+}
+
 /**
  * For each URL, given as the full hashes of its expressions, the full hashes the source knows among
  * them with their details, in the order of the URL's expressions. One search of the source for the
  * prefixes of all URLs: in proxy mode each search costs the upstream a request (or, past its per-request
  * limit, a few sent together by the client), so a batch of 500 URLs must not cost 500 searches.
  */
-export async function matchesOfUrls(source: FullHashSource, urls: readonly (readonly string[])[]): Promise<FullHashMatch[][]> {
+export async function matchesOfUrls(source: FullHashSource, urls: readonly (readonly string[])[]): Promise<UrlMatches> {
   const prefixes = new Set<number>();
   for (const hashes of urls) for (const hash of hashes) prefixes.add(prefix32(hash));
-  if (prefixes.size === 0) return urls.map(() => []);
+  if (prefixes.size === 0) return { byUrl: urls.map(() => []), cacheDurationMs: 0 };
   const answer = await source.find([...prefixes]);
   const byHash = new Map<string, FullHashMatch[]>();
   for (const match of answer.fullHashes) {
@@ -192,7 +200,16 @@ export async function matchesOfUrls(source: FullHashSource, urls: readonly (read
     if (matches === undefined) byHash.set(match.fullHash, [match]);
     else matches.push(match);
   }
-  return urls.map((hashes) => hashes.flatMap((hash) => byHash.get(hash) ?? []));
+  return { byUrl: urls.map((hashes) => hashes.flatMap((hash) => byHash.get(hash) ?? [])), cacheDurationMs: answer.cacheDurationMs };
+}
+
+/**
+ * How long a client may keep an answer that holds a threat: the operator's positive duration, never
+ * longer than the source's answer holds (an upstream's shorter one, or what is left of it), since SB-8
+ * lets a server lengthen only answers without a full hash.
+ */
+export function positiveDurationOf(found: UrlMatches, settings: ApiSettings): number {
+  return Math.min(settings.positiveCacheDurationMs, found.cacheDurationMs);
 }
 
 /** The threat types of these matches, each once, in the order they first appear. */
@@ -253,9 +270,9 @@ export async function searchUrls(source: FullHashSource, request: SearchUrlsRequ
   const found = await matchesOfUrls(source, request.urls.map(expressionHashesOfUrl));
   const threats = [];
   for (const [i, url] of request.urls.entries()) {
-    const types = threatTypesOf(found[i]!);
+    const types = threatTypesOf(found.byUrl[i]!);
     if (types.length > 0) threats.push({ url, threatTypes: types.map((type) => ThreatType[type]) });
   }
-  const cacheDurationMs = threats.length > 0 ? settings.positiveCacheDurationMs : settings.negativeCacheDurationMs;
+  const cacheDurationMs = threats.length > 0 ? positiveDurationOf(found, settings) : settings.negativeCacheDurationMs;
   return create(SearchUrlsResponseSchema, { threats, cacheDuration: durationFromMs(cacheDurationMs) });
 }

@@ -35,7 +35,8 @@ import { sizeConstraintsOf } from './answers/list-requests.ts';
 import type { FullHashSource } from './full-hash-source.ts';
 import { type ApiSettings, minimumWaitOf } from './settings.ts';
 import { unknownWebRiskTypes } from './unknown-list-error.ts';
-import { expressionHashesOfUrl, matchesOfUrls } from './v5.ts';
+import { isListedIn, listsHolding } from './listed-in.ts';
+import { expressionHashesOfUrl, matchesOfUrls, positiveDurationOf } from './v5.ts';
 
 /** The codec's v4 Rice coding as Web Risk's message names it (`entry_count` for v4's `num_entries`). */
 function webRiskRice(encoded: RiceDeltaEncoding) {
@@ -100,18 +101,24 @@ export function computeThreatListDiff(
 
 /**
  * The Web Risk types, among `asked` (numbers), under which a full hash with these details is listed: a
- * type counts when the list it maps to serves the hash (its full hash, or for a mirrored list its
- * prefix) and is of a threat type the details name, so that a hash of another list with the same v5
- * type (uwsa-4b beside uws-4b) is not answered as the mapped list's.
+ * type counts when the list it maps to is of a threat type the details name, and no other list here
+ * holds the hash under that type unless the mapped list does too, so that a hash of another list with the
+ * same v5 type (uwsa-4b beside uws-4b) is not answered as the mapped list's. The details decide, not the
+ * mapped list's copy: a proxy's upstream knows what the copy does not hold yet, or ever (listed-in.ts).
  */
 function webRiskTypesOf(catalog: ListCatalog, fullHash: string, details: readonly ThreatDetail[], asked: readonly number[]): number[] {
-  return WEB_RISK_THREAT_TYPE_NAMES.filter((type) => {
-    if (!asked.includes(webRiskThreatTypeNumber(type))) return false;
-    const history = catalog.webRiskList(type);
+  const holding = listsHolding(catalog, fullHash);
+  return WEB_RISK_THREAT_TYPE_NAMES.filter((webRiskType) => {
+    if (!asked.includes(webRiskThreatTypeNumber(webRiskType))) return false;
+    const definition = catalog.webRiskList(webRiskType)?.definition;
     return (
-      history !== undefined &&
-      details.some((detail) => history.definition.threatTypes.includes(detail.threatType)) &&
-      history.current().serves(fullHash)
+      definition !== undefined &&
+      details.some(
+        ({ threatType }) =>
+          definition.threatTypes.includes(threatType) &&
+          // Every list here is a rival: a hash of the operator's own list is not the mapped list's.
+          isListedIn({ name: definition.name, type: threatType, ofTypeAlone: true }, holding, () => true),
+      )
     );
   }).map(webRiskThreatTypeNumber);
 }
@@ -146,7 +153,8 @@ export async function webRiskSearchHashes(
 
 /**
  * `GET /v1/uris:search`: the URI canonicalized and its expressions looked up (SB-6, SB-7); a `threat`
- * with the types it is listed under, kept until `now` plus the positive cache duration, or none.
+ * with the types it is listed under, kept until `now` plus the positive cache duration (no longer than
+ * the source's answer holds), or none.
  */
 export async function searchUris(
   catalog: ListCatalog,
@@ -155,13 +163,13 @@ export async function searchUris(
   settings: ApiSettings,
   now: number,
 ): Promise<SearchUrisResponse> {
-  const [matches] = await matchesOfUrls(source, [expressionHashesOfUrl(request.uri)]);
+  const found = await matchesOfUrls(source, [expressionHashesOfUrl(request.uri)]);
   const types = new Set<number>();
-  for (const { fullHash, details } of matches!)
+  for (const { fullHash, details } of found.byUrl[0]!)
     for (const type of webRiskTypesOf(catalog, fullHash, details, request.threatTypes)) types.add(type);
   if (types.size === 0) return create(SearchUrisResponseSchema, {});
   return create(SearchUrisResponseSchema, {
-    threat: { threatTypes: [...types].sort((a, b) => a - b), expireTime: timestampFromMs(now + settings.positiveCacheDurationMs) },
+    threat: { threatTypes: [...types].sort((a, b) => a - b), expireTime: timestampFromMs(now + positiveDurationOf(found, settings)) },
   });
 }
 

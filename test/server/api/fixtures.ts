@@ -7,7 +7,7 @@ import { Submissions } from '../../../src/server/operator/submissions.ts';
 import { DEFAULT_API_SETTINGS } from '../../../src/server/api/settings.ts';
 import { ListHistory } from '../../../src/server/lists/list-history.ts';
 import { urlExpressions } from '../../../src/url/expressions.ts';
-import { expressionHashBytes } from '../../../src/url/hash.ts';
+import { expressionHashBytes, expressionHashString, prefix32 } from '../../../src/url/hash.ts';
 
 /** A full-hash source that counts its searches and the prefixes of each. */
 export interface CountingSource extends FullHashSource {
@@ -67,6 +67,21 @@ export function modelThreatTypes(lists: readonly ListSpec[], url: string): Set<T
 
 /** Full hashes from the catalog, as a server without upstream searches them. */
 export const ownSource = (catalog: ListCatalog) => catalogFullHashes(catalog, DEFAULT_API_SETTINGS);
+
+/**
+ * A source that knows what no list here holds, as a proxy's upstream does (listed since the last copy,
+ * or only in Google's real-time search): these expressions with these threat types, its answers holding
+ * `cacheDurationMs`.
+ */
+export function upstreamSource(listed: Readonly<Record<string, ThreatTypeName[]>>, cacheDurationMs: number): FullHashSource {
+  const known = Object.entries(listed).map(([expression, types]) => ({
+    fullHash: expressionHashString(expression),
+    details: types.map((threatType) => ({ threatType, attributes: [] })),
+  }));
+  return {
+    find: async (prefixes) => ({ fullHashes: known.filter(({ fullHash }) => prefixes.includes(prefix32(fullHash))), cacheDurationMs }),
+  };
+}
 
 /** A caller for answers that record none (every RPC but Web Risk's CreateSubmission). */
 export const NO_CALLER: Caller = { submissions: new Submissions(), client: '192.0.2.1' };

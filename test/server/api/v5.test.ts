@@ -8,7 +8,7 @@ import { searchUrls } from '../../../src/server/api/v5.ts';
 import { urlExpressions } from '../../../src/url/expressions.ts';
 import { expressionHashString, prefix32 } from '../../../src/url/hash.ts';
 import { WireError } from '../../../src/wire/wire-error.ts';
-import { catalogOf, counting, modelThreatTypes, ownSource, poolLists, URL_POOL } from './fixtures.ts';
+import { catalogOf, counting, modelThreatTypes, ownSource, poolLists, upstreamSource, URL_POOL } from './fixtures.ts';
 
 const search = (source: Parameters<typeof searchUrls>[0], urls: string[]) =>
   searchUrls(source, create(SearchUrlsRequestSchema, { urls }), DEFAULT_API_SETTINGS);
@@ -48,6 +48,20 @@ describe('urls:search', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it("keeps a threat for the positive duration, no longer than the upstream's answer holds (SB-8)", async () => {
+    const settings = { ...DEFAULT_API_SETTINGS, positiveCacheDurationMs: 300_000 };
+    const urls = ['http://evil.example/'];
+    for (const [upstreamMs, expectedSeconds] of [
+      [60_000, 60n],
+      [900_000, 300n],
+    ] as const) {
+      const source = upstreamSource({ 'evil.example/': ['MALWARE'] }, upstreamMs);
+      const response = await searchUrls(source, create(SearchUrlsRequestSchema, { urls }), settings);
+      assert.equal(response.threats.length, 1);
+      assert.equal(response.cacheDuration?.seconds, expectedSeconds, `upstream answer of ${upstreamMs} ms`);
+    }
   });
 
   it('refuses a request with an unreadable URL before searching anything', async () => {

@@ -12,6 +12,7 @@ import { expressionHashBytes, expressionHashString } from '../../../src/url/hash
 import { demoCatalog } from '../fixture.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
 import { riceOf, sha256Of } from '../../support/web-risk-answers.ts';
+import { upstreamSource } from './fixtures.ts';
 
 const TOKEN = '9b2e61f0c4d8a7e3b5f1c6d2a8e4b0f7';
 const MALWARE_PAGE = 'testsafebrowsing.appspot.com/s/malware.html';
@@ -197,6 +198,62 @@ describe('Web Risk searches', () => {
       `/v1/uris:search?threatTypes=UNWANTED_SOFTWARE&uri=${encodeURIComponent('http://unwanted-android.sbtest.example/')}`,
     );
     assert.equal(json.threat, undefined);
+  });
+});
+
+describe('Web Risk searches answered from an upstream', () => {
+  // A proxy's copy of mw-4b lacks what the upstream listed since the last copy (or before the first), and
+  // what only Google's real-time search knows; the upstream's threat types say what such a hash is.
+  const EVIL = 'evil.example/';
+  const upstream = upstreamSource(
+    { [EVIL]: ['MALWARE'], [MALWARE_PAGE]: ['MALWARE'], 'unwanted-android.sbtest.example/': ['UNWANTED_SOFTWARE'] },
+    120_000,
+  );
+  const proxy = () =>
+    createApp({
+      catalog: demoCatalog(),
+      adminToken: TOKEN,
+      settings: { positiveCacheDurationMs: 300_000 },
+      clock: new FakeClock(NOW),
+      fullHashes: upstream,
+    });
+  const uri = (host: string) => encodeURIComponent(`http://${host}`);
+
+  it('answers a hash no list here holds under the threat type the upstream gives, as v5 does', async () => {
+    const app = proxy();
+    const listed = await getJson<{ threat?: { threatTypes: string[] } }>(
+      app,
+      `/v1/uris:search?threatTypes=MALWARE&threatTypes=SOCIAL_ENGINEERING&uri=${uri(EVIL)}`,
+    );
+    assert.equal(listed.status, 200);
+    assert.deepEqual(listed.json.threat?.threatTypes, ['MALWARE']);
+    const otherType = await getJson<{ threat?: unknown }>(app, `/v1/uris:search?threatTypes=SOCIAL_ENGINEERING&uri=${uri(EVIL)}`);
+    assert.equal(otherType.json.threat, undefined);
+    const hash = Buffer.from(expressionHashString(EVIL), 'latin1');
+    const searched = await getJson<{ threats?: { threatTypes: string[]; hash: string }[] }>(
+      app,
+      `/v1/hashes:search?threatTypes=MALWARE&hashPrefix=${encodeURIComponent(hash.subarray(0, 4).toString('base64'))}`,
+    );
+    assert.deepEqual(
+      searched.json.threats?.map((t) => [t.hash, t.threatTypes]),
+      [[hash.toString('base64'), ['MALWARE']]],
+    );
+  });
+
+  it("still answers a hash that another list of the type holds as that list's: uwsa-4b's is no UNWANTED_SOFTWARE", async () => {
+    const { json } = await getJson<{ threat?: unknown }>(
+      proxy(),
+      `/v1/uris:search?threatTypes=UNWANTED_SOFTWARE&uri=${uri('unwanted-android.sbtest.example/')}`,
+    );
+    assert.equal(json.threat, undefined);
+  });
+
+  it("keeps a threat until the positive duration, no later than the upstream's answer holds (SB-8)", async () => {
+    const { json } = await getJson<{ threat?: { expireTime: string } }>(
+      proxy(),
+      `/v1/uris:search?threatTypes=MALWARE&uri=${uri(MALWARE_PAGE)}`,
+    );
+    assert.equal(Date.parse(json.threat?.expireTime ?? ''), NOW + 120_000);
   });
 });
 
