@@ -26,22 +26,26 @@ import type { UpstreamShareLimits } from './upstream-shares.ts';
 
 /** How a proxy spends its upstream's patience. */
 export interface UpstreamSearchLimits extends UpstreamShareLimits, UpstreamBucketLimits {
-  /** Longest a search waits for its turn upstream before it is answered 503 with Retry-After. */
+  /**
+   * Longest a search waits for its turn upstream before it is answered 503 with Retry-After; one that
+   * needs several requests waits besides for the bucket to refill them (refillMs).
+   */
   maxWaitMs: number;
 }
 
 /**
  * Defaults under an sbkit upstream's load control (LC-3: 11 requests in 15 s for one client, about 44 a
  * minute): 30 a minute leaves room. A browser's search after the caches is a handful of prefixes; a
- * neighbourhood is a household's or an office's few devices; a relay carries many users, as a partner's
- * key does.
+ * neighbourhood is a household's or an office's few devices; a key's share holds one v4 Lookup API
+ * request of 500 page URLs that no cache answers (six expressions each: a host and its domain, the page,
+ * its folder and the root), the most that API sends at once; a relay carries many users, as a key does.
  */
 const DEFAULT_UPSTREAM_SEARCH_LIMITS: UpstreamSearchLimits = {
   requestsPerMinute: 30,
   burst: 5,
   anonymousPrefixesPerMinute: 120,
   neighbourhoodPrefixesPerMinute: 480,
-  keyedPrefixesPerMinute: 2_400,
+  keyedPrefixesPerMinute: 3_000,
   relayedPrefixesPerMinute: 2_400,
   maxWaitMs: 3_000,
 };
@@ -53,6 +57,8 @@ export function upstreamSearchLimits(limits: Partial<UpstreamSearchLimits>): Ups
 
 /** Prefixes of concurrent searches that arrive within this time go up in one request. */
 const GATHER_MS = 10;
+/** The longest a search that needs several requests waits for the bucket to refill them, besides `maxWaitMs`. */
+const MAX_REFILL_WAIT_MS = 60_000;
 /** The turn of the rest of a search part of which went up: before any other (upstream-shares.ts gives turns from 1). */
 const STARTED = -1;
 
@@ -140,7 +146,7 @@ export class UpstreamSearches {
     });
     this.scheduleFlush(GATHER_MS);
     // Never less than a gathering's time: a search whose turn is now still goes.
-    const waitMs = Math.max(2 * GATHER_MS, this.limits.maxWaitMs - waitedMs);
+    const waitMs = Math.max(2 * GATHER_MS, this.limits.maxWaitMs - waitedMs) + this.refillMs(queued.length);
     const answers = await this.withinWait(Promise.all([...new Set(parts)]), queued, waitMs);
     // Several prefixes of this search may have gone up in one request: each match is taken once.
     const asked = new Set(remaining);
@@ -154,6 +160,18 @@ export class UpstreamSearches {
       answer.cacheDurationMs = Math.min(answer.cacheDurationMs, part.cacheDurationMs);
     }
     return answer;
+  }
+
+  /**
+   * How long the bucket takes at its rate to refill the requests that `count` queued prefixes need beyond
+   * the first, at most MAX_REFILL_WAIT_MS. Without it a search as large as a key's share (a v4 Lookup
+   * API request of 500 page URLs: 12 requests) gave up after 7 of them at the default bucket, even on
+   * an idle proxy, and its retry found the share spent; its turn among the others stays what its share
+   * says, so the other keys' searches still go before its rest.
+   */
+  private refillMs(count: number): number {
+    const requests = Math.ceil(count / (this.client.prefixesPerRequest ?? SEARCH_PREFIXES_PER_REQUEST));
+    return Math.min(MAX_REFILL_WAIT_MS, Math.max(0, requests - 1) * (60_000 / this.limits.requestsPerMinute));
   }
 
   /** The queue entry of a prefix, made if it is not queued yet, with one more search waiting for it. */

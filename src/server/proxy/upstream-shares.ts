@@ -8,6 +8,10 @@
 //   - a trusted Oblivious HTTP relay: `relayedPrefixesPerMinute`, one pool for all its users, sized for
 //     many; its users cannot be told apart (that is the point of the relay), so one relayed search may
 //     send no more than an address that spent nothing may, and the pool outlasts many such searches.
+// Only the prefixes no cache answers count (upstream-searches.ts). A search may be as large as its share,
+// or one request's worth when the share is smaller and it spent nothing in the last minute (withinShare);
+// a larger one could never go, however long it waited, and is refused as too large (400) rather than
+// told to come back (503), which its client would do for ever.
 // A search's turn: the prefixes its requester (or its neighbourhood, whichever is more) sent up in the
 // last minute, this search's included; fewer go first, so a handful of prefixes is not starved behind
 // full batches of requesters that take a whole request each. A relayed search's turn is its own size.
@@ -49,6 +53,8 @@ export interface ShareTier {
   places: boolean;
   /** Whose share it is, for the refusal's message. */
   kind: 'client' | 'network' | 'API key' | 'relay';
+  /** The most prefixes one search may send of it, whatever was spent: a larger search can never go. */
+  largest: number;
 }
 
 /** The prefixes each requester and neighbourhood sent upstream in the last minute, and their turns. */
@@ -87,37 +93,57 @@ export class UpstreamShares {
 
 /**
  * The budgets a search of `count` prefixes by `requester` is counted against. Throws WireError
- * UNAVAILABLE for a relayed search larger than any share allows at once.
+ * INVALID_ARGUMENT for a search larger than one of them lets any search be (searchTooLarge).
  */
 export function shareTiers(requester: Requester, count: number, limits: UpstreamShareLimits): ShareTier[] {
-  const fresh = Math.max(limits.anonymousPrefixesPerMinute, SEARCH_PREFIXES_PER_REQUEST);
-  if (requester.relayed === true && count > fresh) {
-    throw new WireError(
-      'UNAVAILABLE',
-      `this search would send ${count} prefixes to the upstream server through an Oblivious HTTP relay, ` +
-        `which accepts ${fresh} of one search; search fewer prefixes at once`,
-      { retryAfterSeconds: SHARE_WINDOW_MS / 1000 },
-    );
+  const tiers = tiersOf(requester, limits);
+  const tooLarge = tiers.find((tier) => count > tier.largest);
+  if (tooLarge !== undefined) throw searchTooLarge(tooLarge, count);
+  return tiers;
+}
+
+/** The budgets of `requester`, each with the largest search it lets go. */
+function tiersOf(requester: Requester, limits: UpstreamShareLimits): ShareTier[] {
+  // What withinShare lets a search be at most, when its tier spent nothing.
+  const largest = (share: number) => Math.max(share, SEARCH_PREFIXES_PER_REQUEST);
+  if (requester.keyed) {
+    const share = limits.keyedPrefixesPerMinute;
+    return [{ id: requester.id, share, places: true, kind: 'API key', largest: largest(share) }];
   }
-  if (requester.keyed) return [{ id: requester.id, share: limits.keyedPrefixesPerMinute, places: true, kind: 'API key' }];
-  if (requester.relayed === true) return [{ id: requester.id, share: limits.relayedPrefixesPerMinute, places: false, kind: 'relay' }];
-  const tiers: ShareTier[] = [{ id: requester.id, share: limits.anonymousPrefixesPerMinute, places: true, kind: 'client' }];
+  if (requester.relayed === true) {
+    const share = limits.relayedPrefixesPerMinute;
+    // No larger than a fresh address's search: the pool is many users' (the header above).
+    const fresh = largest(limits.anonymousPrefixesPerMinute);
+    return [{ id: requester.id, share, places: false, kind: 'relay', largest: Math.min(fresh, largest(share)) }];
+  }
+  const share = limits.anonymousPrefixesPerMinute;
+  const tiers: ShareTier[] = [{ id: requester.id, share, places: true, kind: 'client', largest: largest(share) }];
   if (requester.neighbourhood !== undefined) {
-    tiers.push({
-      id: `neighbourhood:${requester.neighbourhood}`,
-      share: limits.neighbourhoodPrefixesPerMinute,
-      places: true,
-      kind: 'network',
-    });
+    const shared = limits.neighbourhoodPrefixesPerMinute;
+    tiers.push({ id: `neighbourhood:${requester.neighbourhood}`, share: shared, places: true, kind: 'network', largest: largest(shared) });
   }
   return tiers;
+}
+
+/**
+ * The refusal of a search of `count` prefixes larger than `tier` lets one search be: 400, without
+ * Retry-After, since waiting would not help; the message names the limit so that the client splits it.
+ */
+function searchTooLarge(tier: ShareTier, count: number): WireError {
+  const key = tier.kind === 'client' || tier.kind === 'network' ? ', or search with an API key this server accepts' : '';
+  return new WireError(
+    'INVALID_ARGUMENT',
+    `this search would send ${count} prefixes that no cache here answers to the upstream server at once, ` +
+      `and one search of this ${tier.kind} may send at most ${tier.largest}, however long it waits: ` +
+      `send fewer URLs or hash prefixes per request${key}`,
+  );
 }
 
 /**
  * Whether `count` more prefixes fit a tier that `used` in the window. A search larger than the whole
  * share, up to one request's worth, goes when nothing was spent in the window (and spends it): refused,
  * it would be refused for ever (sbkit's own client sends up to SEARCH_PREFIXES_PER_REQUEST at once).
- * Larger ones are refused.
+ * Larger ones never go, and shareTiers refuses them before they are counted (ShareTier.largest).
  */
 export function withinShare(tier: ShareTier, used: number, count: number): boolean {
   return used + count <= tier.share || (used === 0 && count <= SEARCH_PREFIXES_PER_REQUEST);

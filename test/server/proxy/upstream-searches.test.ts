@@ -288,6 +288,24 @@ describe('UpstreamSearches', () => {
     assert.equal((await slow).value?.fullHashes.length, 1);
   });
 
+  it("waits as long as the bucket takes to send a key's whole share, and lets other keys' small searches go first meanwhile", async () => {
+    // The default bucket (5 at once, 30 a minute, a wait of 3 s): a v4 Lookup API request of 500 page
+    // URLs that no cache answers is 3000 prefixes, 12 requests, the last of them 14 s after the first.
+    const clock = new FakeClock();
+    const client = fakeClient();
+    const searches = new UpstreamSearches(client, { keyedPrefixesPerMinute: 3000 }, clock);
+    const lookup = Array.from({ length: 3000 }, (_, i) => 10_000 + i);
+    const whole = outcome(searches.search(lookup, PARTNER));
+    await clock.advanceAsync(1000);
+    const other = outcome(searches.search([500, 501], { id: 'key:other', keyed: true }));
+    await clock.advanceAsync(1100);
+    assert.deepEqual(client.requests[5]!.slice(0, 2), [500, 501], "the other key's 2 prefixes lead the next request");
+    await clock.advanceAsync(15_000);
+    assert.equal((await whole).value?.fullHashes.length, 3000, 'answered whole, in one go');
+    assert.ok((await other).value !== undefined);
+    assert.equal(client.requests.length, 13);
+  });
+
   it('lets a search larger than a whole share go when the requester spent nothing in the last minute', async () => {
     const { clock, client, searches } = setUp({ anonymousPrefixesPerMinute: 10 });
     const big = Array.from({ length: 30 }, (_, i) => 7000 + i);

@@ -68,7 +68,29 @@ describe('UpstreamShares', () => {
       undefined,
       'as much as sbkit sends in one request',
     );
-    assert.match(refusal(() => fresh.spend(RELAYED, 251, 0))!.message, /through an Oblivious HTTP relay, which accepts 250 of one search/);
+    const tooLarge = refusal(() => fresh.spend(RELAYED, 251, 0));
+    assert.equal(tooLarge?.status, 'INVALID_ARGUMENT', 'waiting would not help: a 400, not a 503');
+    assert.match(tooLarge.message, /251 prefixes .* one search of this relay may send at most 250/);
+  });
+
+  it('refuses a search larger than any search of its requester may be with 400, naming the most, and counts nothing', () => {
+    const shares = new UpstreamShares(LIMITS);
+    const address: Requester = { id: 'address:192.0.2.8', keyed: false, neighbourhood: '192.0.2.8' };
+    const anonymous = refusal(() => shares.spend(address, 251, 0));
+    assert.equal(anonymous?.status, 'INVALID_ARGUMENT');
+    assert.equal(anonymous.httpStatus, 400);
+    assert.equal(anonymous.retryAfterSeconds, undefined, 'no Retry-After: the same search would be refused for ever');
+    assert.match(
+      anonymous.message,
+      /would send 251 prefixes .* one search of this client may send at most 250, .* or search with an API key/,
+    );
+    assert.equal(shares.spend(address, 250, 0), 250, 'nothing was counted: one request’s worth still goes');
+    const key: Requester = { id: 'key:batch', keyed: true };
+    const keyed = refusal(() => shares.spend(key, 2401, 0));
+    assert.equal(keyed?.status, 'INVALID_ARGUMENT');
+    assert.match(keyed.message, /one search of this API key may send at most 2400/);
+    assert.equal(shares.spend(key, 2400, 0), 2400, 'a search as large as the share goes');
+    assert.equal(refusal(() => shares.spend(key, 1, 0))?.status, 'UNAVAILABLE', 'and the next waits for the window');
   });
 
   it('places a search by what its requester or neighbourhood sent in the last minute, a relayed one by its own size', () => {

@@ -5,7 +5,7 @@ import { createClient } from 'redis';
 import { type FullHashSource, upstreamFullHashes } from '../../../src/server/api/full-hash-source.ts';
 import { loggerOf } from '../../../src/server/logger.ts';
 import type { Requester } from '../../../src/server/guard/requester.ts';
-import { MemoryUpstreamBudget } from '../../../src/server/proxy/upstream-budget.ts';
+import { MemoryUpstreamBudget, type UpstreamBudget } from '../../../src/server/proxy/upstream-budget.ts';
 import { type UpstreamSearchLimits, upstreamSearchLimits } from '../../../src/server/proxy/upstream-searches.ts';
 import { RedisMonitor } from '../../../src/server/redis/redis-monitor.ts';
 import { RedisSearchCache } from '../../../src/server/redis/redis-search-cache.ts';
@@ -14,6 +14,7 @@ import type { FullHashMatch } from '../../../src/lists/threat-details.ts';
 import { systemClock } from '../../../src/time/clock.ts';
 import { hashStringOfHex } from '../../../src/url/hash.ts';
 import { WireError } from '../../../src/wire/wire-error.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
 import { freePort } from '../../support/ports.ts';
 import { deleteKeys, ensureRedis, REDIS_URL, ScriptedRedis, uniqueKeyPrefix } from '../redis-fixture.ts';
 
@@ -189,6 +190,42 @@ describe('RedisUpstreamBudget: one upstream budget for several proxy instances',
       assert.ok(fallbacks >= 4, metrics);
     }
   });
+});
+
+describe('RedisUpstreamBudget decides as the memory budget does on searches as large as a share, or larger', () => {
+  const budgets: [string, () => Promise<UpstreamBudget>][] = [
+    ['memory', async () => new MemoryUpstreamBudget(upstreamSearchLimits({}), new FakeClock())],
+    ['Redis', async () => (await loneBudget(REDIS_URL)).budget],
+  ];
+  for (const [where, make] of budgets) {
+    it(`lets a key's search of a v4 Lookup API request of 500 page URLs go at once (${where})`, TEST_TIMEOUT, async () => {
+      const budget = await make();
+      const key: Requester = { id: 'key:lookups', keyed: true };
+      assert.equal(await budget.spendShare(key, 3000), 3000, "six expressions each, none cached: the key's default share");
+      await assert.rejects(budget.spendShare(key, 1), (error: WireError) => {
+        assert.equal(error.status, 'UNAVAILABLE', 'the next waits until the minute is over');
+        assert.ok(error.retryAfterSeconds! >= 59 && error.retryAfterSeconds! <= 60, String(error.retryAfterSeconds));
+        return true;
+      });
+    });
+
+    it(`refuses a search no wait would let go with 400 naming the most, counting nothing (${where})`, TEST_TIMEOUT, async () => {
+      const budget = await make();
+      const tooLarge = (error: WireError, most: number) => {
+        assert.equal(error.status, 'INVALID_ARGUMENT');
+        assert.equal(error.retryAfterSeconds, undefined);
+        assert.match(error.message, new RegExp(`may send at most ${most}, however long it waits`));
+        return true;
+      };
+      await assert.rejects(budget.spendShare({ id: 'key:huge', keyed: true }, 3001), (error: WireError) => tooLarge(error, 3000));
+      await assert.rejects(budget.spendShare(requester(11), 251), (error: WireError) => tooLarge(error, 250));
+      await assert.rejects(budget.spendShare({ id: 'relay:192.0.2.60', keyed: false, relayed: true }, 251), (error: WireError) =>
+        tooLarge(error, 250),
+      );
+      assert.equal(await budget.spendShare(requester(11), 250), 250, 'the refused search was not counted');
+      assert.equal(await budget.spendShare({ id: 'key:huge', keyed: true }, 3000), 3000);
+    });
+  }
 });
 
 /** A lone budget on the Redis at `url`, under a key prefix of its own, with what it logs. */
