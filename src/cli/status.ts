@@ -61,6 +61,11 @@ export function statusCommand(io: CliIo, setExit: (status: ExitStatus) => void):
       );
       const rows = status.lists.map((l) => [l.name, l.version.slice(0, 12), String(l.entries), l.publishedAt, `${l.ageSeconds} s`]);
       io.out(formatTable(['list', 'version', 'entries', 'published', 'age'], rows, [2, 4]));
+      // Servers before this field was shown send none.
+      for (const l of status.lists) {
+        if (typeof l.unavailable === 'string')
+          io.out(paint(`${printable(l.name)}: not served: ${printable(l.unavailable)}\n`, 'yellow', io.color));
+      }
       // Servers before feed states were shown send none.
       const feeds = status.feeds ?? [];
       if (feeds.length > 0) {

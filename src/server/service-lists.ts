@@ -177,9 +177,12 @@ async function openMirror(
       catalog: mirror.catalog,
       fullHashes: mirror.fullHashes,
       metrics: searchBudget?.metrics,
-      listReady: (name) => mirror.listReady(name),
+      listUnavailable: (name) => mirror.listUnavailable(name),
       // Until a first copy of the upstream's lists (from it, from --data or from the other instances),
-      // a proxy would serve empty lists: not ready.
+      // a proxy would serve empty lists: not ready. A copy that stops being current later leaves it
+      // ready: every instance meets an upstream outage at once, and taking them all out of the pool
+      // would serve nobody; the lists' requests get 503 saying why, searches go on, the status page
+      // shows it (docs/operations.md).
       readiness: () =>
         store?.notReadyReason() ??
         (mirror.catalog.all().some((history) => mirror.listReady(history.definition.name)) ? null : `no copy of ${lists.url}'s lists yet`),

@@ -44,6 +44,27 @@ describe('sbkit status', () => {
     assert.ok(!result.out.includes('\u001b'), 'no escape character reaches the terminal');
   });
 
+  it("says why a proxy's list is not served, made harmless for the terminal", async () => {
+    const list = {
+      description: 'Malware (mirrored)',
+      version: 'ab'.repeat(16),
+      entries: 1,
+      publishedAt: '2026-11-28T10:00:00.000Z',
+      ageSeconds: 4000,
+    };
+    status = {
+      ...base,
+      lists: [
+        { ...list, name: 'mw-4b', unavailable: "this server's copy of the upstream's mw-4b is not current\u001b[2J" },
+        { ...list, name: 'se-4b' },
+      ],
+    };
+    const result = await run(['status', '--server', url]);
+    assert.equal(result.status, EXIT.SAFE, result.err);
+    assert.match(result.out, /^mw-4b: not served: this server's copy of the upstream's mw-4b is not current\uFFFD\[2J$/m);
+    assert.doesNotMatch(result.out, /^se-4b: not served/m);
+  });
+
   it('shows no feeds table for a server without feeds, or one from before they were shown', async () => {
     status = { ...base };
     const result = await run(['status', '--server', url]);

@@ -99,7 +99,11 @@ describe("a proxy before its first copy of the upstream's lists", () => {
     });
     const early = await UpstreamMirror.start({ url: await slow.listen(), firstUpdateWindowMs: 0 });
     try {
-      const app = createApp({ catalog: early.catalog, fullHashes: early.fullHashes, listReady: (name) => early.listReady(name) });
+      const app = createApp({
+        catalog: early.catalog,
+        fullHashes: early.fullHashes,
+        listUnavailable: (name) => early.listUnavailable(name),
+      });
       const batch = '/v5/hashLists:batchGet?names=se-4b&names=mw-4b&alt=json';
       const waiting = await app.inject({ url: batch });
       assert.deepEqual([waiting.statusCode, waiting.headers['retry-after']], [503, '60']);

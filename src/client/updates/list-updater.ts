@@ -139,6 +139,11 @@ export class ListUpdater {
     return this.local.listInfo();
   }
 
+  /** When a list was last stored, ms since the epoch; undefined when it never was (or was dropped since). */
+  storedAt(name: string): number | undefined {
+    return this.local.storedAt(name);
+  }
+
   /** Time since the oldest list was last updated; undefined while any list never was. */
   updateLagMs(now: number): number | undefined {
     return this.local.updateLagMs(now);

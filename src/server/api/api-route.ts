@@ -25,8 +25,22 @@ import { answerFormOf } from './answers/answer-form.ts';
 import { DecodedRequests } from './answers/decoded-requests.ts';
 import { refuseUnknownLists } from './unknown-lists.ts';
 
-/** RF-2 puts a mirror's first update within a minute of its start. */
-const LISTS_PENDING_RETRY_AFTER_SECONDS = 60;
+/**
+ * Why requests for a list get 503 now rather than its contents: a proxy's list before its first copy of
+ * the upstream's, or whose copy is not current (proxy/copy-currency.ts). An empty list, or an old one
+ * with a fresh minimum wait, would look final to clients and reset their staleness clock.
+ */
+export interface ListUnavailable {
+  /**
+   * Whether a copy is held at all: a listing (`GET /v5/hashLists`, v4 `threatLists`) still names a list
+   * whose copy is not current, since it says which lists exist, not what they hold.
+   */
+  held: boolean;
+  /** Why, naming the list, for the answer's message. */
+  reason: string;
+  /** When to ask again: the answer's Retry-After. */
+  retryAfterSeconds: number;
+}
 
 export interface ApiRouteOptions {
   /** Sends the 503 of a paused server without load control and says so (app.ts); the API's path has no hook for it. */
@@ -37,8 +51,8 @@ export interface ApiRouteOptions {
   /** When non-empty, every call must carry one of these as `key=`. */
   apiKeys: ReadonlySet<string>;
   maxBodyBytes: number;
-  /** False for a list not yet fit to serve (a proxy's before its first copy of the upstream's). */
-  listReady: ((name: string) => boolean) | undefined;
+  /** Why a list cannot be served now, or undefined when it can (a proxy's, ListUnavailable). */
+  listUnavailable: ((name: string) => ListUnavailable | undefined) | undefined;
   /** Who a request comes from, for the searches it makes of the source. */
   requesterOf: (request: FastifyRequest) => Requester;
   /** Whose time decides whether a list is changing (its minimum wait, SB-12). */
@@ -79,9 +93,37 @@ function listsAskedFor(call: RpcCall, catalog: ListCatalog): string[] {
   return names.flatMap((name) => (name === undefined ? [] : (catalog.get(name)?.definition.name ?? [])));
 }
 
+/**
+ * Throws UNAVAILABLE with Retry-After when a list the call asks for cannot be served now, naming each
+ * and why, so that clients count the lists as not current (and back off, RF-4) instead of taking them.
+ */
+function refuseUnavailableLists(listUnavailable: (name: string) => ListUnavailable | undefined, call: RpcCall, catalog: ListCatalog): void {
+  const listing = RPCS[call.rpc].answer.holds === 'list listing';
+  const unavailable = listsAskedFor(call, catalog).flatMap((name) => {
+    const why = listUnavailable(name);
+    return why === undefined || (listing && why.held) ? [] : [why];
+  });
+  if (unavailable.length === 0) return;
+  const retryAfterSeconds = Math.max(...unavailable.map((why) => why.retryAfterSeconds));
+  throw new WireError('UNAVAILABLE', `${unavailable.map((why) => why.reason).join('; ')}; try again in ${retryAfterSeconds} s`, {
+    retryAfterSeconds,
+  });
+}
+
 export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions): void {
-  const { catalog, source, settings, apiKeys, maxBodyBytes, listReady, requesterOf, refusedWhilePaused, clock, submissions, clientOf } =
-    options;
+  const {
+    catalog,
+    source,
+    settings,
+    apiKeys,
+    maxBodyBytes,
+    listUnavailable,
+    requesterOf,
+    refusedWhilePaused,
+    clock,
+    submissions,
+    clientOf,
+  } = options;
   const answers = encodedAnswers();
   const decoded = new DecodedRequests();
   const tags = new ListAnswerTags();
@@ -104,13 +146,7 @@ export function registerApiRoute(app: FastifyInstance, options: ApiRouteOptions)
       );
       // Before the tag: a refusal carries none, and no If-None-Match may turn it into a 304.
       refuseUnknownLists(catalog, call);
-      // A list not fit to serve gets 503 with Retry-After rather than an empty list that looks final.
-      const pending = listReady === undefined ? [] : listsAskedFor(call, catalog).filter((name) => !listReady(name));
-      if (pending.length > 0) {
-        throw new WireError('UNAVAILABLE', `this server has no copy of the upstream's ${pending.join(', ')} yet; try again in a minute`, {
-          retryAfterSeconds: LISTS_PENDING_RETRY_AFTER_SECONDS,
-        });
-      }
+      if (listUnavailable !== undefined) refuseUnavailableLists(listUnavailable, call, catalog);
       // The tag and the answer see the same catalog at the same moment: a list answer is computed without awaiting anything.
       const now = clock.now();
       const { responseEncoding, enumsAsNumbers } = call;

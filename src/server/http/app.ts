@@ -13,7 +13,7 @@ import { decodeWireRequest, DEFAULT_MAX_BODY_BYTES } from '../../wire/rest/serve
 import { WireError } from '../../wire/wire-error.ts';
 import type { ListOperations } from '../operator/admin-entries.ts';
 import { type AdminGuard, adminGuard } from '../operator/admin-guard.ts';
-import { registerApiRoute } from '../api/api-route.ts';
+import { type ListUnavailable, registerApiRoute } from '../api/api-route.ts';
 import { registerCors } from '../api/cors.ts';
 import { catalogFullHashes, type FullHashSource } from '../api/full-hash-source.ts';
 import type { ApiSettings } from '../api/settings.ts';
@@ -70,10 +70,11 @@ export interface AppOptions {
   /** Verdicts come from Google's data (a proxy of Google's server): the pages attribute them (SB-3). */
   googleData?: boolean;
   /**
-   * False for a list not yet fit to serve (a proxy's before its first copy of the upstream's): requests
-   * for it get 503 with Retry-After rather than an empty list that looks final.
+   * Why a list cannot be served now, or undefined when it can (a proxy's before its first copy of the
+   * upstream's, or while its copy is not current): requests for its contents get 503 with Retry-After
+   * rather than an empty or old list that looks final, and the status page says why.
    */
-  listReady?: (name: string) => boolean;
+  listUnavailable?: (name: string) => ListUnavailable | undefined;
   /** Serve as an Oblivious HTTP gateway (SB-2) with these keys: `/ohttp-keys`, `/ohttp-gateway`. */
   ohttpKeys?: GatewayKeys;
   /** Deadlines of a connection's phases and caps on connections; {@link DEFAULT_HTTP_LIMITS} for the others. */
@@ -320,6 +321,7 @@ export function createApp(
       history,
       submissions,
       clock,
+      listUnavailable: options.listUnavailable ?? (() => undefined),
     });
     if (options.ohttpKeys !== undefined) registerGatewayRoutes(scope, options.ohttpKeys, app);
   });
@@ -332,7 +334,7 @@ export function createApp(
     settings,
     apiKeys,
     maxBodyBytes,
-    listReady: options.listReady,
+    listUnavailable: options.listUnavailable,
     requesterOf: requester,
     clock,
     submissions,

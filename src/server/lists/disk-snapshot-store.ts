@@ -104,7 +104,10 @@ export class DiskSnapshotStore implements SnapshotStore {
 
   /** One process: a mirror only moves forward, so a publication is the newest whenever it was received. */
   async publishServed(history: ListHistory, served: SortedHashes, receivedAt: number): Promise<Snapshot> {
-    return this.publishSnapshot(history, Snapshot.ofServed(history.definition, served, receivedAt));
+    const current = await this.publishSnapshot(history, Snapshot.ofServed(history.definition, served, receivedAt));
+    // The same content sent again is the same version, written no more; it was received again all the same.
+    history.receivedAgain(receivedAt);
+    return current;
   }
 
   /** Waits for the writes under way; what is published stays served. */

@@ -81,6 +81,7 @@ export class ListHistory {
   private readonly diffs = new BoundedMap<string, ListDiff>(DIFF_CACHE_ENTRIES);
   private readonly checksums = new BoundedMap<string, Uint8Array>(CHECKSUM_CACHE_ENTRIES);
   private changes = 0;
+  private copyReceivedAt: number | undefined;
 
   /** Starts with an empty snapshot: a list is served, empty, before its first publish (SB-9). */
   constructor(definition: ListDefinition, options: ListHistoryOptions) {
@@ -129,7 +130,35 @@ export class ListHistory {
 
   /** Publishes a list known only as its served hashes (a proxy's mirror of its upstream), received at `receivedAt`. */
   publishServed(served: SortedHashes, receivedAt = this.clock.now()): Snapshot {
-    return this.publishSnapshot(Snapshot.ofServed(this.definition, served, receivedAt));
+    const snapshot = this.publishSnapshot(Snapshot.ofServed(this.definition, served, receivedAt));
+    this.receivedAgain(receivedAt);
+    return snapshot;
+  }
+
+  /**
+   * For a mirrored list: when the upstream last sent the copy served (ms since the epoch), as far as this
+   * instance knows; undefined while the history serves no upstream's copy (a list of this server's own,
+   * or a mirror's before its first copy). A snapshot's `createdAt` stays when its content was first
+   * received, since the same content is the same snapshot; this moves on each time the upstream sends
+   * that content again, which is what says whether the copy is still the upstream's (upstream-mirror.ts).
+   */
+  get receivedAt(): number | undefined {
+    return this.copyReceivedAt;
+  }
+
+  /**
+   * The upstream sent the copy served again at `at` (this instance's mirror, or another's as a shared
+   * store tells): a later moment than {@link receivedAt} moves it on. Nothing for a list of full hashes.
+   */
+  receivedAgain(at: number): void {
+    if (this.latest.kind === 'served' && at > (this.copyReceivedAt ?? -Infinity)) this.copyReceivedAt = at;
+  }
+
+  /** Serves `snapshot` as the current one; a mirror's copy counts as received when its content was. */
+  private serve(snapshot: Snapshot): void {
+    if (snapshot.id !== this.latest.id) this.copyReceivedAt = snapshot.kind === 'served' ? snapshot.createdAt : undefined;
+    this.latest = snapshot;
+    this.changes++;
   }
 
   private publishSnapshot(snapshot: Snapshot): Snapshot {
@@ -141,8 +170,7 @@ export class ListHistory {
       if (this.kept.size <= this.keep) break;
       this.kept.delete(id);
     }
-    this.latest = snapshot;
-    this.changes++;
+    this.serve(snapshot);
     return snapshot;
   }
 
@@ -183,8 +211,7 @@ export class ListHistory {
     served.set(current.id, current.served());
     this.kept.clear();
     for (const [id, list] of [...served].slice(-this.keep)) this.kept.set(id, list);
-    this.latest = current;
-    this.changes++;
+    this.serve(current);
   }
 
   /** True when `version` is one of this list's, naming only kept snapshots (batchGet pairs versions to lists). */

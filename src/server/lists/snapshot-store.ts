@@ -27,8 +27,9 @@ export interface SnapshotStore {
    * Publishes a list known only as served hashes (a proxy's mirror of its upstream, SB-11), received
    * from the upstream at `receivedAt` (ms since the epoch). In a store that instances share, a
    * publication received earlier than the current snapshot does not displace it: an instance restarting
-   * with an old copy cannot take every instance back to older data. Resolves to the current snapshot;
-   * rejects like `publish`.
+   * with an old copy cannot take every instance back to older data. Once `history` serves that copy,
+   * its `receivedAt` is `receivedAt` or later (the same content sent again is the same snapshot, received
+   * again). Resolves to the current snapshot; rejects like `publish`.
    */
   publishServed(history: ListHistory, served: SortedHashes, receivedAt: number): Promise<Snapshot>;
 }

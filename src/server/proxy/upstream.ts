@@ -39,6 +39,8 @@ export interface Upstream extends UpstreamSearchClient {
    * it was dropped (SB-9), not once its updates have failed for longer than that.
    */
   listCurrent(name: string): boolean;
+  /** The earliest moment the upstream's waits and the back-off after failures (RF-3, RF-4) let the lists be fetched again. */
+  nextUpdateAt(): number | undefined;
   /** Stops following the upstream and saves the request schedules. */
   close(): Promise<void>;
 }
@@ -58,11 +60,13 @@ export function clientUpstream(options: SafeBrowsingClientOptions): Upstream {
       await kept.update();
     },
     list: (name) => {
+      // Asked at every search of a Web Risk mirror (listed-searches.ts): the stamp alone, not listInfo()'s encodings of every list.
       const hashes = kept.updater.list(name);
-      const updatedAt = kept.updater.listInfo().find((info) => info.name === name)?.updatedAt;
+      const updatedAt = kept.updater.storedAt(name);
       return hashes === undefined || updatedAt === undefined ? undefined : { hashes, updatedAt };
     },
     listCurrent: (name) => kept.updater.isCurrent(name, settings.clock.now()),
+    nextUpdateAt: () => kept.updater.nextUpdateAt,
     cachedSearch: (prefixes) => kept.searcher.cached(prefixes),
     // Web Risk searches one prefix per call (client/transport/transport-webrisk.ts).
     ...(options.protocol === 'webrisk' ? { prefixesPerRequest: 1 } : {}),

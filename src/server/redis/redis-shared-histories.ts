@@ -30,6 +30,12 @@ export interface SharedState {
   serials: number[];
   /** Versions a write-back added to the history. */
   written: number;
+  /**
+   * For a mirrored list, when the upstream sent the newest copy any instance published (ms): the
+   * current snapshot's, since an older publication does not displace it (PUBLISH_SCRIPT); undefined for
+   * none.
+   */
+  received: number | undefined;
 }
 
 /** What a publishing instance knows of the shared history it publishes into. */
@@ -53,7 +59,7 @@ export class SharedHistories {
   async readState(history: ListHistory): Promise<SharedState> {
     const { definition } = history;
     const reply = await this.client.eval(READ_SCRIPT, {
-      keys: [this.historyKey(definition), this.stateKey(definition)],
+      keys: [this.historyKey(definition), this.stateKey(definition), this.receivedKey(definition)],
       arguments: [this.contentKey(definition, '')],
     });
     return this.stateOf(definition, reply);
@@ -72,14 +78,13 @@ export class SharedHistories {
   /** Runs the write-back script, sending the content of the snapshots in `send`; the ids it lacks the content of, or its answer. */
   async writeBack(history: ListHistory, offers: readonly Offer[], send: ReadonlySet<string>): Promise<SharedState | string[]> {
     const { definition } = history;
-    const current = history.current();
     const reply = await this.client.eval(WRITE_BACK_SCRIPT, {
       keys: [this.historyKey(definition), this.stateKey(definition), this.receivedKey(definition)],
       arguments: [
         String(history.keep),
         this.contentKey(definition, ''),
         newEpoch(),
-        current.kind === 'served' ? String(current.createdAt) : '',
+        history.receivedAt === undefined ? '' : String(history.receivedAt),
         String(offers.length),
         ...offers.flatMap((offer) => [
           offer.id,
@@ -139,15 +144,23 @@ export class SharedHistories {
 
   /** A script's { 'state', … } answer, read; SnapshotStoreError for anything else. */
   private stateOf(definition: ListDefinition, reply: unknown): SharedState {
-    if (Array.isArray(reply) && reply.length === 5 && tag(reply) === 'state') {
-      const [, epoch, ids, serials, written] = reply as unknown[];
-      if (Buffer.isBuffer(epoch) && Buffer.isBuffer(written) && isBuffers(ids) && isBuffers(serials) && ids.length === serials.length) {
+    if (Array.isArray(reply) && reply.length === 6 && tag(reply) === 'state') {
+      const [, epoch, ids, serials, written, received] = reply as unknown[];
+      if (
+        Buffer.isBuffer(epoch) &&
+        Buffer.isBuffer(written) &&
+        Buffer.isBuffer(received) &&
+        isBuffers(ids) &&
+        isBuffers(serials) &&
+        ids.length === serials.length
+      ) {
         return {
           epoch: epoch.toString('latin1'),
           // Snapshot ids come back as bulk strings, which this client reads as Buffers.
           ids: ids.map((id) => id.toString('latin1')),
           serials: serials.map((serial) => Number(serial.toString('latin1'))),
           written: Number(written.toString('latin1')),
+          received: stampOf(received),
         };
       }
     }
@@ -174,6 +187,12 @@ export class SharedHistories {
 /** A random epoch, offered with every write: the first one written stays. */
 function newEpoch(): string {
   return randomBytes(8).toString('hex');
+}
+
+/** A mirror stamp as Redis keeps it: ms since the epoch; undefined for none, or for anything else than a moment. */
+function stampOf(value: Buffer): number | undefined {
+  const stamp = Number(value.toString('latin1'));
+  return value.length > 0 && Number.isSafeInteger(stamp) && stamp > 0 ? stamp : undefined;
 }
 
 function tag(reply: unknown[]): string | undefined {

@@ -7,24 +7,25 @@
  * latest publication. The state hash also holds an epoch, a random token written once: a Redis that
  * restarted empty, or was flushed, has another epoch (or none) than an instance remembers, which is
  * how instances tell that Redis lost what they hold. The scripts answer the list's state:
- *   { 'state', epoch ('' before any), ids oldest first, their serials, versions written back }
+ *   { 'state', epoch ('' before any), ids oldest first, their serials, versions written back,
+ *     the list's newest mirror stamp ('' for none) }
  */
 const STATE_ANSWER = `
-local function state_answer(history, state, prefix, written)
+local function state_answer(history, state, received, prefix, written)
   local ids = redis.call('LRANGE', history, 0, -1)
   local serials = {}
   for i, id in ipairs(ids) do serials[i] = redis.call('HGET', prefix .. id, 'serial') or '0' end
-  return {'state', redis.call('HGET', state, 'epoch') or '', ids, serials, tostring(written)}
+  return {'state', redis.call('HGET', state, 'epoch') or '', ids, serials, tostring(written), redis.call('GET', received) or ''}
 end
 `;
 
 /*
  * Reading a list's state.
- *   KEYS: history, state
+ *   KEYS: history, state, the list's newest mirror stamp
  *   ARGV: content key prefix
  */
 export const READ_SCRIPT = `${STATE_ANSWER}
-return state_answer(KEYS[1], KEYS[2], ARGV[1], 0)
+return state_answer(KEYS[1], KEYS[2], KEYS[3], ARGV[1], 0)
 `;
 
 /*
@@ -54,7 +55,7 @@ end
 if ordered then
   local currentAt = tonumber(redis.call('GET', received))
   if currentAt and currentAt > createdAt and redis.call('LINDEX', history, -1) ~= id then
-    return state_answer(history, state, prefix, 0)
+    return state_answer(history, state, received, prefix, 0)
   end
 end
 if redis.call('HEXISTS', content, field) == 0 then
@@ -75,7 +76,7 @@ if redis.call('LINDEX', history, -1) ~= id then
   end
 end
 redis.call('HSETNX', state, 'epoch', ARGV[7])
-return state_answer(history, state, prefix, 0)
+return state_answer(history, state, received, prefix, 0)
 `;
 
 /*
@@ -167,5 +168,5 @@ if ARGV[4] ~= '' then
   local currentAt = tonumber(redis.call('GET', received))
   if not currentAt or currentAt < tonumber(ARGV[4]) then redis.call('SET', received, ARGV[4]) end
 end
-return state_answer(history, state, prefix, written)
+return state_answer(history, state, received, prefix, written)
 `;

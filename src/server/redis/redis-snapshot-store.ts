@@ -188,11 +188,12 @@ export class RedisSnapshotStore implements SnapshotStore {
         // Never shared yet and Redis away: serve it from here, and share it when Redis answers.
         if (!this.patient || !(error instanceof SnapshotStoreError) || error.reason !== 'unavailable') throw error;
         history.adopt(snapshot, history.keptSnapshots());
+        history.receivedAgain(snapshot.createdAt);
         membership.publishedAlone(snapshot.id);
         return history.current();
       }
       const state = await this.publishShared(history, snapshot);
-      await this.catchUp(history, state.ids, snapshot);
+      await this.catchUp(history, state, snapshot);
       membership.learn(state);
       return history.current();
     });
@@ -257,7 +258,7 @@ export class RedisSnapshotStore implements SnapshotStore {
         throw this.unavailable(error);
       }
       if (state.ids.length > 0) names.push(history.definition.name);
-      await this.catchUp(history, state.ids);
+      await this.catchUp(history, state);
       membership.learn(state);
     }
     return names;
@@ -307,12 +308,23 @@ export class RedisSnapshotStore implements SnapshotStore {
   }
 
   /**
+   * Has `history` serve the shared history `state` (adoptShared), and, for a mirrored list, know when the
+   * upstream last sent its current copy, whichever instance published it: an instance whose own updates
+   * fail still serves, as current, a copy another fetched a moment ago (proxy/copy-currency.ts).
+   */
+  private async catchUp(history: ListHistory, state: SharedState, own?: Snapshot): Promise<void> {
+    await this.adoptShared(history, state.ids, own);
+    // The newest stamp is the current snapshot's: an older publication does not displace it (PUBLISH_SCRIPT).
+    if (state.received !== undefined && history.current().id === state.ids.at(-1)) history.receivedAgain(state.received);
+  }
+
+  /**
    * Has `history` serve the shared history `ids` (oldest first), fetching the snapshots it does not
    * hold; `own` is a snapshot this instance has in hand. An empty shared history (nothing published
    * yet) changes nothing: the next publication fills it. A snapshot that cannot be fetched is left
    * out; without the current one (with its full hashes) nothing changes, and the next look tries again.
    */
-  private async catchUp(history: ListHistory, sharedIds: readonly string[], own?: Snapshot): Promise<void> {
+  private async adoptShared(history: ListHistory, sharedIds: readonly string[], own?: Snapshot): Promise<void> {
     const ids = sharedIds.slice(-history.keep);
     const currentId = ids.at(-1);
     const held = history.keptIds();

@@ -185,6 +185,17 @@ export function statusPage(status: ServerStatus): string {
         `<tr><td><code>${escapeHtml(l.name)}</code></td><td>${escapeHtml(l.description)}</td><td><code>${escapeHtml(l.version.slice(0, 12))}</code></td><td class="n">${l.entries.toLocaleString('en')}</td><td>${escapeHtml(l.publishedAt.replace('T', ' ').slice(0, 19))} UTC</td><td class="n">${duration(l.ageSeconds)}</td></tr>`,
     )
     .join('\n');
+  const notServed = status.lists.flatMap((l) =>
+    l.unavailable === undefined ? [] : [`<li><code>${escapeHtml(l.name)}</code>: ${escapeHtml(l.unavailable)}</li>`],
+  );
+  const unavailable =
+    notServed.length === 0
+      ? ''
+      : `<p>Requests for these lists get 503 now:</p>
+<ul id="unavailable">
+${notServed.join('\n')}
+</ul>
+`;
   const feeds =
     status.feeds.length === 0
       ? ''
@@ -220,7 +231,7 @@ ${['browser', 'bot', 'crawler']
 <table id="lists"><tr><th>list</th><th>holds</th><th>version</th><th>entries</th><th>published</th><th>age</th></tr>
 ${lists}
 </table>
-${feeds}<h2>Requests, last hour</h2>
+${unavailable}${feeds}<h2>Requests, last hour</h2>
 <p>${status.requests.answered} answered, ${status.requests.refused} refused, ${status.requests.failed} failed.</p>
 ${chart(status)}
 <h2>Load control</h2>

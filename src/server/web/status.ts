@@ -25,6 +25,8 @@ export interface ServerStatus {
     publishedAt: string;
     /** How long ago that was. */
     ageSeconds: number;
+    /** Why requests for the list get 503 now (a proxy's list without a current copy of the upstream's); absent while it is served. */
+    unavailable?: string;
   }[];
   /** Each source of each list read from feeds (none for the demo lists and a mirror), in list order. */
   feeds: FeedSourceStatus[];
@@ -43,6 +45,7 @@ export function serverStatus(
   now: number,
   feeds: FeedSourceStatus[],
   submissions: { received: number; kept: number },
+  unavailable: (name: string) => string | undefined,
 ): ServerStatus {
   const perMinute = history.lastHour();
   const total = (key: 'answered' | 'refused' | 'failed') => perMinute.reduce((sum, m) => sum + m[key], 0);
@@ -53,13 +56,17 @@ export function serverStatus(
     uptimeSeconds: Math.floor((now - startedAt) / 1000),
     lists: catalog.all().map((h) => {
       const snapshot = h.current();
+      // A mirror's copy is as old as the upstream's latest sending of it, not as its content's first.
+      const publishedAt = h.receivedAt ?? snapshot.createdAt;
+      const why = unavailable(h.definition.name);
       return {
         name: h.definition.name,
         description: h.definition.description,
         version: snapshot.id,
         entries: hashCount(snapshot.served()),
-        publishedAt: new Date(snapshot.createdAt).toISOString(),
-        ageSeconds: Math.max(0, Math.floor((now - snapshot.createdAt) / 1000)),
+        publishedAt: new Date(publishedAt).toISOString(),
+        ageSeconds: Math.max(0, Math.floor((now - publishedAt) / 1000)),
+        ...(why === undefined ? {} : { unavailable: why }),
       };
     }),
     feeds,

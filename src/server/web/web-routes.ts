@@ -7,6 +7,7 @@ import type { Clock } from '../../time/clock.ts';
 import { InvalidUrlError } from '../../url/invalid-url.ts';
 import { WireError } from '../../wire/wire-error.ts';
 import { type FullHashSource, searchesOf } from '../api/full-hash-source.ts';
+import type { ListUnavailable } from '../api/api-route.ts';
 import type { Requester } from '../guard/requester.ts';
 import type { ListCatalog } from '../catalog.ts';
 import type { FeedSourceStatus } from '../feeds/sources/source-status.ts';
@@ -38,6 +39,8 @@ export interface WebOptions {
   clock: Clock;
   /** Web Risk submissions: the status page counts them. */
   submissions: Submissions;
+  /** Why a list's requests get 503 now (a proxy's list without a current copy), for the status page. */
+  listUnavailable: (name: string) => ListUnavailable | undefined;
 }
 
 const THREAT_NAMES: ReadonlySet<string> = new Set(Object.values(THREAT_TYPES));
@@ -118,6 +121,7 @@ export function registerWebRoutes(app: FastifyInstance, options: WebOptions): vo
       clock.now(),
       options.feeds(),
       options.submissions.counts(),
+      (name) => options.listUnavailable(name)?.reason,
     );
   app.get('/status', async (_request, reply) =>
     reply

@@ -5,6 +5,7 @@ import * as v4 from '../../../src/proto/v4.ts';
 import * as v5 from '../../../src/proto/v5.ts';
 import { Counter, Registry } from 'prom-client';
 import { createApp } from '../../../src/server/http/app.ts';
+import type { ServerStatus } from '../../../src/server/web/status.ts';
 import { LoadControl } from '../../../src/server/guard/load-control.ts';
 import { KeyRing } from '../../../src/server/ohttp/key-ring.ts';
 import { checksumOf } from '../../../src/store/hash-list.ts';
@@ -436,15 +437,17 @@ describe('methods no route takes', () => {
   });
 });
 
-describe('lists not yet fit to serve (a proxy before its first copy)', () => {
+describe('lists not fit to serve (a proxy before its first copy, or while its copy is not current)', () => {
+  const noCopy = { held: false, reason: "this server has no copy of the upstream's mw-4b yet", retryAfterSeconds: 60 };
+
   it('get 503 with Retry-After, by name, alias or v4 triple, while the other lists are served', async () => {
-    const server = createApp({ catalog: demoCatalog(), listReady: (name) => name !== 'mw-4b' });
+    const server = createApp({ catalog: demoCatalog(), listUnavailable: (name) => (name === 'mw-4b' ? noCopy : undefined) });
     const status = async (url: string, init: { method?: 'POST'; payload?: string } = {}) =>
       (await server.inject({ url, ...init, headers: { 'content-type': 'application/json' } })).statusCode;
     assert.equal(await status('/v5/hashLists:batchGet?names=se-4b&alt=json'), 200);
     const refused = await server.inject({ url: '/v5/hashLists:batchGet?names=se-4b&names=mw&alt=json' });
     assert.deepEqual([refused.statusCode, refused.headers['retry-after']], [503, '60']);
-    assert.match(refused.json<{ error: { message: string } }>().error.message, /no copy of the upstream's mw-4b yet/);
+    assert.match(refused.json<{ error: { message: string } }>().error.message, /no copy of the upstream's mw-4b yet; try again in 60 s/);
     assert.equal(await status('/v5/hashList/mw-4b?alt=json'), 503);
     const fetch = (threatType: string) =>
       JSON.stringify({ listUpdateRequests: [{ threatType, platformType: 'ANY_PLATFORM', threatEntryType: 'URL', state: '' }] });
@@ -452,7 +455,32 @@ describe('lists not yet fit to serve (a proxy before its first copy)', () => {
     assert.equal(await status('/v4/threatListUpdates:fetch?alt=json', { method: 'POST', payload: fetch('SOCIAL_ENGINEERING') }), 200);
     // Naming the lists would tell clients the upstream has mw-4b before the proxy knows it does.
     assert.equal(await status('/v5/hashLists?alt=json'), 503);
-    const ready = createApp({ catalog: demoCatalog(), listReady: () => true });
+    const ready = createApp({ catalog: demoCatalog(), listUnavailable: () => undefined });
     assert.equal((await ready.inject({ url: '/v5/hashLists?alt=json' })).statusCode, 200);
+  });
+
+  it('name a list held but not current in listings, refuse its contents with every reason, and show it on the status page', async () => {
+    const stale = { held: true, reason: "this server's copy of the upstream's se-4b is not current", retryAfterSeconds: 900 };
+    const unavailable = new Map([
+      ['mw-4b', noCopy],
+      ['se-4b', stale],
+    ]);
+    const server = createApp({ catalog: demoCatalog(), listUnavailable: (name) => unavailable.get(name) });
+    const both = await server.inject({ url: '/v5/hashLists:batchGet?names=se-4b&names=mw-4b&alt=json' });
+    assert.deepEqual([both.statusCode, both.headers['retry-after']], [503, '900'], 'the longer wait: neither list is served sooner');
+    const message = both.json<{ error: { message: string } }>().error.message;
+    assert.match(message, /se-4b is not current; .*no copy of the upstream's mw-4b yet; try again in 900 s/);
+    unavailable.delete('mw-4b');
+    assert.equal((await server.inject({ url: '/v5/hashLists?alt=json' })).statusCode, 200, 'se-4b exists upstream: a listing names it');
+    assert.equal((await server.inject({ url: '/v5/hashList/se-4b?alt=json' })).statusCode, 503);
+    const status = (await server.inject({ url: '/status.json' })).json<ServerStatus>();
+    assert.deepEqual(
+      status.lists.flatMap((list) => (list.unavailable === undefined ? [] : [[list.name, list.unavailable]])),
+      [['se-4b', stale.reason]],
+    );
+    assert.match(
+      (await server.inject({ url: '/status' })).body,
+      /<li><code>se-4b<\/code>: this server&#39;s copy of the upstream&#39;s se-4b is not current<\/li>/,
+    );
   });
 });

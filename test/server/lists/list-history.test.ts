@@ -179,6 +179,26 @@ describe('ListHistory', () => {
     assert.equal(update.removals.length + count(update.additions), 0);
   });
 
+  it("knows when the upstream last sent a mirrored copy: the same content sent again moves it on, the content's snapshot stays", () => {
+    const h = history();
+    assert.equal(h.receivedAt, undefined, 'no copy yet');
+    const served = (keys: number[]) => history(1).publish(poolHashes(keys)).served();
+    const first = h.publishServed(served([1, 2]), 1_000);
+    assert.equal(h.receivedAt, 1_000);
+    assert.equal(h.publishServed(served([1, 2]), 5_000), first);
+    assert.deepEqual([first.createdAt, h.receivedAt], [1_000, 5_000]);
+    h.receivedAgain(4_000);
+    assert.equal(h.receivedAt, 5_000, 'an earlier moment does not take it back');
+    h.publishServed(served([3]), 6_000);
+    assert.equal(h.receivedAt, 6_000);
+    h.adopt(first, []);
+    assert.equal(h.receivedAt, 1_000, 'another copy served: as old as its content, until told more');
+    const own = history();
+    own.publish(poolHashes([1]));
+    own.receivedAgain(7_000);
+    assert.equal(own.receivedAt, undefined, "a list of this server's own is no upstream's copy");
+  });
+
   it('keeps the last K snapshots, the current one included', () => {
     const h = history(2);
     const versions: Uint8Array[] = [];

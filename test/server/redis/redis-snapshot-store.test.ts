@@ -188,6 +188,26 @@ describe('RedisSnapshotStore', () => {
     assert.equal((await sb.publishServed(b, served([4]), 3_500)).id, older.id);
   });
 
+  it('tells every instance when the upstream last sent a mirrored copy, though the content did not change', TEST_TIMEOUT, async () => {
+    const [sa, sb] = [await store(), await store()];
+    const [a, b] = [history('received-4b'), history('received-4b')];
+    await sa.follow([a]);
+    await sb.follow([b]);
+    const served = new ListHistory(definition(4, 'scratch-4b'), { keep: 1 }).publish(poolHashes([1, 2])).served();
+    const copy = await sa.publishServed(a, served, 1_000);
+    await sb.refresh();
+    assert.deepEqual([b.current().id, b.receivedAt], [copy.id, 1_000]);
+    // The same content again: the same snapshot, created at 1 000, but sent again at 9 000.
+    await sa.publishServed(a, served, 9_000);
+    await sb.refresh();
+    assert.deepEqual([b.current().createdAt, b.receivedAt], [1_000, 9_000]);
+    // An instance that joins, and publishes the copy it received earlier, learns the later moment.
+    const [sc, c] = [await store(), history('received-4b')];
+    await sc.follow([c]);
+    await sc.publishServed(c, served, 2_000);
+    assert.equal(c.receivedAt, 9_000);
+  });
+
   it('looks for publications every refreshMs on its own', TEST_TIMEOUT, async () => {
     const [sa, sb] = [await store(), await store({ refreshMs: 20 })];
     const [a, b] = [history('timer-4b'), history('timer-4b')];
