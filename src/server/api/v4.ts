@@ -141,9 +141,9 @@ function isAndroidList(name: string): boolean {
  * The v4 lists a search names, each once: every (threat type, platform) of its threat info that names a
  * threat list (listNameForV4), as a match from that list carries it. A client files a match under the
  * triple it carries and ignores one of a list it does not keep (the Go client, which then takes the
- * prefix for unlisted; Chromium), so a match from an Android list says ANDROID, as Google's do, whatever
- * platform the search named; the other lists answer every platform, as threatListUpdates:fetch does, and
- * say the one asked. Entry types are not judged: every match is of a URL (pitfall 7).
+ * prefix for unlisted; Chromium), so a match from an Android list says ANDROID, as Google's do, when the
+ * search names ANDROID; the other lists answer every platform, as threatListUpdates:fetch does, and say
+ * the one asked. Entry types are not judged: every match is of a URL (pitfall 7).
  */
 function listsSearched(info: ThreatInfo | undefined): SearchedList[] {
   const threatTypes = info === undefined || info.threatTypes.length === 0 ? EVERY_THREAT_TYPE : info.threatTypes;
@@ -158,7 +158,9 @@ function listsSearched(info: ThreatInfo | undefined): SearchedList[] {
       v4ThreatTypeName(threatType) === undefined ? undefined : listNameForV4(threatType, PlatformType.ANY_PLATFORM, ThreatEntryType.URL);
     for (const asked of platforms) {
       const name = listNameForV4(threatType, asked, ThreatEntryType.URL)!;
-      const platformType = isAndroidList(name) ? PlatformType.ANDROID : asked;
+      // pha-4b is served under any platform a client keeps it (threatListUpdates:fetch); its matches say
+      // ANDROID only when the search names ANDROID, else the platform the client asked it under.
+      const platformType = isAndroidList(name) && platforms.includes(PlatformType.ANDROID) ? PlatformType.ANDROID : asked;
       lists.set(`${threatType}/${platformType}`, { threatType, platformType, name, type, ofTypeAlone: name === typeList });
     }
   }

@@ -170,6 +170,9 @@ export class UpstreamSearches {
    * says, so the other keys' searches still go before its rest.
    */
   private refillMs(count: number): number {
+    // A search no larger than one of a client's own (sbkit's, a browser's) waits only maxWaitMs: its
+    // client gives up soon after (sbkit's within 10 s), even where each prefix is a call of its own (Web Risk).
+    if (count <= SEARCH_PREFIXES_PER_REQUEST) return 0;
     const requests = Math.ceil(count / (this.client.prefixesPerRequest ?? SEARCH_PREFIXES_PER_REQUEST));
     return Math.min(MAX_REFILL_WAIT_MS, Math.max(0, requests - 1) * (60_000 / this.limits.requestsPerMinute));
   }

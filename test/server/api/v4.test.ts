@@ -102,6 +102,8 @@ describe('threatMatches:find, the platform and duration of a match', () => {
     assert.deepEqual(await lookup('http://android.example/', both), ['UNWANTED_SOFTWARE/ANDROID/URL']);
     assert.deepEqual(await lookup('http://android.example/', [PlatformType.WINDOWS]), [], "not on a desktop's list");
     assert.deepEqual(await lookup('http://app.example/', both), ['POTENTIALLY_HARMFUL_APPLICATION/ANDROID/URL']);
+    // threatListUpdates:fetch serves pha-4b under any platform: a client keeping it under WINDOWS files its matches there.
+    assert.deepEqual(await lookup('http://app.example/', [PlatformType.WINDOWS]), ['POTENTIALLY_HARMFUL_APPLICATION/WINDOWS/URL']);
   });
 
   it("keeps a match for the positive duration, no longer than the upstream's answer holds (SB-8)", async () => {

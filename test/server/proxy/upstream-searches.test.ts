@@ -93,6 +93,19 @@ describe('UpstreamSearches', () => {
     assert.equal((await search).value?.fullHashes.length, 1);
   });
 
+  it("holds a search of a client's own size no longer than maxWaitMs, even where each prefix is a call of its own (Web Risk)", async () => {
+    const clock = new FakeClock();
+    const client = { ...fakeClient(), prefixesPerRequest: 1 };
+    // One token every 2 s, two at once: six prefixes need 4 s of refill beyond the burst.
+    const searches = new UpstreamSearches(client, { burst: 2, requestsPerMinute: 30, maxWaitMs: 3000 }, clock);
+    let settled = false;
+    const search = outcome(searches.search([1000, 1001, 1002, 1003, 1004, 1005], ALICE)).finally(() => (settled = true));
+    // maxWaitMs for its turn, and once more for the rest of a search part of which went up: 6 s.
+    await clock.advanceAsync(6100);
+    assert.equal(settled, true, 'answered within twice maxWaitMs, not after the whole refill besides (10 s)');
+    assert.equal((await search).error?.status, 'UNAVAILABLE', 'the sixth prefix had no token yet');
+  });
+
   it('answers 503 when its budget cannot decide (a budget that rejects), and stays usable', async () => {
     const clock = new FakeClock();
     const client = fakeClient();
