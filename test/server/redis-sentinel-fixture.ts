@@ -53,6 +53,11 @@ export class RedisProcesses {
     await exited;
   }
 
+  /** SIGSTOP (`true`) or SIGCONT (`false`): a process that stops answering, its connections open, and resumes. */
+  pause(port: number, paused: boolean): void {
+    this.children.get(port)?.kill(paused ? 'SIGSTOP' : 'SIGCONT');
+  }
+
   async stopAll(): Promise<void> {
     await Promise.all([...this.children.keys()].map((port) => this.kill(port)));
   }
@@ -122,6 +127,11 @@ export class SentinelSet {
   }
 
   /** kill -9 of the primary without waiting for a promotion: with no replica, the set stays without one. Resolves to its port. */
+  /** SIGSTOP of the replicas (`true`), or SIGCONT (`false`): replication stops, and catches up when they resume. */
+  pauseReplicas(paused: boolean): void {
+    for (const port of this.dataPorts.slice(1)) this.processes.pause(port, paused);
+  }
+
   async crashPrimary(): Promise<number> {
     const port = await this.primaryPort();
     await this.processes.kill(port);

@@ -21,6 +21,8 @@ const RECONNECT_BACKOFF: Backoff = { firstMs: 50, maxMs: 2000 };
  */
 const PING_INTERVAL_MS = 1000;
 const SILENT_SOCKET_MS = 5000;
+/** The longest a write waits for a replica to hold it (RedisCommands.replicated): a replica is most often there in a millisecond. */
+const REPLICA_WAIT_MS = 1000;
 
 /** How a SET expires (PX: in milliseconds; PXAT: at a Unix time in milliseconds), and NX: only where the key is absent. */
 interface RedisSetOptions {
@@ -37,6 +39,13 @@ export interface RedisCommands {
   get(key: string): Promise<Buffer | null>;
   set(key: string, value: string | Buffer, options: RedisSetOptions): Promise<unknown>;
   hmGet(key: string, fields: string[]): Promise<(Buffer | null)[]>;
+  /**
+   * Waits, up to REPLICA_WAIT_MS, until a replica holds what this client wrote so far to the node that
+   * serves `key` (WAIT 1), and resolves to how many do: a Sentinel or Cluster failover promotes a replica,
+   * and a write none holds is lost with the primary (replication is asynchronous). A single server
+   * answers 0 at once: its replicas, if any, are promoted by hand.
+   */
+  replicated(key: string): Promise<number>;
 }
 
 /** A client of any of the three kinds, as connections (redis-connection.ts) and the parts use it. */
@@ -192,6 +201,7 @@ abstract class GatedClient extends EventEmitter implements RedisClient {
   set: RedisCommands['set'] = (key, value, { expiration, condition }) =>
     this.send(['SET', key, value, ...(condition === undefined ? [] : [condition]), expiration.type, String(expiration.value)], key);
   hmGet = (key: string, fields: string[]) => this.send(['HMGET', key, ...fields], key) as Promise<(Buffer | null)[]>;
+  abstract replicated(key: string): Promise<number>;
 
   protected send(args: RedisArgs, key: string | undefined): Promise<unknown> {
     return this.gate.send((signal) => this.sendWords(args, key, signal));
@@ -215,6 +225,8 @@ class SingleClient extends GatedClient {
   get isReady(): boolean {
     return this.client.isReady === true && !this.gate.holding;
   }
+
+  replicated = () => Promise.resolve(0);
 
   protected reopened(): void {
     this.emit('ready');
@@ -250,6 +262,8 @@ class WatchedClient extends GatedClient {
     // Failures while connecting are the connection's to report (redis-connection.ts), not an absence to end.
     this.failing = false;
   };
+
+  replicated = async (key: string) => Number(await this.send(['WAIT', '1', String(REPLICA_WAIT_MS)], key));
 
   protected override async send(args: RedisArgs, key: string | undefined): Promise<unknown> {
     let reply: unknown;

@@ -139,7 +139,12 @@ export class SharedHistories {
     });
     if (reply === null) return undefined;
     if (Array.isArray(reply) && reply.length === 1 && tag(reply) === 'lost') return 'lost';
-    return this.stateOf(definition, reply);
+    const state = this.stateOf(definition, reply);
+    // Not served until a replica holds it, where one does within the bound: a version clients took from
+    // a primary that then died unreplicated is missing from the promoted one, and those clients would
+    // get a full list (no diff from a version the history lacks).
+    await this.client.replicated(this.historyKey(definition));
+    return state;
   }
 
   /** A script's { 'state', … } answer, read; SnapshotStoreError for anything else. */

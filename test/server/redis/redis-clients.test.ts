@@ -187,6 +187,40 @@ describe('Redis behind Sentinel', () => {
   });
 });
 
+describe('Redis behind Sentinel: a publication a replica holds', () => {
+  it(
+    'is done only once a replica holds it, so that a failover right after cannot lose a version clients took',
+    { timeout: 30_000 },
+    async () => {
+      const sentinels = await SentinelSet.start();
+      cleanups.push(() => sentinels.stop());
+      const store = await RedisSnapshotStore.connect({ url: sentinels.url, refreshMs: 0, timeoutMs: 5000 });
+      cleanups.push(() => store.close());
+      const list = history('replicated-4b');
+      await store.follow([list]);
+      await store.publish(list, X);
+      // The replica stops reading from the primary for 300 ms: a write made meanwhile is on the primary alone.
+      sentinels.pauseReplicas(true);
+      let resumedAt = 0;
+      const resume = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          resumedAt = performance.now();
+          sentinels.pauseReplicas(false);
+          resolve();
+        }, 300),
+      );
+      try {
+        await store.publish(list, Y);
+        const publishedAt = performance.now();
+        await resume;
+        assert.ok(publishedAt >= resumedAt && resumedAt > 0, 'the publication waited for the replica to hold it');
+      } finally {
+        await resume;
+      }
+    },
+  );
+});
+
 describe('Redis behind Sentinel without a primary', () => {
   it(
     'decides load control in memory and misses the search cache within 1 s, instead of waiting for a primary',
