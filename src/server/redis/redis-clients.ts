@@ -40,7 +40,7 @@ export interface RedisCommands {
   set(key: string, value: string | Buffer, options: RedisSetOptions): Promise<unknown>;
   hmGet(key: string, fields: string[]): Promise<(Buffer | null)[]>;
   /**
-   * Waits, up to REPLICA_WAIT_MS, until a replica holds what this client wrote so far to the node that
+   * Waits, up to REPLICA_WAIT_MS (half the client's bound at most), until a replica holds what this client wrote so far to the node that
    * serves `key` (WAIT 1), and resolves to how many do: a Sentinel or Cluster failover promotes a replica,
    * and a write none holds is lost with the primary (replication is asynchronous). A single server
    * answers 0 at once: its replicas, if any, are promoted by hand.
@@ -263,7 +263,10 @@ class WatchedClient extends GatedClient {
     this.failing = false;
   };
 
-  replicated = async (key: string) => Number(await this.send(['WAIT', '1', String(REPLICA_WAIT_MS)], key));
+  // Half the part's bound at most: a replica that does not answer (one reconnecting after a failover)
+  // leaves the publication time to be answered within the bound.
+  replicated = async (key: string) =>
+    Number(await this.send(['WAIT', '1', String(Math.max(1, Math.min(REPLICA_WAIT_MS, Math.floor(this.bounds.timeoutMs / 2))))], key));
 
   protected override async send(args: RedisArgs, key: string | undefined): Promise<unknown> {
     let reply: unknown;
